@@ -1,0 +1,226 @@
+"""The techniques the explorer can run, and the knobs that tune them.
+
+`Technique` is the one list of BFS strategies, each member documented with its paper and when it
+wins. `Knobs` is the one declaration of every tunable: BFS-4K's K1..K7 with the paper's meaning,
+valid range and default, plus the claim mode, the duplicate filter and the sizes the paper derives
+by formula. Widgets, the CLI and the policy all read these declarations; nothing restates them.
+"""
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class TechniqueNotImplemented(NotImplementedError):
+    """The technique is declared (so users can see it is planned) but has no kernel yet."""
+
+
+class Technique(str, enum.Enum):
+    """BFS strategies. Values are the names used in records, files, the CLI and the UI."""
+
+    #: Top-down, one thread per frontier vertex, frontier kept as a queue; a vertex is claimed by
+    #: atomic compare-and-swap on its distance, so no duplicates enter the next frontier. The
+    #: "frontier-based" GPU BFS of the CS406 report (Sevilmis et al.). Wins on low, even degrees;
+    #: loses on skewed degrees (one thread walks a hub's whole adjacency list).
+    TOPDOWN_QUEUE = "topdown-queue"
+
+    #: BFS-4K (Busato & Bombieri, TPDS 2015): per level, dynamic virtual warps or edge-discover,
+    #: heavy-vertex child grids, single- or multi-block kernel, coalesced writes and hash64
+    #: duplicate detection, all decided by the knobs K1..K7.
+    BFS4K = "bfs4k"
+
+    #: Luo, Wong & Hwu (DAC 2010): hierarchical warp/block/grid frontier queues and kernels.
+    LUO_HIERARCHICAL = "luo-hierarchical"
+
+    #: Bottom-up: every unvisited vertex looks for a parent in the frontier (Beamer et al.), as
+    #: studied in the CS406 report. Wins when the frontier holds most of the graph.
+    BOTTOM_UP = "bottom-up"
+
+    #: Direction-optimising hybrid: top-down while the frontier is small, bottom-up once it
+    #: exceeds |V|/32 (the CS406 report's switch rule).
+    HYBRID = "hybrid"
+
+    @property
+    def implemented(self) -> bool:
+        return self in _IMPLEMENTED
+
+    @property
+    def doc(self) -> str:
+        return _DOCS.get(self, "")
+
+    @classmethod
+    def parse(cls, value: "Technique | str") -> "Technique":
+        """Accept a member or its value; reject unknown names and techniques with no kernel yet."""
+        if isinstance(value, Technique):
+            tech = value
+        else:
+            try:
+                tech = cls(str(value).strip().lower())
+            except ValueError:
+                names = ", ".join(t.value for t in cls)
+                raise ValueError(f"unknown technique {value!r}; known techniques: {names}") from None
+        if not tech.implemented:
+            raise TechniqueNotImplemented(
+                f"technique {tech.value!r} is declared but not implemented yet; "
+                f"implemented: {', '.join(t.value for t in implemented_techniques())}; "
+                f"missing: {', '.join(t.value for t in missing_techniques())}"
+            )
+        return tech
+
+
+_IMPLEMENTED = frozenset({Technique.TOPDOWN_QUEUE})
+
+
+def implemented_techniques() -> list[Technique]:
+    return [t for t in Technique if t.implemented]
+
+
+def missing_techniques() -> list[Technique]:
+    return [t for t in Technique if not t.implemented]
+
+
+def _member_docs() -> dict[Technique, str]:
+    """The `#:` comment above each member, so the UI shows the same text as the source."""
+    import inspect
+    import re
+
+    docs: dict[Technique, str] = {}
+    lines: list[str] = []
+    for line in inspect.getsource(Technique).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#:"):
+            lines.append(stripped[2:].strip())
+            continue
+        m = re.match(r"([A-Z_0-9]+)\s*=", stripped)
+        if m and lines:
+            docs[Technique[m.group(1)]] = " ".join(lines)
+        lines = []
+    return docs
+
+
+_DOCS = _member_docs()
+
+
+class KnobError(ValueError):
+    """A knob value is outside its declared range; the message names the knob and the range."""
+
+
+@dataclass(frozen=True)
+class KnobSpec:
+    """One tunable: its name, the paper's meaning, the valid values and the paper's default."""
+
+    name: str
+    meaning: str
+    default: Any
+    low: float | None = None  # inclusive numeric range ...
+    high: float | None = None
+    choices: tuple | None = None  # ... or an explicit set of values
+    kind: type = int
+    section: str = ""  # where the paper defines it
+
+    def describe_range(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        return f"{self.kind.__name__} in [{self.low}, {self.high}]"
+
+    def check(self, value: Any) -> Any:
+        if self.choices is not None:
+            if value not in self.choices:
+                raise KnobError(f"knob {self.name}={value!r} is invalid: {self.describe_range()}")
+            return value
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise KnobError(f"knob {self.name}={value!r} is invalid: expected {self.describe_range()}")
+        if self.kind is int and int(value) != value:
+            raise KnobError(f"knob {self.name}={value!r} is invalid: expected an integer in [{self.low}, {self.high}]")
+        if not (self.low <= value <= self.high):
+            raise KnobError(f"knob {self.name}={value!r} is out of range: {self.describe_range()}")
+        return self.kind(value)
+
+
+def _knob(spec: KnobSpec):
+    return field(default=spec.default, metadata={"spec": spec})
+
+
+_POW2_BLOCKS = (32, 64, 128, 256, 512, 1024)
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """Every tunable of every technique, validated at construction.
+
+    Techniques read the knobs they use and ignore the rest, so one `Knobs` can be carried
+    between runs of different techniques for comparison.
+    """
+
+    K1: int = _knob(KnobSpec(
+        "K1", "minimum dynamic virtual warp size: WarpSize_i = pow2_floor(#ResThreads/|F_i|) clamped to [K1, 32]",
+        4, choices=(1, 2, 4, 8, 16, 32), section="BFS-4K §5.2"))
+    K2: float = _knob(KnobSpec(
+        "K2", "heavy vertices: % of |V| of the highest-degree frontier vertices (degree far above the average) "
+        "handled by a child grid; 0 disables", 0.15, low=0.0, high=10.0, kind=float, section="BFS-4K §5.3"))
+    K3: int = _knob(KnobSpec(
+        "K3", "child-grid sizing: #Blocks = degree / (K3 x block size), i.e. neighbours walked per child thread",
+        16, low=1, high=1024, section="BFS-4K §5.3"))
+    K4: int = _knob(KnobSpec(
+        "K4", "edge-discover instead of virtual warps when |F| < #ResThreads / K4; 0 disables edge-discover",
+        2, choices=(0, 1, 2, 4), section="BFS-4K §5.4"))
+    K5: int = _knob(KnobSpec(
+        "K5", "single-block kernel while |F| < F_Threshold = MaxThreadsPerBlock x K5; 0 disables it",
+        1, low=0, high=16, section="BFS-4K §5.5"))
+    K6: int = _knob(KnobSpec(
+        "K6", "threads per block of the multi-block kernel (also sizes its per-block hash table)",
+        128, choices=_POW2_BLOCKS, section="BFS-4K §5.5"))
+    K7: int = _knob(KnobSpec(
+        "K7", "coalesced writes when the warp's minimum local-queue length reaches K7; 0 disables them",
+        10, low=0, high=1024, section="BFS-4K §5.6"))
+    claim: str = _knob(KnobSpec(
+        "claim", "how a thread claims an unvisited vertex: 'race' is the paper's benign race (several threads "
+        "may see it unvisited in one level, creating duplicates); 'atomic' is compare-and-swap (no duplicates)",
+        "race", choices=("race", "atomic"), kind=str, section="BFS-4K §4, §6"))
+    dedup: str = _knob(KnobSpec(
+        "dedup", "duplicate filter on the next frontier: BFS-4K's shared-memory hash64, Merrill et al.'s "
+        "warp culling, or none", "hash64", choices=("hash64", "warp-culling", "none"), kind=str,
+        section="BFS-4K §6, Fig. 13"))
+    single_block_threads: int = _knob(KnobSpec(
+        "single_block_threads", "MaxThreadsPerBlock of the single-block kernel", 1024,
+        choices=_POW2_BLOCKS, section="BFS-4K §5.5"))
+    hash_entries: int = _knob(KnobSpec(
+        "hash_entries", "hash64 table entries per block (64-bit words); 0 = the paper's formula from shared memory",
+        0, low=0, high=1 << 13, section="BFS-4K §5.5"))
+    block_threads: int = _knob(KnobSpec(
+        "block_threads", "threads per block of the simple (non-BFS-4K) kernels", 256,
+        choices=_POW2_BLOCKS))
+
+    def __post_init__(self):
+        for f in dataclasses.fields(self):
+            value = f.metadata["spec"].check(getattr(self, f.name))
+            object.__setattr__(self, f.name, value)
+        if self.hash_entries and self.hash_entries & (self.hash_entries - 1):
+            raise KnobError(f"knob hash_entries={self.hash_entries} must be 0 or a power of two "
+                            "(the paper's tables are powers of two)")
+
+    @classmethod
+    def specs(cls) -> list[KnobSpec]:
+        return [f.metadata["spec"] for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def spec(cls, name: str) -> KnobSpec:
+        for s in cls.specs():
+            if s.name == name:
+                return s
+        raise KnobError(f"unknown knob {name!r}; knobs: {', '.join(s.name for s in cls.specs())}")
+
+    @classmethod
+    def from_dict(cls, values: dict | None) -> "Knobs":
+        values = dict(values or {})
+        for name in values:
+            cls.spec(name)  # unknown names fail here, with the list of knobs
+        return cls(**values)
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes) -> "Knobs":
+        return self.from_dict({**self.as_dict(), **changes})
