@@ -236,17 +236,33 @@ def _vertex_on_cycle(parents, source):
 
 @numba.njit(cache=True)
 def _first_parent_without_arc(offsets, indices, parents, source, directed):
-    """First reached vertex v != source with no arc parents[v] -> v (for undirected graphs the
-    arc v -> parents[v] also counts), or -1. One pass over the arcs, no sortedness assumed."""
+    """First reached vertex v != source with no arc parents[v] -> v, or -1. No sortedness assumed.
+
+    Undirected graphs (every arc has its reverse, per CSRGraph): look for parents[v] in v's own
+    row, a sequential scan of O(m) in total. Directed graphs: the arc must leave the parent, and
+    scanning the parent's row per child is quadratic for hubs, so mark children in one pass over
+    all arcs instead.
+    """
     n = offsets.shape[0] - 1
+    if not directed:
+        for v in range(n):
+            pv = parents[v]
+            if pv < 0 or v == source:
+                continue
+            found = False
+            for k in range(offsets[v], offsets[v + 1]):
+                if indices[k] == pv:
+                    found = True
+                    break
+            if not found:
+                return v
+        return -1
     found = np.zeros(n, np.bool_)
     for u in range(n):
         for k in range(offsets[u], offsets[u + 1]):
             v = indices[k]
             if parents[v] == u:
                 found[v] = True
-            if not directed and parents[u] == v:
-                found[u] = True
     for v in range(n):
         if parents[v] >= 0 and v != source and not found[v]:
             return v
@@ -284,7 +300,9 @@ def _describe_cycle(parents: np.ndarray, u: int, limit: int = 8) -> str:
     return " -> ".join(map(str, chain)) + (f" -> {u}" if v == u else " -> ...")
 
 
-def validate(graph: CSRGraph, source, distances, parents, *, _expected=None) -> ValidationReport:
+def validate(
+    graph: CSRGraph, source, distances, parents, *, reference_distances=None
+) -> ValidationReport:
     """Check a BFS result against the Graph500 rules; return the first broken rule.
 
     Rules, checked in the order of RULES (ids are stable):
@@ -296,13 +314,17 @@ def validate(graph: CSRGraph, source, distances, parents, *, _expected=None) -> 
       no-cycles         parent pointers have no cycle (found directly, not inferred from levels)
       tree-edge-levels  for reached v != source: parents[v] is reached and
                         distances[v] == distances[parents[v]] + 1
-      parent-is-edge    parents[v] -> v is an arc (undirected: either direction)
+      parent-is-edge    parents[v] -> v is an arc (undirected graphs are trusted to store each
+                        edge both ways, so the arc v -> parents[v] is what is looked up)
       graph-edge-levels undirected: every edge {u, v} has both ends unreached, or both reached
                         with |d[u] - d[v]| <= 1; directed (Graph500 adapted): every arc u -> v
                         with u reached has v reached and d[v] <= d[u] + 1 (backward arcs may
                         span any number of levels)
     Together these imply that distances are exact BFS levels. A source that is not an integer
     in [0, n) raises ValueError (a caller bug, not a bad result).
+
+    reference_distances: cpu_bfs(graph, source)[0] when the caller already has it; the spanning
+    rule otherwise runs cpu_bfs itself (the largest cost of validation).
     """
     _check_graph(graph)
     n = graph.num_vertices
@@ -342,7 +364,12 @@ def validate(graph: CSRGraph, source, distances, parents, *, _expected=None) -> 
             return _fail("spanning", f"vertex {v} has distance {d[v]} but no parent (-1)")
         return _fail("spanning", f"vertex {v} has parent {p[v]} but is unreached (distance -1)")
 
-    expected = _bfs_kernel(graph.offsets, graph.indices, s)[0] if _expected is None else _expected
+    if reference_distances is None:
+        expected = _bfs_kernel(graph.offsets, graph.indices, s)[0]
+    else:
+        expected = np.asarray(reference_distances)
+        if expected.shape != (n,):
+            raise ValueError(f"reference_distances has shape {expected.shape}, expected ({n},)")
     bad = (expected >= 0) != reached
     if bad.any():
         v = int(np.argmax(bad))
@@ -420,7 +447,7 @@ def assert_valid_bfs(graph: CSRGraph, source, distances, parents) -> None:
     an exact comparison of distances with cpu_bfs. Raises ValidationError (rule "distances" for
     the comparison) on the first problem."""
     expected, _ = cpu_bfs(graph, source)
-    validate(graph, source, distances, parents, _expected=expected).raise_if_failed()
+    validate(graph, source, distances, parents, reference_distances=expected).raise_if_failed()
     msg = compare_distances(expected, distances)
     if msg is not None:
         raise ValidationError(ValidationReport(False, "distances", msg))
