@@ -11,6 +11,7 @@ optional `on_status(str)` callback and the `explorer` logger.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 import weakref
@@ -21,6 +22,7 @@ import numpy as np
 
 from . import backend
 from .graphs import CSRGraph
+from .policy import DeviceLimits
 from .stats import LevelStats, RunResult
 from .techniques import Knobs, Technique
 
@@ -52,6 +54,26 @@ def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
     if not 0 <= source < n:
         raise ValueError(f"source vertex {int(source)} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
     return int(source)
+
+
+@dataclass
+class _RunState:
+    """Device buffers and events of one run (see BFSRun._setup)."""
+
+    info: backend.BackendInfo
+    graph: "_DeviceGraph"
+    dist: object = None
+    parent: object = None
+    stamp: object = None  # level in which a vertex was last claimed: ground truth for duplicates
+    stamp2: object = None  # same, after the filter: duplicates the filter missed
+    queues: list = None
+    capacity: int = 0
+    level_out: object = None
+    host_out: np.ndarray = None
+    counters: object = None
+    hist: object = None
+    start: object = None
+    stop: object = None
 
 
 @dataclass
@@ -91,13 +113,15 @@ class BFSRun:
     """An iterable BFS: iterate for per-level records; `result` once it is exhausted."""
 
     def __init__(self, graph: CSRGraph, source: int, technique: Technique, knobs: Knobs,
-                 instrument: bool, on_status: Callable[[str], None] | None):
+                 instrument: bool, on_status: Callable[[str], None] | None, limits=None):
         self.graph = graph
         self.source = source
         self.technique = technique
         self.knobs = knobs
         self.instrument = instrument
         self._status = on_status or (lambda msg: None)
+        self.limits = limits
+        self._limits_used = None
         self._result: RunResult | None = None
         self._started = False
 
@@ -122,94 +146,258 @@ class BFSRun:
         self._started = True
         if self.technique is Technique.TOPDOWN_QUEUE:
             return self._run_topdown_queue()
+        if self.technique is Technique.BFS4K:
+            return self._run_bfs4k()
         raise AssertionError(f"no level loop for {self.technique}")  # Technique.parse rejects these
+
+    # ---------------------------------------------------------------- shared set-up
+    def _setup(self, queue_capacity: int):
+        """Device state of one run, allocated once: distances, parents, duplicate stamps, the two
+        frontier queues and the small array read back each level (counters, then the next
+        frontier's degree histogram)."""
+        from numba import cuda
+
+        from kernels import common, rules
+
+        n = self.graph.num_vertices
+        info = backend.current()
+        st = _RunState(info=info, graph=_to_device(self.graph, self.status))
+        st.dist = cuda.device_array(n, np.int32)
+        st.parent = cuda.device_array(n, np.int32)
+        st.stamp = cuda.device_array(n, np.int32)
+        st.stamp2 = cuda.device_array(n, np.int32)
+        st.queues = [cuda.device_array(queue_capacity, np.int32), cuda.device_array(queue_capacity, np.int32)]
+        st.capacity = queue_capacity
+        size = common.NUM_COUNTERS + 2 * rules.DEGREE_BINS
+        st.level_out = cuda.device_array(size, np.int64)
+        st.host_out = np.zeros(size, np.int64) if info.is_simulator else cuda.pinned_array(size, np.int64)
+        st.counters = st.level_out[:common.NUM_COUNTERS]
+        st.hist = st.level_out[common.NUM_COUNTERS:]
+        _compiled_note(common.fill_int32, "set-up kernels", self.status)
+        for arr in (st.dist, st.parent, st.stamp, st.stamp2):
+            common.fill_int32[_grid(n, 256), 256](arr, -1)
+        common.set_source[1, 1](st.dist, st.parent, st.queues[0], st.stamp, self.source)
+        st.start, st.stop = cuda.event(), cuda.event()
+        return st
+
+    def _timed(self, st: "_RunState", launch) -> float:
+        """Run `launch()`, read the level's counters back, return the GPU time in ms."""
+        from numba import cuda
+
+        t0 = time.perf_counter()
+        st.start.record()
+        launch()
+        st.stop.record()
+        st.level_out.copy_to_host(st.host_out)
+        st.stop.synchronize()
+        if st.info.is_simulator:  # the simulator's events carry no time: use the host clock
+            return (time.perf_counter() - t0) * 1e3
+        return cuda.event_elapsed_time(st.start, st.stop)
+
+    def _check_overflow(self, st: "_RunState", counters) -> None:
+        from kernels import common
+
+        if counters[common.OVERFLOW] > 0:
+            raise RuntimeError(
+                f"next frontier overflowed its capacity of {st.capacity:,} entries "
+                f"({int(counters[common.OVERFLOW]):,} needed); this is a bug, please report it")
 
     # ---------------------------------------------------------------- technique: topdown-queue
     def _run_topdown_queue(self) -> Iterator[LevelStats]:
-        from numba import cuda
-
         from kernels import common, topdown
 
-        graph, n = self.graph, self.graph.num_vertices
-        info = backend.current()
-        dg = _to_device(graph, self.status)
+        st = self._setup(max(self.graph.num_vertices, 1))
         block = self.knobs.block_threads
-
-        dist = cuda.device_array(n, np.int32)
-        parent = cuda.device_array(n, np.int32)
-        stamp = cuda.device_array(n, np.int32)
-        queues = [cuda.device_array(max(n, 1), np.int32), cuda.device_array(max(n, 1), np.int32)]
-        counters = cuda.device_array(common.NUM_COUNTERS, np.int64)
-        zero_counters = np.zeros(common.NUM_COUNTERS, np.int64)
-        host_counters = cuda.pinned_array(common.NUM_COUNTERS, np.int64) if not info.is_simulator \
-            else np.zeros(common.NUM_COUNTERS, np.int64)
-
-        _compiled_note(common.fill_int32, "fill kernel", self.status)
-        for arr in (dist, parent, stamp):
-            common.fill_int32[_grid(n, 256), 256](arr, -1)
-        common.set_source[1, 1](dist, parent, queues[0], stamp, self.source)
         _compiled_note(topdown.topdown_queue, "topdown_queue kernel", self.status)
-
-        start, stop = cuda.event(), cuda.event()
         levels: list[LevelStats] = []
         frontier_size, level, total_ms = 1, 0, 0.0
-        while frontier_size > 0:
-            counters.copy_to_device(zero_counters)
-            t0 = time.perf_counter()
-            start.record()
+        inst = self.instrument
+
+        def launch():
+            common.zero_int64[1, 64](st.level_out)
             topdown.topdown_queue[_grid(frontier_size, block), block](
-                dg.offsets, dg.indices, dist, parent, queues[0], frontier_size, queues[1],
-                counters, level, stamp, self.instrument)
-            stop.record()
-            counters.copy_to_host(host_counters)
-            stop.synchronize()
-            # The simulator's events carry no time: its levels are timed by the host clock.
-            ms = (time.perf_counter() - t0) * 1e3 if info.is_simulator else cuda.event_elapsed_time(start, stop)
-            c = host_counters
+                st.graph.offsets, st.graph.indices, st.dist, st.parent, st.queues[0], frontier_size,
+                st.queues[1], st.counters, level, st.stamp, inst)
+
+        while frontier_size > 0:
+            ms = self._timed(st, launch)
+            c = st.host_out
             nxt = int(c[common.NEXT_SIZE])
-            inst = self.instrument
             record = LevelStats(
-                level=level,
-                frontier_in=frontier_size,
+                level=level, frontier_in=frontier_size,
                 edges_examined=int(c[common.EDGES]) if inst else -1,
-                discovered=int(c[common.DISCOVERED]) if inst else nxt,
-                frontier_out=nxt,
+                discovered=nxt, frontier_out=nxt,
                 dup_generated=int(c[common.DUP_GENERATED]) if inst else -1,
-                dup_detected=0,
-                dup_conflicts=0,
+                dup_detected=0, dup_conflicts=0,
                 dup_undetected=int(c[common.DUP_GENERATED]) if inst else -1,
-                technique=self.technique.value,
-                kernel="multi-block",
-                warp_size=1,
-                launches=1,
-                time_ms=float(ms),
-            )
+                technique=self.technique.value, kernel="multi-block", warp_size=1, launches=2,
+                time_ms=float(ms))
             levels.append(record)
             total_ms += ms
             yield record
-            queues.reverse()
+            st.queues.reverse()
             frontier_size, level = nxt, level + 1
+        self._finish(st, levels, total_ms)
 
-        self._finish(dist.copy_to_host(), parent.copy_to_host(), levels, total_ms, info)
+    # ---------------------------------------------------------------- technique: bfs4k
+    def _run_bfs4k(self) -> Iterator[LevelStats]:
+        from numba import cuda
 
-    def _finish(self, distances, parents, levels, total_ms, info) -> None:
+        from kernels import bfs4k, common
+
+        from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
+
+        graph, knobs, n = self.graph, self.knobs, self.graph.num_vertices
+        info = backend.current()
+        limits = self.limits or (DeviceLimits.simulator() if info.is_simulator else DeviceLimits.from_current_device())
+        single_layout = single_block_layout(knobs, limits) if knobs.K5 > 0 else None
+        multi_layout = multi_block_layout(knobs, limits)
+        race = knobs.claim == "race"
+        # With the racy claim a level can enqueue a vertex once per arc that reaches it.
+        st = self._setup(max(1, graph.num_arcs if race else n))
+        heavy_cap = max(1, int(n * knobs.K2 / 100))
+        heavy_v = cuda.device_array(heavy_cap, np.int32)
+        heavy_off = cuda.device_array(heavy_cap, np.int64)
+        max_log = 4096
+        log = cuda.device_array((max_log, bfs4k.LOG_FIELDS), np.int64)
+        state = cuda.device_array(4, np.int64)
+        dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
+        claim_atomic = not race
+        inst = self.instrument
+        common_fields = dict(technique=self.technique.value)
+        self._limits_used = limits
+
+        frontier = FrontierStats.of_vertices(graph.degrees()[[self.source]])
+        level, in_a, total_ms = 0, True, 0.0
+        levels: list[LevelStats] = []
+        announced = set()
+        while frontier.size > 0:
+            plan = plan_level(frontier, knobs, limits, n)
+            if plan.kernel not in announced:
+                kern = bfs4k.bfs4k_single if plan.kernel == "single-block" else bfs4k.bfs4k_multi
+                _compiled_note(kern, f"BFS-4K {plan.kernel} kernel", self.status)
+                announced.add(plan.kernel)
+            qa, qb = st.queues
+            if plan.kernel == "single-block":
+                lay = single_layout
+                hist_now = np.zeros(2 * bfs4k.rules.DEGREE_BINS, np.int64)
+                hist_now[:bfs4k.rules.DEGREE_BINS] = frontier.bin_counts
+                hist_now[bfs4k.rules.DEGREE_BINS:] = frontier.bin_edges
+
+                def launch():
+                    st.hist.copy_to_device(hist_now)
+                    bfs4k.bfs4k_single[1, knobs.single_block_threads, 0, lay.dynamic_bytes](
+                        st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, frontier.size,
+                        in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
+                        inst, lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
+                        min(heavy_cap, bfs4k.HEAVY_LOCAL_CAP), knobs.K3, knobs.K4, claim_atomic, dedup,
+                        max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words)
+
+                ms = self._timed(st, launch)
+                s_host = state.copy_to_host()
+                nlev = int(s_host[bfs4k.S_LEVELS])
+                rows = log[:nlev].copy_to_host()
+                # One launch ran all these levels: share its time in proportion to their work.
+                work = rows[:, bfs4k.L_EDGES] + rows[:, bfs4k.L_FRONTIER] + 1
+                for i, row in enumerate(rows):
+                    if row[bfs4k.L_OVERFLOW] > 0:
+                        self._check_overflow(st, {common.OVERFLOW: row[bfs4k.L_OVERFLOW]})
+                    rec = self._bfs4k_record(
+                        level + i, row[bfs4k.L_FRONTIER], row[bfs4k.L_EDGES], row[bfs4k.L_FOUND],
+                        row[bfs4k.L_NEXT], row[bfs4k.L_GEN], row[bfs4k.L_DET], row[bfs4k.L_CONF],
+                        row[bfs4k.L_UNDET], race, kernel="single-block", warp_size=int(row[bfs4k.L_WARP]),
+                        edge_discover=bool(row[bfs4k.L_ED]), heavy_vertices=int(row[bfs4k.L_HEAVY]),
+                        binary_scan=bool(row[bfs4k.L_BINARY]), coalesced_writes=bool(row[bfs4k.L_COAL]),
+                        launches=2 if i == 0 else 0, time_ms=float(ms * work[i] / work.sum()),
+                        **common_fields)
+                    levels.append(rec)
+                    yield rec
+                total_ms += ms
+                level += nlev
+                in_a = bool(s_host[bfs4k.S_IN_A])
+                hist = st.host_out[common.NUM_COUNTERS:]
+                frontier = FrontierStats.from_histogram(int(s_host[bfs4k.S_FSIZE]), hist)
+                continue
+
+            lay = multi_layout
+            src, dst = (qa, qb) if in_a else (qb, qa)
+
+            def launch():
+                common.zero_int64[1, 128](st.level_out)
+                bfs4k.bfs4k_multi[plan.blocks, plan.block_threads, 0, lay.dynamic_bytes](
+                    st.graph.offsets, st.graph.indices, st.dist, st.parent, src, frontier.size, dst,
+                    st.capacity, st.counters, st.hist, level, st.stamp, st.stamp2, inst,
+                    plan.warp_size, plan.edge_discover, plan.heavy_threshold, heavy_v, heavy_off,
+                    st.level_out[common.HEAVY_CTR:common.HEAVY_CTR + 1], claim_atomic, dedup,
+                    max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
+                if plan.heavy_vertices:
+                    bfs4k.bfs4k_heavy[plan.heavy_blocks, plan.block_threads, 0, lay.dynamic_bytes](
+                        st.graph.offsets, st.graph.indices, st.dist, st.parent, dst, st.capacity,
+                        st.counters, st.hist, level, st.stamp, st.stamp2, inst, heavy_v, heavy_off,
+                        st.level_out[common.HEAVY_CTR:common.HEAVY_CTR + 1], knobs.K3, claim_atomic,
+                        dedup, max(lay.hash_entries - 1, 0), knobs.K7)
+
+            ms = self._timed(st, launch)
+            c = st.host_out
+            self._check_overflow(st, c)
+            rec = self._bfs4k_record(
+                level, frontier.size, c[common.EDGES], c[common.DISCOVERED], c[common.NEXT_SIZE],
+                c[common.DUP_GENERATED], c[common.DUP_DETECTED], c[common.DUP_CONFLICTS],
+                c[common.UNDETECTED], race, kernel="multi-block", warp_size=plan.warp_size,
+                edge_discover=plan.edge_discover, heavy_vertices=int(c[common.HEAVY]),
+                binary_scan=plan.binary_scan, coalesced_writes=bool(c[common.COALESCED]),
+                launches=3 if plan.heavy_vertices else 2, time_ms=float(ms), **common_fields)
+            levels.append(rec)
+            total_ms += ms
+            yield rec
+            level += 1
+            in_a = not in_a
+            frontier = FrontierStats.from_histogram(int(c[common.NEXT_SIZE]), c[common.NUM_COUNTERS:])
+        self._finish(st, levels, total_ms)
+
+    def _bfs4k_record(self, level, fin, edges, found, nxt, gen, det, conf, undet, race, **rest) -> LevelStats:
+        inst = self.instrument
+        if inst:
+            discovered = int(found - gen)
+        else:
+            # Without the stamps the racy claim cannot tell first claims from repeats.
+            discovered = -1 if race else int(found)
+        return LevelStats(
+            level=int(level), frontier_in=int(fin), edges_examined=int(edges), discovered=discovered,
+            frontier_out=int(nxt), dup_generated=int(gen) if inst else -1, dup_detected=int(det),
+            dup_conflicts=int(conf), dup_undetected=int(undet) if inst else -1, **rest)
+
+    def _finish(self, st: "_RunState", levels, total_ms) -> None:
         from .reference import traversed_edges
 
+        distances, parents = st.dist.copy_to_host(), st.parent.copy_to_host()
+        device = st.info.as_dict()
+        if self._limits_used is not None:
+            device["limits"] = dataclasses.asdict(self._limits_used)
         self._result = RunResult(
             graph=self.graph.name, source=self.source, technique=self.technique.value,
             knobs=self.knobs.as_dict(), distances=distances, parents=parents, levels=levels,
             total_ms=total_ms, traversed_edges=traversed_edges(self.graph, distances),
-            device=info.as_dict(), instrumented=self.instrument)
+            device=device, instrumented=self.instrument)
 
 
 def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = Technique.TOPDOWN_QUEUE,
             knobs: Knobs | dict | None = None, *, instrument: bool = True, seed: int = 0,
-            on_status: Callable[[str], None] | None = None) -> BFSRun:
-    """Prepare a BFS of `graph` from `source`; iterate the returned run to execute it level by level."""
+            on_status: Callable[[str], None] | None = None, limits: DeviceLimits | None = None) -> BFSRun:
+    """Prepare a BFS of `graph` from `source`; iterate the returned run to execute it level by level.
+
+    `limits` overrides the device constraints BFS-4K's policy uses (tests use small ones so that
+    every decision is exercised on small graphs).
+    """
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}; see explorer.graphs loaders")
     tech = Technique.parse(technique)
     knobs = knobs if isinstance(knobs, Knobs) else Knobs.from_dict(knobs)
     src = resolve_source(graph, source, seed)
     backend.check_graph_size(graph.num_arcs)
-    return BFSRun(graph, src, tech, knobs, bool(instrument), on_status)
+    if tech is Technique.BFS4K:
+        from .policy import single_block_layout
+
+        if knobs.K5 > 0:
+            single_block_layout(knobs, limits or DeviceLimits.simulator())  # K5 too large: fail now
+    return BFSRun(graph, src, tech, knobs, bool(instrument), on_status, limits)

@@ -70,7 +70,7 @@ class Technique(str, enum.Enum):
         return tech
 
 
-_IMPLEMENTED = frozenset({Technique.TOPDOWN_QUEUE})
+_IMPLEMENTED = frozenset({Technique.TOPDOWN_QUEUE, Technique.BFS4K})
 
 
 def implemented_techniques() -> list[Technique]:

@@ -4,7 +4,7 @@ This is the "frontier-based" GPU BFS of the CS406 report: each thread walks the 
 of its frontier vertex and claims unvisited neighbours by compare-and-swap on their distance,
 so exactly one thread enqueues each vertex and the next frontier holds no duplicates.
 """
-from numba import cuda
+from numba import cuda, int32
 
 from .common import DISCOVERED, DUP_GENERATED, EDGES, NEXT_SIZE
 
@@ -18,7 +18,7 @@ def topdown_queue(offsets, indices, dist, parent, frontier, frontier_size, next_
     u = frontier[tid]
     begin = offsets[u]
     end = offsets[u + 1]
-    nxt = level + 1
+    nxt = int32(level + 1)
     discovered = 0
     for e in range(begin, end):
         v = indices[e]

@@ -1,0 +1,222 @@
+"""Per-level decisions of BFS-4K as pure host code: which kernel, warp size, edge-discover or
+virtual warps, how many heavy vertices, which prefix-sum variant; plus the shared-memory layout
+the paper derives (§5.5) and the §7 rules of thumb for choosing knobs.
+
+Everything here is a function of numbers (frontier statistics, knobs, device limits), so it is
+unit-tested without a GPU. The formulas themselves live in kernels.rules, shared with the
+single-block kernel, which takes the same decisions on the device.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels import rules
+
+from .techniques import KnobError, Knobs
+
+#: Bytes of static shared memory the BFS-4K kernels use besides the tables (the paper's Var_size):
+#: counters, two degree histograms and, in the single block, the heavy-vertex list.
+VAR_BYTES_MULTI = 2 * rules.DEGREE_BINS * 8
+VAR_BYTES_SINGLE = 2 * VAR_BYTES_MULTI + 16 * 8 + 256 * 4 + 8
+CULL_BYTES_PER_WARP = 128 * 4
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """The device constraints the paper's formulas use."""
+
+    name: str
+    sm_count: int
+    max_threads_per_sm: int
+    max_threads_per_block: int = 1024
+    shared_per_block: int = 48 * 1024  # without the opt-in for larger dynamic shared memory
+    shared_per_sm: int = 48 * 1024
+
+    @property
+    def res_threads(self) -> int:
+        """#ResThreads of the multi-block kernel: the GPU's maximum resident threads."""
+        return self.sm_count * self.max_threads_per_sm
+
+    @classmethod
+    def from_current_device(cls) -> "DeviceLimits":
+        from numba import cuda
+
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        return cls(name=name, sm_count=dev.MULTIPROCESSOR_COUNT,
+                   max_threads_per_sm=dev.MAX_THREADS_PER_MULTIPROCESSOR,
+                   max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
+                   shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
+                   shared_per_sm=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+
+    @classmethod
+    def simulator(cls) -> "DeviceLimits":
+        """A small pretend GPU for the simulator: enough resident threads for the policy to vary."""
+        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024)
+
+
+@dataclass(frozen=True)
+class FrontierStats:
+    """What the host knows about a frontier before launching its level."""
+
+    size: int
+    bin_counts: tuple  # vertices per degree bin floor(log2(degree)) (duplicates counted)
+    bin_edges: tuple  # sum of degrees per bin
+
+    @classmethod
+    def of_vertices(cls, degrees: np.ndarray) -> "FrontierStats":
+        degrees = np.asarray(degrees, dtype=np.int64)
+        bins = np.zeros(len(degrees), dtype=np.int64)
+        nz = degrees > 1
+        bins[nz] = np.floor(np.log2(degrees[nz])).astype(np.int64)
+        counts = np.bincount(bins, minlength=rules.DEGREE_BINS)[: rules.DEGREE_BINS]
+        edges = np.bincount(bins, weights=degrees, minlength=rules.DEGREE_BINS)[: rules.DEGREE_BINS]
+        return cls(len(degrees), tuple(int(c) for c in counts), tuple(int(e) for e in edges))
+
+    @classmethod
+    def from_histogram(cls, size: int, hist: np.ndarray) -> "FrontierStats":
+        nb = rules.DEGREE_BINS
+        return cls(int(size), tuple(int(x) for x in hist[:nb]), tuple(int(x) for x in hist[nb:2 * nb]))
+
+    @property
+    def edges(self) -> int:
+        return sum(self.bin_edges)
+
+
+@dataclass(frozen=True)
+class LevelPlan:
+    kernel: str  # "single-block" or "multi-block"
+    res_threads: int
+    warp_size: int  # virtual warp size; 32 under edge-discover
+    edge_discover: bool
+    heavy_threshold: int  # degree from which a vertex takes the heavy path (0: none)
+    heavy_vertices: int
+    heavy_edges: int
+    heavy_blocks: int  # child grid size: sum(degree) / (K3 x block size)
+    binary_scan: bool
+    block_threads: int
+    blocks: int
+
+
+@dataclass(frozen=True)
+class SharedLayout:
+    """Shared memory of one block of a BFS-4K kernel (§5.5)."""
+
+    hash_entries: int  # 64-bit words of the hash64 table
+    frontier_capacity: int  # entries of F_d (and of F_d_new) kept in shared memory
+    region0_words: int  # int32 words before F_d: the hash or culling tables
+    dynamic_bytes: int
+
+
+def single_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:
+    """§5.5: F_Threshold = MaxThreadsPerBlock x K5; F_d, F_d_new hold it; the hash table gets the
+    largest power of two of what is left of the block's shared memory."""
+    fthr = knobs.single_block_threads * knobs.K5
+    fd_bytes = 4 * fthr
+    free = limits.shared_per_block - 2 * fd_bytes - VAR_BYTES_SINGLE
+    cull_bytes = (knobs.single_block_threads // 32) * CULL_BYTES_PER_WARP
+    if knobs.dedup == "warp-culling":
+        free -= cull_bytes
+    if free < (8 if knobs.dedup == "hash64" else 0):
+        max_k5 = (limits.shared_per_block - VAR_BYTES_SINGLE - 8) // (8 * knobs.single_block_threads)
+        raise KnobError(
+            f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads} needs "
+            f"{2 * fd_bytes:,} bytes of shared memory for F_d and F_d_new; this GPU gives a block "
+            f"{limits.shared_per_block:,}: use K5 <= {max_k5} (or K5=0 to disable the single-block kernel)")
+    entries = 0
+    if knobs.dedup == "hash64":
+        entries = rules.pow2_floor(free) // 8
+        if knobs.hash_entries:
+            entries = min(entries, knobs.hash_entries)
+        region0 = 2 * entries
+    elif knobs.dedup == "warp-culling":
+        region0 = cull_bytes // 4
+    else:
+        region0 = 0
+    return SharedLayout(entries, fthr, region0, 4 * (region0 + 2 * fthr))
+
+
+def multi_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:
+    """§5.5: HashT_size = nearest_pow2((|SM| - Var_size) x K6 / MaxThrPerMultiproc) per block."""
+    if knobs.dedup == "hash64":
+        share = (limits.shared_per_sm - VAR_BYTES_MULTI) * knobs.K6 // limits.max_threads_per_sm
+        share = min(share, limits.shared_per_block - VAR_BYTES_MULTI)
+        entries = max(1, rules.pow2_floor(share) // 8)
+        if knobs.hash_entries:
+            entries = min(entries, knobs.hash_entries)
+        return SharedLayout(entries, 0, 2 * entries, 8 * entries)
+    if knobs.dedup == "warp-culling":
+        words = (knobs.K6 // 32) * CULL_BYTES_PER_WARP // 4
+        return SharedLayout(0, 0, words, 4 * words)
+    return SharedLayout(0, 0, 0, 0)
+
+
+def plan_level(frontier: FrontierStats, knobs: Knobs, limits: DeviceLimits, num_vertices: int) -> LevelPlan:
+    """BFS-4K's decisions for one level (§5.2-§5.5), from the frontier's size and degree histogram."""
+    size = frontier.size
+    single = knobs.K5 > 0 and size < knobs.single_block_threads * knobs.K5
+    block = knobs.single_block_threads if single else knobs.K6
+    res = block if single else limits.res_threads
+    ed = rules.use_edge_discover(res, size, knobs.K4)
+    warp = 32 if ed else rules.virtual_warp_size(res, size, knobs.K1)
+    limit = rules.heavy_limit(num_vertices, knobs.K2)
+    if single:
+        limit = min(limit, 256)  # kernels.bfs4k.HEAVY_LOCAL_CAP
+    hb = rules.heavy_bin(frontier.bin_counts, limit, knobs.K3 * block)
+    heavy_n = sum(frontier.bin_counts[hb:])
+    heavy_e = sum(frontier.bin_edges[hb:])
+    # §5.1 binary scan: each lane then holds at most one vertex; the multi-block grid always gives
+    # every virtual warp one vertex, the single block only while |F| x W fits in it.
+    binary = (not ed) and (not single or size * warp <= res) \
+        and rules.max_degree_below(frontier.bin_counts, hb) <= warp
+    if single:
+        blocks, heavy_blocks = 1, 0
+    else:
+        threads = (size + 31) // 32 * 32 if ed else size * warp
+        blocks = max(1, -(-threads // block))
+        heavy_blocks = -(-heavy_e // (knobs.K3 * block)) if heavy_n else 0
+    return LevelPlan(
+        kernel="single-block" if single else "multi-block", res_threads=res, warp_size=warp,
+        edge_discover=ed, heavy_threshold=(1 << hb) if hb < rules.DEGREE_BINS else 0,
+        heavy_vertices=heavy_n, heavy_edges=heavy_e, heavy_blocks=heavy_blocks, binary_scan=binary,
+        block_threads=block, blocks=blocks)
+
+
+def recommend_knobs(stats: dict, base: Knobs | None = None) -> tuple[Knobs, dict]:
+    """§7's rules of thumb: knobs from a graph's Table-1 statistics, with the reason for each.
+
+    `stats` needs "avg_degree", "std_degree" and "max_degree" (the paper's Table 1 calls the
+    maximum degree "mode").
+    """
+    avg, std, top = float(stats["avg_degree"]), float(stats["std_degree"]), int(stats["max_degree"])
+    why = {}
+    if avg >= 48 or std >= 48:
+        k1, why["K1"] = 32, "high average degree or deviation: the largest minimum warp (§7)"
+    elif avg >= 16 or std >= 24:
+        k1, why["K1"] = 16, "medium-high average degree or deviation (§7: K1 grows with both)"
+    elif avg >= 8 or std >= 12:
+        k1, why["K1"] = 8, "medium average degree or deviation (§7: K1 grows with both)"
+    else:
+        k1, why["K1"] = 4, "low average degree and deviation, as road networks (§7)"
+    if top > 2048:
+        k2 = round(0.15 * min(1.0, 8 / k1), 4)
+        why["K2"] = f"maximum degree {top} > 2048: heavy vertices pay; at most 0.15 %, smaller for larger K1 (§7)"
+    else:
+        k2, why["K2"] = 0.0, f"maximum degree {top} <= 2048: child grids would not pay (§7)"
+    why["K3"] = "16 neighbours per child thread, the paper's device-tuned value (§7)"
+    if avg >= 32 and std >= 32:
+        k4, why["K4"] = 0, "high average and deviation: large virtual warps beat edge-discover (§7)"
+    elif std >= 24 and avg < 16:
+        k4, why["K4"] = 2, "low average, high deviation, as com-youtube (§7)"
+    else:
+        k4, why["K4"] = 1, "medium deviation, as kkt_power and web-Google (§7)"
+    if avg >= 32:
+        k5, why["K5"] = 0, "high average degree: enough parallelism for the multi-block kernel (§7)"
+    else:
+        k5, why["K5"] = 1, "the paper's usual trade-off between parallelism and synchronisation (§7)"
+    why["K6"] = "128 threads per block, the paper's device-tuned value (§7)"
+    why["K7"] = "10, the paper's device-tuned write-mode threshold (§7)"
+    knobs = (base or Knobs()).replace(K1=k1, K2=k2, K3=16, K4=k4, K5=k5, K6=128, K7=10)
+    return knobs, why

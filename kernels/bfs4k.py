@@ -1,0 +1,636 @@
+"""BFS-4K kernels (Busato & Bombieri, TPDS 2015, §4-§6) in Numba CUDA.
+
+One level of frontier propagation is: take frontier vertices (dynamic virtual warps, §5.2, or
+edge-discover, §5.4), claim unvisited neighbours (the paper's benign race, or compare-and-swap),
+filter duplicates (hash64, §6, or Merrill's warp culling), keep survivors in per-thread local
+queues and write them to the next frontier with warp prefix sums (shuffle or ballot/popc, §5.1),
+coalesced when the warp's shortest queue is long enough (§5.6).
+
+Kernels:
+  bfs4k_multi    one level per launch, many blocks, per-block hash table (§5.5, multi-block).
+  bfs4k_heavy    the heavy-vertex "child grid" (§5.3). Numba cannot launch kernels from device
+                 code (no dynamic parallelism), so the multi-block kernel queues heavy vertices and
+                 the host launches this grid right after it in the same level, sized by the
+                 paper's rule #Blocks = sum(degree) / (K3 x block size).
+  bfs4k_single   one block running level after level inside one launch while the frontier stays
+                 below F_Threshold (§5.5, single-block), frontier and hash table in shared memory;
+                 its heavy vertices are walked by the whole block cooperatively.
+
+Every warp-level call is made by all 32 lanes (loops run while any lane has work), which is
+what the shuffles need on the GPU and what kernels.sim checks under the simulator.
+"""
+from numba import cuda, int32, int64, uint32
+
+from . import rules
+from .common import (COALESCED, DISCOVERED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EDGES,
+                     EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
+
+FULL = 0xFFFFFFFF
+QLEN = 16  # local queue length (registers/local memory per thread)
+NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
+CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
+
+# Per-thread accumulators (a local array, so device functions can update them).
+A_EDGES, A_GEN, A_DET, A_CONF, A_UNDET, A_FOUND, A_EXT, A_COAL = 0, 1, 2, 3, 4, 5, 6, 7
+NUM_ACC = 8
+
+_pow2_floor = cuda.jit(device=True)(rules.pow2_floor)
+_degree_bin = cuda.jit(device=True)(rules.degree_bin)
+_virtual_warp_size = cuda.jit(device=True)(rules.virtual_warp_size)
+_use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
+
+
+# ------------------------------------------------------------------------------ warp helpers
+@cuda.jit(device=True, inline=True)
+def _warp_inclusive_sum(v):
+    lane = cuda.laneid
+    d = 1
+    while d < 32:
+        n = cuda.shfl_up_sync(FULL, v, d)
+        if lane >= d:
+            v += n
+        d *= 2
+    return v
+
+
+@cuda.jit(device=True, inline=True)
+def _warp_reduce_sum(v):
+    d = 16
+    while d > 0:
+        v += cuda.shfl_xor_sync(FULL, v, d)
+        d //= 2
+    return v
+
+
+@cuda.jit(device=True, inline=True)
+def _warp_reduce_min(v):
+    d = 16
+    while d > 0:
+        o = cuda.shfl_xor_sync(FULL, v, d)
+        if o < v:
+            v = o
+        d //= 2
+    return v
+
+
+@cuda.jit(device=True, inline=True)
+def _popc(x):
+    return cuda.popc(uint32(x))
+
+
+@cuda.jit(device=True, inline=True)
+def _owner(incl, k):
+    """Edge-discover search (§5.4): lane whose degree segment holds work item k (5 shuffles)."""
+    lo = 0
+    step = 16
+    while step > 0:
+        if cuda.shfl_sync(FULL, incl, lo + step - 1) <= k:
+            lo += step
+        step //= 2
+    return lo
+
+
+# ------------------------------------------------------------------------------ visiting rule
+@cuda.jit(device=True, inline=True)
+def _claim(v, u, nxt, dist, parent, atomic_claim):
+    if dist[v] != -1:
+        return False
+    if atomic_claim:
+        if cuda.atomic.cas(dist, v, -1, nxt) != -1:
+            return False
+    else:
+        # The paper's rule: a plain write. Threads of one level may all see v unvisited and all
+        # enqueue it (duplicates); every one of them writes the same distance and a valid parent.
+        dist[v] = nxt
+    parent[v] = u
+    return True
+
+
+@cuda.jit(device=True, inline=True)
+def _hash64(table, hmask, v, tid):
+    """§6, Fig. 11: store merge(v, thread_id) at hash(v), read it back. 0 valid, 1 duplicate, 2 conflict.
+
+    Atomics make the store and the read real shared-memory accesses (a plain load could be
+    forwarded from the thread's own store). The last writer of v always reads itself back, so a
+    vertex is never dropped by every copy.
+    """
+    h = v & hmask
+    cuda.atomic.exch(table, h, (int64(v) << 32) | int64(tid))
+    rec = cuda.atomic.add(table, h, int64(0))
+    if int32(rec >> 32) != v:
+        return 2
+    if int32(rec & 0xFFFFFFFF) != tid:
+        return 1
+    return 0
+
+
+@cuda.jit(device=True, inline=True)
+def _warp_cull(cull, base, has, v, lane):
+    """Merrill et al.'s warp culling: per-warp 128-entry table, two rounds of vie. Collective.
+
+    0 keep, 1 duplicate, 2 conflict (another vertex holds the slot).
+    """
+    h = base + (v & (CULL_ENTRIES - 1))
+    if has:
+        cull[h] = v
+    cuda.syncwarp(FULL)
+    won = has and cull[h] == v
+    cuda.syncwarp(FULL)
+    if won:
+        cull[h] = lane
+    cuda.syncwarp(FULL)
+    result = 0
+    if has:
+        if not won:
+            result = 2
+        elif cull[h] != lane:
+            result = 1
+    cuda.syncwarp(FULL)
+    return result
+
+
+@cuda.jit(device=True, inline=True)
+def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
+           dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s):
+    """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp."""
+    found = False
+    if has_edge:
+        acc[A_EDGES] += 1
+        found = _claim(v, u, nxt, dist, parent, atomic_claim)
+    if found:
+        acc[A_FOUND] += 1
+        if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
+            acc[A_GEN] += 1  # ground truth: v was already claimed in this level
+    keep = found
+    if dedup == HASH64:
+        if found:
+            r = _hash64(table, hmask, v, tid)
+            if r == 1:
+                keep = False
+                acc[A_DET] += 1
+            elif r == 2:
+                acc[A_CONF] += 1
+    elif dedup == WARP_CULL:
+        r = _warp_cull(cull, cull_base, found, v, lane)
+        if r == 1:
+            keep = False
+            acc[A_DET] += 1
+        elif r == 2:
+            acc[A_CONF] += 1
+    if keep:
+        if instrument and cuda.atomic.exch(stamp2, v, nxt) == nxt:
+            acc[A_UNDET] += 1  # a copy of v already passed the filter
+        q[qn] = v
+        qn += 1
+        # Degree histogram of the next frontier: the host's policy for the next level reads it.
+        b = _degree_bin(offsets[v + 1] - offsets[v])
+        cuda.atomic.add(hist_c, b, 1)
+        cuda.atomic.add(hist_s, b, offsets[v + 1] - offsets[v])
+    return qn
+
+
+@cuda.jit(device=True, inline=True)
+def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
+    """Write the warp's local queues to the next frontier (§5.1, §5.6). Collective; returns 0."""
+    lane = cuda.laneid
+    if binary:
+        # §5.1 binary variant: every lane holds at most one vertex.
+        ballot = cuda.ballot_sync(FULL, qn > 0)
+        excl = int64(_popc(ballot & cuda.lanemask_lt()))
+        total = int64(_popc(ballot))
+    else:
+        incl = _warp_inclusive_sum(qn)
+        total = cuda.shfl_sync(FULL, incl, 31)
+        excl = incl - qn
+    if total == 0:
+        return 0
+    base = int64(0)
+    if lane == 0:
+        base = cuda.atomic.add(counters, NEXT_SIZE, int64(total))
+    base = cuda.shfl_sync(FULL, base, 0)
+    m = 0
+    if k7 > 0 and not binary:
+        m = _warp_reduce_min(qn)
+        if m < k7:
+            m = 0
+    if m > 0:
+        # Induced coalescence: round k writes every lane's k-th vertex side by side.
+        acc[A_COAL] += 1
+        for k in range(m):
+            _put(out, out_cap, sh_out, sh_cap, counters, base + k * 32 + lane, q[k])
+        pos = base + m * 32 + excl - m * lane
+        for k in range(m, qn):
+            _put(out, out_cap, sh_out, sh_cap, counters, pos + k - m, q[k])
+    else:
+        for k in range(qn):
+            _put(out, out_cap, sh_out, sh_cap, counters, base + excl + k, q[k])
+    return 0
+
+
+@cuda.jit(device=True, inline=True)
+def _put(out, out_cap, sh_out, sh_cap, counters, pos, v):
+    if pos < out_cap:
+        out[pos] = v
+    else:
+        cuda.atomic.max(counters, OVERFLOW, pos + 1)  # the host raises; never silently truncated
+    if pos < sh_cap:
+        sh_out[pos] = v
+
+
+@cuda.jit(device=True, inline=True)
+def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
+    # One 64-bit atomic gives both the slot and the vertex's first edge in the flat edge space,
+    # so slots come out sorted by offset and the child grid can binary-search them.
+    old = cuda.atomic.add(heavy_ctr, 0, (int64(1) << 40) | int64(deg))
+    slot = old >> 40
+    heavy_v[slot] = u
+    heavy_off[slot] = old & ((int64(1) << 40) - 1)
+
+
+# ------------------------------------------------------------------------------ per-level loops
+@cuda.jit(device=True, inline=True)
+def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+             nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
+             cull, cull_base, q, qn, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
+             sh_out, sh_cap, heavy_local):
+    """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns (qn, heavy)."""
+    lane = cuda.laneid
+    l = lane & (W - 1)
+    leader = lane - l
+    u = int32(0)
+    beg = int64(0)
+    end = int64(0)
+    if l == 0 and vw < fsize:
+        # §5.6 reads: the leader loads the vertex and its row once, shuffles share them.
+        u = frontier[vw]
+        beg = offsets[u]
+        end = offsets[u + 1]
+    u = cuda.shfl_sync(FULL, u, leader)
+    beg = cuda.shfl_sync(FULL, beg, leader)
+    end = cuda.shfl_sync(FULL, end, leader)
+    heavy = 0
+    if heavy_thr > 0 and end - beg >= heavy_thr:
+        if l == 0:
+            heavy = 1
+            if heavy_local:
+                heavy_v[cuda.atomic.add(heavy_ctr, 0, 1)] = u
+            else:
+                _heavy_push(u, end - beg, heavy_v, heavy_off, heavy_ctr)
+        end = beg
+    e = beg + l
+    while cuda.any_sync(FULL, e < end):
+        has = e < end
+        v = int32(0)
+        if has:
+            v = indices[e]
+            e += W
+        qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
+        if cuda.any_sync(FULL, qn == QLEN):
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
+    return qn, heavy
+
+
+@cuda.jit(device=True, inline=True)
+def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+             nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
+             cull, cull_base, q, qn, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
+             sh_out, sh_cap, heavy_local):
+    """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices."""
+    lane = cuda.laneid
+    idx = wid * 32 + lane
+    u = int32(0)
+    beg = int64(0)
+    deg = int64(0)
+    heavy = 0
+    if idx < fsize:
+        u = frontier[idx]
+        beg = offsets[u]
+        deg = offsets[u + 1] - beg
+        if heavy_thr > 0 and deg >= heavy_thr:
+            heavy = 1
+            if heavy_local:
+                heavy_v[cuda.atomic.add(heavy_ctr, 0, 1)] = u
+            else:
+                _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
+            deg = 0
+    incl = _warp_inclusive_sum(deg)
+    total = cuda.shfl_sync(FULL, incl, 31)
+    base = int64(0)
+    cur = _popc(cuda.ballot_sync(FULL, incl <= 0))  # owner of item 0
+    while base < total:
+        cur_end = cuda.shfl_sync(FULL, incl, cur & 31)
+        if cur_end >= base + 32:
+            # EXT: the whole round lies inside one vertex, no search needed.
+            owner = cur
+            acc[A_EXT] += 1
+        else:
+            k = base + lane
+            if k >= total:
+                k = total - 1
+            owner = _owner(incl, k)
+        o_u = cuda.shfl_sync(FULL, u, owner)
+        o_beg = cuda.shfl_sync(FULL, beg, owner)
+        o_excl = cuda.shfl_sync(FULL, incl - deg, owner)
+        k = base + lane
+        has = k < total
+        v = int32(0)
+        if has:
+            v = indices[o_beg + (k - o_excl)]
+        qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
+        if cuda.any_sync(FULL, qn == QLEN):
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
+        base += 32
+        if cur_end <= base:
+            cur = _popc(cuda.ballot_sync(FULL, incl <= base))
+    return qn, heavy
+
+
+@cuda.jit(device=True, inline=True)
+def _add_warp_sum(counters, slot, value):
+    s = _warp_reduce_sum(value)
+    if cuda.laneid == 0 and s != 0:
+        cuda.atomic.add(counters, slot, s)
+
+
+@cuda.jit(device=True, inline=True)
+def _flush_counters(acc, counters, heavy):
+    """Warp sums of the per-thread accumulators: one atomic per warp and counter."""
+    _add_warp_sum(counters, EDGES, acc[A_EDGES])
+    _add_warp_sum(counters, DUP_GENERATED, acc[A_GEN])
+    _add_warp_sum(counters, DUP_DETECTED, acc[A_DET])
+    _add_warp_sum(counters, DUP_CONFLICTS, acc[A_CONF])
+    _add_warp_sum(counters, UNDETECTED, acc[A_UNDET])
+    _add_warp_sum(counters, DISCOVERED, acc[A_FOUND])
+    _add_warp_sum(counters, EXT_ROUNDS, acc[A_EXT])
+    _add_warp_sum(counters, COALESCED, acc[A_COAL])
+    _add_warp_sum(counters, HEAVY, int64(heavy))
+
+
+@cuda.jit(device=True, inline=True)
+def _hist_to_global(hist_c, hist_s, hist):
+    tid = cuda.threadIdx.x
+    if tid < rules.DEGREE_BINS:
+        if hist_c[tid] != 0:
+            cuda.atomic.add(hist, tid, hist_c[tid])
+            cuda.atomic.add(hist, rules.DEGREE_BINS + tid, hist_s[tid])
+
+
+# ------------------------------------------------------------------------------ kernels
+@cuda.jit(cache=True)
+def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters, hist,
+                level, stamp, stamp2, instrument, W, edge_discover, heavy_thr, heavy_v, heavy_off,
+                heavy_ctr, atomic_claim, dedup, hmask, binary, k7):
+    """One level, multi-block (§5.5). Dynamic shared memory: the block's hash64 table (int64 x
+    hmask+1) or the warps' culling tables (int32 x 128 per warp)."""
+    tid = cuda.threadIdx.x
+    gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
+    table = cuda.shared.array(0, int64)
+    cull = cuda.shared.array(0, int32)
+    hist_c = cuda.shared.array(rules.DEGREE_BINS, int64)
+    hist_s = cuda.shared.array(rules.DEGREE_BINS, int64)
+    if tid < rules.DEGREE_BINS:
+        hist_c[tid] = 0
+        hist_s[tid] = 0
+    cull_base = (tid // 32) * CULL_ENTRIES
+    if dedup == WARP_CULL:
+        for i in range(cuda.laneid, CULL_ENTRIES, 32):
+            cull[cull_base + i] = -1
+    cuda.syncthreads()
+    acc = cuda.local.array(NUM_ACC, int64)
+    for i in range(NUM_ACC):
+        acc[i] = 0
+    q = cuda.local.array(QLEN, int32)
+    nxt = int32(level + 1)
+    if edge_discover:
+        qn, heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v,
+                             heavy_off, heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument,
+                             atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, 0, acc,
+                             hist_c, hist_s, out, out_cap, counters, binary, k7, out, 0, False)
+    else:
+        qn, heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v,
+                             heavy_off, heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument,
+                             atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, 0, acc,
+                             hist_c, hist_s, out, out_cap, counters, binary, k7, out, 0, False)
+    _flush(q, qn, out, out_cap, counters, binary, k7, out, 0, acc)
+    _flush_counters(acc, counters, heavy)
+    cuda.syncthreads()
+    _hist_to_global(hist_c, hist_s, hist)
+
+
+@cuda.jit(device=True, inline=True)
+def _heavy_slot(heavy_off, count, x):
+    """Last heavy vertex whose first flat edge is <= x (slots are sorted by offset)."""
+    lo = 0
+    hi = count - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if heavy_off[mid] <= x:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@cuda.jit(cache=True)
+def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, level, stamp, stamp2,
+                instrument, heavy_v, heavy_off, heavy_ctr, k3, atomic_claim, dedup, hmask, k7):
+    """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
+    [b*K3*B, (b+1)*K3*B), each thread K3 of them, B apart so loads coalesce."""
+    tid = cuda.threadIdx.x
+    lane = cuda.laneid
+    table = cuda.shared.array(0, int64)
+    cull = cuda.shared.array(0, int32)
+    hist_c = cuda.shared.array(rules.DEGREE_BINS, int64)
+    hist_s = cuda.shared.array(rules.DEGREE_BINS, int64)
+    if tid < rules.DEGREE_BINS:
+        hist_c[tid] = 0
+        hist_s[tid] = 0
+    cull_base = (tid // 32) * CULL_ENTRIES
+    if dedup == WARP_CULL:
+        for i in range(lane, CULL_ENTRIES, 32):
+            cull[cull_base + i] = -1
+    cuda.syncthreads()
+    acc = cuda.local.array(NUM_ACC, int64)
+    for i in range(NUM_ACC):
+        acc[i] = 0
+    q = cuda.local.array(QLEN, int32)
+    qn = 0
+    packed = heavy_ctr[0]
+    count = int32(packed >> 40)
+    total = packed & ((int64(1) << 40) - 1)
+    B = cuda.blockDim.x
+    start = int64(cuda.blockIdx.x) * k3 * B + tid
+    nxt = int32(level + 1)
+    for j in range(k3):
+        x = start + j * B
+        has = x < total
+        v = int32(0)
+        u = int32(0)
+        if has:
+            s = _heavy_slot(heavy_off, count, x)
+            u = heavy_v[s]
+            v = indices[offsets[u] + (x - heavy_off[s])]
+        qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
+        if cuda.any_sync(FULL, qn == QLEN):
+            qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
+    _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
+    _flush_counters(acc, counters, 0)
+    cuda.syncthreads()
+    _hist_to_global(hist_c, hist_s, hist)
+
+
+# ------------------------------------------------------------------------------ single block
+# Per-level log written by the single-block kernel (one row per level it runs).
+L_FRONTIER, L_EDGES, L_FOUND, L_NEXT, L_GEN, L_DET, L_CONF, L_UNDET = 0, 1, 2, 3, 4, 5, 6, 7
+L_HEAVY, L_WARP, L_ED, L_BINARY, L_COAL, L_EXT, L_OVERFLOW = 8, 9, 10, 11, 12, 13, 14
+LOG_FIELDS = 16
+# state: levels run, final frontier size, 1 if the final frontier is in queue A
+S_LEVELS, S_FSIZE, S_IN_A = 0, 1, 2
+HEAVY_LOCAL_CAP = 256  # heavy vertices per level the single block keeps in shared memory
+
+_heavy_limit = cuda.jit(device=True)(rules.heavy_limit)
+_heavy_bin = cuda.jit(device=True)(rules.heavy_bin)
+_max_degree_below = cuda.jit(device=True)(rules.max_degree_below)
+
+
+@cuda.jit(cache=True)
+def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
+                 max_levels, level0, state, stamp, stamp2, instrument, f_threshold, fcap, k1,
+                 k2_limit, k3, k4, atomic_claim, dedup, hmask, k7, region0_words):
+    """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
+
+    Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
+    [F_d: fcap int32][F_d_new: fcap int32]. Every next-frontier entry also goes to the global
+    queue, so the multi-block kernel can take over the moment the frontier outgrows the block.
+    """
+    tid = cuda.threadIdx.x
+    lane = cuda.laneid
+    B = cuda.blockDim.x
+    table = cuda.shared.array(0, int64)
+    sh32 = cuda.shared.array(0, int32)
+    cull = sh32
+    fd = sh32[region0_words:region0_words + fcap]
+    fd_new = sh32[region0_words + fcap:region0_words + 2 * fcap]
+    cnt = cuda.shared.array(NUM_COUNTERS, int64)
+    hist_c = cuda.shared.array(rules.DEGREE_BINS, int64)
+    hist_s = cuda.shared.array(rules.DEGREE_BINS, int64)
+    cur_c = cuda.shared.array(rules.DEGREE_BINS, int64)
+    heavy_list = cuda.shared.array(HEAVY_LOCAL_CAP, int32)
+    heavy_n = cuda.shared.array(1, int64)
+    cull_base = (tid // 32) * CULL_ENTRIES
+
+    fsize = fsize0
+    for i in range(tid, fsize, B):
+        fd[i] = qa[i] if in_a else qb[i]
+    if tid < rules.DEGREE_BINS:
+        cur_c[tid] = hist[tid]
+    a_is_in = in_a
+    level = level0
+    done = 0
+    acc = cuda.local.array(NUM_ACC, int64)
+    q = cuda.local.array(QLEN, int32)
+    while True:
+        if tid < NUM_COUNTERS:
+            cnt[tid] = 0
+        if tid < rules.DEGREE_BINS:
+            hist_c[tid] = 0
+            hist_s[tid] = 0
+        if tid == 0:
+            heavy_n[0] = 0
+        if dedup == WARP_CULL:
+            for i in range(lane, CULL_ENTRIES, 32):
+                cull[cull_base + i] = -1
+        for i in range(NUM_ACC):
+            acc[i] = 0
+        cuda.syncthreads()
+
+        # Per-level decisions (§5.2-§5.4) from the same formulas the host policy uses.
+        W = _virtual_warp_size(B, fsize, k1)
+        ed = _use_edge_discover(B, fsize, k4)
+        hb = _heavy_bin(cur_c, k2_limit if k2_limit < HEAVY_LOCAL_CAP else HEAVY_LOCAL_CAP, k3 * B)
+        heavy_thr = int64(0)
+        if hb < rules.DEGREE_BINS:
+            heavy_thr = int64(1) << hb
+        binary = (not ed) and fsize * W <= B and _max_degree_below(cur_c, hb) <= W
+        out = qb if a_is_in else qa
+        nxt = int32(level + 1)
+        heavy = 0
+        qn = 0
+        if ed:
+            nwarps = B // 32
+            for wbase in range(0, (fsize + 31) // 32, nwarps):
+                qn, h = _ed_loop(wbase + tid // 32, fsize, fd, offsets, indices, heavy_thr, heavy_list,
+                                 heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
+                                 atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, qn, acc,
+                                 hist_c, hist_s, out, out_cap, cnt, False, k7, fd_new, fcap, True)
+                heavy += h
+        else:
+            nvw = B // W
+            for vbase in range(0, fsize, nvw):
+                qn, h = _vw_loop(vbase + tid // W, fsize, W, fd, offsets, indices, heavy_thr, heavy_list,
+                                 heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
+                                 atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, qn, acc,
+                                 hist_c, hist_s, out, out_cap, cnt, binary, k7, fd_new, fcap, True)
+                heavy += h
+        cuda.syncthreads()
+        # Heavy vertices: no child grid from inside a launch in Numba, so the whole block walks
+        # each one's adjacency list together.
+        nheavy = heavy_n[0]
+        for hi in range(nheavy):
+            u = heavy_list[hi]
+            beg = offsets[u]
+            end = offsets[u + 1]
+            for e0 in range(beg, end, B):
+                e = e0 + tid
+                has = e < end
+                v = int32(0)
+                if has:
+                    v = indices[e]
+                qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument,
+                            atomic_claim, dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc,
+                            hist_c, hist_s)
+                if cuda.any_sync(FULL, qn == QLEN):
+                    qn = _flush(q, qn, out, out_cap, cnt, False, k7, fd_new, fcap, acc)
+        _flush(q, qn, out, out_cap, cnt, binary, k7, fd_new, fcap, acc)
+        _flush_counters(acc, cnt, heavy)
+        cuda.syncthreads()
+
+        row = level - level0
+        nsize = cnt[NEXT_SIZE]
+        if tid == 0:
+            log[row, L_FRONTIER] = fsize
+            log[row, L_EDGES] = cnt[EDGES]
+            log[row, L_FOUND] = cnt[DISCOVERED]
+            log[row, L_NEXT] = nsize
+            log[row, L_GEN] = cnt[DUP_GENERATED]
+            log[row, L_DET] = cnt[DUP_DETECTED]
+            log[row, L_CONF] = cnt[DUP_CONFLICTS]
+            log[row, L_UNDET] = cnt[UNDETECTED]
+            log[row, L_HEAVY] = cnt[HEAVY]
+            log[row, L_WARP] = 32 if ed else W
+            log[row, L_ED] = 1 if ed else 0
+            log[row, L_BINARY] = 1 if binary else 0
+            log[row, L_COAL] = cnt[COALESCED]
+            log[row, L_EXT] = cnt[EXT_ROUNDS]
+            log[row, L_OVERFLOW] = cnt[OVERFLOW]
+        if tid < rules.DEGREE_BINS:
+            cur_c[tid] = hist_c[tid]
+        level += 1
+        a_is_in = not a_is_in
+        fsize = nsize
+        if nsize == 0 or nsize >= f_threshold or level - level0 >= max_levels or cnt[OVERFLOW] > 0:
+            done = 1
+        cuda.syncthreads()
+        if done:
+            break
+        fd, fd_new = fd_new, fd
+    if tid == 0:
+        state[S_LEVELS] = level - level0
+        state[S_FSIZE] = fsize
+        state[S_IN_A] = 1 if a_is_in else 0
+    if tid < rules.DEGREE_BINS:
+        hist[tid] = hist_c[tid]
+        hist[rules.DEGREE_BINS + tid] = hist_s[tid]

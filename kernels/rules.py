@@ -1,0 +1,77 @@
+"""BFS-4K's per-level formulas as plain arithmetic, shared by the host policy and the kernels.
+
+Pure Python on scalars, no imports: the host calls them directly (explorer.policy) and the
+single-block kernel, which decides its levels on the device, calls the `cuda.jit(device=True)`
+wrappers made in kernels.bfs4k. One formula, one place.
+"""
+
+#: Degrees are binned by floor(log2(degree)) (bin 0 also holds degree 0), so a threshold at a
+#: power of two splits the bins exactly and the host knows the count and the edge total above it.
+DEGREE_BINS = 32
+
+
+def pow2_floor(x):
+    """Largest power of two <= x (1 for x < 2)."""
+    p = 1
+    while p * 2 <= x:
+        p *= 2
+    return p
+
+
+def degree_bin(deg):
+    b = 0
+    while deg > 1:
+        deg >>= 1
+        b += 1
+    return b
+
+
+def virtual_warp_size(res_threads, frontier, k1):
+    """§5.2: WarpSize_i = nearest lower pow2(#ResThreads / |F_i|), clamped to [K1, 32]."""
+    w = pow2_floor(res_threads // frontier) if frontier > 0 else 32
+    if w < k1:
+        w = k1
+    if w > 32:
+        w = 32
+    return w
+
+
+def use_edge_discover(res_threads, frontier, k4):
+    """§5.4: edge-discover instead of virtual warps when |F_d| < #ResThreads / K4 (K4 = 0: never)."""
+    return k4 > 0 and frontier * k4 < res_threads
+
+
+def heavy_limit(num_vertices, k2_percent):
+    """§5.3: at most K2 % of |V| frontier vertices take the heavy-vertex path."""
+    return int(num_vertices * k2_percent / 100.0)
+
+
+def heavy_bin(bin_counts, limit, min_degree):
+    """§5.3: first degree bin handled by child grids, or DEGREE_BINS for none.
+
+    Heavy vertices are the highest-degree frontier vertices, at most `limit` of them, whose degree
+    is at least `min_degree` = K3 x block size, so that their child grid
+    (#Blocks = degree / (K3 x block size)) has at least one block: the paper's "degree far above
+    the average" made concrete. Whole bins only, so the host knows their count and edges exactly.
+    """
+    first = DEGREE_BINS
+    count = 0
+    b = DEGREE_BINS - 1
+    while b >= 0 and (1 << b) >= min_degree:
+        count += bin_counts[b]
+        if count > limit:
+            break
+        if count > 0:
+            first = b
+        b -= 1
+    return first
+
+
+def max_degree_below(bin_counts, stop_bin):
+    """Upper bound on the degree of frontier vertices in bins below `stop_bin` (0 when none)."""
+    b = stop_bin - 1
+    while b >= 0:
+        if bin_counts[b] > 0:
+            return (1 << (b + 1)) - 1
+        b -= 1
+    return 0
