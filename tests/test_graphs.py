@@ -1,0 +1,607 @@
+"""explorer.graphs: loaders against scipy/networkx, the CSR builder against a set-based
+construction, generators, bad input, the on-disk cache and BFS-4K Table-1 statistics."""
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import networkx as nx
+import numba
+import numpy as np
+import pytest
+import scipy.io
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from explorer import graphs as G
+from explorer.graphs import CSRGraph, GraphError
+from explorer.reference import cpu_bfs
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_graphs"
+
+# BFS depth from the maximum-degree vertex, from /work/shared/graphs/README.md. Gnutella's 8 is
+# the depth in the undirected view; following out-arcs only it is 24.
+DEPTH_FROM_MAX_DEGREE = {"facebook_combined": 5, "Wiki-Vote": 4, "p2p-Gnutella31": 8,
+                         "delaunay_n16": 101, "luxembourg_osm": 951, "3elt": 51}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache_dir(tmp_path_factory):
+    # Module-scoped (not monkeypatch) so hypothesis tests may run under it too.
+    d = tmp_path_factory.mktemp("bfs4k-cache")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BFS4K_CACHE_DIR", str(d))
+        yield d
+
+
+def check_csr(g: CSRGraph, merged: bool = True) -> None:
+    """Invariants every builder output must keep."""
+    n = g.num_vertices
+    assert g.offsets.dtype == np.int64 and g.indices.dtype == np.int32
+    assert g.offsets[0] == 0 and g.offsets[-1] == g.num_arcs
+    assert np.all(np.diff(g.offsets) >= 0)
+    if g.num_arcs:
+        assert 0 <= g.indices.min() and g.indices.max() < n
+    for v in range(min(n, 2000)):
+        row = g.neighbors(v)
+        assert np.all(np.diff(row) > 0) if merged else np.all(np.diff(row) >= 0)
+    if not g.directed:
+        a = g.to_scipy()
+        assert (a != a.T).nnz == 0
+
+
+def arc_set(g: CSRGraph) -> set:
+    lab = g.ids if g.ids is not None else np.arange(g.num_vertices)
+    src = np.repeat(np.arange(g.num_vertices), g.degrees())
+    return set(zip(lab[src].tolist(), lab[g.indices].tolist()))
+
+
+def rows(g: CSRGraph) -> list[list[int]]:
+    return [g.neighbors(v).tolist() for v in range(g.num_vertices)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sample graphs against independent readings of the same files
+
+
+def _open_text(path: Path):
+    return gzip.open(path, "rt") if path.name.endswith(".gz") else open(path)
+
+
+def nx_from_snap(path: Path, directed: bool) -> nx.Graph:
+    g = nx.DiGraph() if directed else nx.Graph()
+    with _open_text(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            a, b = line.split()[:2]
+            g.add_edge(int(a), int(b))
+    g.remove_edges_from(list(nx.selfloop_edges(g)))
+    return g
+
+
+def nx_from_mtx(path: Path) -> nx.Graph:
+    g = nx.Graph()
+    with _open_text(path) as f:
+        lines = (ln for ln in f if not ln.startswith("%"))
+        n = int(next(lines).split()[0])
+        g.add_nodes_from(range(n))
+        for line in lines:
+            i, j = line.split()[:2]
+            if i != j:
+                g.add_edge(int(i) - 1, int(j) - 1)
+    return g
+
+
+@pytest.mark.parametrize("name", list(G.SAMPLE_GRAPHS))
+def test_sample_graph_matches_networkx(name):
+    info = G.SAMPLE_GRAPHS[name]
+    path = SAMPLES / info.file
+    g = G.sample_graph(name, cache=False)
+    check_csr(g)
+    assert g.name == name
+    assert g.directed == info.directed
+    ref = nx_from_mtx(path) if ".mtx" in info.file else nx_from_snap(path, info.directed)
+    assert g.num_vertices == ref.number_of_nodes()
+    assert g.num_edges == ref.number_of_edges()
+    expected = set(ref.edges()) if info.directed else (
+        set(ref.edges()) | {(v, u) for u, v in ref.edges()})
+    assert arc_set(g) == expected
+
+
+@pytest.mark.parametrize("name", ["3elt", "delaunay_n16", "luxembourg_osm"])
+def test_matrix_market_matches_scipy(name):
+    path = SAMPLES / G.SAMPLE_GRAPHS[name].file
+    with gzip.open(path) as f:
+        a = sp.csr_array(scipy.io.mmread(f))
+    a.data[:] = 1
+    a.setdiag(0)
+    a.eliminate_zeros()
+    b = G.load_graph(path, cache=False).to_scipy()
+    assert a.shape == b.shape and (a != b).nnz == 0
+
+
+def test_sample_graph_counts_from_readme():
+    # |V| and edges-in-file of /work/shared/graphs/README.md
+    expect = {"facebook_combined": (4039, 88234), "Wiki-Vote": (7115, 103689),
+              "p2p-Gnutella31": (62586, 147892), "delaunay_n16": (65536, 196575),
+              "luxembourg_osm": (114599, 119666), "3elt": (4720, 13722)}
+    for name, (nv, ne) in expect.items():
+        g = G.sample_graph(name)
+        assert (g.num_vertices, g.num_edges) == (nv, ne), name
+    wiki = G.sample_graph("Wiki-Vote")
+    assert wiki.ids is not None and wiki.ids.max() <= 8297 and np.all(np.diff(wiki.ids) > 0)
+    assert wiki.notes["ids_remapped"] is True
+
+
+@pytest.mark.parametrize("name", list(DEPTH_FROM_MAX_DEGREE))
+def test_depth_from_max_degree_vertex_as_in_readme(name):
+    g = G.sample_graph(name, symmetrize=True) if name == "p2p-Gnutella31" else G.sample_graph(name)
+    dist, _ = cpu_bfs(g, int(np.argmax(g.degrees())))
+    assert dist.max() == DEPTH_FROM_MAX_DEGREE[name]
+
+
+def test_sample_graph_names_and_errors():
+    assert G.sample_graph_path("3elt.mtx.gz") == SAMPLES / "3elt.mtx.gz"
+    assert set(G.SAMPLE_GRAPHS) == {"bfs4k_fig2", "facebook_combined", "Wiki-Vote",
+                                    "p2p-Gnutella31", "3elt", "delaunay_n16", "luxembourg_osm"}
+    for info in G.SAMPLE_GRAPHS.values():
+        assert (SAMPLES / info.file).exists()
+    with pytest.raises(GraphError, match="unknown sample graph"):
+        G.sample_graph("no-such-graph")
+
+
+# ---------------------------------------------------------------------------------------------
+# The builder against a set-based construction
+
+
+@st.composite
+def edge_lists(draw):
+    n = draw(st.integers(0, 12))
+    if n == 0:
+        edges = []
+    else:
+        v = st.integers(0, n - 1)
+        edges = draw(st.lists(st.tuples(v, v), max_size=40))
+    opts = dict(directed=draw(st.booleans()), symmetrize=draw(st.booleans()),
+                drop_self_loops=draw(st.booleans()), merge_multi_edges=draw(st.booleans()))
+    return n, edges, opts
+
+
+@settings(max_examples=150, deadline=None)
+@given(edge_lists())
+def test_from_edges_matches_set_construction(case):
+    n, edges, o = case
+    src = np.array([e[0] for e in edges], dtype=np.int64)
+    dst = np.array([e[1] for e in edges], dtype=np.int64)
+    g = G.from_edges(src, dst, num_vertices=n, **o)
+    check_csr(g, merged=o["merge_multi_edges"])
+
+    both = not o["directed"] or o["symmetrize"]
+    kept = [(u, v) for u, v in edges if not (u == v and o["drop_self_loops"])]
+    arcs = []
+    for u, v in kept:
+        arcs.append((u, v))
+        if both and u != v:
+            arcs.append((v, u))
+    if o["merge_multi_edges"]:
+        arcs = sorted(set(arcs))
+    expected = [[] for _ in range(n)]
+    for u, v in sorted(arcs):
+        expected[u].append(v)
+    assert rows(g) == expected
+    assert g.directed == (o["directed"] and not o["symmetrize"])
+
+    notes = g.notes
+    assert notes["input_edges"] == len(edges)
+    assert notes["self_loops_dropped"] == (len(edges) - len(kept))
+    if o["merge_multi_edges"]:
+        if not both:
+            assert notes["multi_edges_merged"] == len(kept) - len(set(kept))
+        elif not o["directed"]:
+            pairs = [(min(u, v), max(u, v)) for u, v in kept]
+            assert notes["multi_edges_merged"] == len(pairs) - len(set(pairs))
+            assert g.num_edges == len(set(pairs))
+        else:
+            assert notes["multi_edges_merged"] == len(kept) - len(set(kept))
+            assert notes["reverse_arcs_added"] == len(arcs) - len(set(kept))
+    summary = g.summary()
+    assert summary["vertices"] == n and summary["arcs"] == len(arcs)
+    assert summary["self_loops_dropped"] == notes["self_loops_dropped"]
+
+
+@st.composite
+def sparse_id_edges(draw):
+    labels = draw(st.lists(st.integers(0, 10**12), min_size=1, max_size=10, unique=True))
+    lab = st.sampled_from(labels)
+    return draw(st.lists(st.tuples(lab, lab), min_size=1, max_size=30))
+
+
+@settings(max_examples=60, deadline=None)
+@given(sparse_id_edges(), st.booleans())
+def test_non_contiguous_ids_are_remapped(edges, directed):
+    src = np.array([e[0] for e in edges], dtype=np.int64)
+    dst = np.array([e[1] for e in edges], dtype=np.int64)
+    g = G.from_edges(src, dst, directed=directed, remap=True)
+    used = sorted(set(src.tolist()) | set(dst.tolist()))
+    assert g.num_vertices == len(used)
+    if used == list(range(len(used))):
+        assert g.ids is None
+    else:
+        assert g.ids.tolist() == used
+    arcs = {(u, v) for u, v in edges if u != v}
+    if not directed:
+        arcs |= {(v, u) for u, v in arcs}
+    assert arc_set(g) == arcs
+
+    # The SNAP loader makes the same choice.
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "g.txt"
+        p.write_text("# ids far apart\n" + "".join(f"{u}\t{v}\n" for u, v in edges))
+        h = G.load_snap(p, directed=directed, cache=False)
+    assert np.array_equal(h.offsets, g.offsets) and np.array_equal(h.indices, g.indices)
+    assert (h.ids is None and g.ids is None) or np.array_equal(h.ids, g.ids)
+
+
+def test_edge_cases_empty_single_vertex_loops_disconnected():
+    g = G.from_edges([], [])
+    assert g.num_vertices == 0 and g.num_arcs == 0 and g.offsets.tolist() == [0]
+    g = G.from_edges(np.array([], np.int32), np.array([], np.int32), num_vertices=1)
+    assert g.num_vertices == 1 and g.num_arcs == 0
+    g = G.from_edges([0], [0])
+    assert g.num_vertices == 1 and g.num_arcs == 0 and g.notes["self_loops_dropped"] == 1
+    g = G.from_edges([0, 0], [0, 0], drop_self_loops=False, directed=False)
+    assert rows(g) == [[0]] and g.num_edges == 1 and g.notes["multi_edges_merged"] == 1
+    # two components and an isolated vertex (id gap without remap)
+    g = G.from_edges([0, 1, 4], [1, 2, 5], directed=False)
+    assert rows(g) == [[1], [0, 2], [1], [], [5], [4]]
+    dist, _ = cpu_bfs(g, 0)
+    assert dist.tolist() == [0, 1, 2, -1, -1, -1]
+
+
+def test_summary_reports_what_building_did():
+    g = G.from_edges([0, 0, 1, 2, 2], [1, 1, 1, 0, 3], symmetrize=True, name="tiny")
+    s = g.summary()
+    assert s["name"] == "tiny" and s["directed"] is False and s["symmetrized"] is True
+    assert s["self_loops_dropped"] == 1 and s["multi_edges_merged"] == 1
+    # arcs 0->1, 2->0, 2->3 gain 1->0, 0->2, 3->2
+    assert s["reverse_arcs_added"] == 3 and s["edges"] == 3 and s["arcs"] == 6
+
+
+def test_from_networkx_and_scipy():
+    k = nx.karate_club_graph()
+    g = G.from_networkx(k)
+    check_csr(g)
+    assert not g.directed and g.num_edges == k.number_of_edges() and g.ids is None
+    assert arc_set(g) == set(k.edges()) | {(v, u) for u, v in k.edges()}
+
+    d = nx.DiGraph([(10, 30), (30, 20), (20, 10), (10, 30)])
+    g = G.from_networkx(d)
+    assert g.directed and g.ids.tolist() == [10, 20, 30] and arc_set(g) == set(d.edges())
+
+    m = nx.MultiGraph([("a", "b"), ("a", "b"), ("b", "c")])
+    g = G.from_networkx(m)
+    assert g.num_edges == 2 and g.notes["labels"] == ["a", "b", "c"]
+    assert g.notes["multi_edges_merged"] == 1
+
+    a = sp.random_array((30, 30), density=0.1, random_state=np.random.default_rng(5), format="csr")
+    g = G.from_scipy(a)
+    assert g.directed
+    b = g.to_scipy()
+    a.setdiag(0)
+    a.eliminate_zeros()
+    assert (abs(a).astype(bool) != b.astype(bool)).nnz == 0
+    s = a + a.T
+    g = G.from_scipy(s)
+    assert not g.directed and g.notes["multi_edges_merged"] == 0
+    with pytest.raises(GraphError, match="square"):
+        G.from_scipy(sp.csr_array(np.ones((2, 3))))
+
+
+METIS_TEXT = """% the 4-cycle 1-2-3-4 plus the chord 1-3
+4 5
+2 3 4
+1 3
+1 2 4
+1 3
+"""
+
+
+def test_metis_formats():
+    with tempfile.TemporaryDirectory() as d:
+        plain = Path(d) / "c4.graph"
+        plain.write_text(METIS_TEXT)
+        g = G.load_graph(plain, cache=False)
+        assert not g.directed and rows(g) == [[1, 2, 3], [0, 2], [0, 1, 3], [0, 2]]
+        assert g.notes["reverse_arcs_added"] == 0 and g.num_edges == 5
+        # fmt 1 (edge weights), 10 (vertex weight), 11 (both), 110 (size + 2 vertex weights)
+        variants = {
+            "1": "4 5 1\n2 7 3 7 4 7\n1 7 3 7\n1 7 2 7 4 7\n1 7 3 7\n",
+            "10": "4 5 10\n9 2 3 4\n9 1 3\n9 1 2 4\n9 1 3\n",
+            "11": "4 5 11\n9 2 7 3 7 4 7\n9 1 7 3 7\n9 1 7 2 7 4 7\n9 1 7 3 7\n",
+            "110": "4 5 110 2\n1 8 9 2 3 4\n1 8 9 1 3\n1 8 9 1 2 4\n1 8 9 1 3\n",
+        }
+        for fmt, text in variants.items():
+            p = Path(d) / f"c4_{fmt}.graph"
+            p.write_text(text)
+            h = G.load_metis(p, cache=False)
+            assert rows(h) == rows(g), fmt
+        # a vertex without neighbours is an empty line
+        p = Path(d) / "iso.graph"
+        p.write_text("3 1\n2\n1\n\n")
+        assert rows(G.load_metis(p, cache=False)) == [[1], [0], []]
+
+
+# ---------------------------------------------------------------------------------------------
+# Generators
+
+
+def same(a: CSRGraph, b: CSRGraph) -> bool:
+    return np.array_equal(a.offsets, b.offsets) and np.array_equal(a.indices, b.indices)
+
+
+def test_kronecker_size_determinism_and_skew():
+    g = G.kronecker(scale=10, edge_factor=8, seed=3, cache=False)
+    check_csr(g)
+    assert g.num_vertices == 1024 and not g.directed
+    assert g.notes["input_edges"] == 8 * 1024
+    assert g.num_edges == 8 * 1024 - g.notes["self_loops_dropped"] - g.notes["multi_edges_merged"]
+    assert _count_loops(g) == 0
+    deg = g.degrees()
+    assert deg.max() > 10 * deg.mean()  # scale-free: a few hubs
+    assert same(g, G.kronecker(scale=10, edge_factor=8, seed=3, cache=False))
+    assert not same(g, G.kronecker(scale=10, edge_factor=8, seed=4, cache=False))
+    # per-block random streams: the same graph whatever the thread count
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = G.kronecker(scale=10, edge_factor=8, seed=3, cache=False)
+    finally:
+        numba.set_num_threads(threads)
+    assert same(g, one)
+
+
+def _count_loops(g):
+    src = np.repeat(np.arange(g.num_vertices), g.degrees())
+    return int(np.sum(src == g.indices))
+
+
+def test_uniform_random():
+    g = G.uniform_random(n=1000, m=5000, seed=1, cache=False)
+    check_csr(g)
+    assert g.num_vertices == 1000 and 4900 <= g.num_edges <= 5000 and not g.directed
+    assert same(g, G.uniform_random(n=1000, m=5000, seed=1, cache=False))
+    assert not same(g, G.uniform_random(n=1000, m=5000, seed=2, cache=False))
+    d = G.uniform_random(n=1000, m=5000, directed=True, seed=1, cache=False)
+    assert d.directed and 4900 <= d.num_arcs <= 5000
+
+
+def test_grid2d_degrees_and_depth():
+    g = G.grid2d(rows=7, cols=9, cache=False)
+    check_csr(g)
+    assert g.num_vertices == 63 and g.num_edges == 7 * 8 + 9 * 6
+    assert Counter(g.degrees().tolist()) == {2: 4, 3: 2 * 5 + 2 * 7, 4: 5 * 7}
+    dist, _ = cpu_bfs(g, 0)
+    assert dist.max() == 7 + 9 - 2  # road-like: BFS depth grows with the side
+
+
+def test_grid3d_degree_six_inside():
+    g = G.grid3d(nx=4, ny=5, nz=6, cache=False)
+    check_csr(g)
+    assert g.num_vertices == 120 and g.num_edges == 3 * 5 * 6 + 4 * 4 * 6 + 4 * 5 * 5
+    deg = g.degrees().reshape(4, 5, 6)
+    assert np.all(deg[1:-1, 1:-1, 1:-1] == 6) and deg.max() == 6 and deg[0, 0, 0] == 3
+    t = G.grid3d(nx=3, ny=4, nz=5, periodic=True, cache=False)
+    assert np.all(t.degrees() == 6) and t.num_edges == 3 * 60
+
+
+def test_luo_scale_free_degree_profile():
+    g = G.luo_scale_free(n=20_000, seed=2, cache=False)
+    check_csr(g)
+    deg = g.degrees()
+    hubs = deg >= 1000
+    assert hubs.sum() == 20 and np.all(deg[hubs] == 1000)  # 0.1% of vertices, degree 1000
+    rest = deg[~hubs]
+    assert rest.max() <= 7 and 5.9 <= rest.mean() <= 6.05
+    assert same(g, G.luo_scale_free(n=20_000, seed=2, cache=False))
+    assert not same(g, G.luo_scale_free(n=20_000, seed=3, cache=False))
+
+
+def test_watts_strogatz():
+    ring = G.watts_strogatz(n=1000, k=10, p=0.0, cache=False)
+    assert np.all(ring.degrees() == 10) and ring.num_edges == 5000
+    g = G.watts_strogatz(n=1000, k=10, p=0.3, seed=1, cache=False)
+    check_csr(g)
+    assert 4950 <= g.num_edges <= 5000 and _count_loops(g) == 0
+    assert same(g, G.watts_strogatz(n=1000, k=10, p=0.3, seed=1, cache=False))
+    assert not same(g, G.watts_strogatz(n=1000, k=10, p=0.3, seed=2, cache=False))
+
+
+SMALL = {"kronecker": dict(scale=6), "uniform_random": dict(n=50, m=100),
+         "grid2d": dict(rows=4, cols=5), "grid3d": dict(nx=3, ny=3, nz=3),
+         "luo_scale_free": dict(n=3000), "watts_strogatz": dict(n=50, k=4)}
+
+
+def test_generators_table_drives_generate():
+    assert set(G.GENERATORS) == set(SMALL)
+    for kind, (fn, params, description) in G.GENERATORS.items():
+        assert callable(fn) and description and "\n" not in description
+        assert "cache" not in params and "progress" not in params
+        assert all(v is not None for v in params.values())
+        g = G.generate(kind, **SMALL[kind], cache=False)
+        check_csr(g)
+        assert g.notes["generator"] == kind and g.notes["params"] == {**params, **SMALL[kind]}
+    with pytest.raises(GraphError, match="unknown generator"):
+        G.generate("nope")
+    with pytest.raises(GraphError, match="grid2d"):
+        G.generate("grid2d", rows=3, colz=4)
+    with pytest.raises(GraphError, match="scale"):
+        G.kronecker(scale=0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Bad input
+
+
+def _write(d: str, name: str, text: str | bytes) -> Path:
+    p = Path(d) / name
+    if name.endswith(".gz"):
+        p.write_bytes(gzip.compress(text.encode() if isinstance(text, str) else text))
+    elif isinstance(text, bytes):
+        p.write_bytes(text)
+    else:
+        p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("fname", ["bad_edges.txt", "bad_edges.txt.gz"])
+@pytest.mark.parametrize("bad, lineno", [("7 x", 4), ("7", 4), ("1.5 2", 4), ("3 -2", 4),
+                                         ("8\t9 0.25 extra", None)])
+def test_snap_malformed_line_names_file_and_line(fname, bad, lineno):
+    text = f"# header\n0 1\n\n{bad}\n2 3\n"
+    with tempfile.TemporaryDirectory() as d:
+        p = _write(d, fname, text)
+        if lineno is None:  # extra columns are ignored
+            g = G.load_graph(p, cache=False)
+            assert g.num_arcs == 3
+            return
+        with pytest.raises(GraphError) as e:
+            G.load_graph(p, cache=False)
+    msg = str(e.value)
+    assert fname in msg and f"line {lineno}" in msg and repr(bad) in msg
+
+
+def test_bad_files_raise_clear_errors():
+    with tempfile.TemporaryDirectory() as d:
+        with pytest.raises(GraphError, match="no such file"):
+            G.load_graph(Path(d) / "missing.txt")
+        for name in ("empty.txt", "empty.mtx", "empty.graph", "empty.txt.gz"):
+            with pytest.raises(GraphError, match=f"{name}: empty file"):
+                G.load_graph(_write(d, name, ""), cache=False)
+        with pytest.raises(GraphError, match="only.txt: no edges"):
+            G.load_graph(_write(d, "only.txt", "# nothing but comments\n"), cache=False)
+        with pytest.raises(GraphError, match="unknown graph file extension"):
+            G.load_graph(_write(d, "g.csv", "0,1\n"))
+        broken = Path(d) / "broken.txt.gz"
+        broken.write_bytes(b"not gzip at all\n")
+        with pytest.raises(GraphError, match="broken.txt.gz: cannot read"):
+            G.load_graph(broken, cache=False)
+        mtx = "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n5 1\n"
+        with pytest.raises(GraphError, match=r"oob\.mtx: .*Line 4"):
+            G.load_graph(_write(d, "oob.mtx", mtx), cache=False)
+        with pytest.raises(GraphError, match=r"rect\.mtx: .*square"):
+            G.load_graph(_write(d, "rect.mtx", mtx.replace("3 3 2", "3 4 1").rsplit("5", 1)[0]),
+                         cache=False)
+        metis = "% comment\n3 2\n2 3\n1\n1 4\n"
+        with pytest.raises(GraphError, match=r"oob\.graph: line 5: neighbour id 4 .*1\.\.3"):
+            G.load_graph(_write(d, "oob.graph", metis), cache=False)
+        with pytest.raises(GraphError, match=r"short\.graph: header says 4 vertices"):
+            G.load_graph(_write(d, "short.graph", "4 2\n2\n1\n"), cache=False)
+        with pytest.raises(GraphError, match=r"m\.graph: header says 3 edges"):
+            G.load_graph(_write(d, "m.graph", "2 3\n2\n1\n"), cache=False)
+
+
+def test_from_edges_id_out_of_range_names_id_and_position():
+    with pytest.raises(GraphError, match=r"dst\[2\] = 5 is out of range.*num_vertices=3"):
+        G.from_edges([0, 1, 2], [1, 2, 5], num_vertices=3)
+    with pytest.raises(GraphError, match=r"src\[1\] = -4.*>= 0"):
+        G.from_edges([0, -4], [1, 2])
+    with pytest.raises(GraphError, match="same length"):
+        G.from_edges([0, 1], [1])
+    with pytest.raises(GraphError, match="integer"):
+        G.from_edges([0.5], [1.0])
+
+
+# ---------------------------------------------------------------------------------------------
+# On-disk cache
+
+
+def test_cache_round_trip_skips_generation(cache_dir, monkeypatch):
+    g = G.grid2d(rows=30, cols=40, cache=True)
+    assert any(cache_dir.glob("gen-grid2d-*.npz"))
+
+    def boom(*a, **k):
+        raise AssertionError("generated again instead of read from the cache")
+
+    monkeypatch.setattr(G, "_build", boom)
+    h = G.grid2d(rows=30, cols=40)
+    assert same(g, h) and h.notes == g.notes and h.name == g.name
+
+
+def test_interrupted_cache_write_leaves_nothing(cache_dir, monkeypatch):
+    before = set(cache_dir.iterdir())
+
+    def interrupted(f, **arrays):
+        f.write(b"PK\x03\x04 half a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(G, "_savez", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        G.grid2d(rows=11, cols=13, cache=True)
+    assert set(cache_dir.iterdir()) == before  # no temp file, no half-written entry
+
+
+def test_corrupt_cache_entry_is_rebuilt(cache_dir):
+    g = G.grid3d(nx=5, ny=6, nz=7, cache=True)
+    (entry,) = cache_dir.glob("gen-grid3d-*.npz")
+    entry.write_bytes(entry.read_bytes()[:100])  # truncated, as by a crash without os.replace
+    h = G.grid3d(nx=5, ny=6, nz=7, cache=True)
+    assert same(g, h)
+    with np.load(entry) as z:  # rewritten whole
+        assert np.array_equal(z["indices"], g.indices)
+    assert not [p for p in cache_dir.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_file_cache_follows_file_changes(cache_dir):
+    with tempfile.TemporaryDirectory() as d:
+        p = _write(d, "g.txt", "0 1\n1 2\n")
+        a = G.load_snap(p, cache=True)
+        assert list(cache_dir.glob("file-g_txt-*.npz"))
+        b = G.load_snap(p, cache=True, name="again")
+        assert same(a, b) and b.name == "again"
+        p.write_text("0 1\n1 2\n2 3\n")
+        os.utime(p, ns=(1, 1))  # new size and mtime: a new key
+        assert G.load_snap(p, cache=True).num_arcs == 3
+        n_entries = len(list(cache_dir.iterdir()))
+        G.load_snap(p, cache=False)
+        assert len(list(cache_dir.iterdir())) == n_entries
+
+
+# ---------------------------------------------------------------------------------------------
+# BFS-4K Table 1 statistics
+
+
+def test_stats_of_fig2_by_hand():
+    g = G.sample_graph("bfs4k_fig2")
+    dist, _ = cpu_bfs(g, 0)
+    assert dist.max() == 3  # BFS from 0 concludes in three steps
+    assert {8} <= set(g.neighbors(2)) & set(g.neighbors(3))  # a shared neighbour: a duplicate
+    s = G.graph_stats(g)
+    # degrees 3 3 3 4 3 3 2 2 3 2: mean 2.8, variance (6*0.04 + 1.44 + 3*0.64)/10 = 0.36
+    assert s["vertices"] == 10 and s["edges"] == 14 and s["arcs"] == 28
+    assert s["approx_diameter"] == 6  # 7-4-1-0-3-6-9
+    assert s["avg_degree"] == pytest.approx(2.8) and s["std_degree"] == pytest.approx(0.6)
+    assert s["max_degree"] == 4 and s["mode_degree"] == 3
+    deg, cnt = G.degree_histogram(g)
+    assert deg.tolist() == [2, 3, 4] and cnt.tolist() == [3, 6, 1]
+
+
+@pytest.mark.parametrize("name", ["3elt", "delaunay_n16"])
+def test_approx_diameter_within_exact_range(name):
+    g = G.sample_graph(name)
+    s = G.graph_stats(g)
+    depth = DEPTH_FROM_MAX_DEGREE[name]  # eccentricity of one vertex: diameter in [depth, 2*depth]
+    assert depth <= s["approx_diameter"] <= 2 * depth
+
+
+def test_stats_directed_and_empty():
+    g = G.sample_graph("Wiki-Vote")
+    s = G.graph_stats(g)
+    assert s["directed"] and s["edges"] == s["arcs"] == 103689
+    assert s["avg_degree"] == pytest.approx(103689 / 7115)
+    e = G.graph_stats(G.from_edges([], []))
+    assert e["vertices"] == 0 and e["approx_diameter"] == 0
