@@ -1,0 +1,423 @@
+"""Bokeh plots of per-level BFS records: they only stream rows, they never run anything.
+
+    stream = LevelStream()                 # empty figures, shareable live (BokehModel) or offline
+    for level in run:                      # LevelStats as the engine yields them
+        stream.push(level, "run 1")        # one dict -> source.stream(); figures update
+    layout = stream.layout()
+
+Runs overlay for comparison, one palette colour each: the stream is built with `max_runs`
+`RunOverlay` slots, each a ColumnDataSource declared once with every column (the LevelStats
+fields, the 'run' label and the plot-ready columns of `level_row`) and its glyphs on every figure.
+A new run label takes a slot and relabels its legend entries; nothing else changes in the
+document while a run streams (adding models to a displayed document re-sends them in full,
+seconds per run). This module reads `explorer.stats` records only: no engine, no kernels.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, NamedTuple, Sequence
+
+from bokeh.core.properties import value
+from bokeh.layouts import gridplot
+from bokeh.models import (
+    AdaptiveTicker,
+    ColumnDataSource,
+    DataRange1d,
+    DataTable,
+    FactorRange,
+    GlyphRenderer,
+    HoverTool,
+    Legend,
+    LegendItem,
+    Line,
+    NumberFormatter,
+    Scatter,
+    TableColumn,
+)
+from bokeh.palettes import Category10_10
+from bokeh.plotting import figure
+from bokeh.transform import dodge
+
+from .report import TABLE_FIELDS, TABLE_TITLES, default_label
+from .stats import LEVEL_FIELDS, LevelStats, RunResult
+
+#: Log axes cannot show 0: zeros are drawn at this height (below 1, so never mistaken for a
+#: count) and hover tooltips always show the true value.
+LOG_FLOOR = 0.5
+
+#: Columns only the plots need, derived from a record by `level_row`.
+PLOT_COLUMNS = (
+    "frontier_in_log",  # frontier_in clamped to LOG_FLOOR
+    "discovered_log",
+    "edges_examined_log",  # NaN when not measured (-1: instrumentation off)
+    "dup_generated_plot",  # the dup_* counts with -1 ("not measured") turned into NaN gaps
+    "dup_detected_plot",
+    "dup_undetected_plot",
+    "dup_conflicts_plot",
+    "step",  # categorical label of what ran: "technique · kernel"
+)
+
+#: Every column of every source, in order.
+SOURCE_COLUMNS = (*LEVEL_FIELDS, "run", *PLOT_COLUMNS)
+
+RUN_PALETTE = Category10_10
+
+FIG_WIDTH = 520
+FIG_HEIGHT = 330  # includes the legend below the plot
+LEGEND_COLUMNS = 2
+TOOLS = "pan,box_zoom,wheel_zoom,reset,save"
+
+
+# ------------------------------------------------------------------ plain row functions
+
+def _measured(value) -> float:
+    """Counts of -1 mean "not measured" (instrumentation off): a gap, not a point at -1."""
+    return float("nan") if value is None or value < 0 else float(value)
+
+
+def log_safe(value) -> float:
+    """A value a log axis can draw: NaN when unmeasured, zeros raised to LOG_FLOOR."""
+    v = _measured(value)
+    return v if math.isnan(v) else max(v, LOG_FLOOR)
+
+
+def step_label(stats: LevelStats) -> str:
+    return f"{stats.technique} · {stats.kernel}"
+
+
+def level_row(stats: LevelStats, run_label: str) -> dict:
+    """One record as one row of a level source: every field, the run label, the plot columns."""
+    row = stats.as_row()
+    row["run"] = str(run_label)
+    row["frontier_in_log"] = log_safe(stats.frontier_in)
+    row["discovered_log"] = log_safe(stats.discovered)
+    row["edges_examined_log"] = log_safe(stats.edges_examined)
+    for name in ("dup_generated", "dup_detected", "dup_undetected", "dup_conflicts"):
+        row[f"{name}_plot"] = _measured(getattr(stats, name))
+    row["step"] = step_label(stats)
+    return row
+
+
+def rows_to_columns(rows: Sequence[dict]) -> dict:
+    """Rows -> the column dict `ColumnDataSource.stream` takes."""
+    return {col: [r[col] for r in rows] for col in SOURCE_COLUMNS}
+
+
+def empty_source() -> ColumnDataSource:
+    return ColumnDataSource(data={col: [] for col in SOURCE_COLUMNS}, name="levels")
+
+
+def run_color(index: int) -> str:
+    return RUN_PALETTE[index % len(RUN_PALETTE)]
+
+
+# ------------------------------------------------------------------ figure builders
+#
+# Colour says which run, line dash and marker say which series: each figure's legend (below the
+# plot, so it never eats plot width) has one entry per run, which hides or shows the run there
+# on click, plus grey keys for the series of multi-series figures.
+
+class Series(NamedTuple):
+    column: str  # plot column (see PLOT_COLUMNS)
+    word: str  # legend key
+    dash: str
+    marker: str
+
+
+FRONTIER_SERIES = (Series("frontier_in_log", "frontier in", "solid", "circle"),
+                   Series("discovered_log", "discovered", "dashed", "triangle"))
+EDGES_SERIES = (Series("edges_examined_log", "edges examined", "solid", "square"),)
+DEDUP_SERIES = (Series("dup_generated_plot", "generated", "solid", "circle"),
+                Series("dup_detected_plot", "detected (removed)", "dashed", "triangle"),
+                Series("dup_undetected_plot", "undetected (left)", "dotted", "x"),
+                Series("dup_conflicts_plot", "hash conflicts", "dotdash", "square"))
+TIME_SERIES = (Series("time_ms", "time", "solid", "circle"),)
+
+_TIPS = {
+    "frontier": [("run", "@run"), ("level", "@level"), ("frontier in", "@frontier_in{0,0}"),
+                 ("discovered", "@discovered{0,0}"), ("frontier out", "@frontier_out{0,0}")],
+    "edges": [("run", "@run"), ("level", "@level"), ("edges examined", "@edges_examined{0,0}"),
+              ("frontier in", "@frontier_in{0,0}")],
+    "dedup": [("run", "@run"), ("level", "@level"), ("generated", "@dup_generated{0,0}"),
+              ("detected", "@dup_detected{0,0}"), ("undetected", "@dup_undetected{0,0}"),
+              ("conflicts", "@dup_conflicts{0,0}")],
+    "time": [("run", "@run"), ("level", "@level"), ("time", "@time_ms{0.000} ms"), ("launches", "@launches")],
+    "technique": [("run", "@run"), ("level", "@level"), ("technique", "@technique"), ("kernel", "@kernel"),
+                  ("warp size", "@warp_size"), ("edge discover", "@edge_discover"),
+                  ("heavy vertices", "@heavy_vertices"), ("binary scan", "@binary_scan"),
+                  ("coalesced writes", "@coalesced_writes"), ("launches", "@launches")],
+}
+
+
+def _base_figure(kind: str, title: str, y_label: str, x_range=None, series=(), **kw) -> figure:
+    fig = figure(title=title, width=FIG_WIDTH, height=FIG_HEIGHT, tools=TOOLS,
+                 x_range=x_range if x_range is not None else DataRange1d(range_padding=0.05), **kw)
+    fig.xaxis.axis_label = "BFS level"
+    fig.yaxis.axis_label = y_label
+    fig.xaxis.ticker = AdaptiveTicker(min_interval=1)  # levels are whole numbers
+    fig.title.text_font_size = "11pt"
+    if len(series) > 1:
+        # Grey keys for dash and marker, in a one-row legend of their own. Their data is one NaN
+        # row: nothing is plotted, but Bokeh needs a row to draw a legend glyph.
+        blank = ColumnDataSource({"x": [0], "y": [float("nan")]})
+        keys = [LegendItem(label=s.word, renderers=[
+            fig.line("x", "y", source=blank, color="#666", line_width=2, line_dash=s.dash),
+            fig.scatter("x", "y", source=blank, color="#666", marker=s.marker, size=7, fill_color="white")])
+            for s in series]
+        fig.add_layout(Legend(items=keys, orientation="horizontal", name="keys", **_LEGEND_STYLE), "below")
+    fig.add_layout(Legend(items=[], click_policy="hide", ncols=LEGEND_COLUMNS, name="runs", **_LEGEND_STYLE),
+                   "below")
+    fig.add_tools(HoverTool(renderers=[], tooltips=_TIPS[kind]))
+    return fig
+
+
+_LEGEND_STYLE = dict(label_text_font_size="8pt", spacing=2, padding=2, margin=2, glyph_height=12,
+                     glyph_width=22, border_line_alpha=0)
+
+
+class RunGlyphs(NamedTuple):
+    renderers: list
+    legend_item: LegendItem
+
+
+def _attach(fig: figure, label: str, renderers: list, hover_on: list) -> RunGlyphs:
+    """Add one run's renderers, its legend entry and its hover targets: one property assignment
+    each, because a displayed figure sends every change to the browser as its own patch."""
+    fig.renderers = [*fig.renderers, *renderers]
+    # Plain list scans: select_one() would walk every model of the document.
+    legend = next(m for m in fig.below if isinstance(m, Legend) and m.name == "runs")
+    item = LegendItem(label=value(label), renderers=renderers)
+    legend.items = [*legend.items, item]
+    hover = next(t for t in fig.tools if isinstance(t, HoverTool))
+    hover.renderers = [*hover.renderers, *hover_on]  # markers only: lines would double the tip
+    return RunGlyphs(renderers, item)
+
+
+def _renderer(source, glyph) -> GlyphRenderer:
+    return GlyphRenderer(data_source=source, glyph=glyph)
+
+
+def _add_series(fig, source, label, color, series) -> list:
+    lines, points = [], []
+    for s in series:
+        lines.append(_renderer(source, Line(x="level", y=s.column, line_color=color, line_width=2,
+                                            line_dash=s.dash)))
+        fill = color if s is series[0] else "white"
+        points.append(_renderer(source, Scatter(x="level", y=s.column, size=7, marker=s.marker,
+                                                line_color=color, fill_color=fill)))
+    return _attach(fig, label, [*lines, *points], points)
+
+
+def frontier_figure(source: ColumnDataSource | None = None, label: str = "run", color: str = RUN_PALETTE[0],
+                    x_range=None) -> figure:
+    """Entries of the frontier read per level and vertices discovered, log y."""
+    fig = _base_figure("frontier", "Frontier size per level", f"vertices (log; 0 drawn at {LOG_FLOOR})",
+                       x_range, FRONTIER_SERIES, y_axis_type="log")
+    if source is not None:
+        add_frontier_glyphs(fig, source, label, color)
+    return fig
+
+
+def add_frontier_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
+    return _add_series(fig, source, label, color, FRONTIER_SERIES)
+
+
+def edges_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -> figure:
+    """Adjacency entries inspected per level, log y."""
+    fig = _base_figure("edges", "Edges examined per level", f"edges (log; 0 drawn at {LOG_FLOOR})",
+                       x_range, EDGES_SERIES, y_axis_type="log")
+    if source is not None:
+        add_edges_glyphs(fig, source, label, color)
+    return fig
+
+
+def add_edges_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
+    return _add_series(fig, source, label, color, EDGES_SERIES)
+
+
+def dedup_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -> figure:
+    """Duplicate frontier entries per level: generated, removed by the filter, left, hash conflicts."""
+    fig = _base_figure("dedup", "Duplicates per level (dedup effectiveness)", "frontier entries",
+                       x_range, DEDUP_SERIES)
+    if source is not None:
+        add_dedup_glyphs(fig, source, label, color)
+    return fig
+
+
+def add_dedup_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
+    return _add_series(fig, source, label, color, DEDUP_SERIES)
+
+
+def time_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -> figure:
+    """Time of each level in milliseconds."""
+    fig = _base_figure("time", "Time per level", "ms", x_range, TIME_SERIES)
+    if source is not None:
+        add_time_glyphs(fig, source, label, color)
+    return fig
+
+
+def add_time_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
+    return _add_series(fig, source, label, color, TIME_SERIES)
+
+
+def technique_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None, index: int = 0) -> figure:
+    """Which technique and kernel ran each level: one categorical row per 'technique · kernel'."""
+    fig = _base_figure("technique", "Technique / kernel per level", "", x_range, y_range=FactorRange(factors=[]))
+    fig.yaxis.major_label_text_font_size = "9pt"
+    if source is not None:
+        add_technique_glyphs(fig, source, label, color, index)
+    return fig
+
+
+def add_technique_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
+    # Runs that took the same step at the same level would hide each other: shift each run
+    # a little up or down inside the category band.
+    offset = ((index % 5) - 2) * 0.15
+    pts = _renderer(source, Scatter(x="level", y=dodge("step", offset, range=fig.y_range), size=10,
+                                    marker="square", fill_color=color, line_color="white", line_width=0.5))
+    return _attach(fig, label, [pts], [pts])
+
+
+#: Figure name -> (builder, glyph adder), in layout order.
+FIGURES = {
+    "frontier": (frontier_figure, add_frontier_glyphs),
+    "edges": (edges_figure, add_edges_glyphs),
+    "dedup": (dedup_figure, add_dedup_glyphs),
+    "time": (time_figure, add_time_glyphs),
+    "technique": (technique_figure, add_technique_glyphs),
+}
+
+
+# ------------------------------------------------------------------ overlay and stream
+
+class RunOverlay:
+    """One run slot: a source declared once with empty columns, and its glyphs on every figure in
+    one colour. Slots are built with the figures; giving one to a run only relabels its legend
+    entries, so nothing is added to a displayed document while a BFS streams."""
+
+    def __init__(self, index: int, color: str, figures: dict):
+        self.index, self.color = index, color
+        self.label: str | None = None
+        self.source = empty_source()
+        self.glyphs = {name: FIGURES[name][1](fig, self.source, f"run {index + 1}", color, index)
+                       for name, fig in figures.items()}
+        for g in self.glyphs.values():
+            g.legend_item.visible = False  # unused slots stay out of the legends
+
+    def assign(self, label: str) -> None:
+        """Give the slot to the run `label`, dropping the rows of the run that had it before."""
+        if self.label is not None:
+            self.source.data = {col: [] for col in SOURCE_COLUMNS}
+        self.label = label
+        for g in self.glyphs.values():
+            g.legend_item.label = value(label)
+            g.legend_item.visible = True
+            for r in g.renderers:
+                r.visible = True  # a legend click may have hidden the previous run
+
+    @property
+    def renderers(self) -> dict[str, list]:
+        return {name: g.renderers for name, g in self.glyphs.items()}
+
+    def set_visible(self, visible: bool) -> None:
+        for g in self.glyphs.values():
+            for r in g.renderers:
+                r.visible = visible
+
+
+class LevelStream:
+    """The level sources and figures of an explorer session or a report.
+
+    `push(level_stats, run_label)` streams one row into the run's source; a new label takes the
+    next free run slot (the oldest run's slot once all `max_runs` are used; its rows leave the
+    plots). `table_source` keeps every run's rows for the level table. Works the same displayed
+    live (figures in a BokehModel) or offline (`layout()` into an HTML file).
+    """
+
+    def __init__(self, max_runs: int = 6):
+        if not 1 <= max_runs <= len(RUN_PALETTE):
+            raise ValueError(f"max_runs={max_runs} is out of range: 1..{len(RUN_PALETTE)} (one colour per run)")
+        x_range = DataRange1d(range_padding=0.05)  # shared: panning one plot pans all
+        self.figures = {name: builder(x_range=x_range) for name, (builder, _) in FIGURES.items()}
+        self.overlays = [RunOverlay(i, run_color(i), self.figures) for i in range(max_runs)]
+        self._by_label: dict[str, RunOverlay] = {}
+        self._runs_started = 0
+        self.table_source = empty_source()
+        self._layout = None
+
+    @property
+    def max_runs(self) -> int:
+        return len(self.overlays)
+
+    @property
+    def sources(self) -> dict[str, ColumnDataSource]:
+        """label -> source of the runs currently plotted, oldest first."""
+        return {label: ov.source for label, ov in self._by_label.items()}
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self._by_label)
+
+    def source(self, run_label: str) -> ColumnDataSource:
+        """The run's source; a new label takes the next slot."""
+        ov = self._by_label.get(run_label)
+        if ov is None:
+            ov = self.overlays[self._runs_started % self.max_runs]
+            self._runs_started += 1
+            if ov.label is not None:
+                del self._by_label[ov.label]
+            ov.assign(run_label)
+            self._by_label[run_label] = ov
+        return ov.source
+
+    def push(self, level_stats: LevelStats, run_label: str) -> dict:
+        """Stream one level record under `run_label`; returns the row it streamed."""
+        return self.push_many([level_stats], run_label)[0]
+
+    def push_many(self, levels: Iterable[LevelStats], run_label: str) -> list[dict]:
+        rows = [level_row(lv, run_label) for lv in levels]
+        if not rows:
+            return rows
+        src = self.source(run_label)
+        self._add_steps(rows)
+        new = rows_to_columns(rows)
+        src.stream(new)
+        self.table_source.stream(new)
+        return rows
+
+    def add_result(self, result: RunResult, label: str | None = None) -> str:
+        """Offline: stream a finished run's levels; returns its label."""
+        label = label or default_label(self._runs_started + 1, result)
+        self.push_many(result.levels, label)
+        return label
+
+    def _add_steps(self, rows) -> None:
+        # Categories are known only as levels arrive (BFS-4K switches kernels per level); the
+        # categorical axis grows by the new ones.
+        yr = self.figures["technique"].y_range
+        new = [r["step"] for r in rows if r["step"] not in yr.factors]
+        if new:
+            yr.factors = [*yr.factors, *dict.fromkeys(new)]
+
+    def color(self, run_label: str) -> str:
+        return self._by_label[run_label].color
+
+    def layout(self, ncols: int = 2):
+        """The figures in a grid with one merged toolbar (built once, so it can be displayed live)."""
+        if self._layout is None:
+            figs = list(self.figures.values())
+            self._layout = gridplot(figs, ncols=ncols, toolbar_location="right", merge_tools=True)
+        return self._layout
+
+    def level_table(self, height: int = 260) -> DataTable:
+        """A DataTable over every run's rows (the same columns as the CLI table)."""
+        int_fmt = NumberFormatter(format="0,0")
+        cols = [TableColumn(field="run", title="run", width=160)]
+        for name in TABLE_FIELDS:
+            fmt = NumberFormatter(format="0.000") if name == "time_ms" else (
+                None if name in ("technique", "kernel") else int_fmt)
+            kw = {"formatter": fmt} if fmt is not None else {}
+            cols.append(TableColumn(field=name, title=TABLE_TITLES.get(name, name), **kw))
+        return DataTable(source=self.table_source, columns=cols, height=height, width=FIG_WIDTH * 2,
+                         index_position=None, sizing_mode="fixed")
+

@@ -1,0 +1,279 @@
+"""Results as tables and as a self-contained HTML report.
+
+Text tables (`format_level_table`, `format_summary`) serve the CLI and notebooks and need nothing
+beyond the standard library, so this module imports Bokeh only inside `write_report`: the GPU
+machine, which has no Bokeh, can still print tables.
+
+    write_report([result_a, result_b], "report.html", graph_stats=graphs.graph_stats(g))
+"""
+from __future__ import annotations
+
+import datetime
+import html
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from .stats import LevelStats, RunResult
+from .techniques import Knobs
+
+#: Level-record columns shown in tables, with short titles.
+TABLE_FIELDS = ("level", "frontier_in", "discovered", "frontier_out", "edges_examined", "dup_generated",
+                "dup_detected", "dup_undetected", "dup_conflicts", "technique", "kernel", "time_ms")
+TABLE_TITLES = {"frontier_in": "frontier_in", "frontier_out": "frontier_out", "edges_examined": "edges",
+                "dup_generated": "dup_gen", "dup_detected": "dup_det", "dup_undetected": "dup_left",
+                "dup_conflicts": "conflicts", "time_ms": "time_ms"}
+_TEXT_COLUMNS = ("technique", "kernel")
+
+SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock times of the simulation, "
+                  "not GPU timings, and GTEPS is not meaningful.")
+
+
+def run_label(index: int, technique: str, graph: str) -> str:
+    """How runs are named in legends and tables: '#1 topdown-queue (graph)'."""
+    return f"#{index} {technique} ({graph})"
+
+
+def default_label(index: int, result: RunResult) -> str:
+    return run_label(index, result.technique, result.graph)
+
+
+def _cell(name: str, value) -> str:
+    if name in _TEXT_COLUMNS:
+        return str(value)
+    if name == "time_ms":
+        return f"{value:.3f}"
+    return "-" if value < 0 else f"{value:,}"  # -1: not measured (instrumentation off)
+
+
+# ------------------------------------------------------------------ text
+
+def format_level_table(levels: Iterable[LevelStats] | RunResult) -> str:
+    """The per-level table as aligned text; '-' marks counts not measured."""
+    if isinstance(levels, RunResult):
+        levels = levels.levels
+    rows = [[_cell(f, getattr(lv, f)) for f in TABLE_FIELDS] for lv in levels]
+    header = [TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+
+    def line(cells):
+        return "  ".join(c.ljust(w) if f in _TEXT_COLUMNS else c.rjust(w)
+                         for c, w, f in zip(cells, widths, TABLE_FIELDS)).rstrip()
+
+    return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+class LevelTablePrinter:
+    """Prints the level table one row at a time, as levels complete (fixed column widths)."""
+
+    # Widths fit counts up to 99,999,999 and the longest technique/kernel names.
+    WIDTHS = {"level": 5, "technique": 16, "kernel": 12, "time_ms": 9}
+
+    def __init__(self, write=print):
+        self.write = write
+        self.widths = [max(self.WIDTHS.get(f, 9), len(TABLE_TITLES.get(f, f))) for f in TABLE_FIELDS]
+
+    def _line(self, cells) -> str:
+        return "  ".join(c.ljust(w) if f in _TEXT_COLUMNS else c.rjust(w)
+                         for c, w, f in zip(cells, self.widths, TABLE_FIELDS)).rstrip()
+
+    def header(self) -> None:
+        self.write(self._line([TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]))
+
+    def row(self, lv: LevelStats) -> None:
+        self.write(self._line([_cell(f, getattr(lv, f)) for f in TABLE_FIELDS]))
+
+
+def changed_knobs(knobs: Mapping) -> dict:
+    """The knobs that differ from their defaults (the rest go without saying)."""
+    defaults = {s.name: s.default for s in Knobs.specs()}
+    return {k: v for k, v in dict(knobs).items() if defaults.get(k, object()) != v}
+
+
+def summary_fields(result: RunResult) -> dict:
+    """The summary as display strings, in display order."""
+    s = result.summary()
+    dev = s.get("device") or {}
+    sim = dev.get("backend") == "simulator"
+    knobs = changed_knobs(s.get("knobs") or {})
+    dups = s.get("duplicates_generated")
+    return {
+        "graph": str(s["graph"]),
+        "source": str(s["source"]),
+        "technique": str(s["technique"]),
+        "levels": str(s["levels"]),
+        "reached": f"{s['reached']:,}",
+        "traversed edges": f"{s['traversed_edges']:,}",
+        "time (ms)": f"{s['total_ms']:.3f}" + (" (simulated)" if sim else ""),
+        "GTEPS": "n/a (simulator)" if sim else f"{result.gteps:.4f}",
+        "duplicates": "not measured" if dups is None else f"{dups:,}",
+        "validation": s.get("validation") or "not validated",
+        "device": str(dev.get("name", "?")),
+        "knobs": ", ".join(f"{k}={v}" for k, v in knobs.items()) or "defaults",
+    }
+
+
+def format_summary(result: RunResult) -> str:
+    fields = summary_fields(result)
+    width = max(len(k) for k in fields)
+    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in fields.items())
+
+
+def format_graph_stats(stats: Mapping) -> str:
+    width = max((len(str(k)) for k in stats), default=0)
+    return "\n".join(f"{str(k).ljust(width)}  {_fmt_stat(v)}" for k, v in stats.items())
+
+
+def _fmt_stat(v) -> str:
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if isinstance(v, int):
+        return f"{v:,}"
+    if isinstance(v, float):
+        return f"{v:,.2f}"
+    try:  # numpy scalars
+        return _fmt_stat(v.item())
+    except AttributeError:
+        return str(v)
+
+
+# ------------------------------------------------------------------ HTML pieces
+
+def _esc(x) -> str:
+    return html.escape(str(x))
+
+
+def summary_table_html(labelled: list[tuple[str, RunResult]], colors: Mapping[str, str] | None = None) -> str:
+    """One row per run: the run's colour swatch, label and summary fields."""
+    if not labelled:
+        return "<p><i>No runs yet.</i></p>"
+    keys = list(summary_fields(labelled[0][1]))
+    head = "".join(f"<th>{_esc(k)}</th>" for k in ["run", *keys])
+    body = []
+    for label, res in labelled:
+        f = summary_fields(res)
+        sw = (colors or {}).get(label)
+        swatch = f'<span class="swatch" style="background:{_esc(sw)}"></span>' if sw else ""
+        val = f["validation"]
+        cls = "ok" if val == "ok" else ("bad" if val != "not validated" else "")
+        cells = [f"<td class='label'>{swatch}{_esc(label)}</td>"]
+        cells += [f"<td class='{cls if k == 'validation' else ''}'>{_esc(f[k])}</td>" for k in keys]
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table class='summary'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def level_table_html(result: RunResult | Iterable[LevelStats]) -> str:
+    levels = result.levels if isinstance(result, RunResult) else list(result)
+    head = "".join(f"<th>{_esc(TABLE_TITLES.get(f, f))}</th>" for f in TABLE_FIELDS)
+    rows = "".join(
+        "<tr>" + "".join(f"<td class='{'txt' if f in _TEXT_COLUMNS else 'num'}'>{_esc(_cell(f, getattr(lv, f)))}</td>"
+                         for f in TABLE_FIELDS) + "</tr>" for lv in levels)
+    return f"<table class='levels'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def graph_stats_html(stats: Mapping | None) -> str:
+    """BFS-4K Table 1 statistics as a two-column table; several graphs as several columns."""
+    if not stats:
+        return "<p><i>No graph statistics.</i></p>"
+    per_graph = stats if all(isinstance(v, Mapping) for v in stats.values()) else {"": stats}
+    names = list(per_graph)
+    keys = list(dict.fromkeys(k for s in per_graph.values() for k in s))
+    head = "<tr><th></th>" + "".join(f"<th>{_esc(n)}</th>" for n in names) + "</tr>" if names != [""] else ""
+    rows = "".join(
+        f"<tr><th>{_esc(k)}</th>" + "".join(f"<td class='num'>{_esc(_fmt_stat(per_graph[n].get(k, '')))}</td>"
+                                            for n in names) + "</tr>" for k in keys)
+    return f"<table class='gstats'>{head}{rows}</table>"
+
+
+CSS = """
+body { font-family: -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; margin: 24px 32px;
+       color: #222; max-width: 1200px; }
+h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 17px; margin-top: 28px; border-bottom: 1px solid #ddd; }
+h3 { font-size: 14px; margin: 18px 0 6px; }
+.meta { color: #666; font-size: 13px; } .note { background: #fff6d6; border-left: 4px solid #e0b000;
+       padding: 6px 10px; font-size: 13px; }
+table { border-collapse: collapse; font-size: 12.5px; margin: 6px 0; }
+th, td { border: 1px solid #ddd; padding: 3px 8px; } th { background: #f4f4f4; text-align: left; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; } td.txt { text-align: left; }
+tbody tr:nth-child(even) { background: #fafafa; }
+td.ok { color: #11772b; font-weight: 600; } td.bad { color: #b00020; font-weight: 600; }
+.swatch { display: inline-block; width: 11px; height: 11px; margin-right: 6px; vertical-align: -1px;
+          border-radius: 2px; }
+td.label { white-space: nowrap; }
+"""
+
+
+_PAGE = """{% extends base %}
+{% block inner_head %}{{ super() }}<style>{{ css }}</style>{% endblock %}
+{% block contents %}
+<h1>{{ heading }}</h1>
+<p class="meta">{{ meta }}</p>
+{{ note }}
+<h2>Runs</h2>
+{{ summary }}
+<h2>Graph (BFS-4K Table 1 statistics)</h2>
+{{ graph }}
+<h2>Per-level plots</h2>
+<p class="meta">Hover a marker for exact values; click a legend entry to hide it.
+Log axes draw 0 at 0.5.</p>
+{{ embed(roots.plots) }}
+<h2>Per-level records</h2>
+{{ tables }}
+{% endblock %}
+"""
+
+
+def _labelled(results) -> list[tuple[str, RunResult]]:
+    if isinstance(results, RunResult):
+        results = [results]
+    if isinstance(results, Mapping):
+        return [(str(k), v) for k, v in results.items()]
+    out = []
+    for i, item in enumerate(results, 1):
+        if isinstance(item, tuple):
+            out.append((str(item[0]), item[1]))
+        else:
+            out.append((default_label(i, item), item))
+    return out
+
+
+def write_report(results, path, graph_stats: Mapping | None = None, title: str = "BFS-4K Explorer report") -> Path:
+    """Write a self-contained HTML report (plots, summary, per-level tables) that opens offline.
+
+    results: a RunResult, a list of them, a {label: RunResult} dict or (label, RunResult) pairs.
+    graph_stats: `graphs.graph_stats(graph)` of the graph, or {graph name: stats} for several.
+    """
+    from bokeh.embed import file_html
+    from bokeh.resources import INLINE
+    from jinja2 import Template
+
+    from .plots import LevelStream
+
+    labelled = _labelled(results)
+    if not labelled:
+        raise ValueError("write_report needs at least one RunResult")
+    stream = LevelStream(max_runs=min(len(labelled), 10))
+    if len(labelled) > stream.max_runs:
+        raise ValueError(f"write_report plots at most {stream.max_runs} runs (one colour each); got {len(labelled)}")
+    for label, res in labelled:
+        stream.add_result(res, label)
+    plots = stream.layout()
+    plots.name = "plots"
+    colors = {label: stream.color(label) for label, _ in labelled}
+
+    sim = any((r.device or {}).get("backend") == "simulator" for _, r in labelled)
+    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    # file_html inlines only the BokehJS bundles these models need, so the file opens offline.
+    page = file_html(plots, INLINE, title=title, template=Template(_PAGE), template_variables={
+        "css": CSS,
+        "heading": _esc(title),
+        "meta": f"{len(labelled)} run(s), written {when}. '-' marks counts not measured "
+                "(instrumentation off).",
+        "note": f"<p class='note'>{_esc(SIMULATOR_NOTE)}</p>" if sim else "",
+        "summary": summary_table_html(labelled, colors),
+        "graph": graph_stats_html(graph_stats),
+        "tables": "".join(f"<h3>{_esc(label)}</h3>{level_table_html(res)}" for label, res in labelled),
+    })
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(page, encoding="utf-8")
+    return path
