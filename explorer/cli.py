@@ -1,0 +1,402 @@
+"""Command line: `bfs4k` or `python -m explorer`.
+
+    bfs4k run bfs4k_fig2 --source 0 --simulator
+    bfs4k run gen:grid2d:rows=20,cols=30 --knob K1=8 --json out.json --csv out.csv
+    bfs4k demo --headless
+    bfs4k graphs | techniques | knobs
+
+`run` needs neither Bokeh nor ipywidgets (the GPU machine has neither); only `demo` imports
+them, lazily. Bad input ends with exit status 2 and one line `bfs4k: error: ...` on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from .techniques import Knobs, KnobError, Technique, implemented_techniques, missing_techniques
+
+PROG = "bfs4k"
+EXIT_OK, EXIT_INVALID_RESULT, EXIT_USAGE = 0, 1, 2
+DEMO_GRAPH = "bfs4k_fig2"  # the 10-vertex teaching graph: the demo finishes in seconds on the simulator
+DEMO_REPORT = "bfs4k-report.html"
+NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart.ipynb"
+
+
+#: Under the simulator every GPU thread is a Python thread: 1024-thread blocks make a 10-vertex
+#: BFS-4K run take minutes. Demos there use 32-thread blocks (and say so).
+SIMULATOR_KNOBS = {"single_block_threads": 32, "K6": 32, "block_threads": 32}
+
+
+def simulator_knobs_note() -> str:
+    return ("simulator: using 32-thread blocks (" + ", ".join(f"{k}={v}" for k, v in SIMULATOR_KNOBS.items())
+            + ") so the CPU simulation finishes in seconds")
+
+
+class UsageError(ValueError):
+    """Bad command-line input; the message is printed as one line."""
+
+
+# ------------------------------------------------------------------ plain parsing helpers
+
+def _coerce(raw: str, like, what: str):
+    """Turn the text `raw` into the type of `like` (a default value or a choice)."""
+    text = raw.strip()
+    if isinstance(like, bool):
+        low = text.lower()
+        if low in ("1", "true", "yes", "on"):
+            return True
+        if low in ("0", "false", "no", "off"):
+            return False
+        raise UsageError(f"{what}={raw!r} is invalid: expected true or false")
+    if isinstance(like, int):
+        try:
+            return int(text)
+        except ValueError:
+            try:
+                f = float(text)  # accept 1e5 for 100000
+            except ValueError:
+                f = None
+            if f is not None and f.is_integer():
+                return int(f)
+            raise UsageError(f"{what}={raw!r} is invalid: expected an integer") from None
+    if isinstance(like, float):
+        try:
+            return float(text)
+        except ValueError:
+            raise UsageError(f"{what}={raw!r} is invalid: expected a number") from None
+    return text
+
+
+def _split_assignment(item: str, what: str) -> tuple[str, str]:
+    name, sep, value = item.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise UsageError(f"{what} {item!r} is malformed: expected NAME=VALUE")
+    return name.strip(), value
+
+
+def parse_knobs(items: list[str] | None) -> Knobs:
+    """['K1=4', 'dedup=none'] -> Knobs; unknown names and out-of-range values raise KnobError."""
+    values = {}
+    for item in items or []:
+        name, raw = _split_assignment(item, "--knob")
+        spec = Knobs.spec(name)  # KnobError listing the knobs for an unknown name
+        like = spec.choices[0] if spec.choices else spec.kind()
+        try:
+            values[name] = _coerce(raw, like, f"knob {name}")
+        except UsageError:
+            raise KnobError(f"knob {name}={raw.strip()!r} is invalid: expected {spec.describe_range()}") from None
+    return Knobs.from_dict(values)
+
+
+def parse_generator(spec: str) -> tuple[str, dict]:
+    """'gen:KIND:p=v,q=w' -> (KIND, {p: v, q: w}) with values typed like the defaults."""
+    from .graphs import GENERATORS, GraphError
+
+    _, _, rest = spec.partition(":")
+    kind, _, params_text = rest.partition(":")
+    kind = kind.strip()
+    if kind not in GENERATORS:
+        raise GraphError(f"unknown generator {kind!r} in {spec!r}; generators: {', '.join(GENERATORS)} "
+                         f"(syntax gen:KIND:param=value,...)")
+    defaults = GENERATORS[kind].params
+    params = {}
+    for item in filter(None, (p.strip() for p in params_text.split(","))):
+        name, raw = _split_assignment(item, f"generator parameter in {spec!r}:")
+        if name not in defaults:
+            raise GraphError(f"generator {kind!r} has no parameter {name!r}; parameters: "
+                             + ", ".join(f"{k}={v}" for k, v in defaults.items()))
+        params[name] = _coerce(raw, defaults[name], f"generator {kind!r} parameter {name}")
+    return kind, params
+
+
+def load_graph_spec(spec: str, undirected: bool = False):
+    """A sample graph name, a graph file path, or gen:KIND:param=value,... -> CSRGraph."""
+    from . import graphs
+
+    opts = {"directed": False} if undirected else {}
+    if spec.startswith("gen:"):
+        if undirected:
+            raise UsageError("--undirected applies to graph files and samples, not to generators")
+        kind, params = parse_generator(spec)
+        return graphs.generate(kind, **params)
+    samples = {k.lower(): k for k in graphs.SAMPLE_GRAPHS}
+    samples.update({v.file.lower(): k for k, v in graphs.SAMPLE_GRAPHS.items()})
+    if spec.lower() in samples and not Path(spec).exists():
+        return graphs.sample_graph(samples[spec.lower()], **opts)
+    path = Path(spec).expanduser()
+    if not path.exists() and (path.parent != Path(".") or path.suffix):
+        raise graphs.GraphError(f"{spec}: no such file")
+    if not path.exists():
+        raise graphs.GraphError(
+            f"graph {spec!r} is neither a sample graph nor an existing file; samples: "
+            f"{', '.join(graphs.SAMPLE_GRAPHS)}; or use gen:KIND:param=value,... (see `{PROG} graphs`)")
+    return graphs.load_graph(path, **opts)
+
+
+# ------------------------------------------------------------------ backend
+
+def select_backend(simulator: bool, out=print):
+    """The simulator only when asked; without a GPU NoGPUError carries the way out."""
+    from . import backend
+
+    info = backend.select("simulator" if simulator else "auto")
+    out(f"backend: {info.describe()}")
+    return info
+
+
+def _no_gpu_message(err) -> str:
+    return f"{err} From the command line: add --simulator."
+
+
+# ------------------------------------------------------------------ commands
+
+def cmd_run(args) -> int:
+    from . import engine, report
+    from .reference import compare_distances, cpu_bfs, validate
+
+    tech = Technique.parse(args.technique)
+    knobs = parse_knobs(args.knob)
+    graph = load_graph_spec(args.graph, args.undirected)
+    source = engine.resolve_source(graph, args.source, args.seed)  # before the backend: input errors first
+    select_backend(args.simulator)
+    kind = "directed" if graph.directed else "undirected"
+    print(f"graph: {graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs ({kind}); "
+          f"source {source}; technique {tech.value}; instrumentation {'on' if args.instrument else 'off'}")
+
+    run = engine.run_bfs(graph, source, tech, knobs, instrument=args.instrument, seed=args.seed,
+                         on_status=lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True))
+    printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True))
+    printer.header()
+    for level in run:  # rows appear as levels complete
+        printer.row(level)
+    result = run.result
+
+    status = EXIT_OK
+    if args.validate:
+        expected, _ = cpu_bfs(graph, source)
+        rep = validate(graph, source, result.distances, result.parents)
+        mismatch = compare_distances(expected, result.distances)
+        result.validation = "ok" if rep.ok and mismatch is None else (rep.rule or "distances")
+        if not rep.ok or mismatch:
+            print(f"{PROG}: validation FAILED: {rep.message if not rep.ok else mismatch}", file=sys.stderr)
+            status = EXIT_INVALID_RESULT
+    print()
+    print(report.format_summary(result))
+    if args.json:
+        Path(args.json).write_text(result.to_json(include_arrays=args.arrays), encoding="utf-8")
+        print(f"wrote {args.json}")
+    if args.csv:
+        Path(args.csv).write_text(result.to_csv(), encoding="utf-8")
+        print(f"wrote {args.csv}")
+    return status
+
+
+def cmd_demo(args) -> int:
+    if not args.headless:
+        return _open_notebook()
+    from . import backend, engine, report
+    from .graphs import graph_stats
+    from .reference import compare_distances, cpu_bfs, validate
+
+    simulator = args.simulator
+    if not simulator and not backend.simulator_requested():
+        ok, why = backend.gpu_present()
+        if not ok:
+            # The demo is what CI and new users run: fall back, and say so plainly.
+            print(f"No CUDA GPU detected ({why}): running the demo on Numba's CUDA simulator "
+                  "(CPU) instead. Its timings are not GPU timings.")
+            simulator = True
+    info = select_backend(simulator)
+    knobs = Knobs.from_dict(SIMULATOR_KNOBS if info.is_simulator else {})
+    if info.is_simulator:
+        print(simulator_knobs_note())
+    graph = load_graph_spec(args.graph)
+    techs = [Technique.parse(t) for t in args.technique] if args.technique else implemented_techniques()
+    # One run per technique from the graph's vertex 0, then one from the max-degree vertex, so the
+    # report shows runs overlaid.
+    plan = [(t, 0) for t in techs] + [(techs[0], "max-degree")]
+    results = []
+    expected_cache = {}
+    for i, (tech, src) in enumerate(plan, 1):
+        run = engine.run_bfs(graph, src, tech, knobs, on_status=lambda m: print(f"  ... {m}", flush=True))
+        where = f"vertex {src}" if isinstance(src, int) else f"the {src} vertex"
+        print(f"\nrun {i}: {tech.value} from {where} on {graph.name}")
+        res = run.complete()
+        if res.source not in expected_cache:
+            expected_cache[res.source] = cpu_bfs(graph, res.source)[0]
+        rep = validate(graph, res.source, res.distances, res.parents)
+        bad = compare_distances(expected_cache[res.source], res.distances)
+        res.validation = "ok" if rep.ok and bad is None else (rep.rule or "distances")
+        print(report.format_level_table(res))
+        print(f"levels {res.num_levels}, reached {res.reached:,}, validation {res.validation}")
+        results.append((report.default_label(i, res), res))
+    path = report.write_report(results, args.out, graph_stats={graph.name: graph_stats(graph)},
+                               title=f"BFS-4K Explorer demo: {graph.name}")
+    print(f"\nreport written to {Path(path).resolve()}")
+    return EXIT_OK if all(r.validation == "ok" for _, r in results) else EXIT_INVALID_RESULT
+
+
+def _open_notebook() -> int:
+    import importlib.util
+
+    if not NOTEBOOK.exists():
+        raise UsageError(f"the quickstart notebook is not at {NOTEBOOK} (install from a source checkout); "
+                         f"`{PROG} demo --headless` works without it")
+    if importlib.util.find_spec("jupyterlab") is None or shutil.which("jupyter") is None:
+        raise UsageError("JupyterLab is not installed: pip install 'bfs4k-explorer[notebook]' "
+                         f"(or run `{PROG} demo --headless` for an HTML report)")
+    print(f"opening {NOTEBOOK} in JupyterLab (Ctrl-C to stop)")
+    return subprocess.call(["jupyter", "lab", str(NOTEBOOK)])
+
+
+def _wrap(text: str, indent: str = "    ") -> str:
+    return textwrap.fill(text, width=100, initial_indent=indent, subsequent_indent=indent)
+
+
+def cmd_graphs(args) -> int:
+    from . import graphs
+
+    print("Sample graphs (give the name to `run`):")
+    width = max(len(k) for k in graphs.SAMPLE_GRAPHS)
+    for name, info in graphs.SAMPLE_GRAPHS.items():
+        kind = "directed" if info.directed else "undirected"
+        print(f"  {name.ljust(width)}  {info.family}; {kind}; {info.file}")
+    print("\nGenerators (give gen:KIND:param=value,... to `run`; unlisted parameters keep their defaults):")
+    for kind, spec in graphs.GENERATORS.items():
+        params = ",".join(f"{k}={v}" for k, v in spec.params.items())
+        print(f"  gen:{kind}:{params}")
+        print(_wrap(spec.description, "      "))
+    print("\nGraph files: SNAP edge lists (.txt, .el, .edges), Matrix Market (.mtx), METIS (.graph, .metis), "
+          "optionally .gz.")
+    return EXIT_OK
+
+
+def cmd_techniques(args) -> int:
+    print("Implemented:")
+    for t in implemented_techniques():
+        print(f"  {t.value}")
+        print(_wrap(t.doc, "      "))
+    missing = missing_techniques()
+    if missing:
+        print("\nDeclared, not implemented yet (`run` refuses them):")
+        for t in missing:
+            print(f"  {t.value}")
+            print(_wrap(t.doc, "      "))
+    return EXIT_OK
+
+
+def cmd_knobs(args) -> int:
+    print("Knobs (set with --knob NAME=VALUE; each technique reads the ones it uses):")
+    for s in Knobs.specs():
+        where = f"; {s.section}" if s.section else ""
+        print(f"  {s.name}  default {s.default!r}; {s.describe_range()}{where}")
+        print(_wrap(s.meaning, "      "))
+    return EXIT_OK
+
+
+# ------------------------------------------------------------------ argument parser
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    p = argparse.ArgumentParser(
+        prog=PROG, formatter_class=fmt,
+        description="BFS-4K Explorer: run GPU breadth-first search level by level and look at each level.",
+        epilog=textwrap.dedent(f"""\
+            examples:
+              {PROG} run bfs4k_fig2 --source 0 --simulator
+              {PROG} run gen:grid2d:rows=20,cols=30 --knob block_threads=128 --json out.json
+              {PROG} demo --headless            # HTML report of a small demo
+              {PROG} graphs | techniques | knobs
+            Run `{PROG} COMMAND --help` for a command's options."""))
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    techs = ", ".join(t.value for t in implemented_techniques())
+    r = sub.add_parser(
+        "run", formatter_class=fmt, help="run one BFS and print the per-level table",
+        description="Run one BFS, print a row per level as it completes, then the summary and validation.",
+        epilog=textwrap.dedent(f"""\
+            GRAPH is a sample graph name (`{PROG} graphs`), a graph file (.txt/.el/.edges SNAP edge
+            list, .mtx Matrix Market, .graph METIS, optionally .gz) or gen:KIND:param=value,...
+            examples:
+              {PROG} run bfs4k_fig2 --source 0 --simulator
+              {PROG} run my_edges.txt --undirected --source random --seed 3
+              {PROG} run gen:kronecker:scale=10,edge_factor=8 --knob K1=8 --csv levels.csv"""))
+    r.add_argument("graph", metavar="GRAPH", help="sample name, graph file or gen:KIND:param=value,...")
+    r.add_argument("--source", default="max-degree",
+                   help="start vertex: an id, 'max-degree' (default) or 'random'")
+    r.add_argument("--seed", type=int, default=0, help="seed of --source random (default 0)")
+    r.add_argument("--technique", default=Technique.TOPDOWN_QUEUE.value,
+                   help=f"BFS technique (default %(default)s); implemented: {techs}; see `{PROG} techniques`")
+    r.add_argument("--knob", action="append", metavar="NAME=VALUE",
+                   help=f"set a knob, repeatable (e.g. --knob K1=8); see `{PROG} knobs`")
+    r.add_argument("--no-instrument", dest="instrument", action="store_false",
+                   help="skip the per-level counters (edges, duplicates): time only")
+    r.add_argument("--simulator", action="store_true",
+                   help="run on Numba's CUDA simulator (CPU; small graphs) instead of a GPU")
+    r.add_argument("--undirected", action="store_true",
+                   help="read the graph file as undirected (each line is an edge both ways)")
+    r.add_argument("--no-validate", dest="validate", action="store_false",
+                   help="skip checking the result against the CPU reference BFS")
+    r.add_argument("--json", metavar="PATH", help="write summary and levels as JSON")
+    r.add_argument("--arrays", action="store_true", help="with --json: include distances and parents")
+    r.add_argument("--csv", metavar="PATH", help="write the per-level table as CSV")
+    r.set_defaults(func=cmd_run)
+
+    d = sub.add_parser(
+        "demo", formatter_class=fmt, help="open the quickstart notebook, or --headless: write an HTML report",
+        description=f"Without --headless: open notebooks/01_quickstart.ipynb in JupyterLab.\n"
+                    f"With --headless: run the quickstart demo on the small sample graph {DEMO_GRAPH} and write\n"
+                    "a self-contained HTML report. Without a GPU the headless demo uses the CUDA simulator\n"
+                    "and says so.")
+    d.add_argument("--headless", action="store_true", help="no Jupyter: run and write an HTML report")
+    d.add_argument("--out", default=DEMO_REPORT, metavar="PATH", help="report path (default ./%(default)s)")
+    d.add_argument("--graph", default=DEMO_GRAPH, metavar="GRAPH",
+                   help="sample name, file or gen:KIND:... (default %(default)s)")
+    d.add_argument("--technique", action="append", metavar="NAME",
+                   help="technique to run, repeatable (default: every implemented one)")
+    d.add_argument("--simulator", action="store_true",
+                   help="use the CUDA simulator even if a GPU is present")
+    d.set_defaults(func=cmd_demo)
+
+    sub.add_parser("graphs", help="list sample graphs and generators",
+                   description="List the sample graphs, the generators with their parameters, and file formats."
+                   ).set_defaults(func=cmd_graphs)
+    sub.add_parser("techniques", help="list implemented and missing techniques",
+                   description="List the BFS techniques with their documentation."
+                   ).set_defaults(func=cmd_techniques)
+    sub.add_parser("knobs", help="list knobs with meaning, range, default and paper section",
+                   description="List every knob: default, valid range, paper section and meaning."
+                   ).set_defaults(func=cmd_knobs)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .backend import BackendError, NoGPUError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except NoGPUError as err:
+        print(f"{PROG}: error: {_no_gpu_message(err)}", file=sys.stderr)
+    except (ValueError, NotImplementedError, BackendError, OSError) as err:  # after BrokenPipeError
+        # KnobError, GraphError, TechniqueNotImplemented and bad sources all land here: one line.
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+    except BrokenPipeError:
+        # Output piped into `head` and closed early: not an error. Point stdout at devnull so the
+        # interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())
