@@ -150,7 +150,11 @@ def _enable_simulator() -> BackendInfo:
 
 
 def _gpu_info() -> BackendInfo:
+    import numba
     from numba import cuda
+
+    # Small grids are normal for the first and last BFS levels: don't warn about every launch.
+    numba.config.CUDA_LOW_OCCUPANCY_WARNINGS = 0
 
     dev = cuda.get_current_device()
     name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)

@@ -26,6 +26,7 @@ from .common import (COALESCED, DISCOVERED, DUP_CONFLICTS, DUP_DETECTED, DUP_GEN
                      EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
 
 FULL = 0xFFFFFFFF
+DEGREE_BINS = rules.DEGREE_BINS
 QLEN = 16  # local queue length (registers/local memory per thread)
 NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
@@ -41,7 +42,7 @@ _use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
 
 
 # ------------------------------------------------------------------------------ warp helpers
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _warp_inclusive_sum(v):
     lane = cuda.laneid
     d = 1
@@ -53,7 +54,7 @@ def _warp_inclusive_sum(v):
     return v
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _warp_reduce_sum(v):
     d = 16
     while d > 0:
@@ -62,7 +63,7 @@ def _warp_reduce_sum(v):
     return v
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _warp_reduce_min(v):
     d = 16
     while d > 0:
@@ -73,12 +74,12 @@ def _warp_reduce_min(v):
     return v
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _popc(x):
     return cuda.popc(uint32(x))
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _owner(incl, k):
     """Edge-discover search (§5.4): lane whose degree segment holds work item k (5 shuffles)."""
     lo = 0
@@ -91,31 +92,40 @@ def _owner(incl, k):
 
 
 # ------------------------------------------------------------------------------ visiting rule
-@cuda.jit(device=True, inline=True)
-def _claim(v, u, nxt, dist, parent, atomic_claim):
-    if dist[v] != -1:
-        return False
+@cuda.jit(device=True)
+def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim):
+    """The visiting rule. Collective: all lanes of the warp call it once per round."""
     if atomic_claim:
-        if cuda.atomic.cas(dist, v, -1, nxt) != -1:
-            return False
-    else:
-        # The paper's rule: a plain write. Threads of one level may all see v unvisited and all
-        # enqueue it (duplicates); every one of them writes the same distance and a valid parent.
+        if has_edge and dist[v] == -1 and cuda.atomic.cas(dist, v, -1, nxt) == -1:
+            parent[v] = u
+            return True
+        return False
+    # The paper's rule: read, then write. The lanes of a warp read before any of them writes, as
+    # in lock step, so lanes (and other warps) that find v unvisited all enqueue it: duplicates.
+    # Each writes the same distance and a valid parent (its own frontier vertex).
+    unvisited = has_edge and dist[v] == -1
+    cuda.syncwarp(FULL)
+    if unvisited:
         dist[v] = nxt
-    parent[v] = u
-    return True
+        parent[v] = u
+    return unvisited
 
 
-@cuda.jit(device=True, inline=True)
-def _hash64(table, hmask, v, tid):
+@cuda.jit(device=True)
+def _hash64(table, hmask, has, v, tid):
     """§6, Fig. 11: store merge(v, thread_id) at hash(v), read it back. 0 valid, 1 duplicate, 2 conflict.
 
-    Atomics make the store and the read real shared-memory accesses (a plain load could be
-    forwarded from the thread's own store). The last writer of v always reads itself back, so a
-    vertex is never dropped by every copy.
+    Collective. The lanes of a warp all store before any reads back, as in lock step, which is
+    what lets the paper classify duplicates made inside a warp. Atomics make the store and the
+    read real shared-memory accesses (a plain load could be forwarded from the thread's own
+    store). The last writer of v always reads itself back, so no vertex loses every copy.
     """
     h = v & hmask
-    cuda.atomic.exch(table, h, (int64(v) << 32) | int64(tid))
+    if has:
+        cuda.atomic.exch(table, h, (int64(v) << 32) | int64(tid))
+    cuda.syncwarp(FULL)
+    if not has:
+        return 0
     rec = cuda.atomic.add(table, h, int64(0))
     if int32(rec >> 32) != v:
         return 2
@@ -124,7 +134,7 @@ def _hash64(table, hmask, v, tid):
     return 0
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _warp_cull(cull, base, has, v, lane):
     """Merrill et al.'s warp culling: per-warp 128-entry table, two rounds of vie. Collective.
 
@@ -149,22 +159,21 @@ def _warp_cull(cull, base, has, v, lane):
     return result
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
            dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s):
     """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp."""
-    found = False
     if has_edge:
         acc[A_EDGES] += 1
-        found = _claim(v, u, nxt, dist, parent, atomic_claim)
+    found = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim)
     if found:
         acc[A_FOUND] += 1
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
             acc[A_GEN] += 1  # ground truth: v was already claimed in this level
     keep = found
     if dedup == HASH64:
+        r = _hash64(table, hmask, found, v, tid)
         if found:
-            r = _hash64(table, hmask, v, tid)
             if r == 1:
                 keep = False
                 acc[A_DET] += 1
@@ -189,7 +198,7 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
     return qn
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
     """Write the warp's local queues to the next frontier (§5.1, §5.6). Collective; returns 0."""
     lane = cuda.laneid
@@ -209,10 +218,9 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
         base = cuda.atomic.add(counters, NEXT_SIZE, int64(total))
     base = cuda.shfl_sync(FULL, base, 0)
     m = 0
-    if k7 > 0 and not binary:
+    # The shortest queue reaches K7 exactly when every lane's does: one vote before the reduction.
+    if k7 > 0 and not binary and cuda.all_sync(FULL, qn >= k7):
         m = _warp_reduce_min(qn)
-        if m < k7:
-            m = 0
     if m > 0:
         # Induced coalescence: round k writes every lane's k-th vertex side by side.
         acc[A_COAL] += 1
@@ -227,7 +235,7 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
     return 0
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _put(out, out_cap, sh_out, sh_cap, counters, pos, v):
     if pos < out_cap:
         out[pos] = v
@@ -237,7 +245,7 @@ def _put(out, out_cap, sh_out, sh_cap, counters, pos, v):
         sh_out[pos] = v
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
     # One 64-bit atomic gives both the slot and the vertex's first edge in the flat edge space,
     # so slots come out sorted by offset and the child grid can binary-search them.
@@ -248,12 +256,12 @@ def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
 
 
 # ------------------------------------------------------------------------------ per-level loops
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
-             cull, cull_base, q, qn, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
+             cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
              sh_out, sh_cap, heavy_local):
-    """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns (qn, heavy)."""
+    """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1)."""
     lane = cuda.laneid
     l = lane & (W - 1)
     leader = lane - l
@@ -278,6 +286,8 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
                 _heavy_push(u, end - beg, heavy_v, heavy_off, heavy_ctr)
         end = beg
     e = beg + l
+    qn = 0
+    rounds = 0
     while cuda.any_sync(FULL, e < end):
         has = e < end
         v = int32(0)
@@ -286,17 +296,21 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
             e += W
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
-        if cuda.any_sync(FULL, qn == QLEN):
+        rounds += 1
+        if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
-    return qn, heavy
+            rounds = 0
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
+    return heavy
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
-             cull, cull_base, q, qn, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
+             cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
              sh_out, sh_cap, heavy_local):
-    """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices."""
+    """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
+    Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
     idx = wid * 32 + lane
     u = int32(0)
@@ -317,6 +331,8 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
     incl = _warp_inclusive_sum(deg)
     total = cuda.shfl_sync(FULL, incl, 31)
     base = int64(0)
+    qn = 0
+    rounds = 0
     cur = _popc(cuda.ballot_sync(FULL, incl <= 0))  # owner of item 0
     while base < total:
         cur_end = cuda.shfl_sync(FULL, incl, cur & 31)
@@ -339,42 +355,55 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
             v = indices[o_beg + (k - o_excl)]
         qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
-        if cuda.any_sync(FULL, qn == QLEN):
+        rounds += 1
+        if rounds == QLEN:
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
+            rounds = 0
         base += 32
         if cur_end <= base:
             cur = _popc(cuda.ballot_sync(FULL, incl <= base))
-    return qn, heavy
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
+    return heavy
 
 
-@cuda.jit(device=True, inline=True)
-def _add_warp_sum(counters, slot, value):
-    s = _warp_reduce_sum(value)
-    if cuda.laneid == 0 and s != 0:
-        cuda.atomic.add(counters, slot, s)
+@cuda.jit(device=True)
+def _acc_to_block(acc, cnt, heavy):
+    """Per-thread accumulators into the block's shared counters (no warp barriers needed)."""
+    if acc[A_EDGES]:
+        cuda.atomic.add(cnt, EDGES, acc[A_EDGES])
+    if acc[A_GEN]:
+        cuda.atomic.add(cnt, DUP_GENERATED, acc[A_GEN])
+    if acc[A_DET]:
+        cuda.atomic.add(cnt, DUP_DETECTED, acc[A_DET])
+    if acc[A_CONF]:
+        cuda.atomic.add(cnt, DUP_CONFLICTS, acc[A_CONF])
+    if acc[A_UNDET]:
+        cuda.atomic.add(cnt, UNDETECTED, acc[A_UNDET])
+    if acc[A_FOUND]:
+        cuda.atomic.add(cnt, DISCOVERED, acc[A_FOUND])
+    if acc[A_EXT]:
+        cuda.atomic.add(cnt, EXT_ROUNDS, acc[A_EXT])
+    if acc[A_COAL]:
+        cuda.atomic.add(cnt, COALESCED, acc[A_COAL])
+    if heavy:
+        cuda.atomic.add(cnt, HEAVY, int64(heavy))
 
 
-@cuda.jit(device=True, inline=True)
-def _flush_counters(acc, counters, heavy):
-    """Warp sums of the per-thread accumulators: one atomic per warp and counter."""
-    _add_warp_sum(counters, EDGES, acc[A_EDGES])
-    _add_warp_sum(counters, DUP_GENERATED, acc[A_GEN])
-    _add_warp_sum(counters, DUP_DETECTED, acc[A_DET])
-    _add_warp_sum(counters, DUP_CONFLICTS, acc[A_CONF])
-    _add_warp_sum(counters, UNDETECTED, acc[A_UNDET])
-    _add_warp_sum(counters, DISCOVERED, acc[A_FOUND])
-    _add_warp_sum(counters, EXT_ROUNDS, acc[A_EXT])
-    _add_warp_sum(counters, COALESCED, acc[A_COAL])
-    _add_warp_sum(counters, HEAVY, int64(heavy))
+@cuda.jit(device=True)
+def _block_to_global(cnt, counters):
+    """After a block barrier: one global atomic per block and counter (NEXT_SIZE is global already)."""
+    tid = cuda.threadIdx.x
+    if tid < NUM_COUNTERS and tid != NEXT_SIZE and cnt[tid] != 0:
+        cuda.atomic.add(counters, tid, cnt[tid])
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _hist_to_global(hist_c, hist_s, hist):
     tid = cuda.threadIdx.x
-    if tid < rules.DEGREE_BINS:
+    if tid < DEGREE_BINS:
         if hist_c[tid] != 0:
             cuda.atomic.add(hist, tid, hist_c[tid])
-            cuda.atomic.add(hist, rules.DEGREE_BINS + tid, hist_s[tid])
+            cuda.atomic.add(hist, DEGREE_BINS + tid, hist_s[tid])
 
 
 # ------------------------------------------------------------------------------ kernels
@@ -388,11 +417,14 @@ def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, c
     gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
     table = cuda.shared.array(0, int64)
     cull = cuda.shared.array(0, int32)
-    hist_c = cuda.shared.array(rules.DEGREE_BINS, int64)
-    hist_s = cuda.shared.array(rules.DEGREE_BINS, int64)
-    if tid < rules.DEGREE_BINS:
+    hist_c = cuda.shared.array(DEGREE_BINS, int64)
+    hist_s = cuda.shared.array(DEGREE_BINS, int64)
+    cnt = cuda.shared.array(NUM_COUNTERS, int64)
+    if tid < DEGREE_BINS:
         hist_c[tid] = 0
         hist_s[tid] = 0
+    if tid < NUM_COUNTERS:
+        cnt[tid] = 0
     cull_base = (tid // 32) * CULL_ENTRIES
     if dedup == WARP_CULL:
         for i in range(cuda.laneid, CULL_ENTRIES, 32):
@@ -404,22 +436,22 @@ def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, c
     q = cuda.local.array(QLEN, int32)
     nxt = int32(level + 1)
     if edge_discover:
-        qn, heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v,
-                             heavy_off, heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument,
-                             atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, 0, acc,
-                             hist_c, hist_s, out, out_cap, counters, binary, k7, out, 0, False)
+        heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
+                         heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
+                         table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
+                         counters, binary, k7, out, 0, False)
     else:
-        qn, heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v,
-                             heavy_off, heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument,
-                             atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, 0, acc,
-                             hist_c, hist_s, out, out_cap, counters, binary, k7, out, 0, False)
-    _flush(q, qn, out, out_cap, counters, binary, k7, out, 0, acc)
-    _flush_counters(acc, counters, heavy)
+        heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
+                         heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
+                         table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
+                         counters, binary, k7, out, 0, False)
+    _acc_to_block(acc, cnt, heavy)
     cuda.syncthreads()
+    _block_to_global(cnt, counters)
     _hist_to_global(hist_c, hist_s, hist)
 
 
-@cuda.jit(device=True, inline=True)
+@cuda.jit(device=True)
 def _heavy_slot(heavy_off, count, x):
     """Last heavy vertex whose first flat edge is <= x (slots are sorted by offset)."""
     lo = 0
@@ -442,11 +474,14 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
     lane = cuda.laneid
     table = cuda.shared.array(0, int64)
     cull = cuda.shared.array(0, int32)
-    hist_c = cuda.shared.array(rules.DEGREE_BINS, int64)
-    hist_s = cuda.shared.array(rules.DEGREE_BINS, int64)
-    if tid < rules.DEGREE_BINS:
+    hist_c = cuda.shared.array(DEGREE_BINS, int64)
+    hist_s = cuda.shared.array(DEGREE_BINS, int64)
+    cnt = cuda.shared.array(NUM_COUNTERS, int64)
+    if tid < DEGREE_BINS:
         hist_c[tid] = 0
         hist_s[tid] = 0
+    if tid < NUM_COUNTERS:
+        cnt[tid] = 0
     cull_base = (tid // 32) * CULL_ENTRIES
     if dedup == WARP_CULL:
         for i in range(lane, CULL_ENTRIES, 32):
@@ -474,11 +509,12 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
             v = indices[offsets[u] + (x - heavy_off[s])]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
-        if cuda.any_sync(FULL, qn == QLEN):
+        if (j + 1) % QLEN == 0:
             qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
     _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
-    _flush_counters(acc, counters, 0)
+    _acc_to_block(acc, cnt, 0)
     cuda.syncthreads()
+    _block_to_global(cnt, counters)
     _hist_to_global(hist_c, hist_s, hist)
 
 
@@ -515,9 +551,9 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     fd = sh32[region0_words:region0_words + fcap]
     fd_new = sh32[region0_words + fcap:region0_words + 2 * fcap]
     cnt = cuda.shared.array(NUM_COUNTERS, int64)
-    hist_c = cuda.shared.array(rules.DEGREE_BINS, int64)
-    hist_s = cuda.shared.array(rules.DEGREE_BINS, int64)
-    cur_c = cuda.shared.array(rules.DEGREE_BINS, int64)
+    hist_c = cuda.shared.array(DEGREE_BINS, int64)
+    hist_s = cuda.shared.array(DEGREE_BINS, int64)
+    cur_c = cuda.shared.array(DEGREE_BINS, int64)
     heavy_list = cuda.shared.array(HEAVY_LOCAL_CAP, int32)
     heavy_n = cuda.shared.array(1, int64)
     cull_base = (tid // 32) * CULL_ENTRIES
@@ -525,7 +561,7 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     fsize = fsize0
     for i in range(tid, fsize, B):
         fd[i] = qa[i] if in_a else qb[i]
-    if tid < rules.DEGREE_BINS:
+    if tid < DEGREE_BINS:
         cur_c[tid] = hist[tid]
     a_is_in = in_a
     level = level0
@@ -535,7 +571,7 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     while True:
         if tid < NUM_COUNTERS:
             cnt[tid] = 0
-        if tid < rules.DEGREE_BINS:
+        if tid < DEGREE_BINS:
             hist_c[tid] = 0
             hist_s[tid] = 0
         if tid == 0:
@@ -552,33 +588,32 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         ed = _use_edge_discover(B, fsize, k4)
         hb = _heavy_bin(cur_c, k2_limit if k2_limit < HEAVY_LOCAL_CAP else HEAVY_LOCAL_CAP, k3 * B)
         heavy_thr = int64(0)
-        if hb < rules.DEGREE_BINS:
+        if hb < DEGREE_BINS:
             heavy_thr = int64(1) << hb
         binary = (not ed) and fsize * W <= B and _max_degree_below(cur_c, hb) <= W
         out = qb if a_is_in else qa
         nxt = int32(level + 1)
         heavy = 0
-        qn = 0
         if ed:
             nwarps = B // 32
             for wbase in range(0, (fsize + 31) // 32, nwarps):
-                qn, h = _ed_loop(wbase + tid // 32, fsize, fd, offsets, indices, heavy_thr, heavy_list,
-                                 heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
-                                 atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, qn, acc,
-                                 hist_c, hist_s, out, out_cap, cnt, False, k7, fd_new, fcap, True)
-                heavy += h
+                heavy += _ed_loop(wbase + tid // 32, fsize, fd, offsets, indices, heavy_thr, heavy_list,
+                                  heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
+                                  atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, acc,
+                                  hist_c, hist_s, out, out_cap, cnt, False, k7, fd_new, fcap, True)
         else:
             nvw = B // W
             for vbase in range(0, fsize, nvw):
-                qn, h = _vw_loop(vbase + tid // W, fsize, W, fd, offsets, indices, heavy_thr, heavy_list,
-                                 heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
-                                 atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, qn, acc,
-                                 hist_c, hist_s, out, out_cap, cnt, binary, k7, fd_new, fcap, True)
-                heavy += h
+                heavy += _vw_loop(vbase + tid // W, fsize, W, fd, offsets, indices, heavy_thr, heavy_list,
+                                  heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
+                                  atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, acc,
+                                  hist_c, hist_s, out, out_cap, cnt, binary, k7, fd_new, fcap, True)
         cuda.syncthreads()
         # Heavy vertices: no child grid from inside a launch in Numba, so the whole block walks
         # each one's adjacency list together.
         nheavy = heavy_n[0]
+        qn = 0
+        rounds = 0
         for hi in range(nheavy):
             u = heavy_list[hi]
             beg = offsets[u]
@@ -592,10 +627,12 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
                 qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument,
                             atomic_claim, dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc,
                             hist_c, hist_s)
-                if cuda.any_sync(FULL, qn == QLEN):
+                rounds += 1
+                if rounds == QLEN:
                     qn = _flush(q, qn, out, out_cap, cnt, False, k7, fd_new, fcap, acc)
-        _flush(q, qn, out, out_cap, cnt, binary, k7, fd_new, fcap, acc)
-        _flush_counters(acc, cnt, heavy)
+                    rounds = 0
+        _flush(q, qn, out, out_cap, cnt, False, k7, fd_new, fcap, acc)
+        _acc_to_block(acc, cnt, heavy)
         cuda.syncthreads()
 
         row = level - level0
@@ -616,7 +653,7 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             log[row, L_COAL] = cnt[COALESCED]
             log[row, L_EXT] = cnt[EXT_ROUNDS]
             log[row, L_OVERFLOW] = cnt[OVERFLOW]
-        if tid < rules.DEGREE_BINS:
+        if tid < DEGREE_BINS:
             cur_c[tid] = hist_c[tid]
         level += 1
         a_is_in = not a_is_in
@@ -631,6 +668,6 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         state[S_LEVELS] = level - level0
         state[S_FSIZE] = fsize
         state[S_IN_A] = 1 if a_is_in else 0
-    if tid < rules.DEGREE_BINS:
+    if tid < DEGREE_BINS:
         hist[tid] = hist_c[tid]
-        hist[rules.DEGREE_BINS + tid] = hist_s[tid]
+        hist[DEGREE_BINS + tid] = hist_s[tid]

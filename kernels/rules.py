@@ -2,7 +2,8 @@
 
 Pure Python on scalars, no imports: the host calls them directly (explorer.policy) and the
 single-block kernel, which decides its levels on the device, calls the `cuda.jit(device=True)`
-wrappers made in kernels.bfs4k. One formula, one place.
+wrappers made in kernels.bfs4k. One formula, one place. Each function is self-contained (no
+calls to the others), because the device wrappers can only see jitted callees.
 """
 
 #: Degrees are binned by floor(log2(degree)) (bin 0 also holds degree 0), so a threshold at a
@@ -28,7 +29,11 @@ def degree_bin(deg):
 
 def virtual_warp_size(res_threads, frontier, k1):
     """§5.2: WarpSize_i = nearest lower pow2(#ResThreads / |F_i|), clamped to [K1, 32]."""
-    w = pow2_floor(res_threads // frontier) if frontier > 0 else 32
+    w = 32
+    if frontier > 0:
+        w = 1
+        while w * 2 <= res_threads // frontier:
+            w *= 2
     if w < k1:
         w = k1
     if w > 32:

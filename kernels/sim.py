@@ -75,8 +75,12 @@ A barrier that cannot complete (one lane in ``shfl_sync``, another in
 :class:`WarpTimeoutError` after ``config.timeout`` seconds (default 60,
 environment variable ``BFS4K_SIM_WARP_TIMEOUT``) naming the intrinsic, the
 warp, the missing lanes and what each of them is doing. The simulator's own
-``syncthreads`` is untouched: its BlockManager only counts threads blocked in
-``syncthreads``; a thread waiting in a warp barrier simply counts as running.
+``syncthreads`` keeps its semantics: its BlockManager only counts threads
+blocked in ``syncthreads``, and a thread waiting in a warp barrier simply
+counts as running. (``install`` only wraps ``BlockThread.syncthreads`` to
+flag the lane as blocked for ``activemask``, turns ``BlockThread.abort`` into
+a property that wakes the lane's warp barrier when the BlockManager aborts a
+failed block, and wraps ``BlockThread.run`` to record lane exits.)
 
 Settings (``kernels.sim.config``, or temporarily ``with sim.settings(...)``)
 ---------------------------------------------------------------------------
@@ -128,7 +132,9 @@ Limits (what still differs from hardware)
   stays int32 here but is int64 on the GPU. Values derived from shuffles keep
   the dtype they had.
 * One kernel at a time; blocks are Python threads, so keep blocks small in
-  tests (a 1024-thread block is slow).
+  tests: the simulator's own ``syncthreads`` polls every thread of the block,
+  about 0.1 s per call at 1024 threads on a 2-core machine (a warp barrier
+  costs a few ms). Simulated single-block kernels should use 64-128 threads.
 * ``nanosleep(ns)`` really sleeps ``ns`` nanoseconds of wall time (the GPU
   caps it at about 1 ms); use it only to shake up scheduling in tests.
 """
@@ -503,8 +509,8 @@ def _collective(op, mask, value=None, arg=None):
                     "Likely a divergent warp barrier: every lane named in the mask must reach "
                     "the same *_sync intrinsic (kernels.sim.config.timeout sets the bound)"
                 )
-            # Short waits so an abort from the BlockManager is noticed promptly.
-            warp.cond.wait(min(remaining, 0.05))
+            # Woken by arrivals, exits and aborts (see _abort_set); no polling.
+            warp.cond.wait(remaining)
 
 
 # -- result computation for one completed barrier; returns {lane: result}
@@ -691,8 +697,7 @@ def _m_activemask(self):
                     "syncthreads or the end of the kernel (the simulator waits for them to "
                     "decide which lanes are converged)"
                 )
-            warp.try_activemask()  # catches lanes that entered syncthreads meanwhile
-            warp.cond.wait(min(remaining, 0.05))
+            warp.cond.wait(remaining)
 
 
 def _m_lanemask_lt(self):
@@ -701,7 +706,7 @@ def _m_lanemask_lt(self):
 
 
 def _m_nanosleep(self, ns):
-    time.sleep(int(ns) * 1e-9)
+    time.sleep((int(ns) & FULL_MASK) * 1e-9)  # the GPU takes a uint32
 
 
 def _int_bits(val):
@@ -764,6 +769,20 @@ _METHODS = {
 
 _install_lock = threading.Lock()
 _MARK = "_bfs4k_warp_intrinsics"
+
+
+def _abort_get(thread):
+    return thread.__dict__.get("_bfs4k_abort", False)
+
+
+def _abort_set(thread, value):
+    # The BlockManager sets ``abort`` on every thread when one of them raised;
+    # wake lanes waiting in a warp barrier so they stop too.
+    thread.__dict__["_bfs4k_abort"] = value
+    warp = thread.__dict__.get("_bfs4k_warp")
+    if value and warp is not None:
+        with warp.cond:
+            warp.cond.notify_all()
 
 
 def _warps_of(manager):
@@ -841,6 +860,7 @@ def install() -> bool:
 
         block_manager.__init__ = bm_init
         block_thread.syncthreads = bt_syncthreads
+        block_thread.abort = property(_abort_get, _abort_set)
         block_thread.__init__ = bt_init
         block_thread.run = bt_run
         setattr(module_cls, _MARK, True)
