@@ -603,6 +603,27 @@ def test_divergent_barrier_times_out_with_diagnosis():
     assert time.monotonic() - t0 < 10
 
 
+@cuda.jit
+def k_lane_fails_while_others_wait(out):
+    i = cuda.threadIdx.x
+    if i == 5:
+        out[i + 1000] = 1  # IndexError in the simulator
+    out[i] = cuda.shfl_sync(FULL, i, 5)
+
+
+@simulator_only
+def test_lane_error_releases_the_lanes_waiting_for_it():
+    t0 = time.monotonic()
+    with pytest.raises(Exception, match="out of bounds") as info:
+        k_lane_fails_while_others_wait[1, 64](np.zeros(64, np.int64))
+    # Either the IndexError itself or the error of a lane that waited for
+    # lane 5, which quotes it.
+    assert isinstance(info.value, (IndexError, sim.WarpSyncError))
+    _drain_sim_threads(timeout=10)
+    assert not any(t.is_alive() for t in threading.enumerate() if type(t).__name__ == "BlockThread")
+    assert time.monotonic() - t0 < 5  # nobody sat out the 60 s barrier timeout
+
+
 def test_syncthreads_still_works_between_warp_calls():
     @cuda.jit
     def kern(out):
