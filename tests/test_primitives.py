@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 from numba import config as numba_config
-from numba import cuda, int32, int64
+from numba import cuda, int64
 
 from kernels import primitives as P
 from kernels import sim
