@@ -1,0 +1,475 @@
+"""The notebook explorer: pick a graph, a source, a technique and knobs; watch the levels arrive.
+
+    from explorer.widgets import Explorer
+    ex = Explorer(graph="bfs4k_fig2")        # display it: controls, live plots, summary
+    result = ex.run(source=0)                # the same run as the Run button, from code
+
+Every control is generated from a declaration (SAMPLE_GRAPHS, GENERATORS, Technique, Knobs.specs()),
+so nothing here restates a range or a default. Errors from bad input (KnobError, GraphError,
+ValueError) show as one line in the status bar, never as a traceback. Plots stream each LevelStats
+as the engine yields it (LevelStream + jupyter_bokeh.BokehModel). No kernel module is imported here.
+"""
+from __future__ import annotations
+
+import html
+import logging
+from typing import Any
+
+import ipywidgets as W
+from bokeh.layouts import column
+from jupyter_bokeh import BokehModel
+
+from . import backend, engine, graphs
+from .cli import SIMULATOR_KNOBS, parse_generator, simulator_knobs_note
+from .graphs import CSRGraph
+from .plots import LevelStream
+from .reference import compare_distances, cpu_bfs, validate
+from .report import graph_stats_html, run_label, summary_table_html
+from .stats import RunResult
+from .techniques import Knobs, KnobSpec, Technique, implemented_techniques, missing_techniques
+
+log = logging.getLogger("explorer")
+
+#: Input problems the status line explains in one line (KnobError and GraphError are ValueErrors;
+#: TechniqueNotImplemented is a NotImplementedError; BackendError covers the simulator size limit).
+USER_ERRORS = (ValueError, NotImplementedError, backend.BackendError, OSError)
+
+SOURCE_MODES = ("max-degree", "random", "vertex id")
+DEFAULT_GRAPH = "bfs4k_fig2"
+_WIDE = W.Layout(width="340px")
+_LABEL = {"description_width": "130px"}
+
+
+def _esc(x) -> str:
+    return html.escape(str(x))
+
+
+def knob_widget(spec: KnobSpec, value=None) -> W.ValueWidget:
+    """A control for one knob: a dropdown for a set of choices, else a text box bounded by the range."""
+    value = spec.default if value is None else value
+    tip = f"{spec.meaning} [{spec.section or 'explorer'}; {spec.describe_range()}; default {spec.default!r}]"
+    common = dict(description=spec.name, tooltip=tip, style=_LABEL, layout=W.Layout(width="300px"))
+    if spec.choices is not None:
+        return W.Dropdown(options=list(spec.choices), value=value, **common)
+    if spec.kind is int:
+        return W.BoundedIntText(value=value, min=int(spec.low), max=int(spec.high), **common)
+    return W.BoundedFloatText(value=value, min=spec.low, max=spec.high, step=0.05, **common)
+
+
+def param_widget(name: str, default: Any, tooltip: str) -> W.ValueWidget:
+    """A control for one generator parameter, typed like its default."""
+    common = dict(description=name, tooltip=tooltip, style=_LABEL, layout=_WIDE)
+    if isinstance(default, bool):
+        return W.Checkbox(value=default, indent=False, description=name, tooltip=tooltip)
+    if isinstance(default, int):
+        return W.IntText(value=default, **common)
+    if isinstance(default, float):
+        return W.FloatText(value=default, **common)
+    return W.Text(value="" if default is None else str(default), **common)
+
+
+class Explorer(W.VBox):
+    """Controls, status, live plots and summary of BFS runs; keeps every run so they overlay."""
+
+    def __init__(self, graph: str | CSRGraph = DEFAULT_GRAPH, source: str | int = "max-degree",
+                 technique: str | None = None, knobs: dict | None = None, instrument: bool = True,
+                 **kwargs):
+        self.history: list[tuple[str, RunResult]] = []
+        self._graph_cache: dict[tuple, CSRGraph] = {}
+        self._stats_cache: dict[str, dict] = {}
+        self._graph_object: CSRGraph | None = None  # a CSRGraph handed to run()/__init__ directly
+        self._running = False
+        self._last_validation = None  # (ValidationReport, distance mismatch or None) of the last run
+
+        # ---- graph picker: a sample, a file, or a generator with its parameters
+        self.graph_mode = W.ToggleButtons(options=[("sample", "sample"), ("file", "file"),
+                                                   ("generator", "generator")],
+                                          tooltips=["a graph from sample_graphs/", "a graph file",
+                                                    "a seeded generator of a paper's graph family"],
+                                          style={"button_width": "90px"})
+        self.sample = W.Dropdown(
+            options=[(f"{k}: {v.family}", k) for k, v in graphs.SAMPLE_GRAPHS.items()],
+            description="sample", style=_LABEL, layout=W.Layout(width="460px"))
+        self.file_path = W.Text(description="file", placeholder="edges.txt / matrix.mtx / graph.metis (.gz ok)",
+                                style=_LABEL, layout=W.Layout(width="460px"))
+        self.file_undirected = W.Checkbox(value=False, description="undirected (each line both ways)",
+                                          indent=False)
+        self.generator = W.Dropdown(options=list(graphs.GENERATORS), description="generator", style=_LABEL,
+                                    layout=_WIDE)
+        self.generator_doc = W.HTML()
+        self.gen_params = W.VBox()
+        self.graph_stack = W.Stack([
+            self.sample,
+            W.HBox([self.file_path, self.file_undirected]),
+            W.VBox([self.generator, self.generator_doc, self.gen_params]),
+        ], selected_index=0)
+        self.graph_mode.observe(self._on_graph_mode, names="value")
+        self.generator.observe(lambda _: self._build_gen_params(), names="value")
+        self._build_gen_params()
+
+        # ---- source
+        self.source_mode = W.Dropdown(options=SOURCE_MODES, description="source", style=_LABEL, layout=_WIDE,
+                                      tooltip="BFS start: the highest-degree vertex, a random vertex "
+                                              "(degree >= 1, seeded) or a vertex id")
+        self.vertex = W.IntText(value=0, description="vertex id", style=_LABEL, layout=W.Layout(width="230px"))
+        self.seed = W.IntText(value=0, description="seed", style={"description_width": "40px"},
+                              layout=W.Layout(width="140px"), tooltip="seed of the random source")
+        self.source_mode.observe(lambda _: self._sync_source_controls(), names="value")
+
+        # ---- technique: only implemented ones are offered; the missing ones are listed, not hidden
+        impl = implemented_techniques()
+        self.technique = W.Dropdown(options=[t.value for t in impl], description="technique", style=_LABEL,
+                                    layout=_WIDE)
+        self.technique_doc = W.HTML()
+        missing = missing_techniques()
+        note = ("Not implemented yet: " + ", ".join(
+            f"<span title='{_esc(t.doc)}' style='text-decoration: underline dotted'>{_esc(t.value)}</span>"
+            for t in missing)) if missing else ""
+        self.missing_note = W.HTML(f"<small style='color:#666'>{note}</small>")
+        self.technique.observe(lambda _: self._show_technique_doc(), names="value")
+        self._show_technique_doc()
+
+        # ---- knobs, generated from the one declaration
+        self.knob_widgets = {s.name: knob_widget(s) for s in Knobs.specs()}
+        self.knob_box = W.GridBox(list(self.knob_widgets.values()),
+                                  layout=W.Layout(grid_template_columns="repeat(3, 310px)"))
+        self.knob_reset = W.Button(description="defaults", tooltip="reset every knob to the paper's default",
+                                   layout=W.Layout(width="90px"))
+        self.knob_reset.on_click(lambda _: self.set_knobs({s.name: s.default for s in Knobs.specs()}))
+        self.knobs_panel = W.Accordion([W.VBox([
+            W.HTML("<small>Hover a knob for its meaning, paper section and range.</small>"),
+            self.knob_box, self.knob_reset])], titles=("Knobs (BFS-4K K1..K7 and friends)",))
+        self.knobs_panel.selected_index = None
+
+        # ---- actions and status
+        self.instrument = W.Checkbox(value=True, description="instrument", indent=False,
+                                     tooltip="count edges examined and duplicates per level (slower)",
+                                     layout=W.Layout(width="110px"))
+        self.run_button = W.Button(description="Run", button_style="primary", icon="play",
+                                   tooltip="run the BFS; levels stream into the plots")
+        self.clear_button = W.Button(description="Clear runs", icon="trash",
+                                     tooltip="forget the runs shown in the plots and the summary")
+        self.simulator_button = W.Button(description="Use the CUDA simulator", button_style="warning",
+                                         layout=W.Layout(display="none", width="220px"),
+                                         tooltip="run the kernels on Numba's CUDA simulator (CPU, small graphs)")
+        self.backend_line = W.HTML()
+        self.status = W.HTML()
+        self.run_button.on_click(self._on_run_clicked)
+        self.clear_button.on_click(lambda _: self.clear())
+        self.simulator_button.on_click(self._on_use_simulator)
+
+        # ---- output: live plots and summary
+        self.plots_box = W.Box()
+        self.summary = W.HTML()
+        self._new_stream()
+
+        controls = W.VBox([
+            W.HBox([W.Label("graph", layout=W.Layout(width="60px")), self.graph_mode]),
+            self.graph_stack,
+            W.HBox([self.source_mode, self.vertex, self.seed]),
+            W.HBox([self.technique, self.instrument, self.run_button, self.clear_button]),
+            self.technique_doc, self.missing_note,
+            self.knobs_panel,
+            W.HBox([self.backend_line, self.simulator_button]),
+            self.status,
+        ])
+        super().__init__([controls, self.plots_box, self.summary], **kwargs)
+
+        # ---- initial values
+        self.set_graph(graph)
+        self.set_source(source)
+        if technique is not None:
+            self.technique.value = Technique.parse(technique).value
+        self.instrument.value = bool(instrument)
+        self._check_backend(preset_knobs=knobs is None)
+        if knobs:
+            self.set_knobs(knobs)
+        self._sync_source_controls()
+        self._render_summary()
+
+    # ------------------------------------------------------------------ setting controls
+
+    def set_graph(self, graph: str | CSRGraph) -> None:
+        """A sample name, a file path, 'gen:KIND:param=value,...' or a CSRGraph object."""
+        self._graph_object = None
+        if isinstance(graph, CSRGraph):
+            self._graph_object = graph
+            self._set_status(f"graph object {graph.name!r} given from code (the picker is not used)")
+            return
+        spec = str(graph)
+        if spec.startswith("gen:"):
+            kind, params = parse_generator(spec)
+            self.graph_mode.value = "generator"
+            self.generator.value = kind
+            for w in self.gen_params.children:
+                if w.description in params:
+                    w.value = params[w.description]
+        elif spec in graphs.SAMPLE_GRAPHS:
+            self.graph_mode.value = "sample"
+            self.sample.value = spec
+        else:
+            self.graph_mode.value = "file"
+            self.file_path.value = spec
+
+    def set_source(self, source: str | int) -> None:
+        if isinstance(source, str) and source in SOURCE_MODES[:2]:
+            self.source_mode.value = source
+        else:
+            try:
+                vid = int(source)
+            except (TypeError, ValueError):
+                raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'") from None
+            self.source_mode.value = "vertex id"
+            self.vertex.value = vid
+        self._sync_source_controls()
+
+    def set_knobs(self, values: dict) -> None:
+        """Set knob controls; names and values are checked by Knobs (KnobError names the range)."""
+        Knobs.from_dict({**self.knob_values(), **values})
+        for name, value in values.items():
+            self.knob_widgets[name].value = value
+
+    def knob_values(self) -> dict:
+        return {name: w.value for name, w in self.knob_widgets.items()}
+
+    def _on_graph_mode(self, change) -> None:
+        self.graph_stack.selected_index = ["sample", "file", "generator"].index(change["new"])
+
+    def _build_gen_params(self) -> None:
+        spec = graphs.GENERATORS[self.generator.value]
+        self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}</small>"
+        self.gen_params.children = [param_widget(k, v, spec.description) for k, v in spec.params.items()]
+
+    def _sync_source_controls(self) -> None:
+        self.vertex.layout.display = "" if self.source_mode.value == "vertex id" else "none"
+        self.seed.layout.display = "" if self.source_mode.value == "random" else "none"
+
+    def _show_technique_doc(self) -> None:
+        doc = Technique(self.technique.value).doc
+        self.technique_doc.value = f"<small style='color:#444'>{_esc(doc)}</small>"
+
+    # ------------------------------------------------------------------ backend
+
+    def _check_backend(self, preset_knobs: bool = True) -> bool:
+        """Select the backend ("auto"); without a GPU show why and offer the simulator."""
+        try:
+            info = backend.select("auto")
+        except backend.NoGPUError as err:
+            self.backend_line.value = f"<span style='color:#a15c00'>⚠ {_esc(err)}</span>"
+            self.simulator_button.layout.display = ""
+            self.run_button.disabled = True
+            return False
+        self.simulator_button.layout.display = "none"
+        self.run_button.disabled = False
+        self.backend_line.value = f"<small><b>backend:</b> {_esc(info.describe())}</small>"
+        if info.is_simulator and preset_knobs:
+            self.set_knobs(SIMULATOR_KNOBS)
+            self._set_status(simulator_knobs_note() + " (change them in Knobs)")
+        return True
+
+    def _on_use_simulator(self, _=None) -> None:
+        try:
+            backend.select("simulator")
+        except backend.BackendError as err:
+            self._show_error(err)
+            return
+        self._check_backend()
+
+    # ------------------------------------------------------------------ status
+
+    def _set_status(self, text: str, kind: str = "info") -> None:
+        color = {"info": "#333", "busy": "#1f5fa8", "ok": "#11772b", "error": "#b00020"}[kind]
+        icon = {"info": "", "busy": "⏳ ", "ok": "✓ ", "error": "✗ "}[kind]
+        self.status.value = f"<span style='color:{color}'>{icon}{_esc(text)}</span>"
+
+    def _show_error(self, err: BaseException) -> None:
+        self._set_status(f"{type(err).__name__}: {err}", "error")
+
+    # ------------------------------------------------------------------ graphs
+
+    def _graph_key(self) -> tuple:
+        mode = self.graph_mode.value
+        if mode == "sample":
+            return ("sample", self.sample.value)
+        if mode == "file":
+            return ("file", self.file_path.value.strip(), self.file_undirected.value)
+        return ("generator", self.generator.value,
+                tuple((w.description, w.value) for w in self.gen_params.children))
+
+    def current_graph(self) -> CSRGraph:
+        """The graph the picker describes (loaded once, then cached)."""
+        if self._graph_object is not None:
+            return self._graph_object
+        key = self._graph_key()
+        g = self._graph_cache.get(key)
+        if g is None:
+            self._set_status(f"loading graph ({key[0]}: {key[1] or '?'}) ...", "busy")
+            if key[0] == "sample":
+                g = graphs.sample_graph(key[1])
+            elif key[0] == "file":
+                if not key[1]:
+                    raise graphs.GraphError("no graph file given: type a path in the file box")
+                g = graphs.load_graph(key[1], **({"directed": False} if key[2] else {}))
+            else:
+                g = graphs.generate(key[1], **dict(key[2]))
+            self._graph_cache[key] = g
+        return g
+
+    def _graph_stats(self, g: CSRGraph) -> dict:
+        if g.name not in self._stats_cache:
+            self._stats_cache[g.name] = graphs.graph_stats(g)
+        return self._stats_cache[g.name]
+
+    def _source_value(self):
+        mode = self.source_mode.value
+        return self.vertex.value if mode == "vertex id" else mode
+
+    # ------------------------------------------------------------------ running
+
+    def run(self, graph: str | CSRGraph | None = None, source: str | int | None = None,
+            technique: str | None = None, knobs: dict | None = None, instrument: bool | None = None,
+            seed: int | None = None) -> RunResult:
+        """Set the given controls, then run exactly as the Run button does; returns the RunResult.
+
+        Bad input raises (and shows in the status line); from the button it only shows.
+        """
+        try:
+            if graph is not None:
+                self.set_graph(graph)
+            if source is not None:
+                self.set_source(source)
+            if technique is not None:
+                self.technique.value = Technique.parse(technique).value
+            if knobs:
+                self.set_knobs(knobs)
+            if instrument is not None:
+                self.instrument.value = bool(instrument)
+            if seed is not None:
+                self.seed.value = int(seed)
+        except USER_ERRORS as err:
+            self._show_error(err)
+            raise
+        return self._execute()
+
+    def _on_run_clicked(self, _button) -> None:
+        try:
+            self._execute()
+        except USER_ERRORS:
+            pass  # already in the status line
+        except Exception as err:  # a bug, not bad input: one line here, the traceback in the log
+            log.exception("run failed")
+            self._set_status(f"internal error ({type(err).__name__}: {err}); see the log for the traceback",
+                             "error")
+
+    def _execute(self) -> RunResult:
+        if self._running:
+            raise RuntimeError("a run is in progress")
+        self._running = True
+        self.run_button.disabled = True
+        try:
+            return self._execute_inner()
+        except USER_ERRORS as err:
+            self._show_error(err)
+            raise
+        finally:
+            self._running = False
+            self.run_button.disabled = not self._check_backend(preset_knobs=False)
+
+    def _execute_inner(self) -> RunResult:
+        tech = Technique.parse(self.technique.value)
+        knobs = Knobs.from_dict(self.knob_values())
+        if not self._check_backend(preset_knobs=False):
+            raise backend.NoGPUError("no CUDA GPU: read the note above and click 'Use the CUDA simulator'")
+        g = self.current_graph()
+        run = engine.run_bfs(g, self._source_value(), tech, knobs, instrument=self.instrument.value,
+                             seed=self.seed.value, on_status=lambda m: self._set_status(m, "busy"))
+        label = run_label(len(self.history) + 1, tech.value, g.name)
+        self._set_status(f"running {label} from vertex {run.source} ...", "busy")
+        for lv in run:  # each level appears in the plots as soon as the engine yields it
+            self.stream.push(lv, label)
+            self._set_status(f"{label}: level {lv.level} done, frontier {lv.frontier_in:,} -> "
+                             f"{lv.frontier_out:,}", "busy")
+        result = run.result
+        self._set_status(f"{label}: validating against the CPU reference BFS ...", "busy")
+        report, mismatch = self._validate(g, result)
+        self.history.append((label, result))
+        self._last_validation = (report, mismatch)
+        self._render_summary()
+        if result.validation == "ok":
+            self._set_status(f"{label}: {result.num_levels} levels, {result.reached:,} vertices reached; "
+                             "valid BFS (Graph500 rules, distances equal the CPU reference)", "ok")
+        else:
+            self._set_status(f"{label}: INVALID result: {mismatch or report.message}", "error")
+        return result
+
+    @staticmethod
+    def _validate(g: CSRGraph, result: RunResult):
+        expected, _ = cpu_bfs(g, result.source)
+        report = validate(g, result.source, result.distances, result.parents)
+        mismatch = compare_distances(expected, result.distances)
+        result.validation = "ok" if report.ok and mismatch is None else (report.rule or "distances")
+        return report, mismatch
+
+    # ------------------------------------------------------------------ output
+
+    def _new_stream(self) -> None:
+        self.stream = LevelStream()
+        self.plot_view = BokehModel(column(self.stream.layout(), self.stream.level_table()))
+        self.plots_box.children = [self.plot_view]
+
+    def clear(self) -> None:
+        """Forget every run: empty plots and summary."""
+        old = self.plot_view
+        self.history.clear()
+        self._new_stream()
+        old.close()
+        self._render_summary()
+        self._set_status("runs cleared")
+
+    def _render_summary(self) -> None:
+        if not self.history:
+            self.summary.value = "<p><i>No runs yet: press Run.</i></p>"
+            return
+        colors = {label: self.stream.color(label) for label, _ in self.history if label in self.stream.sources}
+        names = list(dict.fromkeys(r.graph for _, r in self.history))
+        stats = {n: self._stats_cache.get(n) or self._graph_stats_by_name(n) for n in names}
+        self.summary.value = (
+            "<style>.bfs4k-sum table{border-collapse:collapse;font-size:12px}"
+            ".bfs4k-sum th,.bfs4k-sum td{border:1px solid #ddd;padding:2px 7px}"
+            ".bfs4k-sum th{background:#f4f4f4} .bfs4k-sum td.num{text-align:right}"
+            ".bfs4k-sum td.ok{color:#11772b;font-weight:600} .bfs4k-sum td.bad{color:#b00020;font-weight:600}"
+            ".bfs4k-sum .swatch{display:inline-block;width:10px;height:10px;margin-right:5px}</style>"
+            "<div class='bfs4k-sum'><h4>Runs</h4>" + summary_table_html(self.history, colors)
+            + self._validation_html()
+            + "<h4>Graph (BFS-4K Table 1)</h4>" + graph_stats_html({n: s for n, s in stats.items() if s})
+            + "</div>")
+
+    def _validation_html(self) -> str:
+        if self._last_validation is None:
+            return ""
+        report, mismatch = self._last_validation
+        if report.ok and mismatch is None:
+            text = f"✓ {report.message}; distances equal the CPU reference BFS"
+            color = "#11772b"
+        else:
+            text = f"✗ {'[' + report.rule + '] ' + report.message if not report.ok else mismatch}"
+            color = "#b00020"
+        return f"<p style='color:{color};font-size:12px'>Last run's validation: {_esc(text)}</p>"
+
+    def _graph_stats_by_name(self, name: str) -> dict | None:
+        for g in [*self._graph_cache.values(), self._graph_object]:
+            if g is not None and g.name == name:
+                return self._graph_stats(g)
+        return None
+
+    @property
+    def results(self) -> list[RunResult]:
+        return [r for _, r in self.history]
+
+    def write_report(self, path="bfs4k-report.html"):
+        """The runs so far as a self-contained HTML report."""
+        from .report import write_report
+
+        names = list(dict.fromkeys(r.graph for _, r in self.history))
+        stats = {n: self._graph_stats_by_name(n) for n in names}
+        return write_report(self.history, path, graph_stats={n: s for n, s in stats.items() if s})
