@@ -1,0 +1,167 @@
+"""The command line: a run prints the level table and writes JSON/CSV; every bad input is one line."""
+import csv
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from explorer import backend, cli
+from explorer.stats import LEVEL_FIELDS
+from explorer.techniques import missing_techniques
+
+# conftest.py chose the backend for this process; --simulator is only valid when it is the simulator.
+SIM = ["--simulator"] if backend.current().is_simulator else []
+GPU = backend.gpu_present()[0]
+
+
+def run_cli(capsys, *args):
+    code = cli.main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def clean_env(**extra):
+    """The environment of a fresh user shell: no simulator requested."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env.update(extra)
+    return env
+
+
+def test_run_prints_the_level_table_and_writes_json_and_csv(tmp_path, capsys):
+    j, c = tmp_path / "run.json", tmp_path / "levels.csv"
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", *SIM, "--json", str(j), "--csv", str(c))
+    assert code == 0, err
+    lines = out.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["level", "frontier_in"])
+    rows = [line.split() for line in lines[header + 1:header + 5]]
+    # teaching graph from vertex 0: F0={0}, F1={1,2,3}, F2={4,5,6,8}, F3={7,9}
+    assert [r[:3] for r in rows] == [["0", "1", "3"], ["1", "3", "4"], ["2", "4", "2"], ["3", "2", "0"]]
+    assert "validation       ok" in out
+
+    doc = json.loads(j.read_text())
+    assert doc["summary"]["levels"] == 4 and doc["summary"]["validation"] == "ok"
+    assert [lv["frontier_in"] for lv in doc["levels"]] == [1, 3, 4, 2]
+    with c.open() as f:
+        reader = csv.DictReader(f)
+        table = list(reader)
+    assert tuple(reader.fieldnames) == LEVEL_FIELDS and len(table) == 4
+
+
+def test_run_without_instrumentation_and_with_a_generator(capsys):
+    code, out, err = run_cli(capsys, "run", "gen:grid2d:rows=3,cols=4", "--source", "0", "--no-instrument",
+                             "--knob", "block_threads=32", *SIM)
+    assert code == 0, err
+    assert "grid2d_3x4" in out and "duplicates       not measured" in out
+
+
+def _bad_edge_file(tmp_path):
+    p = tmp_path / "bad.txt"
+    p.write_text("0 1\n1 2\n2 x3\n")
+    return str(p)
+
+
+BAD_INPUTS = [
+    (["bfs4k_fig2", "--technique", "nope"], "unknown technique 'nope'"),
+    (["bfs4k_fig2", "--technique", missing_techniques()[0].value if missing_techniques() else "nope"],
+     "not implemented yet" if missing_techniques() else "unknown technique"),
+    (["bfs4k_fig2", "--knob", "K3=5000"], "knob K3=5000 is out of range: int in [1, 1024]"),
+    (["bfs4k_fig2", "--knob", "K1=3"], "one of 1, 2, 4, 8, 16, 32"),
+    (["bfs4k_fig2", "--knob", "K9=1"], "unknown knob 'K9'"),
+    (["bfs4k_fig2", "--knob", "K3=many"], "knob K3='many' is invalid"),
+    (["bfs4k_fig2", "--knob", "K3"], "expected NAME=VALUE"),
+    (["bfs4k_fig2", "--knob", "hash_entries=3"], "power of two"),
+    (["{tmp}/missing.txt"], "missing.txt: no such file"),
+    (["{bad}"], "line 3: malformed edge line '2 x3'"),
+    (["no_such_sample"], "neither a sample graph nor an existing file"),
+    (["bfs4k_fig2", "--source", "10"], "source vertex 10 is out of range"),
+    (["bfs4k_fig2", "--source", "-1"], "out of range"),
+    (["bfs4k_fig2", "--source", "somewhere"], "source 'somewhere' is invalid"),
+    (["gen:nope"], "unknown generator 'nope'"),
+    (["gen:grid2d:depth=3"], "has no parameter 'depth'"),
+    (["gen:grid2d:rows=three"], "rows='three' is invalid: expected an integer"),
+    (["gen:grid2d:rows=0"], "rows, cols must be >= 1"),
+]
+
+
+@pytest.mark.parametrize("args,message", BAD_INPUTS, ids=[" ".join(a) for a, _ in BAD_INPUTS])
+def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, capsys, args, message):
+    args = [a.format(tmp=tmp_path, bad=_bad_edge_file(tmp_path)) for a in args]
+    code, out, err = run_cli(capsys, "run", *args, *SIM)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("bfs4k: error: "), err
+    assert message in err
+    assert "Traceback" not in err + out
+
+
+@pytest.mark.skipif(GPU, reason="a GPU is present")
+def test_without_gpu_run_needs_simulator_flag():
+    p = subprocess.run([sys.executable, "-m", "explorer", "run", "bfs4k_fig2"], capture_output=True, text=True,
+                       env=clean_env(), timeout=120)
+    assert p.returncode == 2
+    assert "No CUDA GPU is available" in p.stderr and "--simulator" in p.stderr
+    assert p.stderr.count("\n") == 1
+
+
+def test_run_needs_neither_bokeh_nor_ipywidgets(tmp_path):
+    # The GPU machine has neither: the run path must not import them.
+    code = ("import sys; from explorer import cli; rc = cli.main(['run', 'bfs4k_fig2', '--simulator']); "
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('bokeh', 'ipywidgets', 'jupyter_bokeh')]; "
+            "print('IMPORTED', bad); sys.exit(rc)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(),
+                       timeout=120, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "IMPORTED []" in p.stdout
+
+
+def test_demo_headless_writes_a_report_and_says_which_backend(tmp_path):
+    out = tmp_path / "demo.html"
+    p = subprocess.run([sys.executable, "-m", "explorer", "demo", "--headless", "--out", str(out)],
+                       capture_output=True, text=True, env=clean_env(), timeout=300, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    if not GPU:
+        assert "No CUDA GPU detected" in p.stdout and "simulator" in p.stdout
+    assert f"report written to {out}" in p.stdout
+    html = out.read_text(encoding="utf-8")
+    assert "Frontier size per level" in html and "bfs4k_fig2" in html
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.usefixtures("in_tmp")
+def test_demo_default_report_path(capsys):
+    code, out, err = run_cli(capsys, "demo", "--headless", "--technique", "topdown-queue", *SIM)
+    assert code == 0, err
+    written = out.strip().splitlines()[-1].removeprefix("report written to ")
+    assert written == os.path.join(os.getcwd(), "bfs4k-report.html")  # ./bfs4k-report.html
+    assert os.path.exists(written)
+
+
+def test_listings(capsys):
+    code, out, _ = run_cli(capsys, "graphs")
+    assert code == 0 and "bfs4k_fig2" in out and "gen:grid2d:rows=300,cols=300" in out
+    code, out, _ = run_cli(capsys, "techniques")
+    assert code == 0 and "topdown-queue" in out and "Busato" in out
+    for t in missing_techniques():
+        assert t.value in out
+    code, out, _ = run_cli(capsys, "knobs")
+    assert code == 0 and "K1  default 4; one of 1, 2, 4, 8, 16, 32; BFS-4K §5.2" in out
+
+
+@pytest.mark.parametrize("args", [[], ["run"], ["demo"], ["graphs"], ["techniques"], ["knobs"]])
+def test_help_at_every_level(capsys, args):
+    with pytest.raises(SystemExit) as e:
+        cli.main([*args, "--help"])
+    assert e.value.code == 0
+    assert "usage: bfs4k" in capsys.readouterr().out
+
+
+def test_demo_without_headless_explains_what_it_needs(capsys, monkeypatch):
+    monkeypatch.setattr(cli.shutil, "which", lambda name: None)  # no jupyter on PATH
+    code, out, err = run_cli(capsys, "demo")
+    assert code == 2 and ("JupyterLab is not installed" in err or "notebook is not at" in err)
