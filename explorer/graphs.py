@@ -1168,60 +1168,77 @@ def _check_param(cond: bool, kind: str, msg: str) -> None:
         raise GraphError(f"generator {kind!r}: {msg}")
 
 
-_U64 = np.uint64
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_LOW16 = np.uint64(0xFFFF)
-_S16 = np.uint64(16)
 _S30 = np.uint64(30)
 _S27 = np.uint64(27)
 _S31 = np.uint64(31)
-_KRON_BLOCK = 1 << 14  # edges per random stream
+_KRON_BLOCK = 4096  # edges per parallel task; its per-edge state fits in L1
 
 
 @numba.njit(cache=True)
 def _mix64(z):
-    """splitmix64 finalizer: a counter-based stream, so every block of edges gets the same
-    numbers whatever the thread count."""
+    """splitmix64 finalizer. Kronecker draw l of edge e is _mix64(seed + (8e + l + 1) * golden),
+    i.e. element 8e+l of one SplitMix64 stream: counter-based, so the graph is the same whatever
+    the thread count, and the draws of consecutive edges are independent (the loop vectorizes)."""
     z = (z ^ (z >> _S30)) * _M1
     z = (z ^ (z >> _S27)) * _M2
     return z ^ (z >> _S31)
 
 
+@numba.njit(cache=True)
+def _scramble(x, k, mask, key):
+    """A keyed bijection of k-bit ids (odd multiplies and xor-shifts, all mod 2**k), in the
+    spirit of Graph500's scramble(): relabels vertices pseudo-randomly without a 2**k
+    permutation table, whose random reads cost more than generating the edge."""
+    s = np.uint64((k + 1) // 2)
+    y = (np.uint64(x) * key[0] + key[1]) & mask
+    y ^= y >> s
+    y = (y * key[2] + key[3]) & mask
+    y ^= y >> s
+    y = (y * key[0] + key[3]) & mask
+    return np.int32(y)
+
+
 @numba.njit(cache=True, parallel=True)
-def _kronecker_edges(scale, first_block, nblocks, m, seed, ta, tab, tabc, perm, src, dst):
-    """Graph500 Kronecker edges of blocks first_block.. into src/dst (from local offset 0).
+def _kronecker_edges(scale, first, count, seed, ta, tab, tabc, key, src, dst):
+    """Graph500 Kronecker edges first..first+count-1 into src/dst[0:count].
 
     At each of the `scale` levels a 16-bit uniform q picks the quadrant: q < A -> (0,0),
-    < A+B -> (0,1), < A+B+C -> (1,0), else (1,1) (thresholds scaled by 2**16), the same joint
-    law as Graph500's two draws to 1/65536. One 64-bit draw serves four levels. Branch-free
-    (row bit = q >= A+B, column bit = xor of the three comparisons): the quadrant is random, so
-    branches would mispredict half the time. Both ends are then relabelled through `perm`."""
-    base = first_block * _KRON_BLOCK
+    < A+B -> (0,1), < A+B+C -> (1,0), else (1,1) (thresholds scaled by 2**16): the same joint
+    law as Graph500's two draws, to 1/65536. One 64-bit draw serves four levels. Bits are
+    shifted in from comparisons (row bit q >= A+B, column bit the xor of the three), never
+    selected: selects became branches, and a random quadrant mispredicts half of them."""
+    ndraw = (scale + 3) // 4
+    mask = (np.uint64(1) << np.uint64(scale)) - np.uint64(1)
+    stride = np.uint64(8) * _GOLDEN
     one = np.uint64(1)
-    mask = (one << np.uint64(scale)) - one
+    s16 = np.uint64(16)
+    low16 = np.uint64(0xFFFF)
+    nblocks = (count + _KRON_BLOCK - 1) // _KRON_BLOCK
     for b in prange(nblocks):
-        gb = first_block + b
-        state = _mix64(seed ^ (np.uint64(gb) * _GOLDEN))
         lo = b * _KRON_BLOCK
-        hi = min(lo + _KRON_BLOCK, m - base)
-        for e in range(lo, hi):
-            u = np.uint64(0)
-            v = np.uint64(0)
-            lv = np.uint64(0)
-            for _ in range((scale + 3) // 4):
-                state += _GOLDEN
-                r = _mix64(state)
+        cnt = min(_KRON_BLOCK, count - lo)
+        u = np.zeros(cnt, np.uint64)
+        v = np.zeros(cnt, np.uint64)
+        for lv in range(ndraw):
+            base = seed + np.uint64(lv + 1) * _GOLDEN + np.uint64(first + lo) * stride
+            for i in range(cnt):
+                r = _mix64(base + np.uint64(i) * stride)
+                uu = u[i]
+                vv = v[i]
                 for _j in range(4):
-                    q = r & _LOW16
-                    r >>= _S16
+                    q = r & low16
+                    r >>= s16
                     c2 = np.uint64(q >= tab)
-                    u |= c2 << lv
-                    v |= (np.uint64(q >= ta) ^ c2 ^ np.uint64(q >= tabc)) << lv
-                    lv += one
-            src[e] = perm[np.int64(u & mask)]
-            dst[e] = perm[np.int64(v & mask)]
+                    uu = (uu << one) | c2
+                    vv = (vv << one) | (np.uint64(q >= ta) ^ c2 ^ np.uint64(q >= tabc))
+                u[i] = uu
+                v[i] = vv
+        for i in range(cnt):
+            src[lo + i] = _scramble(u[i] & mask, scale, mask, key)
+            dst[lo + i] = _scramble(v[i] & mask, scale, mask, key)
 
 
 def _seed64(seed: int, stream: int) -> np.uint64:
@@ -1239,8 +1256,9 @@ def kronecker(scale: int = 16, edge_factor: int = 16, a: float = 0.57, b: float 
               c: float = 0.19, seed: int = 1, progress: bool | None = None) -> CSRGraph:
     """Graph500 Kronecker graph: N = 2^scale vertices, M = edge_factor * N generated edges, each
     end picked bit by bit with quadrant probabilities A, B, C, D = 1-A-B-C; vertex labels are
-    randomly permuted (so high-degree vertices are not clustered at low ids). Undirected, self
-    loops dropped and multi-edges merged (notes count both), so |E| < M."""
+    then relabelled by a seeded pseudo-random bijection (so high-degree vertices are not
+    clustered at low ids). Undirected, self loops dropped and multi-edges merged (notes count
+    both), so |E| < M. Same seed, same graph, whatever the number of threads."""
     kind = "kronecker"
     _check_param(1 <= scale <= 30, kind, f"scale must be in 1..30, got {scale}")
     _check_param(edge_factor >= 1, kind, f"edge_factor must be >= 1, got {edge_factor}")
@@ -1248,30 +1266,30 @@ def kronecker(scale: int = 16, edge_factor: int = 16, a: float = 0.57, b: float 
                  f"need a, b, c >= 0 and a+b+c <= 1, got {a}, {b}, {c}")
     n = 1 << scale
     m = edge_factor * n
-    perm = _rng(seed, 0).permutation(n).astype(np.int32)
     t = lambda x: np.uint64(min(int(round(x * 2.0**16)), 2**16))  # noqa: E731
     ta, tab, tabc = t(a), t(a + b), t(a + b + c)
+    key = _rng(seed, 0).integers(0, 2**62, size=4, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
     src = np.empty(m, np.int32)
     dst = np.empty(m, np.int32)
-    nblocks = -(-m // _KRON_BLOCK)
     # Generate in slices so the bar moves; each slice is still one parallel kernel.
-    slices = max(1, min(16, nblocks // 64))
+    slices = max(1, min(16, m // (1 << 21)))
     big = progress or (progress is None and m >= 1 << 22)
     bar = _bar(slices + _BUILD_STEPS, f"Kronecker scale {scale}", progress) if big else _NoBar()
     try:
         bar.set_postfix_str("edges", refresh=False)
         seed64 = _seed64(seed, 1)
         for i in range(slices):
-            b0 = nblocks * i // slices
-            b1 = nblocks * (i + 1) // slices
-            lo = b0 * _KRON_BLOCK
-            _kronecker_edges(scale, b0, b1 - b0, m, seed64, ta, tab, tabc, perm,
-                             src[lo:], dst[lo:])
+            lo = m * i // slices
+            hi = m * (i + 1) // slices
+            _kronecker_edges(scale, lo, hi - lo, seed64, ta, tab, tabc, key, src[lo:hi],
+                             dst[lo:hi])
             bar.update(1)
-        return _build(src, dst, n, directed=False, symmetrize=False, drop_self_loops=True,
-                      merge_multi_edges=True, name=f"kron_s{scale}_ef{edge_factor}", bar=bar)
+        g = _build(src, dst, n, directed=False, symmetrize=False, drop_self_loops=True,
+                   merge_multi_edges=True, name=f"kron_s{scale}_ef{edge_factor}", bar=bar)
     finally:
         bar.close()
+    g.notes["relabel"] = "keyed pseudo-random bijection of the ids (as Graph500's scramble)"
+    return g
 
 
 @_generator("uniform_random", "uniform random (GTGraph 'random'): n vertices, m edges with "
