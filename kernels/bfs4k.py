@@ -20,6 +20,7 @@ Every warp-level call is made by all 32 lanes (loops run while any lane has work
 what the shuffles need on the GPU and what kernels.sim checks under the simulator.
 """
 from numba import cuda, int32, int64, uint32
+from numba.core import config
 
 from . import rules
 from .common import (COALESCED, DISCOVERED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EDGES,
@@ -532,7 +533,11 @@ _heavy_bin = cuda.jit(device=True)(rules.heavy_bin)
 _max_degree_below = cuda.jit(device=True)(rules.max_degree_below)
 
 
-@cuda.jit(cache=True)
+# 1024 threads x 64 registers fill the register file; the simulator has no such option.
+_SINGLE_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
+
+
+@cuda.jit(cache=True, **_SINGLE_OPTIONS)
 def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
                  max_levels, level0, state, stamp, stamp2, instrument, f_threshold, fcap, k1,
                  k2_limit, k3, k4, atomic_claim, dedup, hmask, k7, region0_words):

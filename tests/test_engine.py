@@ -1,0 +1,144 @@
+"""The engine and the first technique (topdown-queue) against the CPU reference, and every way a
+user can call it wrongly."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from explorer import backend, graphs
+from explorer.engine import resolve_source, run_bfs
+from explorer.reference import compare_distances, cpu_bfs, validate
+from explorer.techniques import KnobError, Technique, TechniqueNotImplemented
+
+from _graphs import small_graphs
+
+SMALL = small_graphs()
+
+
+def check_run(g, source, technique="topdown-queue", knobs=None, **kw):
+    run = run_bfs(g, source, technique, knobs, **kw)
+    levels = list(run)
+    r = run.result
+    d, _ = cpu_bfs(g, r.source)
+    assert compare_distances(d, r.distances) is None, compare_distances(d, r.distances)
+    report = validate(g, r.source, r.distances, r.parents)
+    assert report.ok, report.message
+    assert [lv.level for lv in levels] == list(range(len(levels)))
+    assert len(levels) == max(d.max(), 0) + 1 or r.reached == 1
+    assert sum(lv.discovered for lv in levels) + 1 == r.reached or not r.instrumented
+    return r
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+def test_topdown_queue_small_graphs(name):
+    g = SMALL[name]
+    r = check_run(g, "max-degree")
+    for lv in r.levels:
+        assert lv.dup_generated == 0 and lv.technique == "topdown-queue"
+        assert lv.frontier_out == lv.discovered
+
+
+@pytest.mark.parametrize("name", sorted(graphs.SAMPLE_GRAPHS))
+def test_topdown_queue_sample_graphs(name):
+    g = graphs.sample_graph(name)
+    if backend.current().is_simulator and g.num_arcs > backend.SIMULATOR_MAX_ARCS:
+        pytest.skip(f"{name} has {g.num_arcs:,} arcs, over the simulator's limit; runs on a GPU")
+    r = check_run(g, "max-degree")
+    assert r.traversed_edges > 0 and r.total_ms > 0
+
+
+edge_lists = st.integers(1, 40).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=120), st.booleans()))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(edge_lists, st.integers(0, 10**6))
+def test_topdown_queue_hypothesis_graphs(case, seed):
+    n, edges, directed = case
+    src = np.array([e[0] for e in edges], np.int64)
+    dst = np.array([e[1] for e in edges], np.int64)
+    g = graphs.from_edges(src, dst, num_vertices=n, directed=directed, name="hyp")
+    check_run(g, seed % n)
+
+
+def test_sources_resolve():
+    g = SMALL["star40"]
+    assert resolve_source(g, "max-degree") == 0
+    assert resolve_source(g, " Max-Degree ") == 0
+    a, b = resolve_source(g, "random", seed=7), resolve_source(g, "random", seed=7)
+    assert a == b and g.degrees()[a] >= 1
+    assert resolve_source(g, "12") == 12 and resolve_source(g, np.int64(3)) == 3
+
+
+@pytest.mark.parametrize("source,pattern", [
+    (41, r"source vertex 41 is out of range: graph 'star40' has vertices 0\.\.40"),
+    (-1, r"source vertex -1 is out of range"),
+    ("middle", r"source 'middle' is invalid: give a vertex id, 'max-degree' or 'random'"),
+    (2.5, r"source 2.5 is invalid"),
+    (True, r"source True is invalid"),
+])
+def test_bad_source(source, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        run_bfs(SMALL["star40"], source)
+
+
+def test_random_source_needs_an_edge():
+    g = graphs.from_edges(np.array([], np.int64), np.array([], np.int64), num_vertices=3, name="empty3")
+    with pytest.raises(ValueError, match="no vertex of degree >= 1"):
+        run_bfs(g, "random")
+    r = run_bfs(g, 1).complete()  # an isolated source is a valid one-level BFS
+    assert r.num_levels == 1 and r.reached == 1
+
+
+def test_unknown_and_missing_techniques():
+    with pytest.raises(ValueError, match=r"unknown technique 'dfs'; known techniques: topdown-queue, bfs4k"):
+        run_bfs(SMALL["karate"], 0, "dfs")
+    with pytest.raises(TechniqueNotImplemented, match=r"'bottom-up' is declared but not implemented.*missing: .*bottom-up"):
+        run_bfs(SMALL["karate"], 0, Technique.BOTTOM_UP)
+
+
+def test_bad_knob_fails_before_running():
+    with pytest.raises(KnobError, match=r"knob K1=5 is invalid: one of 1, 2, 4, 8, 16, 32"):
+        run_bfs(SMALL["karate"], 0, "bfs4k", {"K1": 5})
+
+
+def test_not_a_graph():
+    with pytest.raises(TypeError, match="graph must be a CSRGraph"):
+        run_bfs([[0, 1]], 0)
+
+
+def test_run_iterates_once_and_result_needs_completion():
+    run = run_bfs(SMALL["karate"], 0)
+    with pytest.raises(RuntimeError, match="has not finished"):
+        run.result
+    run.complete()
+    with pytest.raises(RuntimeError, match="iterated once"):
+        list(run)
+
+
+def test_instrumentation_off_marks_counts_unmeasured():
+    r = run_bfs(SMALL["karate"], 0, instrument=False).complete()
+    assert all(lv.dup_generated == -1 and lv.edges_examined == -1 for lv in r.levels)
+    assert not r.instrumented
+
+
+def test_status_messages_and_result_files(tmp_path):
+    messages = []
+    r = run_bfs(SMALL["grid6x7"], 0, on_status=messages.append).complete()
+    doc = json.loads(r.to_json(include_arrays=True))
+    assert doc["summary"]["levels"] == r.num_levels == 12
+    assert doc["distances"] == r.distances.tolist()
+    assert doc["summary"]["device"]["backend"] in ("gpu", "simulator")
+    rows = r.to_csv().strip().splitlines()
+    assert rows[0].startswith("level,frontier_in,edges_examined") and len(rows) == r.num_levels + 1
+    assert r.gteps > 0
+
+
+def test_simulator_size_limit_is_stated():
+    if not backend.current().is_simulator:
+        pytest.skip("the size limit applies to the simulator only")
+    big = graphs.generate("grid2d", rows=320, cols=320)  # 203,840 arcs
+    with pytest.raises(backend.BackendError, match=r"limited to 200,000 arcs"):
+        run_bfs(big, 0)

@@ -1,0 +1,130 @@
+"""BFS-4K's per-level policy and shared-memory layout: pure host code, no kernels."""
+import numpy as np
+import pytest
+
+from explorer.policy import (DeviceLimits, FrontierStats, multi_block_layout, plan_level,
+                             recommend_knobs, single_block_layout)
+from explorer.techniques import KnobError, Knobs
+from kernels import rules
+
+H200 = DeviceLimits(name="H200-like", sm_count=132, max_threads_per_sm=2048,
+                    shared_per_block=48 * 1024, shared_per_sm=228 * 1024)
+
+
+def frontier(degrees):
+    return FrontierStats.of_vertices(np.asarray(degrees))
+
+
+def test_rules_pow2_and_bins():
+    assert [rules.pow2_floor(x) for x in (0, 1, 2, 3, 4, 1023, 1024)] == [1, 1, 2, 2, 4, 512, 1024]
+    assert [rules.degree_bin(d) for d in (0, 1, 2, 3, 4, 7, 8, 1 << 20)] == [0, 0, 1, 1, 2, 2, 3, 20]
+
+
+@pytest.mark.parametrize("res,size,k1,expected", [
+    (270336, 1, 4, 32),        # tiny frontier: the largest warp
+    (270336, 270336, 4, 4),    # one thread per vertex available: clamped to K1
+    (270336, 20000, 4, 8),     # 270336/20000 = 13.5 -> 8
+    (1024, 100, 4, 8),         # single block: #ResThreads is the block size
+    (1024, 100, 16, 16),       # K1 raises the floor
+    (1024, 0, 4, 32),
+])
+def test_virtual_warp_size_formula(res, size, k1, expected):
+    assert rules.virtual_warp_size(res, size, k1) == expected
+
+
+def test_edge_discover_switch_uses_k4():
+    assert rules.use_edge_discover(1000, 499, 2) and not rules.use_edge_discover(1000, 500, 2)
+    assert not rules.use_edge_discover(1000, 1, 0)  # K4 = 0 disables
+
+
+def test_single_block_below_threshold_multi_above():
+    knobs = Knobs(K5=1, single_block_threads=1024)
+    assert plan_level(frontier([3] * 1023), knobs, H200, 10**6).kernel == "single-block"
+    assert plan_level(frontier([3] * 1024), knobs, H200, 10**6).kernel == "multi-block"
+    assert plan_level(frontier([3] * 10), knobs.replace(K5=0), H200, 10**6).kernel == "multi-block"
+    assert plan_level(frontier([3] * 2047), knobs.replace(K5=2), H200, 10**6).kernel == "single-block"
+
+
+def test_multi_block_warp_size_and_grid():
+    knobs = Knobs(K4=0, K6=128)
+    plan = plan_level(frontier([5] * 20000), knobs, H200, 10**6)
+    assert plan.kernel == "multi-block" and plan.warp_size == 8 and not plan.edge_discover
+    assert plan.blocks == -(-20000 * 8 // 128) and plan.block_threads == 128
+
+
+def test_heavy_vertices_take_child_grids_sized_by_k3():
+    degs = [4] * 5000 + [5000, 9000, 70000]
+    knobs = Knobs(K2=0.15, K3=16, K6=128, K4=0)
+    plan = plan_level(frontier(degs), knobs, H200, 10**6)
+    # min degree 16 x 128 = 2048: the three hubs, limit 1500 vertices
+    assert plan.heavy_vertices == 3 and plan.heavy_edges == 5000 + 9000 + 70000
+    assert plan.heavy_threshold == 2048  # the lowest power of two >= K3 x block with the same set
+    assert plan.heavy_blocks == -(-84000 // (16 * 128))
+    assert plan_level(frontier(degs), knobs.replace(K2=0), H200, 10**6).heavy_vertices == 0
+    # the limit is K2 % of |V|: 0.15 % of 1000 vertices is 1 vertex, so no whole bin fits
+    assert plan_level(frontier(degs), knobs, H200, 1000).heavy_vertices == 1  # 70000 alone in its bin
+
+
+def test_binary_scan_only_when_each_lane_holds_at_most_one_vertex():
+    knobs = Knobs(K4=0, K1=4)
+    assert plan_level(frontier([3] * 100000), knobs, H200, 10**6).binary_scan  # W=4 >= degree 3
+    assert not plan_level(frontier([9] * 100000), knobs, H200, 10**6).binary_scan
+    assert not plan_level(frontier([3] * 100), knobs.replace(K4=2), H200, 10**6).binary_scan  # edge-discover
+
+
+def test_shared_layouts_follow_the_paper():
+    single = single_block_layout(Knobs(K5=1, single_block_threads=1024), H200)
+    assert single.frontier_capacity == 1024
+    assert single.hash_entries & (single.hash_entries - 1) == 0 and single.hash_entries * 8 <= 48 * 1024
+    assert single.dynamic_bytes <= H200.shared_per_block
+    multi = multi_block_layout(Knobs(K6=128), H200)
+    # nearest_pow2((228K - Var) x 128 / 2048) = 8 KiB -> 1024 entries of 64 bits
+    assert multi.hash_entries == 1024
+    assert multi_block_layout(Knobs(K6=128, hash_entries=256), H200).hash_entries == 256
+    assert multi_block_layout(Knobs(dedup="none"), H200).dynamic_bytes == 0
+
+
+def test_k5_too_large_for_shared_memory_names_the_knob():
+    with pytest.raises(KnobError, match=r"K5=16.*use K5 <= \d"):
+        single_block_layout(Knobs(K5=16, single_block_threads=1024), H200)
+
+
+def test_recommend_knobs_rules_of_thumb():
+    road, why = recommend_knobs({"avg_degree": 2.8, "std_degree": 1.0, "max_degree": 12})
+    assert (road.K1, road.K2, road.K4, road.K5) == (4, 0.0, 1, 1) and "road" in why["K1"]
+    youtube, _ = recommend_knobs({"avg_degree": 5.2, "std_degree": 50.2, "max_degree": 28754})
+    assert youtube.K1 == 32 and youtube.K2 > 0 and youtube.K4 == 2
+    rand, _ = recommend_knobs({"avg_degree": 64.0, "std_degree": 10.6, "max_degree": 183})
+    assert rand.K1 == 32 and rand.K5 == 0 and rand.K2 == 0
+    kron, _ = recommend_knobs({"avg_degree": 96.0, "std_degree": 1033.2, "max_degree": 413378})
+    assert kron.K4 == 0 and kron.K5 == 0
+
+
+@pytest.mark.parametrize("name,value,pattern", [
+    ("K1", 3, r"K1=3 is invalid: one of 1, 2, 4, 8, 16, 32"),
+    ("K2", 11.0, r"K2=11.0 is out of range: float in \[0.0, 10.0\]"),
+    ("K3", 0, r"K3=0 is out of range"),
+    ("K4", 3, r"K4=3 is invalid: one of 0, 1, 2, 4"),
+    ("K5", -1, r"K5=-1 is out of range: int in \[0, 16\]"),
+    ("K6", 100, r"K6=100 is invalid"),
+    ("K7", 2000, r"K7=2000 is out of range"),
+    ("claim", "maybe", r"claim='maybe' is invalid: one of 'race', 'atomic'"),
+    ("dedup", "bloom", r"dedup='bloom' is invalid"),
+    ("hash_entries", 100, r"hash_entries=100 must be 0 or a power of two"),
+    ("K3", 2.5, r"K3=2.5 is invalid: expected an integer"),
+])
+def test_knob_errors_name_knob_and_range(name, value, pattern):
+    with pytest.raises(KnobError, match=pattern):
+        Knobs(**{name: value})
+
+
+def test_unknown_knob_lists_knobs():
+    with pytest.raises(KnobError, match=r"unknown knob 'K8'; knobs: K1, K2"):
+        Knobs.from_dict({"K8": 1})
+
+
+def test_knob_declarations_carry_paper_defaults():
+    defaults = {s.name: s.default for s in Knobs.specs()}
+    assert (defaults["K1"], defaults["K2"], defaults["K3"], defaults["K5"], defaults["K6"], defaults["K7"]) == \
+        (4, 0.15, 16, 1, 128, 10)
+    assert all(s.meaning for s in Knobs.specs())
