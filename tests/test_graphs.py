@@ -365,6 +365,15 @@ def test_kronecker_size_determinism_and_skew():
     assert same(g, one)
 
 
+def test_kronecker_relabel_is_a_bijection():
+    # Relabelling must not merge vertices: every k-bit id maps to a distinct k-bit id.
+    key = np.array([0x4519840211493211, 0x3050852102C843A5, 12345, 999], np.uint64) | np.uint64(1)
+    for k in range(1, 15):
+        mask = np.uint64((1 << k) - 1)
+        img = [int(G._scramble(x, k, mask, key)) for x in range(1 << k)]
+        assert sorted(img) == list(range(1 << k)), k
+
+
 def _count_loops(g):
     src = np.repeat(np.arange(g.num_vertices), g.degrees())
     return int(np.sum(src == g.indices))
