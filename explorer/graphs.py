@@ -1075,8 +1075,10 @@ def _slug(s: str) -> str:
 
 
 def _cache_path(prefix: str, key: dict) -> Path:
-    blob = json.dumps({"code": _CODE_VERSION, "key": key}, sort_keys=True, default=str)
-    return cache_dir() / f"{prefix}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}.npz"
+    """<prefix>-<hash of the key>-<code version>.npz: the code version is in the name, so
+    storing can drop the same key's entries from older code (they would never be read)."""
+    digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()
+    return cache_dir() / f"{prefix}-{digest[:20]}-{_CODE_VERSION}.npz"
 
 
 def _cache_load(path: Path) -> CSRGraph | None:
@@ -1151,6 +1153,10 @@ def _cache_store(path: Path, graph: CSRGraph) -> None:
             os.fsync(f.fileno())
         os.replace(tmp, path)
         tmp = None
+        stem = path.name[: -len(_CODE_VERSION) - 4]  # "<prefix>-<key hash>-"
+        for old in path.parent.glob(f"{stem}*.npz"):
+            if old != path:
+                old.unlink(missing_ok=True)
     except OSError as e:  # a read-only or full disk must not stop the caller from getting its graph
         warnings.warn(f"could not write graph cache {path}: {e}", RuntimeWarning, stacklevel=3)
     finally:

@@ -580,6 +580,15 @@ def test_file_cache_follows_file_changes(cache_dir):
         assert len(list(cache_dir.iterdir())) == n_entries
 
 
+def test_entries_of_older_code_are_dropped(cache_dir):
+    G.uniform_random(n=17, m=23, cache=True)
+    (entry,) = cache_dir.glob("gen-uniform_random-*.npz")
+    stale = entry.with_name(entry.name.replace(G._CODE_VERSION, "0" * len(G._CODE_VERSION)))
+    entry.rename(stale)  # as if written by an older graphs.py
+    assert G.uniform_random(n=17, m=23, cache=True).num_vertices == 17  # not read: rebuilt
+    assert [p.name for p in cache_dir.glob("gen-uniform_random-*.npz")] == [entry.name]
+
+
 # ---------------------------------------------------------------------------------------------
 # BFS-4K Table 1 statistics
 
