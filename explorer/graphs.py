@@ -10,10 +10,11 @@ occur in some edge exist after remapping; there are no isolated filler vertices.
 already exactly 0..n-1, nothing is remapped and `ids` is None. `remap=False` keeps the id space
 instead (n = largest id + 1; the gaps become isolated vertices).
 
-Every CSR goes through one builder, `from_edges`: a counting-sort scatter (Numba, parallel over
-edge chunks), each adjacency list sorted (so the CSR does not depend on input order or thread
-count), duplicates merged by one pass over the sorted rows. What it did is recorded in
-`CSRGraph.notes` and shown by `CSRGraph.summary()`.
+Every CSR goes through one builder (`from_edges` and, inside, `_build`): a counting-sort scatter
+into buckets of consecutive sources (Numba, parallel over edge chunks), then per bucket a radix
+(counting) sort by (source, target), so every adjacency list is sorted and the CSR does not
+depend on input order or thread count, and one pass over the sorted rows merges duplicates.
+What it did is recorded in `CSRGraph.notes` and shown by `CSRGraph.summary()`.
 """
 from __future__ import annotations
 
