@@ -29,7 +29,9 @@ from bokeh.models import (
     HoverTool,
     Legend,
     LegendItem,
+    LogTicker,
     Line,
+    NoOverlap,
     NumberFormatter,
     Scatter,
     TableColumn,
@@ -155,6 +157,12 @@ def _base_figure(kind: str, title: str, y_label: str, x_range=None, series=(), *
     fig.xaxis.axis_label = "BFS level"
     fig.yaxis.axis_label = y_label
     fig.xaxis.ticker = AdaptiveTicker(min_interval=1)  # levels are whole numbers
+    # Labels that would overlap are dropped rather than drawn on top of each other.
+    fig.xaxis.major_label_policy = NoOverlap()
+    fig.yaxis.major_label_policy = NoOverlap()
+    if kw.get("y_axis_type") == "log":
+        # The default log ticker crowds sub-decade ranges (a tiny graph) with minor ticks.
+        fig.yaxis.ticker = LogTicker(mantissas=[1, 2, 5], desired_num_ticks=4, num_minor_ticks=0)
     fig.title.text_font_size = "11pt"
     if len(series) > 1:
         # Grey keys for dash and marker, in a one-row legend of their own. Their data is one NaN
@@ -237,7 +245,7 @@ def add_edges_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
 
 def dedup_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -> figure:
     """Duplicate frontier entries per level: generated, removed by the filter, left, hash conflicts."""
-    fig = _base_figure("dedup", "Duplicates per level (dedup effectiveness)", "frontier entries",
+    fig = _base_figure("dedup", "Duplicates per level (dedup)", "frontier entries",
                        x_range, DEDUP_SERIES)
     if source is not None:
         add_dedup_glyphs(fig, source, label, color)
@@ -334,11 +342,14 @@ class LevelStream:
     live (figures in a BokehModel) or offline (`layout()` into an HTML file).
     """
 
-    def __init__(self, max_runs: int = 6):
+    def __init__(self, max_runs: int = 6, fig_width: int = FIG_WIDTH):
         if not 1 <= max_runs <= len(RUN_PALETTE):
             raise ValueError(f"max_runs={max_runs} is out of range: 1..{len(RUN_PALETTE)} (one colour per run)")
         x_range = DataRange1d(range_padding=0.05)  # shared: panning one plot pans all
         self.figures = {name: builder(x_range=x_range) for name, (builder, _) in FIGURES.items()}
+        self.fig_width = fig_width
+        for fig in self.figures.values():
+            fig.width = fig_width
         self.overlays = [RunOverlay(i, run_color(i), self.figures) for i in range(max_runs)]
         self._by_label: dict[str, RunOverlay] = {}
         self._runs_started = 0
@@ -409,15 +420,18 @@ class LevelStream:
             self._layout = gridplot(figs, ncols=ncols, toolbar_location="right", merge_tools=True)
         return self._layout
 
-    def level_table(self, height: int = 260) -> DataTable:
+    def level_table(self, height: int = 240) -> DataTable:
         """A DataTable over every run's rows (the same columns as the CLI table)."""
         int_fmt = NumberFormatter(format="0,0")
-        cols = [TableColumn(field="run", title="run", width=160)]
+        # Fixed widths that add up to about two figures: the run label needs the most room.
+        cols = [TableColumn(field="run", title="run", width=165)]
         for name in TABLE_FIELDS:
             fmt = NumberFormatter(format="0.000") if name == "time_ms" else (
                 None if name in ("technique", "kernel") else int_fmt)
             kw = {"formatter": fmt} if fmt is not None else {}
-            cols.append(TableColumn(field=name, title=TABLE_TITLES.get(name, name), **kw))
-        return DataTable(source=self.table_source, columns=cols, height=height, width=FIG_WIDTH * 2,
-                         index_position=None, sizing_mode="fixed")
-
+            title = TABLE_TITLES.get(name, name)
+            width = {"level": 38, "technique": 95, "kernel": 80}.get(name, max(52, round(6.2 * len(title) + 10)))
+            cols.append(TableColumn(field=name, title=title, width=width, **kw))
+        return DataTable(source=self.table_source, columns=cols, height=height,
+                         width=sum(c.width for c in cols) + 20, index_position=None, autosize_mode="none",
+                         sizing_mode="fixed")

@@ -142,11 +142,12 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
-def summary_table_html(labelled: list[tuple[str, RunResult]], colors: Mapping[str, str] | None = None) -> str:
-    """One row per run: the run's colour swatch, label and summary fields."""
+def summary_table_html(labelled: list[tuple[str, RunResult]], colors: Mapping[str, str] | None = None,
+                       omit: Iterable[str] = ()) -> str:
+    """One row per run: the run's colour swatch, label and summary fields (less those in `omit`)."""
     if not labelled:
         return "<p><i>No runs yet.</i></p>"
-    keys = list(summary_fields(labelled[0][1]))
+    keys = [k for k in summary_fields(labelled[0][1]) if k not in set(omit)]
     head = "".join(f"<th>{_esc(k)}</th>" for k in ["run", *keys])
     body = []
     for label, res in labelled:

@@ -36,6 +36,10 @@ USER_ERRORS = (ValueError, NotImplementedError, backend.BackendError, OSError)
 
 SOURCE_MODES = ("max-degree", "random", "vertex id")
 DEFAULT_GRAPH = "bfs4k_fig2"
+PLOT_WIDTH = 450  # two columns + toolbar fit JupyterLab's output area (~970 px on a 1400 px window)
+#: Summary columns the explorer leaves out: the run label names graph and technique, and the
+#: backend line above names the device.
+SUMMARY_OMIT = ("graph", "technique", "device")
 _WIDE = W.Layout(width="340px")
 _LABEL = {"description_width": "130px"}
 
@@ -44,11 +48,23 @@ def _esc(x) -> str:
     return html.escape(str(x))
 
 
+def load_bokehjs() -> None:
+    """Put BokehJS into the page: BokehModel's view calls window.Bokeh and shows only "javascript
+    error" without it, and only output_notebook() loads it. Inline, so the explorer works without
+    internet (a classroom); BOKEH_RESOURCES=cdn chooses the CDN instead."""
+    from bokeh.io import output_notebook
+    from bokeh.resources import Resources
+    from bokeh.settings import settings
+
+    output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
+
+
 def knob_widget(spec: KnobSpec, value=None) -> W.ValueWidget:
     """A control for one knob: a dropdown for a set of choices, else a text box bounded by the range."""
     value = spec.default if value is None else value
     tip = f"{spec.meaning} [{spec.section or 'explorer'}; {spec.describe_range()}; default {spec.default!r}]"
-    common = dict(description=spec.name, tooltip=tip, style=_LABEL, layout=W.Layout(width="300px"))
+    common = dict(description=spec.name, tooltip=tip, style={"description_width": "145px"},
+                  layout=W.Layout(width="300px"))
     if spec.choices is not None:
         return W.Dropdown(options=list(spec.choices), value=value, **common)
     if spec.kind is int:
@@ -132,7 +148,7 @@ class Explorer(W.VBox):
         # ---- knobs, generated from the one declaration
         self.knob_widgets = {s.name: knob_widget(s) for s in Knobs.specs()}
         self.knob_box = W.GridBox(list(self.knob_widgets.values()),
-                                  layout=W.Layout(grid_template_columns="repeat(3, 310px)"))
+                                  layout=W.Layout(grid_template_columns="repeat(3, 305px)"))
         self.knob_reset = W.Button(description="defaults", tooltip="reset every knob to the paper's default",
                                    layout=W.Layout(width="90px"))
         self.knob_reset.on_click(lambda _: self.set_knobs({s.name: s.default for s in Knobs.specs()}))
@@ -187,6 +203,10 @@ class Explorer(W.VBox):
         self._sync_source_controls()
         self._render_summary()
 
+    def _repr_mimebundle_(self, **kwargs):
+        load_bokehjs()  # published just before the widget, so the plot view finds BokehJS
+        return super()._repr_mimebundle_(**kwargs)
+
     # ------------------------------------------------------------------ setting controls
 
     def set_graph(self, graph: str | CSRGraph) -> None:
@@ -237,7 +257,15 @@ class Explorer(W.VBox):
 
     def _build_gen_params(self) -> None:
         spec = graphs.GENERATORS[self.generator.value]
-        self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}</small>"
+        # The defaults are the papers' sizes, far beyond what the simulator runs: say so up front.
+        limit = (f" The CUDA simulator takes graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs: shrink the "
+                 "parameters (e.g. kronecker scale 10, grid2d 100 x 100).")
+        try:
+            sim = backend.current().is_simulator
+        except backend.NoGPUError:
+            sim = True  # the simulator is what this machine will be offered
+        self.generator_doc.value = (f"<small style='color:#555'>{_esc(spec.description)}."
+                                    f"{_esc(limit) if sim else ''}</small>")
         self.gen_params.children = [param_widget(k, v, spec.description) for k, v in spec.params.items()]
 
     def _sync_source_controls(self) -> None:
@@ -413,7 +441,7 @@ class Explorer(W.VBox):
     # ------------------------------------------------------------------ output
 
     def _new_stream(self) -> None:
-        self.stream = LevelStream()
+        self.stream = LevelStream(fig_width=PLOT_WIDTH)
         self.plot_view = BokehModel(column(self.stream.layout(), self.stream.level_table()))
         self.plots_box.children = [self.plot_view]
 
@@ -435,11 +463,12 @@ class Explorer(W.VBox):
         stats = {n: self._stats_cache.get(n) or self._graph_stats_by_name(n) for n in names}
         self.summary.value = (
             "<style>.bfs4k-sum table{border-collapse:collapse;font-size:12px}"
-            ".bfs4k-sum th,.bfs4k-sum td{border:1px solid #ddd;padding:2px 7px}"
+            ".bfs4k-sum th,.bfs4k-sum td{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
+            ".bfs4k-sum td.label{white-space:nowrap}"
             ".bfs4k-sum th{background:#f4f4f4} .bfs4k-sum td.num{text-align:right}"
             ".bfs4k-sum td.ok{color:#11772b;font-weight:600} .bfs4k-sum td.bad{color:#b00020;font-weight:600}"
             ".bfs4k-sum .swatch{display:inline-block;width:10px;height:10px;margin-right:5px}</style>"
-            "<div class='bfs4k-sum'><h4>Runs</h4>" + summary_table_html(self.history, colors)
+            "<div class='bfs4k-sum'><h4>Runs</h4>" + summary_table_html(self.history, colors, omit=SUMMARY_OMIT)
             + self._validation_html()
             + "<h4>Graph (BFS-4K Table 1)</h4>" + graph_stats_html({n: s for n, s in stats.items() if s})
             + "</div>")

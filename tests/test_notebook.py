@@ -1,5 +1,4 @@
 """The quickstart notebook runs top to bottom headless, and the Explorer widget runs from code."""
-import os
 from pathlib import Path
 
 import ipywidgets as W
@@ -33,6 +32,14 @@ def test_quickstart_notebook_executes_headless_under_the_simulator(tmp_path, mon
         [["0", "1", "3"], ["1", "3", "4"], ["2", "4", "2"], ["3", "2", "0"]]
     assert "validation       ok" in text
     assert (tmp_path / "quickstart-report.html").exists()
+    # Without BokehJS in the page the plots show only "javascript error": the explorer's cell
+    # must publish the BokehJS load before the widget itself.
+    explorer_cell = next(c for c in nb.cells if c.cell_type == "code" and "Explorer(" in c.source)
+    kinds = [next(iter(o.get("data", {})), o.output_type) for o in explorer_cell.outputs]
+    data = [o.get("data", {}) for o in explorer_cell.outputs]
+    load = next(i for i, d in enumerate(data) if "application/vnd.bokehjs_load.v0+json" in d)
+    widget = next(i for i, d in enumerate(data) if "application/vnd.jupyter.widget-view+json" in d)
+    assert load < widget, kinds
 
 
 @pytest.fixture(scope="module")
