@@ -74,6 +74,8 @@ class _RunState:
     hist: object = None
     start: object = None
     stop: object = None
+    begin: object = None  # recorded once the set-up is queued: elapsed time starts here
+    t_begin: float = 0.0
 
 
 @dataclass
@@ -178,6 +180,9 @@ class BFSRun:
             common.fill_int32[_grid(n, 256), 256](arr, -1)
         common.set_source[1, 1](st.dist, st.parent, st.queues[0], st.stamp, self.source)
         st.start, st.stop = cuda.event(), cuda.event()
+        st.begin = cuda.event()
+        st.begin.record()
+        st.t_begin = time.perf_counter()
         return st
 
     def _timed(self, st: "_RunState", launch) -> float:
@@ -340,8 +345,10 @@ class BFSRun:
             ms = self._timed(st, launch)
             c = st.host_out
             self._check_overflow(st, c)
+            # Edges examined are the frontier's degree sum; claims are the kept plus the dropped.
             rec = self._bfs4k_record(
-                level, frontier.size, c[common.EDGES], c[common.DISCOVERED], c[common.NEXT_SIZE],
+                level, frontier.size, frontier.edges, c[common.NEXT_SIZE] + c[common.DUP_DETECTED],
+                c[common.NEXT_SIZE],
                 c[common.DUP_GENERATED], c[common.DUP_DETECTED], c[common.DUP_CONFLICTS],
                 c[common.UNDETECTED], race, kernel="multi-block", warp_size=plan.warp_size,
                 edge_discover=plan.edge_discover, heavy_vertices=int(c[common.HEAVY]),
@@ -368,7 +375,16 @@ class BFSRun:
             dup_conflicts=int(conf), dup_undetected=int(undet) if inst else -1, **rest)
 
     def _finish(self, st: "_RunState", levels, total_ms) -> None:
+        from numba import cuda
+
         from .reference import traversed_edges
+
+        st.stop.record()
+        st.stop.synchronize()
+        if st.info.is_simulator:
+            elapsed = (time.perf_counter() - st.t_begin) * 1e3
+        else:
+            elapsed = cuda.event_elapsed_time(st.begin, st.stop)
 
         distances, parents = st.dist.copy_to_host(), st.parent.copy_to_host()
         device = st.info.as_dict()
@@ -377,7 +393,7 @@ class BFSRun:
         self._result = RunResult(
             graph=self.graph.name, source=self.source, technique=self.technique.value,
             knobs=self.knobs.as_dict(), distances=distances, parents=parents, levels=levels,
-            total_ms=total_ms, traversed_edges=traversed_edges(self.graph, distances),
+            total_ms=total_ms, elapsed_ms=elapsed, traversed_edges=traversed_edges(self.graph, distances),
             device=device, instrumented=self.instrument)
 
 

@@ -23,7 +23,7 @@ from numba import cuda, int32, int64, uint32
 from numba.core import config
 
 from . import rules
-from .common import (COALESCED, DISCOVERED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EDGES,
+from .common import (COALESCED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED,
                      EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
 
 FULL = 0xFFFFFFFF
@@ -33,8 +33,11 @@ NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
 
 # Per-thread accumulators (a local array, so device functions can update them).
-A_EDGES, A_GEN, A_DET, A_CONF, A_UNDET, A_FOUND, A_EXT, A_COAL = 0, 1, 2, 3, 4, 5, 6, 7
-NUM_ACC = 8
+A_LIGHT, A_GEN, A_DET, A_CONF, A_UNDET, A_EXT, A_COAL = 0, 1, 2, 3, 4, 5, 6
+NUM_ACC = 7
+# Degree sums are kept per bin only from this bin up (the heavy path's bins, which need them);
+# lighter vertices' degrees are summed per lane and reported together in bin 0.
+SUM_BIN = 5
 
 _pow2_floor = cuda.jit(device=True)(rules.pow2_floor)
 _degree_bin = cuda.jit(device=True)(rules.degree_bin)
@@ -164,11 +167,8 @@ def _warp_cull(cull, base, has, v, lane):
 def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
            dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s):
     """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp."""
-    if has_edge:
-        acc[A_EDGES] += 1
     found = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim)
     if found:
-        acc[A_FOUND] += 1
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
             acc[A_GEN] += 1  # ground truth: v was already claimed in this level
     keep = found
@@ -187,15 +187,23 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
             acc[A_DET] += 1
         elif r == 2:
             acc[A_CONF] += 1
+    b = -1
     if keep:
         if instrument and cuda.atomic.exch(stamp2, v, nxt) == nxt:
             acc[A_UNDET] += 1  # a copy of v already passed the filter
         q[qn] = v
         qn += 1
-        # Degree histogram of the next frontier: the host's policy for the next level reads it.
-        b = _degree_bin(offsets[v + 1] - offsets[v])
-        cuda.atomic.add(hist_c, b, 1)
-        cuda.atomic.add(hist_s, b, offsets[v + 1] - offsets[v])
+        deg = offsets[v + 1] - offsets[v]
+        b = _degree_bin(deg)
+        if b >= SUM_BIN:
+            cuda.atomic.add(hist_s, b, deg)
+        else:
+            acc[A_LIGHT] += deg
+    # Degree histogram of the next frontier (the policy of the next level reads it): lanes with
+    # the same bin add their count with one atomic, most vertices of a level share a bin.
+    peers = cuda.match_any_sync(FULL, b)
+    if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
+        cuda.atomic.add(hist_c, b, int64(_popc(peers)))
     return qn
 
 
@@ -224,7 +232,8 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
         m = _warp_reduce_min(qn)
     if m > 0:
         # Induced coalescence: round k writes every lane's k-th vertex side by side.
-        acc[A_COAL] += 1
+        if lane == 0:
+            acc[A_COAL] += 1
         for k in range(m):
             _put(out, out_cap, sh_out, sh_cap, counters, base + k * 32 + lane, q[k])
         pos = base + m * 32 + excl - m * lane
@@ -340,7 +349,8 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
         if cur_end >= base + 32:
             # EXT: the whole round lies inside one vertex, no search needed.
             owner = cur
-            acc[A_EXT] += 1
+            if lane == 0:
+                acc[A_EXT] += 1
         else:
             k = base + lane
             if k >= total:
@@ -368,10 +378,15 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
 
 
 @cuda.jit(device=True)
-def _acc_to_block(acc, cnt, heavy):
-    """Per-thread accumulators into the block's shared counters (no warp barriers needed)."""
-    if acc[A_EDGES]:
-        cuda.atomic.add(cnt, EDGES, acc[A_EDGES])
+def _acc_to_block(acc, cnt, hist_s, heavy):
+    """Per-thread accumulators into the block's shared counters. Collective (one warp sum).
+
+    Edges examined and claims are not counted here: the host derives them (edges = degree sum of
+    the frontier, claims = kept + detected), which keeps same-address atomics off the hot path.
+    """
+    light = _warp_reduce_sum(acc[A_LIGHT])
+    if cuda.laneid == 0 and light:
+        cuda.atomic.add(hist_s, 0, light)
     if acc[A_GEN]:
         cuda.atomic.add(cnt, DUP_GENERATED, acc[A_GEN])
     if acc[A_DET]:
@@ -380,8 +395,6 @@ def _acc_to_block(acc, cnt, heavy):
         cuda.atomic.add(cnt, DUP_CONFLICTS, acc[A_CONF])
     if acc[A_UNDET]:
         cuda.atomic.add(cnt, UNDETECTED, acc[A_UNDET])
-    if acc[A_FOUND]:
-        cuda.atomic.add(cnt, DISCOVERED, acc[A_FOUND])
     if acc[A_EXT]:
         cuda.atomic.add(cnt, EXT_ROUNDS, acc[A_EXT])
     if acc[A_COAL]:
@@ -404,6 +417,7 @@ def _hist_to_global(hist_c, hist_s, hist):
     if tid < DEGREE_BINS:
         if hist_c[tid] != 0:
             cuda.atomic.add(hist, tid, hist_c[tid])
+        if hist_s[tid] != 0:
             cuda.atomic.add(hist, DEGREE_BINS + tid, hist_s[tid])
 
 
@@ -446,7 +460,7 @@ def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, c
                          heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                          table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
                          counters, binary, k7, out, 0, False)
-    _acc_to_block(acc, cnt, heavy)
+    _acc_to_block(acc, cnt, hist_s, heavy)
     cuda.syncthreads()
     _block_to_global(cnt, counters)
     _hist_to_global(hist_c, hist_s, hist)
@@ -513,7 +527,7 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
         if (j + 1) % QLEN == 0:
             qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
     _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
-    _acc_to_block(acc, cnt, 0)
+    _acc_to_block(acc, cnt, hist_s, 0)
     cuda.syncthreads()
     _block_to_global(cnt, counters)
     _hist_to_global(hist_c, hist_s, hist)
@@ -559,6 +573,7 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     hist_c = cuda.shared.array(DEGREE_BINS, int64)
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
     cur_c = cuda.shared.array(DEGREE_BINS, int64)
+    cur_s = cuda.shared.array(DEGREE_BINS, int64)
     heavy_list = cuda.shared.array(HEAVY_LOCAL_CAP, int32)
     heavy_n = cuda.shared.array(1, int64)
     cull_base = (tid // 32) * CULL_ENTRIES
@@ -568,6 +583,7 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         fd[i] = qa[i] if in_a else qb[i]
     if tid < DEGREE_BINS:
         cur_c[tid] = hist[tid]
+        cur_s[tid] = hist[DEGREE_BINS + tid]
     a_is_in = in_a
     level = level0
     done = 0
@@ -637,15 +653,18 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
                     qn = _flush(q, qn, out, out_cap, cnt, False, k7, fd_new, fcap, acc)
                     rounds = 0
         _flush(q, qn, out, out_cap, cnt, False, k7, fd_new, fcap, acc)
-        _acc_to_block(acc, cnt, heavy)
+        _acc_to_block(acc, cnt, hist_s, heavy)
         cuda.syncthreads()
 
         row = level - level0
         nsize = cnt[NEXT_SIZE]
         if tid == 0:
             log[row, L_FRONTIER] = fsize
-            log[row, L_EDGES] = cnt[EDGES]
-            log[row, L_FOUND] = cnt[DISCOVERED]
+            edges = int64(0)
+            for b in range(DEGREE_BINS):
+                edges += cur_s[b]
+            log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
+            log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
             log[row, L_NEXT] = nsize
             log[row, L_GEN] = cnt[DUP_GENERATED]
             log[row, L_DET] = cnt[DUP_DETECTED]
@@ -658,8 +677,10 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             log[row, L_COAL] = cnt[COALESCED]
             log[row, L_EXT] = cnt[EXT_ROUNDS]
             log[row, L_OVERFLOW] = cnt[OVERFLOW]
+        cuda.syncthreads()  # the log row has read cur_s
         if tid < DEGREE_BINS:
             cur_c[tid] = hist_c[tid]
+            cur_s[tid] = hist_s[tid]
         level += 1
         a_is_in = not a_is_in
         fsize = nsize
