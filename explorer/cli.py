@@ -32,9 +32,15 @@ NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart
 SIMULATOR_KNOBS = {"single_block_threads": 32, "K6": 32, "block_threads": 32}
 
 
-def simulator_knobs_note() -> str:
-    return ("simulator: using 32-thread blocks (" + ", ".join(f"{k}={v}" for k, v in SIMULATOR_KNOBS.items())
+def simulator_knobs_note(applied: dict | None = None) -> str:
+    applied = SIMULATOR_KNOBS if applied is None else applied
+    return ("simulator: using 32-thread blocks (" + ", ".join(f"{k}={v}" for k, v in applied.items())
             + ") so the CPU simulation finishes in seconds")
+
+
+def simulator_knobs(user_values: dict) -> dict:
+    """The block-size knobs the user did not set, at their simulator-friendly values."""
+    return {k: v for k, v in SIMULATOR_KNOBS.items() if k not in user_values}
 
 
 class UsageError(ValueError):
@@ -81,6 +87,11 @@ def _split_assignment(item: str, what: str) -> tuple[str, str]:
 
 def parse_knobs(items: list[str] | None) -> Knobs:
     """['K1=4', 'dedup=none'] -> Knobs; unknown names and out-of-range values raise KnobError."""
+    return Knobs.from_dict(parse_knob_values(items))
+
+
+def parse_knob_values(items: list[str] | None) -> dict:
+    """['K1=4', 'dedup=none'] -> {'K1': 4, 'dedup': 'none'}, each value typed and range-checked."""
     values = {}
     for item in items or []:
         name, raw = _split_assignment(item, "--knob")
@@ -90,7 +101,8 @@ def parse_knobs(items: list[str] | None) -> Knobs:
             values[name] = _coerce(raw, like, f"knob {name}")
         except UsageError:
             raise KnobError(f"knob {name}={raw.strip()!r} is invalid: expected {spec.describe_range()}") from None
-    return Knobs.from_dict(values)
+    Knobs.from_dict(values)  # range errors now, before anything is loaded
+    return values
 
 
 def parse_generator(spec: str) -> tuple[str, dict]:
@@ -160,10 +172,14 @@ def cmd_run(args) -> int:
     from .reference import compare_distances, cpu_bfs, validate
 
     tech = Technique.parse(args.technique)
-    knobs = parse_knobs(args.knob)
+    knob_values = parse_knob_values(args.knob)
     graph = load_graph_spec(args.graph, args.undirected)
     source = engine.resolve_source(graph, args.source, args.seed)  # before the backend: input errors first
-    select_backend(args.simulator)
+    info = select_backend(args.simulator)
+    if info.is_simulator and simulator_knobs(knob_values):
+        print(simulator_knobs_note(simulator_knobs(knob_values)) + "; --knob overrides")
+        knob_values = {**simulator_knobs(knob_values), **knob_values}
+    knobs = Knobs.from_dict(knob_values)
     kind = "directed" if graph.directed else "undirected"
     print(f"graph: {graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs ({kind}); "
           f"source {source}; technique {tech.value}; instrumentation {'on' if args.instrument else 'off'}")
@@ -338,7 +354,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-instrument", dest="instrument", action="store_false",
                    help="skip the per-level counters (edges, duplicates): time only")
     r.add_argument("--simulator", action="store_true",
-                   help="run on Numba's CUDA simulator (CPU; small graphs) instead of a GPU")
+                   help="run on Numba's CUDA simulator (CPU; small graphs) instead of a GPU; block-size "
+                        "knobs you do not set become 32 there, so runs take seconds")
     r.add_argument("--undirected", action="store_true",
                    help="read the graph file as undirected (each line is an edge both ways)")
     r.add_argument("--no-validate", dest="validate", action="store_false",

@@ -56,6 +56,14 @@ def test_run_without_instrumentation_and_with_a_generator(capsys):
     assert "grid2d_3x4" in out and "duplicates       not measured" in out
 
 
+@pytest.mark.skipif(not SIM, reason="simulator only")
+def test_simulator_uses_small_blocks_unless_told_otherwise(capsys):
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--technique", "bfs4k", "--knob", "K6=64", *SIM)
+    assert code == 0, err
+    assert "simulator: using 32-thread blocks (single_block_threads=32, block_threads=32)" in out
+    assert "knobs            K6=64, single_block_threads=32, block_threads=32" in out
+
+
 def _bad_edge_file(tmp_path):
     p = tmp_path / "bad.txt"
     p.write_text("0 1\n1 2\n2 x3\n")
