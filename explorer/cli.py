@@ -212,9 +212,18 @@ def cmd_run(args) -> int:
     return status
 
 
+def _missing(*modules: str) -> list[str]:
+    import importlib.util
+
+    return [m for m in modules if importlib.util.find_spec(m) is None]
+
+
 def cmd_demo(args) -> int:
     if not args.headless:
         return _open_notebook()
+    if _missing("bokeh"):  # say so before minutes of BFS, not after
+        raise UsageError("demo --headless writes its report with Bokeh, which is not installed: "
+                         f"pip install 'bfs4k-explorer[notebook]' (`{PROG} run ... --json/--csv` needs no Bokeh)")
     from . import backend, engine, report
     from .graphs import graph_stats
     from .reference import compare_distances, cpu_bfs, validate
@@ -258,12 +267,10 @@ def cmd_demo(args) -> int:
 
 
 def _open_notebook() -> int:
-    import importlib.util
-
     if not NOTEBOOK.exists():
         raise UsageError(f"the quickstart notebook is not at {NOTEBOOK} (install from a source checkout); "
                          f"`{PROG} demo --headless` works without it")
-    if importlib.util.find_spec("jupyterlab") is None or shutil.which("jupyter") is None:
+    if _missing("jupyterlab", "jupyter_bokeh", "ipywidgets") or shutil.which("jupyter") is None:
         raise UsageError("JupyterLab is not installed: pip install 'bfs4k-explorer[notebook]' "
                          f"(or run `{PROG} demo --headless` for an HTML report)")
     print(f"opening {NOTEBOOK} in JupyterLab (Ctrl-C to stop)")

@@ -169,6 +169,12 @@ def test_help_at_every_level(capsys, args):
     assert "usage: bfs4k" in capsys.readouterr().out
 
 
+def test_headless_demo_without_bokeh_says_how_to_install_it(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "_missing", lambda *mods: ["bokeh"])  # as on the GPU machine
+    code, out, err = run_cli(capsys, "demo", "--headless")
+    assert code == 2 and "Bokeh, which is not installed: pip install 'bfs4k-explorer[notebook]'" in err
+
+
 def test_demo_without_headless_explains_what_it_needs(capsys, monkeypatch):
     monkeypatch.setattr(cli.shutil, "which", lambda name: None)  # no jupyter on PATH
     code, out, err = run_cli(capsys, "demo")
