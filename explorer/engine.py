@@ -72,6 +72,8 @@ class _RunState:
     host_out: np.ndarray = None
     counters: object = None
     hist: object = None
+    extra: dict = None
+    pool: dict = None
     start: object = None
     stop: object = None
     begin: object = None  # recorded once the set-up is queued: elapsed time starts here
@@ -82,6 +84,31 @@ class _RunState:
 class _DeviceGraph:
     offsets: object
     indices: object
+    buffers: dict = dataclasses.field(default_factory=dict)
+    busy: bool = False  # a run is using `buffers`; a second, interleaved run gets its own
+
+    def acquire(self) -> dict:
+        if self.busy:
+            return {}
+        self.busy = True
+        return self.buffers
+
+    def release(self, pool: dict) -> None:
+        if pool is self.buffers:
+            self.busy = False
+
+
+def _buffer(pool: dict, name: str, shape, dtype, host: bool = False):
+    """A device (or pinned host) array from `pool`, kept there for the next run on the graph:
+    allocating and freeing the frontier queues each run costs milliseconds on large graphs."""
+    from numba import cuda
+
+    key = (name, host)
+    arr = pool.get(key)
+    if arr is None or arr.shape != (shape if isinstance(shape, tuple) else (shape,)) or arr.dtype != dtype:
+        arr = cuda.pinned_array(shape, dtype) if host else cuda.device_array(shape, dtype)
+        pool[key] = arr
+    return arr
 
 
 # Copying a graph to the GPU is the slow part of a short run: keep one copy per CSRGraph alive.
@@ -101,10 +128,8 @@ def _to_device(graph: CSRGraph, status: Callable[[str], None]) -> _DeviceGraph:
     return dg
 
 
-def _compiled_note(kernel, name: str, status: Callable[[str], None]) -> None:
-    """Say so before a kernel's first launch in this process: that launch compiles or loads it."""
-    if not backend.current().is_simulator and len(kernel.overloads) == 0:
-        status(f"compiling {name} (first use in this session; later sessions load it from the disk cache)")
+def _go(kernel, blocks, threads, shared, *args) -> None:
+    kernel[blocks, threads, 0, shared](*args)
 
 
 def _grid(n: int, block: int) -> int:
@@ -123,6 +148,7 @@ class BFSRun:
         self.instrument = instrument
         self._status = on_status or (lambda msg: None)
         self.limits = limits
+        self._state: _RunState | None = None
         self._limits_used = None
         self._result: RunResult | None = None
         self._started = False
@@ -146,39 +172,51 @@ class BFSRun:
         if self._started:
             raise RuntimeError("a BFSRun can be iterated once; call run_bfs again for another run")
         self._started = True
-        if self.technique is Technique.TOPDOWN_QUEUE:
-            return self._run_topdown_queue()
-        if self.technique is Technique.BFS4K:
-            return self._run_bfs4k()
-        raise AssertionError(f"no level loop for {self.technique}")  # Technique.parse rejects these
+        loops = {Technique.TOPDOWN_QUEUE: self._run_topdown_queue, Technique.BFS4K: self._run_bfs4k}
+        return self._released(loops[self.technique]())  # Technique.parse admits only these
+
+    def _released(self, levels: Iterator[LevelStats]) -> Iterator[LevelStats]:
+        """Hand the graph's buffers back when the run ends, also when it is abandoned half-way."""
+        try:
+            yield from levels
+        finally:
+            if self._state is not None:
+                self._state.graph.release(self._state.pool)
 
     # ---------------------------------------------------------------- shared set-up
-    def _setup(self, queue_capacity: int):
-        """Device state of one run, allocated once: distances, parents, duplicate stamps, the two
-        frontier queues and the small array read back each level (counters, then the next
-        frontier's degree histogram)."""
+    def _setup(self, queue_capacity: int, extra: dict | None = None):
+        """Device state of one run: distances, parents, duplicate stamps, the two frontier queues,
+        the small array read back each level (counters, then the next frontier's degree
+        histogram) and a technique's `extra` buffers {name: (shape, dtype)}. Buffers are kept
+        with the graph's device copy and reused by the next run on it, and all of them are ready
+        before the run's clock starts."""
         from numba import cuda
 
         from kernels import common, rules
 
         n = self.graph.num_vertices
         info = backend.current()
-        st = _RunState(info=info, graph=_to_device(self.graph, self.status))
-        st.dist = cuda.device_array(n, np.int32)
-        st.parent = cuda.device_array(n, np.int32)
-        st.stamp = cuda.device_array(n, np.int32)
-        st.stamp2 = cuda.device_array(n, np.int32)
-        st.queues = [cuda.device_array(queue_capacity, np.int32), cuda.device_array(queue_capacity, np.int32)]
+        dg = _to_device(self.graph, self.status)
+        st = _RunState(info=info, graph=dg)
+        pool = st.pool = dg.acquire()
+        st.dist = _buffer(pool, "dist", n, np.int32)
+        st.parent = _buffer(pool, "parent", n, np.int32)
+        st.stamp = _buffer(pool, "stamp", n, np.int32)
+        st.stamp2 = _buffer(pool, "stamp2", n, np.int32)
+        st.queues = [_buffer(pool, "queue_a", queue_capacity, np.int32),
+                     _buffer(pool, "queue_b", queue_capacity, np.int32)]
         st.capacity = queue_capacity
         size = common.NUM_COUNTERS + 2 * rules.DEGREE_BINS
-        st.level_out = cuda.device_array(size, np.int64)
-        st.host_out = np.zeros(size, np.int64) if info.is_simulator else cuda.pinned_array(size, np.int64)
+        st.level_out = _buffer(pool, "level_out", size, np.int64)
+        st.host_out = np.zeros(size, np.int64) if info.is_simulator else _buffer(pool, "host_out", size, np.int64, True)
+        st.extra = {name: _buffer(pool, name, shape, dtype) for name, (shape, dtype) in (extra or {}).items()}
+        self._state = st
         st.counters = st.level_out[:common.NUM_COUNTERS]
         st.hist = st.level_out[common.NUM_COUNTERS:]
-        _compiled_note(common.fill_int32, "set-up kernels", self.status)
+        go = _go if info.is_simulator else self._compile_and_go
         for arr in (st.dist, st.parent, st.stamp, st.stamp2):
-            common.fill_int32[_grid(n, 256), 256](arr, -1)
-        common.set_source[1, 1](st.dist, st.parent, st.queues[0], st.stamp, self.source)
+            go(common.fill_int32, _grid(n, 256), 256, 0, arr, -1)
+        go(common.set_source, 1, 1, 0, st.dist, st.parent, st.queues[0], st.stamp, self.source)
         st.start, st.stop = cuda.event(), cuda.event()
         st.begin = cuda.event()
         st.begin.record()
@@ -186,18 +224,37 @@ class BFSRun:
         return st
 
     def _timed(self, st: "_RunState", launch) -> float:
-        """Run `launch()`, read the level's counters back, return the GPU time in ms."""
+        """Run `launch(go)`, read the level's counters back, return the GPU time in ms.
+
+        `launch` issues its kernels as go(kernel, blocks, threads, shared_bytes, *args). It is
+        called twice: first to compile (or load from the disk cache) what is not compiled yet,
+        saying so, then inside the timed window to launch. Compilation is never timed.
+        """
         from numba import cuda
 
+        if not st.info.is_simulator:
+            launch(self._compile)
         t0 = time.perf_counter()
         st.start.record()
-        launch()
+        launch(_go)
         st.stop.record()
         st.level_out.copy_to_host(st.host_out)
         st.stop.synchronize()
         if st.info.is_simulator:  # the simulator's events carry no time: use the host clock
             return (time.perf_counter() - t0) * 1e3
         return cuda.event_elapsed_time(st.start, st.stop)
+
+    def _compile(self, kernel, blocks, threads, shared, *args) -> None:
+        argtypes = tuple(kernel.typeof_pyval(a) for a in args)
+        if argtypes not in kernel.overloads:
+            name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
+            self.status(f"compiling the {name} kernel (first use in this process; "
+                        "later processes load it from the disk cache)")
+            kernel.compile(argtypes)
+
+    def _compile_and_go(self, kernel, blocks, threads, shared, *args) -> None:
+        self._compile(kernel, blocks, threads, shared, *args)
+        _go(kernel, blocks, threads, shared, *args)
 
     def _check_overflow(self, st: "_RunState", counters) -> None:
         from kernels import common
@@ -213,14 +270,13 @@ class BFSRun:
 
         st = self._setup(max(self.graph.num_vertices, 1))
         block = self.knobs.block_threads
-        _compiled_note(topdown.topdown_queue, "topdown_queue kernel", self.status)
         levels: list[LevelStats] = []
         frontier_size, level, total_ms = 1, 0, 0.0
         inst = self.instrument
 
-        def launch():
-            common.zero_int64[1, 64](st.level_out)
-            topdown.topdown_queue[_grid(frontier_size, block), block](
+        def launch(go):
+            go(common.zero_int64, 1, 64, 0, st.level_out)
+            go(topdown.topdown_queue, _grid(frontier_size, block), block, 0,
                 st.graph.offsets, st.graph.indices, st.dist, st.parent, st.queues[0], frontier_size,
                 st.queues[1], st.counters, level, st.stamp, inst)
 
@@ -250,6 +306,8 @@ class BFSRun:
 
         from kernels import bfs4k, common
 
+        from kernels.rules import heavy_limit
+
         from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 
         graph, knobs, n = self.graph, self.knobs, self.graph.num_vertices
@@ -259,13 +317,12 @@ class BFSRun:
         multi_layout = multi_block_layout(knobs, limits)
         race = knobs.claim == "race"
         # With the racy claim a level can enqueue a vertex once per arc that reaches it.
-        st = self._setup(max(1, graph.num_arcs if race else n))
-        heavy_cap = max(1, int(n * knobs.K2 / 100))
-        heavy_v = cuda.device_array(heavy_cap, np.int32)
-        heavy_off = cuda.device_array(heavy_cap, np.int64)
+        heavy_cap = max(1, heavy_limit(n, knobs.K2))
         max_log = 4096
-        log = cuda.device_array((max_log, bfs4k.LOG_FIELDS), np.int64)
-        state = cuda.device_array(4, np.int64)
+        st = self._setup(max(1, graph.num_arcs if race else n), {
+            "heavy_v": (heavy_cap, np.int32), "heavy_off": (heavy_cap, np.int64),
+            "log": ((max_log, bfs4k.LOG_FIELDS), np.int64), "state": (4, np.int64)})
+        heavy_v, heavy_off, log, state = (st.extra[k] for k in ("heavy_v", "heavy_off", "log", "state"))
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
         claim_atomic = not race
         inst = self.instrument
@@ -275,13 +332,8 @@ class BFSRun:
         frontier = FrontierStats.of_vertices(graph.degrees()[[self.source]])
         level, in_a, total_ms = 0, True, 0.0
         levels: list[LevelStats] = []
-        announced = set()
         while frontier.size > 0:
             plan = plan_level(frontier, knobs, limits, n)
-            if plan.kernel not in announced:
-                kern = bfs4k.bfs4k_single if plan.kernel == "single-block" else bfs4k.bfs4k_multi
-                _compiled_note(kern, f"BFS-4K {plan.kernel} kernel", self.status)
-                announced.add(plan.kernel)
             qa, qb = st.queues
             if plan.kernel == "single-block":
                 lay = single_layout
@@ -289,13 +341,13 @@ class BFSRun:
                 hist_now[:bfs4k.rules.DEGREE_BINS] = frontier.bin_counts
                 hist_now[bfs4k.rules.DEGREE_BINS:] = frontier.bin_edges
 
-                def launch():
+                def launch(go):
                     st.hist.copy_to_device(hist_now)
-                    bfs4k.bfs4k_single[1, knobs.single_block_threads, 0, lay.dynamic_bytes](
+                    go(bfs4k.bfs4k_single, 1, knobs.single_block_threads, lay.dynamic_bytes,
                         st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, frontier.size,
                         in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
                         inst, lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
-                        min(heavy_cap, bfs4k.HEAVY_LOCAL_CAP), knobs.K3, knobs.K4, claim_atomic, dedup,
+                        heavy_limit(n, knobs.K2), knobs.K3, knobs.K4, claim_atomic, dedup,
                         max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words)
 
                 ms = self._timed(st, launch)
@@ -311,7 +363,7 @@ class BFSRun:
                         level + i, row[bfs4k.L_FRONTIER], row[bfs4k.L_EDGES], row[bfs4k.L_FOUND],
                         row[bfs4k.L_NEXT], row[bfs4k.L_GEN], row[bfs4k.L_DET], row[bfs4k.L_CONF],
                         row[bfs4k.L_UNDET], race, kernel="single-block", warp_size=int(row[bfs4k.L_WARP]),
-                        edge_discover=bool(row[bfs4k.L_ED]), heavy_vertices=int(row[bfs4k.L_HEAVY]),
+                        edge_discover=bool(row[bfs4k.L_ED]), heavy_vertices=0,
                         binary_scan=bool(row[bfs4k.L_BINARY]), coalesced_writes=bool(row[bfs4k.L_COAL]),
                         launches=2 if i == 0 else 0, time_ms=float(ms * work[i] / work.sum()),
                         **common_fields)
@@ -327,16 +379,16 @@ class BFSRun:
             lay = multi_layout
             src, dst = (qa, qb) if in_a else (qb, qa)
 
-            def launch():
-                common.zero_int64[1, 128](st.level_out)
-                bfs4k.bfs4k_multi[plan.blocks, plan.block_threads, 0, lay.dynamic_bytes](
+            def launch(go):
+                go(common.zero_int64, 1, 128, 0, st.level_out)
+                go(bfs4k.bfs4k_multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
                     st.graph.offsets, st.graph.indices, st.dist, st.parent, src, frontier.size, dst,
                     st.capacity, st.counters, st.hist, level, st.stamp, st.stamp2, inst,
                     plan.warp_size, plan.edge_discover, plan.heavy_threshold, heavy_v, heavy_off,
                     st.level_out[common.HEAVY_CTR:common.HEAVY_CTR + 1], claim_atomic, dedup,
                     max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
                 if plan.heavy_vertices:
-                    bfs4k.bfs4k_heavy[plan.heavy_blocks, plan.block_threads, 0, lay.dynamic_bytes](
+                    go(bfs4k.bfs4k_heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
                         st.graph.offsets, st.graph.indices, st.dist, st.parent, dst, st.capacity,
                         st.counters, st.hist, level, st.stamp, st.stamp2, inst, heavy_v, heavy_off,
                         st.level_out[common.HEAVY_CTR:common.HEAVY_CTR + 1], knobs.K3, claim_atomic,
@@ -379,8 +431,7 @@ class BFSRun:
 
         from .reference import traversed_edges
 
-        st.stop.record()
-        st.stop.synchronize()
+        # `stop` was recorded after the last level's kernels: host work on the records is not timed.
         if st.info.is_simulator:
             elapsed = (time.perf_counter() - st.t_begin) * 1e3
         else:

@@ -156,14 +156,16 @@ def multi_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:
 def plan_level(frontier: FrontierStats, knobs: Knobs, limits: DeviceLimits, num_vertices: int) -> LevelPlan:
     """BFS-4K's decisions for one level (§5.2-§5.5), from the frontier's size and degree histogram."""
     size = frontier.size
-    single = knobs.K5 > 0 and size < knobs.single_block_threads * knobs.K5
+    limit = rules.heavy_limit(num_vertices, knobs.K2)
+    # A frontier with a heavy vertex leaves the single block: Numba has no dynamic parallelism,
+    # so the vertex's child grid must be launched from the host, next to the multi-block kernel.
+    single = (knobs.K5 > 0 and size < knobs.single_block_threads * knobs.K5
+              and rules.heavy_bin(frontier.bin_counts, limit, knobs.K3 * knobs.single_block_threads)
+              == rules.DEGREE_BINS)
     block = knobs.single_block_threads if single else knobs.K6
     res = block if single else limits.res_threads
     ed = rules.use_edge_discover(res, size, knobs.K4)
     warp = 32 if ed else rules.virtual_warp_size(res, size, knobs.K1)
-    limit = rules.heavy_limit(num_vertices, knobs.K2)
-    if single:
-        limit = min(limit, 256)  # kernels.bfs4k.HEAVY_LOCAL_CAP
     hb = rules.heavy_bin(frontier.bin_counts, limit, knobs.K3 * block)
     heavy_n = sum(frontier.bin_counts[hb:])
     heavy_e = sum(frontier.bin_edges[hb:])

@@ -270,7 +270,7 @@ def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
 def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_cap, heavy_local):
+             sh_out, sh_cap):
     """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1)."""
     lane = cuda.laneid
     l = lane & (W - 1)
@@ -290,10 +290,7 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
     if heavy_thr > 0 and end - beg >= heavy_thr:
         if l == 0:
             heavy = 1
-            if heavy_local:
-                heavy_v[cuda.atomic.add(heavy_ctr, 0, 1)] = u
-            else:
-                _heavy_push(u, end - beg, heavy_v, heavy_off, heavy_ctr)
+            _heavy_push(u, end - beg, heavy_v, heavy_off, heavy_ctr)
         end = beg
     e = beg + l
     qn = 0
@@ -318,7 +315,7 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
 def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_cap, heavy_local):
+             sh_out, sh_cap):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -333,10 +330,7 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
         deg = offsets[u + 1] - beg
         if heavy_thr > 0 and deg >= heavy_thr:
             heavy = 1
-            if heavy_local:
-                heavy_v[cuda.atomic.add(heavy_ctr, 0, 1)] = u
-            else:
-                _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
+            _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
             deg = 0
     incl = _warp_inclusive_sum(deg)
     total = cuda.shfl_sync(FULL, incl, 31)
@@ -454,12 +448,12 @@ def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, c
         heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
                          heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                          table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                         counters, binary, k7, out, 0, False)
+                         counters, binary, k7, out, 0)
     else:
         heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
                          heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                          table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                         counters, binary, k7, out, 0, False)
+                         counters, binary, k7, out, 0)
     _acc_to_block(acc, cnt, hist_s, heavy)
     cuda.syncthreads()
     _block_to_global(cnt, counters)
@@ -536,16 +530,13 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
 # ------------------------------------------------------------------------------ single block
 # Per-level log written by the single-block kernel (one row per level it runs).
 L_FRONTIER, L_EDGES, L_FOUND, L_NEXT, L_GEN, L_DET, L_CONF, L_UNDET = 0, 1, 2, 3, 4, 5, 6, 7
-L_HEAVY, L_WARP, L_ED, L_BINARY, L_COAL, L_EXT, L_OVERFLOW = 8, 9, 10, 11, 12, 13, 14
+L_WARP, L_ED, L_BINARY, L_COAL, L_EXT, L_OVERFLOW = 8, 9, 10, 11, 12, 13
 LOG_FIELDS = 16
 # state: levels run, final frontier size, 1 if the final frontier is in queue A
 S_LEVELS, S_FSIZE, S_IN_A = 0, 1, 2
-HEAVY_LOCAL_CAP = 256  # heavy vertices per level the single block keeps in shared memory
 
-_heavy_limit = cuda.jit(device=True)(rules.heavy_limit)
 _heavy_bin = cuda.jit(device=True)(rules.heavy_bin)
 _max_degree_below = cuda.jit(device=True)(rules.max_degree_below)
-
 
 # 1024 threads x 64 registers fill the register file; the simulator has no such option.
 _SINGLE_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
@@ -560,6 +551,8 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
     [F_d: fcap int32][F_d_new: fcap int32]. Every next-frontier entry also goes to the global
     queue, so the multi-block kernel can take over the moment the frontier outgrows the block.
+    A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
+    launched from there (Numba has no dynamic parallelism).
     """
     tid = cuda.threadIdx.x
     lane = cuda.laneid
@@ -574,8 +567,6 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
     cur_c = cuda.shared.array(DEGREE_BINS, int64)
     cur_s = cuda.shared.array(DEGREE_BINS, int64)
-    heavy_list = cuda.shared.array(HEAVY_LOCAL_CAP, int32)
-    heavy_n = cuda.shared.array(1, int64)
     cull_base = (tid // 32) * CULL_ENTRIES
 
     fsize = fsize0
@@ -595,8 +586,6 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         if tid < DEGREE_BINS:
             hist_c[tid] = 0
             hist_s[tid] = 0
-        if tid == 0:
-            heavy_n[0] = 0
         if dedup == WARP_CULL:
             for i in range(lane, CULL_ENTRIES, 32):
                 cull[cull_base + i] = -1
@@ -604,65 +593,34 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             acc[i] = 0
         cuda.syncthreads()
 
-        # Per-level decisions (§5.2-§5.4) from the same formulas the host policy uses.
+        # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
         W = _virtual_warp_size(B, fsize, k1)
         ed = _use_edge_discover(B, fsize, k4)
-        hb = _heavy_bin(cur_c, k2_limit if k2_limit < HEAVY_LOCAL_CAP else HEAVY_LOCAL_CAP, k3 * B)
-        heavy_thr = int64(0)
-        if hb < DEGREE_BINS:
-            heavy_thr = int64(1) << hb
-        binary = (not ed) and fsize * W <= B and _max_degree_below(cur_c, hb) <= W
+        binary = (not ed) and fsize * W <= B and _max_degree_below(cur_c, DEGREE_BINS) <= W
         out = qb if a_is_in else qa
         nxt = int32(level + 1)
-        heavy = 0
         if ed:
             nwarps = B // 32
             for wbase in range(0, (fsize + 31) // 32, nwarps):
-                heavy += _ed_loop(wbase + tid // 32, fsize, fd, offsets, indices, heavy_thr, heavy_list,
-                                  heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
-                                  atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, acc,
-                                  hist_c, hist_s, out, out_cap, cnt, False, k7, fd_new, fcap, True)
+                _ed_loop(wbase + tid // 32, fsize, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
+                         parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
+                         cull_base, q, acc, hist_c, hist_s, out, out_cap, cnt, False, k7, fd_new, fcap)
         else:
             nvw = B // W
             for vbase in range(0, fsize, nvw):
-                heavy += _vw_loop(vbase + tid // W, fsize, W, fd, offsets, indices, heavy_thr, heavy_list,
-                                  heavy_list, heavy_n, nxt, dist, parent, stamp, stamp2, instrument,
-                                  atomic_claim, dedup, table, hmask, tid, cull, cull_base, q, acc,
-                                  hist_c, hist_s, out, out_cap, cnt, binary, k7, fd_new, fcap, True)
-        cuda.syncthreads()
-        # Heavy vertices: no child grid from inside a launch in Numba, so the whole block walks
-        # each one's adjacency list together.
-        nheavy = heavy_n[0]
-        qn = 0
-        rounds = 0
-        for hi in range(nheavy):
-            u = heavy_list[hi]
-            beg = offsets[u]
-            end = offsets[u + 1]
-            for e0 in range(beg, end, B):
-                e = e0 + tid
-                has = e < end
-                v = int32(0)
-                if has:
-                    v = indices[e]
-                qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument,
-                            atomic_claim, dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc,
-                            hist_c, hist_s)
-                rounds += 1
-                if rounds == QLEN:
-                    qn = _flush(q, qn, out, out_cap, cnt, False, k7, fd_new, fcap, acc)
-                    rounds = 0
-        _flush(q, qn, out, out_cap, cnt, False, k7, fd_new, fcap, acc)
-        _acc_to_block(acc, cnt, hist_s, heavy)
+                _vw_loop(vbase + tid // W, fsize, W, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
+                         parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
+                         cull_base, q, acc, hist_c, hist_s, out, out_cap, cnt, binary, k7, fd_new, fcap)
+        _acc_to_block(acc, cnt, hist_s, 0)
         cuda.syncthreads()
 
         row = level - level0
         nsize = cnt[NEXT_SIZE]
         if tid == 0:
-            log[row, L_FRONTIER] = fsize
             edges = int64(0)
             for b in range(DEGREE_BINS):
                 edges += cur_s[b]
+            log[row, L_FRONTIER] = fsize
             log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
             log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
             log[row, L_NEXT] = nsize
@@ -670,13 +628,13 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             log[row, L_DET] = cnt[DUP_DETECTED]
             log[row, L_CONF] = cnt[DUP_CONFLICTS]
             log[row, L_UNDET] = cnt[UNDETECTED]
-            log[row, L_HEAVY] = cnt[HEAVY]
             log[row, L_WARP] = 32 if ed else W
             log[row, L_ED] = 1 if ed else 0
             log[row, L_BINARY] = 1 if binary else 0
             log[row, L_COAL] = cnt[COALESCED]
             log[row, L_EXT] = cnt[EXT_ROUNDS]
             log[row, L_OVERFLOW] = cnt[OVERFLOW]
+        heavy_next = _heavy_bin(hist_c, k2_limit, k3 * B) < DEGREE_BINS
         cuda.syncthreads()  # the log row has read cur_s
         if tid < DEGREE_BINS:
             cur_c[tid] = hist_c[tid]
@@ -684,7 +642,8 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         level += 1
         a_is_in = not a_is_in
         fsize = nsize
-        if nsize == 0 or nsize >= f_threshold or level - level0 >= max_levels or cnt[OVERFLOW] > 0:
+        if (nsize == 0 or nsize >= f_threshold or heavy_next or level - level0 >= max_levels
+                or cnt[OVERFLOW] > 0):
             done = 1
         cuda.syncthreads()
         if done:

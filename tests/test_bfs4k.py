@@ -76,9 +76,11 @@ def test_heavy_vertices_multi_block_child_grid():
     assert r.levels[0].heavy_vertices == 1 and r.levels[0].launches == 3
 
 
-def test_heavy_vertices_single_block_cooperative():
-    r = bfs4k(SMALL["star40"], K2=10.0, K3=1, single_block_threads=32)
-    assert r.levels[0].kernel == "single-block" and r.levels[0].heavy_vertices == 1
+def test_heavy_vertex_leaves_the_single_block():
+    # Its child grid can only be launched from the host, so the level runs multi-block.
+    r = bfs4k(SMALL["star40"], K2=10.0, K3=1, K5=2, single_block_threads=32, K6=32)
+    assert r.levels[0].kernel == "multi-block" and r.levels[0].heavy_vertices == 1
+    assert r.levels[1].kernel == "single-block"
 
 
 def test_heavy_vertices_edge_discover():
