@@ -160,8 +160,7 @@ def plan_level(frontier: FrontierStats, knobs: Knobs, limits: DeviceLimits, num_
     # A frontier with a heavy vertex leaves the single block: Numba has no dynamic parallelism,
     # so the vertex's child grid must be launched from the host, next to the multi-block kernel.
     single = (knobs.K5 > 0 and size < knobs.single_block_threads * knobs.K5
-              and rules.heavy_bin(frontier.bin_counts, limit, knobs.K3 * knobs.single_block_threads)
-              == rules.DEGREE_BINS)
+              and not rules.has_heavy(frontier.bin_counts, limit, knobs.K3 * knobs.single_block_threads))
     block = knobs.single_block_threads if single else knobs.K6
     res = block if single else limits.res_threads
     ed = rules.use_edge_discover(res, size, knobs.K4)

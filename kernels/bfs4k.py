@@ -535,8 +535,23 @@ LOG_FIELDS = 16
 # state: levels run, final frontier size, 1 if the final frontier is in queue A
 S_LEVELS, S_FSIZE, S_IN_A = 0, 1, 2
 
-_heavy_bin = cuda.jit(device=True)(rules.heavy_bin)
-_max_degree_below = cuda.jit(device=True)(rules.max_degree_below)
+
+
+@cuda.jit(device=True)
+def _top_bin(bins):
+    """Highest non-empty degree bin, -1 if none: one ballot over the 32 bins. Collective."""
+    m = uint32(cuda.ballot_sync(FULL, bins[cuda.laneid] > 0))
+    if m == 0:
+        return -1
+    return 31 - cuda.clz(m)
+
+
+@cuda.jit(device=True)
+def _has_heavy(bins, limit, min_degree):
+    """rules.heavy_bin(bins, limit, min_degree) < DEGREE_BINS, in O(1): the candidate set grows
+    from the top bin down, so some bin qualifies exactly when the top bin does. Collective."""
+    top = _top_bin(bins)
+    return top >= 0 and (int64(1) << top) >= min_degree and bins[top] <= limit
 
 # 1024 threads x 64 registers fill the register file; the simulator has no such option.
 _SINGLE_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
@@ -596,7 +611,8 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
         W = _virtual_warp_size(B, fsize, k1)
         ed = _use_edge_discover(B, fsize, k4)
-        binary = (not ed) and fsize * W <= B and _max_degree_below(cur_c, DEGREE_BINS) <= W
+        top = _top_bin(cur_c)
+        binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
         out = qb if a_is_in else qa
         nxt = int32(level + 1)
         if ed:
@@ -616,10 +632,8 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
 
         row = level - level0
         nsize = cnt[NEXT_SIZE]
+        edges = _warp_reduce_sum(cur_s[lane])
         if tid == 0:
-            edges = int64(0)
-            for b in range(DEGREE_BINS):
-                edges += cur_s[b]
             log[row, L_FRONTIER] = fsize
             log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
             log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
@@ -634,7 +648,7 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             log[row, L_COAL] = cnt[COALESCED]
             log[row, L_EXT] = cnt[EXT_ROUNDS]
             log[row, L_OVERFLOW] = cnt[OVERFLOW]
-        heavy_next = _heavy_bin(hist_c, k2_limit, k3 * B) < DEGREE_BINS
+        heavy_next = _has_heavy(hist_c, k2_limit, k3 * B)
         cuda.syncthreads()  # the log row has read cur_s
         if tid < DEGREE_BINS:
             cur_c[tid] = hist_c[tid]

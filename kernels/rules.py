@@ -72,6 +72,15 @@ def heavy_bin(bin_counts, limit, min_degree):
     return first
 
 
+def has_heavy(bin_counts, limit, min_degree):
+    """heavy_bin(...) < DEGREE_BINS in O(1): the candidate set grows from the top bin down, so
+    some bin qualifies exactly when the top non-empty bin does (the kernels use this form)."""
+    top = DEGREE_BINS - 1
+    while top >= 0 and bin_counts[top] == 0:
+        top -= 1
+    return top >= 0 and (1 << top) >= min_degree and bin_counts[top] <= limit
+
+
 def max_degree_below(bin_counts, stop_bin):
     """Upper bound on the degree of frontier vertices in bins below `stop_bin` (0 when none)."""
     b = stop_bin - 1

@@ -1,6 +1,8 @@
 """BFS-4K's per-level policy and shared-memory layout: pure host code, no kernels."""
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from explorer.policy import (DeviceLimits, FrontierStats, multi_block_layout, plan_level,
                              recommend_knobs, single_block_layout)
@@ -30,6 +32,11 @@ def test_rules_pow2_and_bins():
 ])
 def test_virtual_warp_size_formula(res, size, k1, expected):
     assert rules.virtual_warp_size(res, size, k1) == expected
+
+
+@given(st.lists(st.integers(0, 50), min_size=32, max_size=32), st.integers(0, 120), st.integers(1, 1 << 20))
+def test_has_heavy_agrees_with_heavy_bin(bins, limit, min_degree):
+    assert rules.has_heavy(bins, limit, min_degree) == (rules.heavy_bin(bins, limit, min_degree) < rules.DEGREE_BINS)
 
 
 def test_edge_discover_switch_uses_k4():
