@@ -98,21 +98,24 @@ def _owner(incl, k):
 # ------------------------------------------------------------------------------ visiting rule
 @cuda.jit(device=True)
 def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim):
-    """The visiting rule. Collective: all lanes of the warp call it once per round."""
+    """The visiting rule. Collective: all lanes of the warp call it once per round.
+
+    Returns (this lane claimed v, some lane of the warp claimed something).
+    """
     if atomic_claim:
-        if has_edge and dist[v] == -1 and cuda.atomic.cas(dist, v, -1, nxt) == -1:
+        found = has_edge and dist[v] == -1 and cuda.atomic.cas(dist, v, -1, nxt) == -1
+        if found:
             parent[v] = u
-            return True
-        return False
-    # The paper's rule: read, then write. The lanes of a warp read before any of them writes, as
-    # in lock step, so lanes (and other warps) that find v unvisited all enqueue it: duplicates.
+        return found, cuda.any_sync(FULL, found)
+    # The paper's rule: read, then write. The vote is the lock step: every lane has read before
+    # any writes, so lanes (and other warps) that find v unvisited all enqueue it: duplicates.
     # Each writes the same distance and a valid parent (its own frontier vertex).
     unvisited = has_edge and dist[v] == -1
-    cuda.syncwarp(FULL)
+    anyone = cuda.any_sync(FULL, unvisited)
     if unvisited:
         dist[v] = nxt
         parent[v] = u
-    return unvisited
+    return unvisited, anyone
 
 
 @cuda.jit(device=True)
@@ -167,7 +170,9 @@ def _warp_cull(cull, base, has, v, lane):
 def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
            dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s):
     """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp."""
-    found = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim)
+    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim)
+    if not anyone:
+        return qn  # warp-uniform: most rounds of late levels find only visited vertices
     if found:
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
             acc[A_GEN] += 1  # ground truth: v was already claimed in this level
