@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explorer import backend, graphs  # noqa: E402
 from explorer.engine import run_bfs  # noqa: E402
-from explorer.policy import recommend_knobs  # noqa: E402
+from explorer.techniques import recommend_knobs  # noqa: E402
 from explorer.reference import compare_distances, cpu_bfs, validate  # noqa: E402
 
 GRAPHS = {

@@ -26,7 +26,8 @@ from .plots import LevelStream
 from .reference import compare_distances, cpu_bfs, validate
 from .report import graph_stats_html, run_label, summary_table_html
 from .stats import RunResult
-from .techniques import Knobs, KnobSpec, Technique, implemented_techniques, missing_techniques
+from .techniques import (Knobs, KnobSpec, Technique, implemented_techniques, missing_techniques,
+                         recommend_knobs)
 
 log = logging.getLogger("explorer")
 
@@ -152,9 +153,14 @@ class Explorer(W.VBox):
         self.knob_reset = W.Button(description="defaults", tooltip="reset every knob to the paper's default",
                                    layout=W.Layout(width="90px"))
         self.knob_reset.on_click(lambda _: self.set_knobs({s.name: s.default for s in Knobs.specs()}))
+        self.knob_advice_button = W.Button(description="§7 advice", layout=W.Layout(width="100px"),
+                                           tooltip="set K1..K7 by BFS-4K §7's rules of thumb for this graph")
+        self.knob_advice = W.HTML()
+        self.knob_advice_button.on_click(lambda _: self.apply_recommended_knobs())
         self.knobs_panel = W.Accordion([W.VBox([
             W.HTML("<small>Hover a knob for its meaning, paper section and range.</small>"),
-            self.knob_box, self.knob_reset])], titles=("Knobs (BFS-4K K1..K7 and friends)",))
+            self.knob_box, W.HBox([self.knob_reset, self.knob_advice_button]), self.knob_advice])],
+            titles=("Knobs (BFS-4K K1..K7 and friends)",))
         self.knobs_panel.selected_index = None
 
         # ---- actions and status
@@ -248,6 +254,19 @@ class Explorer(W.VBox):
         Knobs.from_dict({**self.knob_values(), **values})
         for name, value in values.items():
             self.knob_widgets[name].value = value
+
+    def apply_recommended_knobs(self) -> dict:
+        """Set K1..K7 by the paper's §7 rules of thumb for the current graph; show why."""
+        try:
+            rec, why = recommend_knobs(self._graph_stats(self.current_graph()))
+        except (ValueError, OSError) as err:  # GraphError is a ValueError
+            self._show_error(err)
+            return {}
+        values = {k: getattr(rec, k) for k in why}
+        self.set_knobs(values)
+        self.knob_advice.value = "<small>" + "<br>".join(
+            f"<b>{k}={_esc(v)}</b>: {_esc(why[k])}" for k, v in values.items()) + "</small>"
+        return values
 
     def knob_values(self) -> dict:
         return {name: w.value for name, w in self.knob_widgets.items()}

@@ -1,8 +1,9 @@
 """The quickstart notebook runs top to bottom headless, and the Explorer widget runs from code."""
 from pathlib import Path
 
-import ipywidgets as W
 import pytest
+
+W = pytest.importorskip("ipywidgets", reason="the notebook needs ipywidgets (pip install -e .[notebook])")
 
 from explorer import backend
 from explorer.techniques import KnobError, Knobs, implemented_techniques, missing_techniques
@@ -119,3 +120,11 @@ def test_no_gpu_offers_the_simulator(monkeypatch):
     ex.simulator_button.click()
     assert ex.simulator_button.layout.display == "none" and not ex.run_button.disabled
     assert "simulator" in ex.backend_line.value.lower()
+
+
+def test_section7_advice_sets_knobs_and_says_why():
+    ex = Explorer(graph="3elt")
+    values = ex.apply_recommended_knobs()
+    assert values["K1"] == 4 and values["K2"] == 0.0  # a mesh: low degree and deviation, no hubs
+    assert ex.knob_values()["K1"] == 4
+    assert "K1=4" in ex.knob_advice.value and "§7" in ex.knob_advice.value

@@ -5,7 +5,9 @@ import re
 
 import numpy as np
 import pytest
-from bokeh.models import LogScale
+
+pytest.importorskip("bokeh", reason="the plots need Bokeh (pip install -e .[notebook])")
+from bokeh.models import LogScale  # noqa: E402
 
 from explorer import plots, report
 from explorer.stats import LEVEL_FIELDS, LevelStats, RunResult

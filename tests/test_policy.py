@@ -4,9 +4,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from explorer.policy import (DeviceLimits, FrontierStats, multi_block_layout, plan_level,
-                             recommend_knobs, single_block_layout)
-from explorer.techniques import KnobError, Knobs
+from explorer.policy import DeviceLimits, FrontierStats, multi_block_layout, plan_level, single_block_layout
+from explorer.techniques import KnobError, Knobs, recommend_knobs
 from kernels import rules
 
 H200 = DeviceLimits(name="H200-like", sm_count=132, max_threads_per_sm=2048,

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Everything that needs a real GPU, in one go: the whole test suite, then the benchmark.
+#   bash benchmarks/run_on_gpu.sh OUTDIR [benchmark options]
+# Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
+set -uo pipefail
+out=${1:-benchmarks/results}
+shift || true
+mkdir -p "$out"
+nvidia-smi > "$out/nvidia-smi.txt" 2>&1
+export PYTHONUNBUFFERED=1
+python3 -m pytest -q -p no:cacheprovider -rs --durations=10 2>&1 | tee "$out/pytest-gpu.log"
+python3 benchmarks/bench_bfs.py --out "$out" "$@" 2>&1 | tee "$out/bench.log"
