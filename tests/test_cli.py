@@ -124,6 +124,7 @@ def test_run_needs_neither_bokeh_nor_ipywidgets(tmp_path):
 
 
 def test_demo_headless_writes_a_report_and_says_which_backend(tmp_path):
+    pytest.importorskip("bokeh", reason="the report is drawn with Bokeh")
     out = tmp_path / "demo.html"
     p = subprocess.run([sys.executable, "-m", "explorer", "demo", "--headless", "--out", str(out)],
                        capture_output=True, text=True, env=clean_env(), timeout=300, cwd=tmp_path)
@@ -143,6 +144,7 @@ def in_tmp(tmp_path, monkeypatch):
 
 @pytest.mark.usefixtures("in_tmp")
 def test_demo_default_report_path(capsys):
+    pytest.importorskip("bokeh", reason="the report is drawn with Bokeh")
     code, out, err = run_cli(capsys, "demo", "--headless", "--technique", "topdown-queue", *SIM)
     assert code == 0, err
     written = out.strip().splitlines()[-1].removeprefix("report written to ")
