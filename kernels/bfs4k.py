@@ -524,15 +524,22 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
     B = cuda.blockDim.x
     start = int64(cuda.blockIdx.x) * k3 * B + tid
     nxt = int32(level + 1)
+    # One binary search per thread; its K3 edges are B apart, so the slot only ever moves forward.
+    s = _heavy_slot(heavy_off, count, start) if start < total else 0
+    s_end = heavy_off[s + 1] if s + 1 < count else total
+    u = heavy_v[s]
+    row = offsets[u] - heavy_off[s]
     for j in range(k3):
         x = start + j * B
         has = x < total
         v = int32(0)
-        u = int32(0)
         if has:
-            s = _heavy_slot(heavy_off, count, x)
-            u = heavy_v[s]
-            v = indices[offsets[u] + (x - heavy_off[s])]
+            while x >= s_end:
+                s += 1
+                s_end = heavy_off[s + 1] if s + 1 < count else total
+                u = heavy_v[s]
+                row = offsets[u] - heavy_off[s]
+            v = indices[row + x]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
         if (j + 1) % QLEN == 0:

@@ -83,6 +83,19 @@ def test_heavy_vertex_leaves_the_single_block():
     assert r.levels[1].kernel == "single-block"
 
 
+def test_several_heavy_vertices_share_one_child_grid():
+    # Source 0 -> hubs 1, 2, 3 (degrees ~41, 51, 71, leaves overlapping): one child grid walks
+    # all three rows, its threads crossing from one hub's row into the next.
+    src = [0, 0, 0]
+    dst = [1, 2, 3]
+    for hub, lo, hi in ((1, 4, 44), (2, 30, 80), (3, 60, 130)):
+        src += [hub] * (hi - lo)
+        dst += list(range(lo, hi))
+    g = graphs.from_edges(np.array(src), np.array(dst), directed=False, name="three-hubs")
+    r = bfs4k(g, 0, K2=5.0, K3=1, K5=0, K6=32)
+    assert r.levels[1].heavy_vertices == 3 and r.levels[1].launches == 3
+
+
 def test_heavy_vertices_edge_discover():
     g = graphs.from_edges(np.r_[np.zeros(70, np.int64), np.arange(1, 70)],
                           np.r_[np.arange(1, 71), np.arange(2, 71)], directed=False, name="fan70")
