@@ -303,10 +303,7 @@ class BFSRun:
 
     # ---------------------------------------------------------------- technique: bfs4k
     def _run_bfs4k(self) -> Iterator[LevelStats]:
-        from numba import cuda
-
         from kernels import bfs4k, common
-
         from kernels.rules import heavy_limit
 
         from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout

@@ -23,8 +23,9 @@ from numba import cuda, int32, int64, uint32
 from numba.core import config
 
 from . import rules
-from .common import (COALESCED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED,
-                     EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
+from .common import (COALESCED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY,
+                     NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
+from .primitives import warp_inclusive_scan, warp_min, warp_search_owner, warp_sum
 
 FULL = 0xFFFFFFFF
 DEGREE_BINS = rules.DEGREE_BINS
@@ -39,7 +40,6 @@ NUM_ACC = 7
 # lighter vertices' degrees are summed per lane and reported together in bin 0.
 SUM_BIN = 5
 
-_pow2_floor = cuda.jit(device=True)(rules.pow2_floor)
 _degree_bin = cuda.jit(device=True)(rules.degree_bin)
 _virtual_warp_size = cuda.jit(device=True)(rules.virtual_warp_size)
 _use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
@@ -47,52 +47,8 @@ _use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
 
 # ------------------------------------------------------------------------------ warp helpers
 @cuda.jit(device=True)
-def _warp_inclusive_sum(v):
-    lane = cuda.laneid
-    d = 1
-    while d < 32:
-        n = cuda.shfl_up_sync(FULL, v, d)
-        if lane >= d:
-            v += n
-        d *= 2
-    return v
-
-
-@cuda.jit(device=True)
-def _warp_reduce_sum(v):
-    d = 16
-    while d > 0:
-        v += cuda.shfl_xor_sync(FULL, v, d)
-        d //= 2
-    return v
-
-
-@cuda.jit(device=True)
-def _warp_reduce_min(v):
-    d = 16
-    while d > 0:
-        o = cuda.shfl_xor_sync(FULL, v, d)
-        if o < v:
-            v = o
-        d //= 2
-    return v
-
-
-@cuda.jit(device=True)
 def _popc(x):
     return cuda.popc(uint32(x))
-
-
-@cuda.jit(device=True)
-def _owner(incl, k):
-    """Edge-discover search (§5.4): lane whose degree segment holds work item k (5 shuffles)."""
-    lo = 0
-    step = 16
-    while step > 0:
-        if cuda.shfl_sync(FULL, incl, lo + step - 1) <= k:
-            lo += step
-        step //= 2
-    return lo
 
 
 # ------------------------------------------------------------------------------ visiting rule
@@ -222,7 +178,7 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
         excl = int64(_popc(ballot & cuda.lanemask_lt()))
         total = int64(_popc(ballot))
     else:
-        incl = _warp_inclusive_sum(qn)
+        incl = warp_inclusive_scan(qn)
         total = cuda.shfl_sync(FULL, incl, 31)
         excl = incl - qn
     if total == 0:
@@ -234,7 +190,7 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
     m = 0
     # The shortest queue reaches K7 exactly when every lane's does: one vote before the reduction.
     if k7 > 0 and not binary and cuda.all_sync(FULL, qn >= k7):
-        m = _warp_reduce_min(qn)
+        m = warp_min(qn)
     if m > 0:
         # Induced coalescence: round k writes every lane's k-th vertex side by side.
         if lane == 0:
@@ -337,7 +293,7 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
             heavy = 1
             _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
             deg = 0
-    incl = _warp_inclusive_sum(deg)
+    incl = warp_inclusive_scan(deg)
     total = cuda.shfl_sync(FULL, incl, 31)
     base = int64(0)
     qn = 0
@@ -354,7 +310,7 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
             k = base + lane
             if k >= total:
                 k = total - 1
-            owner = _owner(incl, k)
+            owner = warp_search_owner(incl, k)  # §5.4: 5 shuffles
         o_u = cuda.shfl_sync(FULL, u, owner)
         o_beg = cuda.shfl_sync(FULL, beg, owner)
         o_excl = cuda.shfl_sync(FULL, incl - deg, owner)
@@ -383,7 +339,7 @@ def _acc_to_block(acc, cnt, hist_s, heavy):
     Edges examined and claims are not counted here: the host derives them (edges = degree sum of
     the frontier, claims = kept + detected), which keeps same-address atomics off the hot path.
     """
-    light = _warp_reduce_sum(acc[A_LIGHT])
+    light = warp_sum(acc[A_LIGHT])
     if cuda.laneid == 0 and light:
         cuda.atomic.add(hist_s, 0, light)
     if acc[A_GEN]:
@@ -428,6 +384,26 @@ def _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist):
         cuda.atomic.add(hist, DEGREE_BINS + lane, hist_s[lane])
 
 
+@cuda.jit(device=True)
+def _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc):
+    """Zero the block's shared counters and histogram, empty the culling tables; ends with the
+    block barrier that publishes them."""
+    tid = cuda.threadIdx.x
+    if tid < DEGREE_BINS:
+        hist_c[tid] = 0
+        hist_s[tid] = 0
+    if tid < NUM_COUNTERS:
+        cnt[tid] = 0
+    if tid == 0:
+        finished[0] = 0
+    if dedup == WARP_CULL:
+        for i in range(cuda.laneid, CULL_ENTRIES, 32):
+            cull[cull_base + i] = -1
+    for i in range(NUM_ACC):
+        acc[i] = 0
+    cuda.syncthreads()
+
+
 # ------------------------------------------------------------------------------ kernels
 @cuda.jit(cache=True)
 def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters, hist,
@@ -443,21 +419,9 @@ def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, c
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
     cnt = cuda.shared.array(NUM_COUNTERS, int64)
     finished = cuda.shared.array(1, int32)
-    if tid < DEGREE_BINS:
-        hist_c[tid] = 0
-        hist_s[tid] = 0
-    if tid < NUM_COUNTERS:
-        cnt[tid] = 0
-    if tid == 0:
-        finished[0] = 0
     cull_base = (tid // 32) * CULL_ENTRIES
-    if dedup == WARP_CULL:
-        for i in range(cuda.laneid, CULL_ENTRIES, 32):
-            cull[cull_base + i] = -1
-    cuda.syncthreads()
     acc = cuda.local.array(NUM_ACC, int64)
-    for i in range(NUM_ACC):
-        acc[i] = 0
+    _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
     q = cuda.local.array(QLEN, int32)
     nxt = int32(level + 1)
     if edge_discover:
@@ -501,21 +465,9 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
     cnt = cuda.shared.array(NUM_COUNTERS, int64)
     finished = cuda.shared.array(1, int32)
-    if tid < DEGREE_BINS:
-        hist_c[tid] = 0
-        hist_s[tid] = 0
-    if tid < NUM_COUNTERS:
-        cnt[tid] = 0
-    if tid == 0:
-        finished[0] = 0
     cull_base = (tid // 32) * CULL_ENTRIES
-    if dedup == WARP_CULL:
-        for i in range(lane, CULL_ENTRIES, 32):
-            cull[cull_base + i] = -1
-    cuda.syncthreads()
     acc = cuda.local.array(NUM_ACC, int64)
-    for i in range(NUM_ACC):
-        acc[i] = 0
+    _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
     q = cuda.local.array(QLEN, int32)
     qn = 0
     packed = heavy_ctr[0]
@@ -654,7 +606,7 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
 
         row = level - level0
         nsize = cnt[NEXT_SIZE]
-        edges = _warp_reduce_sum(cur_s[lane])
+        edges = warp_sum(cur_s[lane])
         if tid == 0:
             log[row, L_FRONTIER] = fsize
             log[row, L_EDGES] = edges  # every frontier entry's whole row is examined

@@ -9,26 +9,15 @@ from hypothesis import strategies as st
 
 from explorer import backend, graphs
 from explorer.engine import resolve_source, run_bfs
-from explorer.reference import compare_distances, cpu_bfs, validate
 from explorer.techniques import KnobError, Technique, TechniqueNotImplemented
 
-from _graphs import small_graphs
+from _support import checked_run, small_graphs
 
 SMALL = small_graphs()
 
 
 def check_run(g, source, technique="topdown-queue", knobs=None, **kw):
-    run = run_bfs(g, source, technique, knobs, **kw)
-    levels = list(run)
-    r = run.result
-    d, _ = cpu_bfs(g, r.source)
-    assert compare_distances(d, r.distances) is None, compare_distances(d, r.distances)
-    report = validate(g, r.source, r.distances, r.parents)
-    assert report.ok, report.message
-    assert [lv.level for lv in levels] == list(range(len(levels)))
-    assert len(levels) == max(d.max(), 0) + 1 or r.reached == 1
-    assert sum(lv.discovered for lv in levels) + 1 == r.reached or not r.instrumented
-    return r
+    return checked_run(g, source, technique, knobs, **kw)
 
 
 @pytest.mark.parametrize("name", sorted(SMALL))
