@@ -28,8 +28,6 @@ from .techniques import Knobs, Technique
 
 log = logging.getLogger("explorer")
 
-SourceSpec = "int | str"
-
 
 def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
     """A vertex id, "max-degree" (first vertex of highest out-degree) or "random" (seeded, degree >= 1)."""
