@@ -21,6 +21,17 @@ from importlib import metadata
 SIMULATOR_MAX_ARCS = 200_000
 
 
+#: Under the simulator every GPU thread is a Python thread: 1024-thread blocks make a 10-vertex
+#: BFS-4K run take minutes. Demos there use 32-thread blocks (and say so).
+SIMULATOR_KNOBS = {"single_block_threads": 32, "K6": 32, "block_threads": 32}
+
+
+def simulator_knobs_note(applied: dict | None = None) -> str:
+    applied = SIMULATOR_KNOBS if applied is None else applied
+    return ("simulator: using 32-thread blocks (" + ", ".join(f"{k}={v}" for k, v in applied.items())
+            + ") so the CPU simulation finishes in seconds")
+
+
 class BackendError(RuntimeError):
     """The requested backend cannot be used in this process."""
 

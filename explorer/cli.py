@@ -18,6 +18,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from .backend import SIMULATOR_KNOBS, simulator_knobs_note
 from .techniques import Knobs, KnobError, Technique, implemented_techniques, missing_techniques
 
 PROG = "bfs4k"
@@ -25,17 +26,6 @@ EXIT_OK, EXIT_INVALID_RESULT, EXIT_USAGE = 0, 1, 2
 DEMO_GRAPH = "bfs4k_fig2"  # the 10-vertex teaching graph: the demo finishes in seconds on the simulator
 DEMO_REPORT = "bfs4k-report.html"
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart.ipynb"
-
-
-#: Under the simulator every GPU thread is a Python thread: 1024-thread blocks make a 10-vertex
-#: BFS-4K run take minutes. Demos there use 32-thread blocks (and say so).
-SIMULATOR_KNOBS = {"single_block_threads": 32, "K6": 32, "block_threads": 32}
-
-
-def simulator_knobs_note(applied: dict | None = None) -> str:
-    applied = SIMULATOR_KNOBS if applied is None else applied
-    return ("simulator: using 32-thread blocks (" + ", ".join(f"{k}={v}" for k, v in applied.items())
-            + ") so the CPU simulation finishes in seconds")
 
 
 def simulator_knobs(user_values: dict) -> dict:

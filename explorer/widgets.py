@@ -20,7 +20,8 @@ from bokeh.layouts import column
 from jupyter_bokeh import BokehModel
 
 from . import backend, engine, graphs
-from .cli import SIMULATOR_KNOBS, parse_generator, simulator_knobs_note
+from .backend import SIMULATOR_KNOBS, simulator_knobs_note
+from .cli import parse_generator
 from .graphs import CSRGraph
 from .plots import LevelStream
 from .reference import compare_distances, cpu_bfs, validate
