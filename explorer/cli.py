@@ -19,6 +19,7 @@ import textwrap
 from pathlib import Path
 
 from .backend import SIMULATOR_KNOBS, simulator_knobs_note
+from .stats import write_text_atomic
 from .techniques import Knobs, KnobError, Technique, implemented_techniques, missing_techniques
 
 PROG = "bfs4k"
@@ -194,10 +195,10 @@ def cmd_run(args) -> int:
     print()
     print(report.format_summary(result))
     if args.json:
-        Path(args.json).write_text(result.to_json(include_arrays=args.arrays), encoding="utf-8")
+        write_text_atomic(args.json, result.to_json(include_arrays=args.arrays))
         print(f"wrote {args.json}")
     if args.csv:
-        Path(args.csv).write_text(result.to_csv(), encoding="utf-8")
+        write_text_atomic(args.csv, result.to_csv())
         print(f"wrote {args.csv}")
     return status
 

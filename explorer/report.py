@@ -13,7 +13,7 @@ import html
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .stats import LevelStats, RunResult
+from .stats import LevelStats, RunResult, write_text_atomic
 from .techniques import Knobs
 
 #: Level-record columns shown in tables, with short titles.
@@ -276,5 +276,5 @@ def write_report(results, path, graph_stats: Mapping | None = None, title: str =
     })
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    write_text_atomic(path, page)
     return path

@@ -10,7 +10,10 @@ import csv
 import dataclasses
 import io
 import json
+import os
+import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -116,6 +119,23 @@ class RunResult:
         writer.writeheader()
         writer.writerows(self.level_rows())
         return buf.getvalue()
+
+
+def write_text_atomic(path, text: str) -> Path:
+    """Write a whole file or nothing: a temporary file beside it, then an atomic rename."""
+    path = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as err:
+        raise OSError(f"cannot write {path}: {err.strerror}") from err
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+    return path
 
 
 def _json_default(obj):

@@ -131,3 +131,20 @@ def test_simulator_size_limit_is_stated():
     big = graphs.generate("grid2d", rows=320, cols=320)  # 203,840 arcs
     with pytest.raises(backend.BackendError, match=r"limited to 200,000 arcs"):
         run_bfs(big, 0)
+
+
+def test_result_files_are_written_whole_or_not_at_all(tmp_path, monkeypatch):
+    from explorer import stats
+
+    target = tmp_path / "run.json"
+    stats.write_text_atomic(target, "{}")
+    assert target.read_text() == "{}"
+
+    def broken_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(stats.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="disk full"):
+        stats.write_text_atomic(target, '{"new": 1}')
+    assert target.read_text() == "{}"  # the old file is intact
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # no temporary left behind
