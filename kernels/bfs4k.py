@@ -14,7 +14,8 @@ Kernels:
                  paper's rule #Blocks = sum(degree) / (K3 x block size).
   bfs4k_single   one block running level after level inside one launch while the frontier stays
                  below F_Threshold (§5.5, single-block), frontier and hash table in shared memory;
-                 its heavy vertices are walked by the whole block cooperatively.
+                 a frontier with a heavy vertex goes back to the host, where its child grid
+                 can be launched.
 
 Every warp-level call is made by all 32 lanes (loops run while any lane has work), which is
 what the shuffles need on the GPU and what kernels.sim checks under the simulator.
