@@ -28,7 +28,9 @@ class Technique(str, enum.Enum):
 
     #: BFS-4K (Busato & Bombieri, TPDS 2015): per level, dynamic virtual warps or edge-discover,
     #: heavy-vertex child grids, single- or multi-block kernel, coalesced writes and hash64
-    #: duplicate detection, all decided by the knobs K1..K7.
+    #: duplicate detection, all decided by the knobs K1..K7. Numba has no dynamic parallelism:
+    #: the child grids are launched by the host right after the level's kernel, sized by the
+    #: paper's rule, and a frontier with a heavy vertex leaves the single-block kernel for that.
     BFS4K = "bfs4k"
 
     #: Luo, Wong & Hwu (DAC 2010): hierarchical warp/block/grid frontier queues and kernels.
@@ -159,7 +161,7 @@ class Knobs:
         4, choices=(1, 2, 4, 8, 16, 32), section="BFS-4K §5.2"))
     K2: float = _knob(KnobSpec(
         "K2", "heavy vertices: % of |V| of the highest-degree frontier vertices (degree far above the average) "
-        "handled by a child grid; 0 disables", 0.15, low=0.0, high=10.0, kind=float, section="BFS-4K §5.3"))
+        "handled by a child grid (launched by the host: Numba has no dynamic parallelism); 0 disables", 0.15, low=0.0, high=10.0, kind=float, section="BFS-4K §5.3"))
     K3: int = _knob(KnobSpec(
         "K3", "child-grid sizing: #Blocks = degree / (K3 x block size), i.e. neighbours walked per child thread",
         16, low=1, high=1024, section="BFS-4K §5.3"))
