@@ -145,9 +145,8 @@ class BFSRun:
         self.knobs = knobs
         self.instrument = instrument
         self._status = on_status or (lambda msg: None)
-        self.limits = limits
+        self.limits = limits  # device constraints of BFS-4K's policy; None for other techniques
         self._state: _RunState | None = None
-        self._limits_used = None
         self._result: RunResult | None = None
         self._started = False
 
@@ -307,14 +306,13 @@ class BFSRun:
         from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 
         graph, knobs, n = self.graph, self.knobs, self.graph.num_vertices
-        info = backend.current()
-        limits = self.limits or (DeviceLimits.simulator() if info.is_simulator else DeviceLimits.from_current_device())
+        limits = self.limits
         single_layout = single_block_layout(knobs, limits) if knobs.K5 > 0 else None
         multi_layout = multi_block_layout(knobs, limits)
         race = knobs.claim == "race"
-        # With the racy claim a level can enqueue a vertex once per arc that reaches it.
         heavy_cap = max(1, heavy_limit(n, knobs.K2))
         max_log = 4096
+        # With the racy claim a level can enqueue a vertex once per arc that reaches it.
         st = self._setup(max(1, graph.num_arcs if race else n), {
             "heavy_v": (heavy_cap, np.int32), "heavy_off": (heavy_cap, np.int64),
             "log": ((max_log, bfs4k.LOG_FIELDS), np.int64), "state": (4, np.int64)})
@@ -323,7 +321,6 @@ class BFSRun:
         claim_atomic = not race
         inst = self.instrument
         common_fields = dict(technique=self.technique.value)
-        self._limits_used = limits
 
         frontier = FrontierStats.of_vertices(graph.degrees()[[self.source]])
         level, in_a, total_ms = 0, True, 0.0
@@ -435,8 +432,8 @@ class BFSRun:
 
         distances, parents = st.dist.copy_to_host(), st.parent.copy_to_host()
         device = st.info.as_dict()
-        if self._limits_used is not None:
-            device["limits"] = dataclasses.asdict(self._limits_used)
+        if self.limits is not None:
+            device["limits"] = dataclasses.asdict(self.limits)
         self._result = RunResult(
             graph=self.graph.name, source=self.source, technique=self.technique.value,
             knobs=self.knobs.as_dict(), distances=distances, parents=parents, levels=levels,
@@ -461,6 +458,10 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = T
     if tech is Technique.BFS4K:
         from .policy import single_block_layout
 
+        if limits is None:
+            limits = DeviceLimits.simulator() if backend.current().is_simulator else DeviceLimits.from_current_device()
         if knobs.K5 > 0:
-            single_block_layout(knobs, limits or DeviceLimits.simulator())  # K5 too large: fail now
+            single_block_layout(knobs, limits)  # K5 too large for this device's shared memory: fail now
+    else:
+        limits = None
     return BFSRun(graph, src, tech, knobs, bool(instrument), on_status, limits)
