@@ -22,6 +22,7 @@ import numpy as np
 
 from . import backend
 from .graphs import CSRGraph
+from .launcher import Launcher, PlainLauncher
 from .policy import DeviceLimits
 from .stats import LevelStats, RunResult
 from .techniques import Knobs, Technique
@@ -72,6 +73,7 @@ class _RunState:
     hist: object = None
     extra: dict = None
     pool: dict = None
+    launcher: object = None  # Launcher on a GPU, PlainLauncher under the simulator
     start: object = None
     stop: object = None
     begin: object = None  # recorded as the first level starts: elapsed time starts here
@@ -109,6 +111,15 @@ def _buffer(pool: dict, name: str, shape, dtype, host: bool = False):
     return arr
 
 
+def _view(pool: dict, name: str, base, lo: int, hi: int):
+    """base[lo:hi], the same object in every run while `base` is: launches reuse marshalled arguments."""
+    key = (name, "view")
+    cached = pool.get(key)
+    if cached is None or cached[0] is not base:
+        cached = pool[key] = (base, base[lo:hi])
+    return cached[1]
+
+
 # Copying a graph to the GPU is the slow part of a short run: keep one copy per CSRGraph alive.
 _device_graphs: "weakref.WeakKeyDictionary[CSRGraph, _DeviceGraph]" = weakref.WeakKeyDictionary()
 
@@ -124,10 +135,6 @@ def _to_device(graph: CSRGraph, status: Callable[[str], None]) -> _DeviceGraph:
                           cuda.to_device(np.ascontiguousarray(graph.indices, dtype=np.int32)))
         _device_graphs[graph] = dg
     return dg
-
-
-def _go(kernel, blocks, threads, shared, *args) -> None:
-    kernel[blocks, threads, 0, shared](*args)
 
 
 def _grid(n: int, block: int) -> int:
@@ -208,33 +215,34 @@ class BFSRun:
         st.host_out = np.zeros(size, np.int64) if info.is_simulator else _buffer(pool, "host_out", size, np.int64, True)
         st.extra = {name: _buffer(pool, name, shape, dtype) for name, (shape, dtype) in (extra or {}).items()}
         self._state = st
-        st.counters = st.level_out[:common.NUM_COUNTERS]
-        st.hist = st.level_out[common.NUM_COUNTERS:]
-        go = _go if info.is_simulator else self._compile_and_go
+        st.counters = _view(pool, "counters", st.level_out, 0, common.NUM_COUNTERS)
+        st.hist = _view(pool, "hist", st.level_out, common.NUM_COUNTERS, size)
+        st.launcher = PlainLauncher() if info.is_simulator else Launcher.shared()
         for arr in (st.dist, st.parent, st.stamp, st.stamp2):
-            go(common.fill_int32, _grid(n, 256), 256, 0, arr, -1)
-        go(common.set_source, 1, 1, 0, st.dist, st.parent, st.queues[0], st.stamp, self.source)
+            self._launch(st, common.fill_int32, _grid(n, 256), 256, 0, arr, -1)
+        self._launch(st, common.set_source, 1, 1, 0, st.dist, st.parent, st.queues[0], st.stamp, self.source)
         st.start, st.stop = cuda.event(), cuda.event()
         return st
 
     def _timed(self, st: "_RunState", launch) -> float:
         """Run `launch(go)`, read the level's counters back, return the GPU time in ms.
 
-        `launch` issues its kernels as go(kernel, blocks, threads, shared_bytes, *args). It is
-        called twice: first to compile (or load from the disk cache) what is not compiled yet,
-        saying so, then inside the timed window to launch. Compilation is never timed.
+        `launch` issues its kernels as go(kernel, blocks, threads, shared_bytes, *args) and clears
+        arrays with go.zero(array). On a GPU it is called twice: first to prepare (compile or load
+        from the disk cache, saying so, and marshal the arguments), then inside the timed window to
+        launch. Compilation is never timed.
         """
         from numba import cuda
 
         if not st.info.is_simulator:
-            launch(self._compile)
+            launch(st.launcher.preparing(self._compiling))
         t0 = time.perf_counter()
         st.start.record()
         if st.begin is None:  # the run's clock starts with its first level
             st.begin, st.t_begin = st.start, t0
             st.start = cuda.event()
             st.start.record()
-        launch(_go)
+        launch(st.launcher)
         st.stop.record()
         st.level_out.copy_to_host(st.host_out)
         st.stop.synchronize()
@@ -242,17 +250,15 @@ class BFSRun:
             return (time.perf_counter() - t0) * 1e3
         return cuda.event_elapsed_time(st.start, st.stop)
 
-    def _compile(self, kernel, blocks, threads, shared, *args) -> None:
-        argtypes = tuple(kernel.typeof_pyval(a) for a in args)
-        if argtypes not in kernel.overloads:
-            name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
-            self.status(f"compiling the {name} kernel (first use in this process; "
-                        "later processes load it from the disk cache)")
-            kernel.compile(argtypes)
+    def _compiling(self, name: str) -> None:
+        self.status(f"compiling the {name} kernel (first use in this process; "
+                    "later processes load it from the disk cache)")
 
-    def _compile_and_go(self, kernel, blocks, threads, shared, *args) -> None:
-        self._compile(kernel, blocks, threads, shared, *args)
-        _go(kernel, blocks, threads, shared, *args)
+    def _launch(self, st: "_RunState", kernel, blocks, threads, shared, *args) -> None:
+        """An untimed launch (set-up): prepared and launched at once."""
+        if not st.info.is_simulator:
+            st.launcher.prepare(kernel, blocks, threads, shared, *args, on_compile=self._compiling)
+        st.launcher(kernel, blocks, threads, shared, *args)
 
     def _check_overflow(self, st: "_RunState", counters) -> None:
         from kernels import common
@@ -273,7 +279,7 @@ class BFSRun:
         inst = self.instrument
 
         def launch(go):
-            go(common.zero_int64, 1, 64, 0, st.level_out)
+            go.zero(st.level_out)
             go(topdown.topdown_queue, _grid(frontier_size, block), block, 0,
                 st.graph.offsets, st.graph.indices, st.dist, st.parent, st.queues[0], frontier_size,
                 st.queues[1], st.counters, level, st.stamp, inst)
@@ -317,6 +323,7 @@ class BFSRun:
             "heavy_v": (heavy_cap, np.int32), "heavy_off": (heavy_cap, np.int64),
             "log": ((max_log, bfs4k.LOG_FIELDS), np.int64), "state": (4, np.int64)})
         heavy_v, heavy_off, log, state = (st.extra[k] for k in ("heavy_v", "heavy_off", "log", "state"))
+        heavy_ctr = _view(st.pool, "heavy_ctr", st.level_out, common.HEAVY_CTR, common.HEAVY_CTR + 1)
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
         claim_atomic = not race
         inst = self.instrument
@@ -334,8 +341,9 @@ class BFSRun:
                 hist_now[:bfs4k.rules.DEGREE_BINS] = frontier.bin_counts
                 hist_now[bfs4k.rules.DEGREE_BINS:] = frontier.bin_edges
 
+                st.hist.copy_to_device(hist_now)
+
                 def launch(go):
-                    st.hist.copy_to_device(hist_now)
                     go(bfs4k.bfs4k_single, 1, knobs.single_block_threads, lay.dynamic_bytes,
                         st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, frontier.size,
                         in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
@@ -373,18 +381,18 @@ class BFSRun:
             src, dst = (qa, qb) if in_a else (qb, qa)
 
             def launch(go):
-                go(common.zero_int64, 1, 128, 0, st.level_out)
+                go.zero(st.level_out)
                 go(bfs4k.bfs4k_multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
                     st.graph.offsets, st.graph.indices, st.dist, st.parent, src, frontier.size, dst,
                     st.capacity, st.counters, st.hist, level, st.stamp, st.stamp2, inst,
                     plan.warp_size, plan.edge_discover, plan.heavy_threshold, heavy_v, heavy_off,
-                    st.level_out[common.HEAVY_CTR:common.HEAVY_CTR + 1], claim_atomic, dedup,
+                    heavy_ctr, claim_atomic, dedup,
                     max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
                 if plan.heavy_vertices:
                     go(bfs4k.bfs4k_heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
                         st.graph.offsets, st.graph.indices, st.dist, st.parent, dst, st.capacity,
                         st.counters, st.hist, level, st.stamp, st.stamp2, inst, heavy_v, heavy_off,
-                        st.level_out[common.HEAVY_CTR:common.HEAVY_CTR + 1], knobs.K3, claim_atomic,
+                        heavy_ctr, knobs.K3, claim_atomic,
                         dedup, max(lay.hash_entries - 1, 0), knobs.K7)
 
             ms = self._timed(st, launch)

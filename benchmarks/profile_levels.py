@@ -1,0 +1,104 @@
+"""Where a BFS's time goes, level by level, on a real GPU.
+
+    python benchmarks/profile_levels.py kron22 --knobs K1=32 claim=atomic
+    python benchmarks/profile_levels.py grid1000 --source center --knobs K5=2 claim=atomic
+
+Prints, for every level: frontier size, edges, kernel, virtual warp size, edge-discover, heavy
+vertices, the level's CUDA-event window (`gpu ms`) and the host's wall time between two records
+(`host ms`: Python launching, reading back, planning). The difference between the run's
+elapsed time and the sum of kernel time is what the host costs the user.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.bench_bfs import GRAPHS, source_for  # noqa: E402
+from explorer import backend  # noqa: E402
+from explorer import launcher  # noqa: E402
+from explorer.engine import run_bfs  # noqa: E402
+
+
+class HostClock:
+    """Wall time the host spends launching kernels and preparing launches (compile checks,
+    marshalling arguments)."""
+
+    def __init__(self):
+        self.launch_s, self.launches, self.prepare_s = 0.0, 0, 0.0
+        call, prepare = launcher.Launcher.__call__, launcher.Launcher.prepare
+
+        def timed_call(obj, *a):
+            t = time.perf_counter()
+            call(obj, *a)
+            self.launch_s += time.perf_counter() - t
+            self.launches += 1
+
+        def timed_prepare(obj, *a):
+            t = time.perf_counter()
+            prepare(obj, *a)
+            self.prepare_s += time.perf_counter() - t
+
+        launcher.Launcher.__call__, launcher.Launcher.prepare = timed_call, timed_prepare
+
+
+def parse_knobs(items):
+    knobs = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        try:
+            knobs[key] = int(value)
+        except ValueError:
+            try:
+                knobs[key] = float(value)
+            except ValueError:
+                knobs[key] = value
+    return knobs
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("graph", choices=list(GRAPHS))
+    ap.add_argument("--source", default="max-degree", help="vertex id, 'max-degree' or 'center' (grids)")
+    ap.add_argument("--knobs", nargs="*", default=[], help="KEY=VALUE knob settings")
+    ap.add_argument("--technique", default="bfs4k")
+    ap.add_argument("--rows", type=int, default=40, help="levels printed (first and last halves)")
+    args = ap.parse_args(argv)
+
+    backend.select("gpu")
+    g = GRAPHS[args.graph]()
+    src = source_for(g, args.graph, args.source)
+    knobs = parse_knobs(args.knobs)
+    run_bfs(g, src, args.technique, knobs, instrument=False).complete()  # compile, warm up
+    clock = HostClock()
+    run = run_bfs(g, src, args.technique, knobs, instrument=False)
+    rows, t = [], time.perf_counter()
+    for lv in run:
+        now = time.perf_counter()
+        rows.append((lv, (now - t) * 1e3))
+        t = now
+    res = run.result
+    print(f"{args.graph} source={src} technique={args.technique} knobs={knobs}")
+    print(f"levels {res.num_levels}  elapsed {res.elapsed_ms:.3f} ms  kernels {res.total_ms:.3f} ms  "
+          f"GTEPS {res.traversed_edges / (res.elapsed_ms * 1e6):.2f}")
+    print(f"host: {clock.launches} launches, {clock.launch_s * 1e3:.3f} ms inside them "
+          f"({clock.launch_s * 1e6 / max(clock.launches, 1):.1f} us each), "
+          f"{clock.prepare_s * 1e3:.3f} ms preparing them")
+    print(f"{'level':>5} {'frontier':>9} {'edges':>11} {'kernel':>12} {'W':>3} {'ED':>2} {'heavy':>5} "
+          f"{'gpu ms':>8} {'host ms':>8}")
+    half = args.rows // 2
+    for i, (lv, host_ms) in enumerate(rows):
+        if len(rows) > args.rows and half <= i < len(rows) - half:
+            if i == half:
+                print("  ...")
+            continue
+        print(f"{lv.level:5d} {lv.frontier_in:9d} {lv.edges_examined:11d} {lv.kernel:>12} {lv.warp_size:3d} "
+              f"{int(lv.edge_discover):2d} {lv.heavy_vertices:5d} {lv.time_ms:8.3f} {host_ms:8.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
