@@ -26,7 +26,7 @@ from numba.core import config
 from . import rules
 from .common import (COALESCED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY,
                      NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
-from .primitives import warp_inclusive_scan, warp_min, warp_search_owner, warp_sum
+from .primitives import warp_inclusive_scan, warp_max, warp_min, warp_search_owner, warp_sum
 
 FULL = 0xFFFFFFFF
 DEGREE_BINS = rules.DEGREE_BINS
@@ -35,8 +35,8 @@ NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
 
 # Per-thread accumulators (a local array, so device functions can update them).
-A_LIGHT, A_GEN, A_DET, A_CONF, A_UNDET, A_EXT, A_COAL = 0, 1, 2, 3, 4, 5, 6
-NUM_ACC = 7
+A_LIGHT, A_GEN, A_DET, A_CONF, A_UNDET, A_EXT, A_COAL, A_MAX = 0, 1, 2, 3, 4, 5, 6, 7
+NUM_ACC = 8
 # Degree sums are kept per bin only from this bin up (the heavy path's bins, which need them);
 # lighter vertices' degrees are summed per lane and reported together in bin 0.
 SUM_BIN = 5
@@ -54,13 +54,15 @@ def _popc(x):
 
 # ------------------------------------------------------------------------------ visiting rule
 @cuda.jit(device=True)
-def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim):
+def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound):
     """The visiting rule. Collective: all lanes of the warp call it once per round.
 
     Returns (this lane claimed v, some lane of the warp claimed something).
     """
     if atomic_claim:
-        found = has_edge and dist[v] == -1 and cuda.atomic.cas(dist, v, -1, nxt) == -1
+        # Reading first spares the atomic unit most compare-and-swaps (most neighbours are
+        # visited); a latency-bound caller (the single block) saves the read's round trip instead.
+        found = has_edge and (latency_bound or dist[v] == -1) and cuda.atomic.cas(dist, v, -1, nxt) == -1
         if found:
             parent[v] = u
         return found, cuda.any_sync(FULL, found)
@@ -125,9 +127,22 @@ def _warp_cull(cull, base, has, v, lane):
 
 @cuda.jit(device=True)
 def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-           dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s):
-    """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp."""
-    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim)
+           dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min):
+    """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp.
+
+    The next frontier's degrees: with heavy_min = 0 into the full histogram hist_c/hist_s (the
+    host plans the next level from it); with heavy_min > 0 (the single block, which plans on the
+    device) only the lane's degree sum and maximum, plus per-bin counts of heavy candidates
+    (bins of degree >= heavy_min) in hist_c: all that the next level's decisions need.
+    """
+    o0 = int64(0)
+    o1 = int64(0)
+    if heavy_min > 0 and has_edge:
+        # Latency-bound single block: load v's row bounds now, in flight with the claim, instead
+        # of after it (most of its candidates are claimed; a multi-block grid would waste bandwidth).
+        o0 = offsets[v]
+        o1 = offsets[v + 1]
+    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
     if found:
@@ -155,12 +170,23 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
             acc[A_UNDET] += 1  # a copy of v already passed the filter
         q[qn] = v
         qn += 1
+        if heavy_min > 0:
+            deg = o1 - o0
+            acc[A_LIGHT] += deg
+            acc[A_MAX] = max(acc[A_MAX], deg)
+            if deg >= heavy_min:
+                b = _degree_bin(deg)
+                if (int64(1) << b) >= heavy_min:
+                    cuda.atomic.add(hist_c, b, int64(1))
+            return qn
         deg = offsets[v + 1] - offsets[v]
         b = _degree_bin(deg)
         if b >= SUM_BIN:
             cuda.atomic.add(hist_s, b, deg)
         else:
             acc[A_LIGHT] += deg
+    if heavy_min > 0:
+        return qn
     # Degree histogram of the next frontier (the policy of the next level reads it): lanes with
     # the same bin add their count with one atomic, most vertices of a level share a bin.
     peers = cuda.match_any_sync(FULL, b)
@@ -232,7 +258,7 @@ def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
 def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_cap):
+             sh_out, sh_cap, heavy_min):
     """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1)."""
     lane = cuda.laneid
     l = lane & (W - 1)
@@ -257,14 +283,20 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
     e = beg + l
     qn = 0
     rounds = 0
+    # Each round loads the next round's neighbour before visiting this one: the load is in
+    # flight during the claim instead of after it.
+    v_next = int32(0)
+    if e < end:
+        v_next = indices[e]
     while cuda.any_sync(FULL, e < end):
         has = e < end
-        v = int32(0)
+        v = v_next
         if has:
-            v = indices[e]
             e += W
+            if e < end:
+                v_next = indices[e]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
         rounds += 1
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
@@ -277,7 +309,7 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
 def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_cap):
+             sh_out, sh_cap, heavy_min):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -321,7 +353,7 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
         if has:
             v = indices[o_beg + (k - o_excl)]
         qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
         rounds += 1
         if rounds == QLEN:
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
@@ -343,6 +375,11 @@ def _acc_to_block(acc, cnt, hist_s, heavy):
     light = warp_sum(acc[A_LIGHT])
     if cuda.laneid == 0 and light:
         cuda.atomic.add(hist_s, 0, light)
+    _acc_counts(acc, cnt, heavy)
+
+
+@cuda.jit(device=True)
+def _acc_counts(acc, cnt, heavy):
     if acc[A_GEN]:
         cuda.atomic.add(cnt, DUP_GENERATED, acc[A_GEN])
     if acc[A_DET]:
@@ -429,12 +466,12 @@ def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, c
         heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
                          heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                          table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                         counters, binary, k7, out, 0)
+                         counters, binary, k7, out, 0, 0)
     else:
         heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
                          heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                          table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                         counters, binary, k7, out, 0)
+                         counters, binary, k7, out, 0, 0)
     _acc_to_block(acc, cnt, hist_s, heavy)
     _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
 
@@ -494,7 +531,7 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
                 row = offsets[u] - heavy_off[s]
             v = indices[row + x]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s)
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, 0)
         if (j + 1) % QLEN == 0:
             qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
     _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
@@ -509,7 +546,17 @@ L_WARP, L_ED, L_BINARY, L_COAL, L_EXT, L_OVERFLOW = 8, 9, 10, 11, 12, 13
 LOG_FIELDS = 16
 # state: levels run, final frontier size, 1 if the final frontier is in queue A
 S_LEVELS, S_FSIZE, S_IN_A = 0, 1, 2
+# The single block's per-level counters: the counters layout, then what the next level's
+# decisions need of the next frontier (highest degree, degree sum, heavy candidates per bin).
+# Three rows in rotation: level i adds into row i % 3 and clears row (i + 1) % 3, which nobody
+# reads any more, so one block barrier a level is enough.
+R_MAXDEG = NUM_COUNTERS
+R_EDGES = NUM_COUNTERS + 1
+R_HEAVY = NUM_COUNTERS + 2
+ROW = R_HEAVY + DEGREE_BINS
 
+# 1024 threads x 64 registers fill the register file; the simulator has no such option.
+_SINGLE_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
 
 
 @cuda.jit(device=True)
@@ -522,14 +569,16 @@ def _top_bin(bins):
 
 
 @cuda.jit(device=True)
-def _has_heavy(bins, limit, min_degree):
-    """rules.heavy_bin(bins, limit, min_degree) < DEGREE_BINS, in O(1): the candidate set grows
-    from the top bin down, so some bin qualifies exactly when the top bin does. Collective."""
-    top = _top_bin(bins)
-    return top >= 0 and (int64(1) << top) >= min_degree and bins[top] <= limit
-
-# 1024 threads x 64 registers fill the register file; the simulator has no such option.
-_SINGLE_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
+def _acc_to_row(acc, row):
+    """Per-thread accumulators into the level's row. Collective (two warp reductions)."""
+    edges = warp_sum(acc[A_LIGHT])
+    top = warp_max(acc[A_MAX])
+    if cuda.laneid == 0:
+        if edges:
+            cuda.atomic.add(row, R_EDGES, edges)
+        if top:
+            cuda.atomic.max(row, R_MAXDEG, top)
+    _acc_counts(acc, row, 0)
 
 
 @cuda.jit(cache=True, **_SINGLE_OPTIONS)
@@ -542,7 +591,8 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     [F_d: fcap int32][F_d_new: fcap int32]. Every next-frontier entry also goes to the global
     queue, so the multi-block kernel can take over the moment the frontier outgrows the block.
     A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
-    launched from there (Numba has no dynamic parallelism).
+    launched from there (Numba has no dynamic parallelism). `hist` holds the first frontier's
+    degree histogram on entry and the last one's on exit (the host plans from it).
     """
     tid = cuda.threadIdx.x
     lane = cuda.laneid
@@ -552,41 +602,41 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     cull = sh32
     fd = sh32[region0_words:region0_words + fcap]
     fd_new = sh32[region0_words + fcap:region0_words + 2 * fcap]
-    cnt = cuda.shared.array(NUM_COUNTERS, int64)
+    rows = cuda.shared.array((3, ROW), int64)
     hist_c = cuda.shared.array(DEGREE_BINS, int64)
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
-    cur_c = cuda.shared.array(DEGREE_BINS, int64)
-    cur_s = cuda.shared.array(DEGREE_BINS, int64)
     cull_base = (tid // 32) * CULL_ENTRIES
+    heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
 
     fsize = fsize0
     for i in range(tid, fsize, B):
         fd[i] = qa[i] if in_a else qb[i]
-    if tid < DEGREE_BINS:
-        cur_c[tid] = hist[tid]
-        cur_s[tid] = hist[DEGREE_BINS + tid]
+    for i in range(tid, 3 * ROW, B):
+        rows[i // ROW, i % ROW] = 0
+    # The first frontier's statistics come from the host's histogram (every warp reads them).
+    edges = warp_sum(hist[DEGREE_BINS + lane])
+    top = _top_bin(hist)
+    cuda.syncthreads()
     a_is_in = in_a
     level = level0
-    done = 0
     acc = cuda.local.array(NUM_ACC, int64)
     q = cuda.local.array(QLEN, int32)
     while True:
-        if tid < NUM_COUNTERS:
-            cnt[tid] = 0
-        if tid < DEGREE_BINS:
-            hist_c[tid] = 0
-            hist_s[tid] = 0
-        if dedup == WARP_CULL:
+        r = (level - level0) % 3
+        cnt = rows[r]
+        heavy_c = rows[r, R_HEAVY:]
+        for i in range(tid, ROW, B):
+            rows[(r + 1) % 3, i] = 0
+        if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
             for i in range(lane, CULL_ENTRIES, 32):
                 cull[cull_base + i] = -1
+            cuda.syncwarp(FULL)
         for i in range(NUM_ACC):
             acc[i] = 0
-        cuda.syncthreads()
 
         # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
         W = _virtual_warp_size(B, fsize, k1)
         ed = _use_edge_discover(B, fsize, k4)
-        top = _top_bin(cur_c)
         binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
         out = qb if a_is_in else qa
         nxt = int32(level + 1)
@@ -595,20 +645,21 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             for wbase in range(0, (fsize + 31) // 32, nwarps):
                 _ed_loop(wbase + tid // 32, fsize, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
                          parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                         cull_base, q, acc, hist_c, hist_s, out, out_cap, cnt, False, k7, fd_new, fcap)
+                         cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, fd_new, fcap,
+                         heavy_min)
         else:
             nvw = B // W
             for vbase in range(0, fsize, nvw):
                 _vw_loop(vbase + tid // W, fsize, W, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
                          parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                         cull_base, q, acc, hist_c, hist_s, out, out_cap, cnt, binary, k7, fd_new, fcap)
-        _acc_to_block(acc, cnt, hist_s, 0)
-        cuda.syncthreads()
+                         cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary, k7, fd_new, fcap,
+                         heavy_min)
+        _acc_to_row(acc, cnt)
+        cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
 
-        row = level - level0
         nsize = cnt[NEXT_SIZE]
-        edges = warp_sum(cur_s[lane])
         if tid == 0:
+            row = level - level0
             log[row, L_FRONTIER] = fsize
             log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
             log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
@@ -623,25 +674,34 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             log[row, L_COAL] = cnt[COALESCED]
             log[row, L_EXT] = cnt[EXT_ROUNDS]
             log[row, L_OVERFLOW] = cnt[OVERFLOW]
-        heavy_next = _has_heavy(hist_c, k2_limit, k3 * B)
-        cuda.syncthreads()  # the log row has read cur_s
-        if tid < DEGREE_BINS:
-            cur_c[tid] = hist_c[tid]
-            cur_s[tid] = hist_s[tid]
+        # The next frontier's statistics, the same in every thread.
+        edges = cnt[R_EDGES]
+        top = _degree_bin(cnt[R_MAXDEG]) if nsize > 0 else -1
+        # rules.has_heavy on the next frontier's histogram: only its top bin matters.
+        heavy_next = top >= 0 and (int64(1) << top) >= heavy_min and cnt[R_HEAVY + top] <= k2_limit
         level += 1
         a_is_in = not a_is_in
         fsize = nsize
         if (nsize == 0 or nsize >= f_threshold or heavy_next or level - level0 >= max_levels
                 or cnt[OVERFLOW] > 0):
-            done = 1
-        cuda.syncthreads()
-        if done:
             break
         fd, fd_new = fd_new, fd
     if tid == 0:
         state[S_LEVELS] = level - level0
         state[S_FSIZE] = fsize
         state[S_IN_A] = 1 if a_is_in else 0
+    # The final frontier's full degree histogram, for the host's plan of the next level.
+    if tid < DEGREE_BINS:
+        hist_c[tid] = 0
+        hist_s[tid] = 0
+    cuda.syncthreads()
+    for i in range(tid, fsize, B):
+        u = qa[i] if a_is_in else qb[i]
+        deg = offsets[u + 1] - offsets[u]
+        b = _degree_bin(deg)
+        cuda.atomic.add(hist_c, b, int64(1))
+        cuda.atomic.add(hist_s, b, deg)
+    cuda.syncthreads()
     if tid < DEGREE_BINS:
         hist[tid] = hist_c[tid]
         hist[DEGREE_BINS + tid] = hist_s[tid]
