@@ -37,9 +37,9 @@ class HostClock:
             self.launch_s += time.perf_counter() - t
             self.launches += 1
 
-        def timed_prepare(obj, *a):
+        def timed_prepare(obj, *a, **kw):
             t = time.perf_counter()
-            prepare(obj, *a)
+            prepare(obj, *a, **kw)
             self.prepare_s += time.perf_counter() - t
 
         launcher.Launcher.__call__, launcher.Launcher.prepare = timed_call, timed_prepare

@@ -16,9 +16,6 @@ from __future__ import annotations
 from itertools import chain
 from typing import Callable
 
-_SCALARS = (int, bool, float)
-
-
 class PlainLauncher:
     """Numba's own launch path (the simulator's): `launcher(kernel, blocks, threads, shared, *args)`."""
 
@@ -58,11 +55,25 @@ class _Plan:
             old = self.args[i]
             if a is old:
                 continue
-            if type(a) is not type(old) or not isinstance(a, _SCALARS):
-                return False  # another array (or a type change): let Numba type it again
+            if _fast_type(a) != self.types[i]:
+                return False  # a type change (or an unusual argument): let Numba type it again
             self.chunks[i] = self._marshal(i, a)
             self.args[i] = a
         return True
+
+
+def _fast_type(value):
+    """Numba's type of a kernel argument, for the cases a BFS passes: Python scalars and device
+    arrays (the frontier queues swap places every level). None for anything else."""
+    from numba.cuda import types
+
+    if type(value) is bool:
+        return types.boolean
+    if type(value) is int:
+        return types.int64
+    if type(value) is float:
+        return types.float64
+    return getattr(value, "_numba_type_", None)
 
 
 class Launcher:

@@ -20,7 +20,7 @@ Kernels:
 Every warp-level call is made by all 32 lanes (loops run while any lane has work), which is
 what the shuffles need on the GPU and what kernels.sim checks under the simulator.
 """
-from numba import cuda, int32, int64, uint32
+from numba import cuda, int32, int64, uint32, uint64
 from numba.core import config
 
 from . import rules
@@ -48,6 +48,13 @@ _use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
 
 # ------------------------------------------------------------------------------ warp helpers
 @cuda.jit(device=True)
+def _u(i):
+    """An index known to be >= 0, as unsigned: Numba then skips the negative-index wraparound
+    (a compare, a select and a 64-bit add on every access of the hot loops)."""
+    return uint64(i)
+
+
+@cuda.jit(device=True)
 def _popc(x):
     return cuda.popc(uint32(x))
 
@@ -62,18 +69,18 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound):
     if atomic_claim:
         # Reading first spares the atomic unit most compare-and-swaps (most neighbours are
         # visited); a latency-bound caller (the single block) saves the read's round trip instead.
-        found = has_edge and (latency_bound or dist[v] == -1) and cuda.atomic.cas(dist, v, -1, nxt) == -1
+        found = has_edge and (latency_bound or dist[_u(v)] == -1) and cuda.atomic.cas(dist, _u(v), -1, nxt) == -1
         if found:
-            parent[v] = u
+            parent[_u(v)] = u
         return found, cuda.any_sync(FULL, found)
     # The paper's rule: read, then write. The vote is the lock step: every lane has read before
     # any writes, so lanes (and other warps) that find v unvisited all enqueue it: duplicates.
     # Each writes the same distance and a valid parent (its own frontier vertex).
-    unvisited = has_edge and dist[v] == -1
+    unvisited = has_edge and dist[_u(v)] == -1
     anyone = cuda.any_sync(FULL, unvisited)
     if unvisited:
-        dist[v] = nxt
-        parent[v] = u
+        dist[_u(v)] = nxt
+        parent[_u(v)] = u
     return unvisited, anyone
 
 
@@ -140,8 +147,8 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
     if heavy_min > 0 and has_edge:
         # Latency-bound single block: load v's row bounds now, in flight with the claim, instead
         # of after it (most of its candidates are claimed; a multi-block grid would waste bandwidth).
-        o0 = offsets[v]
-        o1 = offsets[v + 1]
+        o0 = offsets[_u(v)]
+        o1 = offsets[_u(v + 1)]
     found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
@@ -177,9 +184,9 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
             if deg >= heavy_min:
                 b = _degree_bin(deg)
                 if (int64(1) << b) >= heavy_min:
-                    cuda.atomic.add(hist_c, b, int64(1))
+                    cuda.atomic.add(hist_c, b, int32(1))
             return qn
-        deg = offsets[v + 1] - offsets[v]
+        deg = offsets[_u(v + 1)] - offsets[_u(v)]
         b = _degree_bin(deg)
         if b >= SUM_BIN:
             cuda.atomic.add(hist_s, b, deg)
@@ -191,7 +198,7 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
     # the same bin add their count with one atomic, most vertices of a level share a bin.
     peers = cuda.match_any_sync(FULL, b)
     if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
-        cuda.atomic.add(hist_c, b, int64(_popc(peers)))
+        cuda.atomic.add(hist_c, b, int32(_popc(peers)))
     return qn
 
 
@@ -212,7 +219,7 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
         return 0
     base = int64(0)
     if lane == 0:
-        base = cuda.atomic.add(counters, NEXT_SIZE, int64(total))
+        base = int64(cuda.atomic.add(counters, NEXT_SIZE, int32(total)))
     base = cuda.shfl_sync(FULL, base, 0)
     m = 0
     # The shortest queue reaches K7 exactly when every lane's does: one vote before the reduction.
@@ -238,7 +245,7 @@ def _put(out, out_cap, sh_out, sh_cap, counters, pos, v):
     if pos < out_cap:
         out[pos] = v
     else:
-        cuda.atomic.max(counters, OVERFLOW, pos + 1)  # the host raises; never silently truncated
+        cuda.atomic.max(counters, OVERFLOW, min(pos + 1, 0x7FFFFFFF))  # the host raises; never silently truncated
     if pos < sh_cap:
         sh_out[pos] = v
 
@@ -268,9 +275,9 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
     end = int64(0)
     if l == 0 and vw < fsize:
         # §5.6 reads: the leader loads the vertex and its row once, shuffles share them.
-        u = frontier[vw]
-        beg = offsets[u]
-        end = offsets[u + 1]
+        u = frontier[_u(vw)]
+        beg = offsets[_u(u)]
+        end = offsets[_u(u + 1)]
     u = cuda.shfl_sync(FULL, u, leader)
     beg = cuda.shfl_sync(FULL, beg, leader)
     end = cuda.shfl_sync(FULL, end, leader)
@@ -287,14 +294,14 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
     # flight during the claim instead of after it.
     v_next = int32(0)
     if e < end:
-        v_next = indices[e]
+        v_next = indices[_u(e)]
     while cuda.any_sync(FULL, e < end):
         has = e < end
         v = v_next
         if has:
             e += W
             if e < end:
-                v_next = indices[e]
+                v_next = indices[_u(e)]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
         rounds += 1
@@ -351,7 +358,7 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
         has = k < total
         v = int32(0)
         if has:
-            v = indices[o_beg + (k - o_excl)]
+            v = indices[_u(o_beg + (k - o_excl))]
         qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
         rounds += 1
@@ -381,19 +388,19 @@ def _acc_to_block(acc, cnt, hist_s, heavy):
 @cuda.jit(device=True)
 def _acc_counts(acc, cnt, heavy):
     if acc[A_GEN]:
-        cuda.atomic.add(cnt, DUP_GENERATED, acc[A_GEN])
+        cuda.atomic.add(cnt, DUP_GENERATED, int32(acc[A_GEN]))
     if acc[A_DET]:
-        cuda.atomic.add(cnt, DUP_DETECTED, acc[A_DET])
+        cuda.atomic.add(cnt, DUP_DETECTED, int32(acc[A_DET]))
     if acc[A_CONF]:
-        cuda.atomic.add(cnt, DUP_CONFLICTS, acc[A_CONF])
+        cuda.atomic.add(cnt, DUP_CONFLICTS, int32(acc[A_CONF]))
     if acc[A_UNDET]:
-        cuda.atomic.add(cnt, UNDETECTED, acc[A_UNDET])
+        cuda.atomic.add(cnt, UNDETECTED, int32(acc[A_UNDET]))
     if acc[A_EXT]:
-        cuda.atomic.add(cnt, EXT_ROUNDS, acc[A_EXT])
+        cuda.atomic.add(cnt, EXT_ROUNDS, int32(acc[A_EXT]))
     if acc[A_COAL]:
-        cuda.atomic.add(cnt, COALESCED, acc[A_COAL])
+        cuda.atomic.add(cnt, COALESCED, int32(acc[A_COAL]))
     if heavy:
-        cuda.atomic.add(cnt, HEAVY, int64(heavy))
+        cuda.atomic.add(cnt, HEAVY, int32(heavy))
 
 
 @cuda.jit(device=True)
@@ -453,9 +460,9 @@ def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, c
     gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
     table = cuda.shared.array(0, int64)
     cull = cuda.shared.array(0, int32)
-    hist_c = cuda.shared.array(DEGREE_BINS, int64)
+    hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
-    cnt = cuda.shared.array(NUM_COUNTERS, int64)
+    cnt = cuda.shared.array(NUM_COUNTERS, int32)
     finished = cuda.shared.array(1, int32)
     cull_base = (tid // 32) * CULL_ENTRIES
     acc = cuda.local.array(NUM_ACC, int64)
@@ -499,9 +506,9 @@ def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, le
     lane = cuda.laneid
     table = cuda.shared.array(0, int64)
     cull = cuda.shared.array(0, int32)
-    hist_c = cuda.shared.array(DEGREE_BINS, int64)
+    hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
-    cnt = cuda.shared.array(NUM_COUNTERS, int64)
+    cnt = cuda.shared.array(NUM_COUNTERS, int32)
     finished = cuda.shared.array(1, int32)
     cull_base = (tid // 32) * CULL_ENTRIES
     acc = cuda.local.array(NUM_ACC, int64)
@@ -546,13 +553,12 @@ L_WARP, L_ED, L_BINARY, L_COAL, L_EXT, L_OVERFLOW = 8, 9, 10, 11, 12, 13
 LOG_FIELDS = 16
 # state: levels run, final frontier size, 1 if the final frontier is in queue A
 S_LEVELS, S_FSIZE, S_IN_A = 0, 1, 2
-# The single block's per-level counters: the counters layout, then what the next level's
-# decisions need of the next frontier (highest degree, degree sum, heavy candidates per bin).
+# The single block's per-level counters: the counters layout, then the next frontier's heavy
+# candidates per degree bin. int32, because 64-bit shared atomics are compare-and-swap loops.
 # Three rows in rotation: level i adds into row i % 3 and clears row (i + 1) % 3, which nobody
-# reads any more, so one block barrier a level is enough.
-R_MAXDEG = NUM_COUNTERS
-R_EDGES = NUM_COUNTERS + 1
-R_HEAVY = NUM_COUNTERS + 2
+# reads any more, so one block barrier a level is enough. The next frontier's degree sum and
+# maximum go to per-warp slots (rotating the same way), summed after the barrier.
+R_HEAVY = NUM_COUNTERS
 ROW = R_HEAVY + DEGREE_BINS
 
 # 1024 threads x 64 registers fill the register file; the simulator has no such option.
@@ -569,15 +575,20 @@ def _top_bin(bins):
 
 
 @cuda.jit(device=True)
-def _acc_to_row(acc, row):
-    """Per-thread accumulators into the level's row. Collective (two warp reductions)."""
+def _acc_to_row(acc, row, wsum, wmax, r):
+    """Per-thread accumulators into the level's row and the warp's slots. Collective."""
+    nonzero = acc[A_LIGHT] | acc[A_MAX] | acc[A_GEN] | acc[A_DET] | acc[A_CONF] | acc[A_UNDET] | acc[A_EXT]
+    if not cuda.any_sync(FULL, (nonzero | acc[A_COAL]) != 0):  # an idle warp: skip the reductions
+        if cuda.laneid == 0:
+            wsum[r, cuda.threadIdx.x >> 5] = 0
+            wmax[r, cuda.threadIdx.x >> 5] = 0
+        return
     edges = warp_sum(acc[A_LIGHT])
-    top = warp_max(acc[A_MAX])
+    top = warp_max(int32(acc[A_MAX]))  # a degree: 32 bits, half the shuffles
     if cuda.laneid == 0:
-        if edges:
-            cuda.atomic.add(row, R_EDGES, edges)
-        if top:
-            cuda.atomic.max(row, R_MAXDEG, top)
+        w = cuda.threadIdx.x >> 5
+        wsum[r, w] = edges
+        wmax[r, w] = top
     _acc_counts(acc, row, 0)
 
 
@@ -602,7 +613,9 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     cull = sh32
     fd = sh32[region0_words:region0_words + fcap]
     fd_new = sh32[region0_words + fcap:region0_words + 2 * fcap]
-    rows = cuda.shared.array((3, ROW), int64)
+    rows = cuda.shared.array((3, ROW), int32)
+    wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its next-frontier entries
+    wmax = cuda.shared.array((3, 32), int32)  # per warp: their highest degree
     hist_c = cuda.shared.array(DEGREE_BINS, int64)
     hist_s = cuda.shared.array(DEGREE_BINS, int64)
     cull_base = (tid // 32) * CULL_ENTRIES
@@ -613,6 +626,9 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         fd[i] = qa[i] if in_a else qb[i]
     for i in range(tid, 3 * ROW, B):
         rows[i // ROW, i % ROW] = 0
+    for i in range(tid, 3 * 32, B):
+        wsum[i // 32, i % 32] = 0  # slots of warps the block does not have stay 0
+        wmax[i // 32, i % 32] = 0
     # The first frontier's statistics come from the host's histogram (every warp reads them).
     edges = warp_sum(hist[DEGREE_BINS + lane])
     top = _top_bin(hist)
@@ -621,12 +637,17 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
     level = level0
     acc = cuda.local.array(NUM_ACC, int64)
     q = cuda.local.array(QLEN, int32)
+    # Loops over the level's work are while loops: Numba's range() with a run-time step divides
+    # (a 64-bit division is a long subroutine on the GPU), and this block runs every level.
+    r = 0
     while True:
-        r = (level - level0) % 3
         cnt = rows[r]
         heavy_c = rows[r, R_HEAVY:]
-        for i in range(tid, ROW, B):
-            rows[(r + 1) % 3, i] = 0
+        r_next = r + 1 if r < 2 else 0
+        i = tid
+        while i < ROW:
+            rows[r_next, i] = 0
+            i += B
         if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
             for i in range(lane, CULL_ENTRIES, 32):
                 cull[cull_base + i] = -1
@@ -641,20 +662,28 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
         out = qb if a_is_in else qa
         nxt = int32(level + 1)
         if ed:
-            nwarps = B // 32
-            for wbase in range(0, (fsize + 31) // 32, nwarps):
-                _ed_loop(wbase + tid // 32, fsize, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
+            wid = tid >> 5
+            while wid * 32 < fsize:  # a warp past the frontier's end has no more work
+                _ed_loop(wid, fsize, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
                          parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
                          cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, fd_new, fcap,
                          heavy_min)
+                wid += B >> 5
         else:
-            nvw = B // W
-            for vbase in range(0, fsize, nvw):
-                _vw_loop(vbase + tid // W, fsize, W, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
+            wshift = 0  # W is a power of two: shifts instead of divisions
+            while (1 << wshift) < W:
+                wshift += 1
+            # vbase is uniform over the warp (its lanes' virtual warps call the collectives
+            # together); a warp whose first virtual warp is past the frontier's end is done.
+            vbase = 0
+            wfirst = (tid & ~31) >> wshift
+            while vbase + wfirst < fsize:
+                _vw_loop(vbase + (tid >> wshift), fsize, W, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
                          parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
                          cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary, k7, fd_new, fcap,
                          heavy_min)
-        _acc_to_row(acc, cnt)
+                vbase += B >> wshift
+        _acc_to_row(acc, cnt, wsum, wmax, r)
         cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
 
         nsize = cnt[NEXT_SIZE]
@@ -675,11 +704,12 @@ def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, 
             log[row, L_EXT] = cnt[EXT_ROUNDS]
             log[row, L_OVERFLOW] = cnt[OVERFLOW]
         # The next frontier's statistics, the same in every thread.
-        edges = cnt[R_EDGES]
-        top = _degree_bin(cnt[R_MAXDEG]) if nsize > 0 else -1
+        edges = warp_sum(wsum[r, lane])
+        top = _degree_bin(warp_max(wmax[r, lane])) if nsize > 0 else -1
         # rules.has_heavy on the next frontier's histogram: only its top bin matters.
         heavy_next = top >= 0 and (int64(1) << top) >= heavy_min and cnt[R_HEAVY + top] <= k2_limit
         level += 1
+        r = r_next
         a_is_in = not a_is_in
         fsize = nsize
         if (nsize == 0 or nsize >= f_threshold or heavy_next or level - level0 >= max_levels

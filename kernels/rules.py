@@ -32,7 +32,8 @@ def virtual_warp_size(res_threads, frontier, k1):
     w = 32
     if frontier > 0:
         w = 1
-        while w * 2 <= res_threads // frontier:
+        # w * 2 <= res_threads // frontier, without the division (slow on a GPU)
+        while w < 32 and w * 2 * frontier <= res_threads:
             w *= 2
     if w < k1:
         w = k1
