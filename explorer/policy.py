@@ -12,14 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import rules
+from kernels import common, rules
 
 from .techniques import KnobError, Knobs
 
-#: Bytes of static shared memory the BFS-4K kernels use besides the tables (the paper's Var_size):
-#: counters, two degree histograms and, in the single block, the heavy-vertex list.
+#: Bytes of static shared memory the BFS-4K kernels use besides the tables (the paper's Var_size).
+#: Multi-block: counters and the degree histogram (at most 2 x 32 int64). Single block: three
+#: rotating rows of counters and heavy-candidate bins (int32), per-warp degree sums (int64) and
+#: maxima (int32), and the exit histogram (2 x 32 int64); ptxas reports 2,192 bytes.
 VAR_BYTES_MULTI = 2 * rules.DEGREE_BINS * 8
-VAR_BYTES_SINGLE = 2 * VAR_BYTES_MULTI + 16 * 8 + 256 * 4 + 8
+VAR_BYTES_SINGLE = (3 * (common.NUM_COUNTERS + rules.DEGREE_BINS) * 4 + 3 * 32 * (8 + 4)
+                    + 2 * rules.DEGREE_BINS * 8 + 64)  # + 64: alignment slack
 CULL_BYTES_PER_WARP = 128 * 4
 
 
