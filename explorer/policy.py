@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels import common, rules
+from kernels import rules
 
 from .techniques import KnobError, Knobs
 
@@ -21,7 +21,10 @@ from .techniques import KnobError, Knobs
 #: rotating rows of counters and heavy-candidate bins (int32), per-warp degree sums (int64) and
 #: maxima (int32), and the exit histogram (2 x 32 int64); ptxas reports 2,192 bytes.
 VAR_BYTES_MULTI = 2 * rules.DEGREE_BINS * 8
-VAR_BYTES_SINGLE = (3 * (common.NUM_COUNTERS + rules.DEGREE_BINS) * 4 + 3 * 32 * (8 + 4)
+#: kernels.common.NUM_COUNTERS, not imported: kernels.common imports numba.cuda, which must wait
+#: until the backend (GPU or simulator) is chosen.
+COUNTER_SLOTS = 12
+VAR_BYTES_SINGLE = (3 * (COUNTER_SLOTS + rules.DEGREE_BINS) * 4 + 3 * 32 * (8 + 4)
                     + 2 * rules.DEGREE_BINS * 8 + 64)  # + 64: alignment slack
 CULL_BYTES_PER_WARP = 128 * 4
 

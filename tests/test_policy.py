@@ -4,6 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from explorer import policy
 from explorer.policy import DeviceLimits, FrontierStats, multi_block_layout, plan_level, single_block_layout
 from explorer.techniques import KnobError, Knobs, recommend_knobs
 from kernels import rules
@@ -134,3 +135,9 @@ def test_knob_declarations_carry_paper_defaults():
     assert (defaults["K1"], defaults["K2"], defaults["K3"], defaults["K5"], defaults["K6"], defaults["K7"]) == \
         (4, 0.15, 16, 1, 128, 10)
     assert all(s.meaning for s in Knobs.specs())
+
+
+def test_counter_slots_match_the_kernels_layout():
+    from kernels import common
+
+    assert policy.COUNTER_SLOTS == common.NUM_COUNTERS
