@@ -325,8 +325,8 @@ class BFSRun:
         heavy_v, heavy_off, log, state = (st.extra[k] for k in ("heavy_v", "heavy_off", "log", "state"))
         heavy_ctr = _view(st.pool, "heavy_ctr", st.level_out, common.HEAVY_CTR, common.HEAVY_CTR + 1)
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
-        claim_atomic = not race
         inst = self.instrument
+        kern = bfs4k.kernels_for(inst, not race, dedup)
         common_fields = dict(technique=self.technique.value)
 
         frontier = FrontierStats.of_vertices(graph.degrees()[[self.source]])
@@ -344,11 +344,11 @@ class BFSRun:
                 st.hist.copy_to_device(hist_now)
 
                 def launch(go):
-                    go(bfs4k.bfs4k_single, 1, knobs.single_block_threads, lay.dynamic_bytes,
+                    go(kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes,
                         st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, frontier.size,
                         in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
-                        inst, lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
-                        heavy_limit(n, knobs.K2), knobs.K3, knobs.K4, claim_atomic, dedup,
+                        lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
+                        heavy_limit(n, knobs.K2), knobs.K3, knobs.K4,
                         max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words)
 
                 ms = self._timed(st, launch)
@@ -382,18 +382,16 @@ class BFSRun:
 
             def launch(go):
                 go.zero(st.level_out)
-                go(bfs4k.bfs4k_multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
+                go(kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
                     st.graph.offsets, st.graph.indices, st.dist, st.parent, src, frontier.size, dst,
-                    st.capacity, st.counters, st.hist, level, st.stamp, st.stamp2, inst,
+                    st.capacity, st.counters, st.hist, level, st.stamp, st.stamp2,
                     plan.warp_size, plan.edge_discover, plan.heavy_threshold, heavy_v, heavy_off,
-                    heavy_ctr, claim_atomic, dedup,
-                    max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
+                    heavy_ctr, max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
                 if plan.heavy_vertices:
-                    go(bfs4k.bfs4k_heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
+                    go(kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
                         st.graph.offsets, st.graph.indices, st.dist, st.parent, dst, st.capacity,
-                        st.counters, st.hist, level, st.stamp, st.stamp2, inst, heavy_v, heavy_off,
-                        heavy_ctr, knobs.K3, claim_atomic,
-                        dedup, max(lay.hash_entries - 1, 0), knobs.K7)
+                        st.counters, st.hist, level, st.stamp, st.stamp2, heavy_v, heavy_off,
+                        heavy_ctr, knobs.K3, max(lay.hash_entries - 1, 0), knobs.K7)
 
             ms = self._timed(st, launch)
             c = st.host_out

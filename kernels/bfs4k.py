@@ -20,6 +20,9 @@ Kernels:
 Every warp-level call is made by all 32 lanes (loops run while any lane has work), which is
 what the shuffles need on the GPU and what kernels.sim checks under the simulator.
 """
+import functools
+from typing import NamedTuple
+
 from numba import cuda, int32, int64, uint32, uint64
 from numba.core import config
 
@@ -449,38 +452,7 @@ def _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc):
     cuda.syncthreads()
 
 
-# ------------------------------------------------------------------------------ kernels
-@cuda.jit(cache=True)
-def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters, hist,
-                level, stamp, stamp2, instrument, W, edge_discover, heavy_thr, heavy_v, heavy_off,
-                heavy_ctr, atomic_claim, dedup, hmask, binary, k7):
-    """One level, multi-block (§5.5). Dynamic shared memory: the block's hash64 table (int64 x
-    hmask+1) or the warps' culling tables (int32 x 128 per warp)."""
-    tid = cuda.threadIdx.x
-    gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
-    table = cuda.shared.array(0, int64)
-    cull = cuda.shared.array(0, int32)
-    hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
-    hist_s = cuda.shared.array(DEGREE_BINS, int64)
-    cnt = cuda.shared.array(NUM_COUNTERS, int32)
-    finished = cuda.shared.array(1, int32)
-    cull_base = (tid // 32) * CULL_ENTRIES
-    acc = cuda.local.array(NUM_ACC, int64)
-    _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
-    q = cuda.local.array(QLEN, int32)
-    nxt = int32(level + 1)
-    if edge_discover:
-        heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
-                         heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                         table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                         counters, binary, k7, out, 0, 0)
-    else:
-        heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
-                         heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                         table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                         counters, binary, k7, out, 0, 0)
-    _acc_to_block(acc, cnt, hist_s, heavy)
-    _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
+# ------------------------------------------------------------------------------ heavy child grid
 
 
 @cuda.jit(device=True)
@@ -497,53 +469,6 @@ def _heavy_slot(heavy_off, count, x):
     return lo
 
 
-@cuda.jit(cache=True)
-def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, level, stamp, stamp2,
-                instrument, heavy_v, heavy_off, heavy_ctr, k3, atomic_claim, dedup, hmask, k7):
-    """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
-    [b*K3*B, (b+1)*K3*B), each thread K3 of them, B apart so loads coalesce."""
-    tid = cuda.threadIdx.x
-    lane = cuda.laneid
-    table = cuda.shared.array(0, int64)
-    cull = cuda.shared.array(0, int32)
-    hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
-    hist_s = cuda.shared.array(DEGREE_BINS, int64)
-    cnt = cuda.shared.array(NUM_COUNTERS, int32)
-    finished = cuda.shared.array(1, int32)
-    cull_base = (tid // 32) * CULL_ENTRIES
-    acc = cuda.local.array(NUM_ACC, int64)
-    _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
-    q = cuda.local.array(QLEN, int32)
-    qn = 0
-    packed = heavy_ctr[0]
-    count = int32(packed >> 40)
-    total = packed & ((int64(1) << 40) - 1)
-    B = cuda.blockDim.x
-    start = int64(cuda.blockIdx.x) * k3 * B + tid
-    nxt = int32(level + 1)
-    # One binary search per thread; its K3 edges are B apart, so the slot only ever moves forward.
-    s = _heavy_slot(heavy_off, count, start) if start < total else 0
-    s_end = heavy_off[s + 1] if s + 1 < count else total
-    u = heavy_v[s]
-    row = offsets[u] - heavy_off[s]
-    for j in range(k3):
-        x = start + j * B
-        has = x < total
-        v = int32(0)
-        if has:
-            while x >= s_end:
-                s += 1
-                s_end = heavy_off[s + 1] if s + 1 < count else total
-                u = heavy_v[s]
-                row = offsets[u] - heavy_off[s]
-            v = indices[row + x]
-        qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, 0)
-        if (j + 1) % QLEN == 0:
-            qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
-    _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
-    _acc_to_block(acc, cnt, hist_s, 0)
-    _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
 
 
 # ------------------------------------------------------------------------------ single block
@@ -592,146 +517,268 @@ def _acc_to_row(acc, row, wsum, wmax, r):
     _acc_counts(acc, row, 0)
 
 
-@cuda.jit(cache=True, **_SINGLE_OPTIONS)
-def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
-                 max_levels, level0, state, stamp, stamp2, instrument, f_threshold, fcap, k1,
-                 k2_limit, k3, k4, atomic_claim, dedup, hmask, k7, region0_words):
-    """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
 
-    Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
-    [F_d: fcap int32][F_d_new: fcap int32]. Every next-frontier entry also goes to the global
-    queue, so the multi-block kernel can take over the moment the frontier outgrows the block.
-    A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
-    launched from there (Numba has no dynamic parallelism). `hist` holds the first frontier's
-    degree histogram on entry and the last one's on exit (the host plans from it).
+
+# ------------------------------------------------------------------------------ kernels
+class Kernels(NamedTuple):
+    """The three BFS-4K kernels compiled for one combination of the static knobs."""
+    multi: object
+    heavy: object
+    single: object
+
+
+@functools.cache
+def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
+    """BFS-4K's kernels with the run's static choices (per-level instrumentation, claim mode,
+    duplicate filter) fixed at compile time.
+
+    They never change during a run, and as constants they let the compiler drop the code of the
+    paths not taken: fewer registers (the single-block kernel stops spilling) and fewer
+    instructions on every level. Each combination is compiled on first use and cached on disk
+    (Numba's cache key includes these closure values).
     """
-    tid = cuda.threadIdx.x
-    lane = cuda.laneid
-    B = cuda.blockDim.x
-    table = cuda.shared.array(0, int64)
-    sh32 = cuda.shared.array(0, int32)
-    cull = sh32
-    fd = sh32[region0_words:region0_words + fcap]
-    fd_new = sh32[region0_words + fcap:region0_words + 2 * fcap]
-    rows = cuda.shared.array((3, ROW), int32)
-    wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its next-frontier entries
-    wmax = cuda.shared.array((3, 32), int32)  # per warp: their highest degree
-    hist_c = cuda.shared.array(DEGREE_BINS, int64)
-    hist_s = cuda.shared.array(DEGREE_BINS, int64)
-    cull_base = (tid // 32) * CULL_ENTRIES
-    heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
+    instrument, atomic_claim, dedup = bool(instrument), bool(atomic_claim), int(dedup)
+    if dedup not in (NO_DEDUP, HASH64, WARP_CULL):
+        raise ValueError(f"dedup must be NO_DEDUP, HASH64 or WARP_CULL, got {dedup}")
 
-    fsize = fsize0
-    for i in range(tid, fsize, B):
-        fd[i] = qa[i] if in_a else qb[i]
-    for i in range(tid, 3 * ROW, B):
-        rows[i // ROW, i % ROW] = 0
-    for i in range(tid, 3 * 32, B):
-        wsum[i // 32, i % 32] = 0  # slots of warps the block does not have stay 0
-        wmax[i // 32, i % 32] = 0
-    # The first frontier's statistics come from the host's histogram (every warp reads them).
-    edges = warp_sum(hist[DEGREE_BINS + lane])
-    top = _top_bin(hist)
-    cuda.syncthreads()
-    a_is_in = in_a
-    level = level0
-    acc = cuda.local.array(NUM_ACC, int64)
-    q = cuda.local.array(QLEN, int32)
-    # Loops over the level's work are while loops: Numba's range() with a run-time step divides
-    # (a 64-bit division is a long subroutine on the GPU), and this block runs every level.
-    r = 0
-    while True:
-        cnt = rows[r]
-        heavy_c = rows[r, R_HEAVY:]
-        r_next = r + 1 if r < 2 else 0
-        i = tid
-        while i < ROW:
-            rows[r_next, i] = 0
-            i += B
-        if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
-            for i in range(lane, CULL_ENTRIES, 32):
-                cull[cull_base + i] = -1
-            cuda.syncwarp(FULL)
-        for i in range(NUM_ACC):
-            acc[i] = 0
-
-        # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
-        W = _virtual_warp_size(B, fsize, k1)
-        ed = _use_edge_discover(B, fsize, k4)
-        binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
-        out = qb if a_is_in else qa
+    @cuda.jit(cache=True)
+    def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters, hist,
+                    level, stamp, stamp2, W, edge_discover, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+                    hmask, binary, k7):
+        """One level, multi-block (§5.5). Dynamic shared memory: the block's hash64 table (int64 x
+        hmask+1) or the warps' culling tables (int32 x 128 per warp)."""
+        tid = cuda.threadIdx.x
+        gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
+        table = cuda.shared.array(0, int64)
+        cull = cuda.shared.array(0, int32)
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
+        cnt = cuda.shared.array(NUM_COUNTERS, int32)
+        finished = cuda.shared.array(1, int32)
+        cull_base = (tid // 32) * CULL_ENTRIES
+        acc = cuda.local.array(NUM_ACC, int64)
+        _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
+        q = cuda.local.array(QLEN, int32)
         nxt = int32(level + 1)
-        if ed:
-            wid = tid >> 5
-            while wid * 32 < fsize:  # a warp past the frontier's end has no more work
-                _ed_loop(wid, fsize, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
-                         parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                         cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, fd_new, fcap,
-                         heavy_min)
-                wid += B >> 5
+        if edge_discover:
+            heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
+                             heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
+                             table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
+                             counters, binary, k7, out, 0, 0)
         else:
-            wshift = 0  # W is a power of two: shifts instead of divisions
-            while (1 << wshift) < W:
-                wshift += 1
-            # vbase is uniform over the warp (its lanes' virtual warps call the collectives
-            # together); a warp whose first virtual warp is past the frontier's end is done.
-            vbase = 0
-            wfirst = (tid & ~31) >> wshift
-            while vbase + wfirst < fsize:
-                _vw_loop(vbase + (tid >> wshift), fsize, W, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
-                         parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                         cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary, k7, fd_new, fcap,
-                         heavy_min)
-                vbase += B >> wshift
-        _acc_to_row(acc, cnt, wsum, wmax, r)
-        cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
+            heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
+                             heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
+                             table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
+                             counters, binary, k7, out, 0, 0)
+        _acc_to_block(acc, cnt, hist_s, heavy)
+        _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
 
-        nsize = cnt[NEXT_SIZE]
+    @cuda.jit(cache=True)
+    def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, level, stamp, stamp2,
+                    heavy_v, heavy_off, heavy_ctr, k3, hmask, k7):
+        """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
+        [b*K3*B, (b+1)*K3*B), each thread K3 of them, B apart so loads coalesce."""
+        tid = cuda.threadIdx.x
+        lane = cuda.laneid
+        table = cuda.shared.array(0, int64)
+        cull = cuda.shared.array(0, int32)
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
+        cnt = cuda.shared.array(NUM_COUNTERS, int32)
+        finished = cuda.shared.array(1, int32)
+        cull_base = (tid // 32) * CULL_ENTRIES
+        acc = cuda.local.array(NUM_ACC, int64)
+        _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
+        q = cuda.local.array(QLEN, int32)
+        qn = 0
+        packed = heavy_ctr[0]
+        count = int32(packed >> 40)
+        total = packed & ((int64(1) << 40) - 1)
+        B = cuda.blockDim.x
+        start = int64(cuda.blockIdx.x) * k3 * B + tid
+        nxt = int32(level + 1)
+        # One binary search per thread; its K3 edges are B apart, so the slot only ever moves forward.
+        s = _heavy_slot(heavy_off, count, start) if start < total else 0
+        s_end = heavy_off[s + 1] if s + 1 < count else total
+        u = heavy_v[s]
+        row = offsets[u] - heavy_off[s]
+        for j in range(k3):
+            x = start + j * B
+            has = x < total
+            v = int32(0)
+            if has:
+                while x >= s_end:
+                    s += 1
+                    s_end = heavy_off[s + 1] if s + 1 < count else total
+                    u = heavy_v[s]
+                    row = offsets[u] - heavy_off[s]
+                v = indices[row + x]
+            qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
+                        dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, 0)
+            if (j + 1) % QLEN == 0:
+                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
+        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
+        _acc_to_block(acc, cnt, hist_s, 0)
+        _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
+
+    @cuda.jit(cache=True, **_SINGLE_OPTIONS)
+    def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
+                     max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
+                     hmask, k7, region0_words):
+        """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
+
+        Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
+        [F_d: fcap int32][F_d_new: fcap int32]. Every next-frontier entry also goes to the global
+        queue, so the multi-block kernel can take over the moment the frontier outgrows the block.
+        A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
+        launched from there (Numba has no dynamic parallelism). `hist` holds the first frontier's
+        degree histogram on entry and the last one's on exit (the host plans from it).
+        """
+        tid = cuda.threadIdx.x
+        lane = cuda.laneid
+        B = cuda.blockDim.x
+        table = cuda.shared.array(0, int64)
+        sh32 = cuda.shared.array(0, int32)
+        cull = sh32
+        fd = sh32[region0_words:region0_words + fcap]
+        fd_new = sh32[region0_words + fcap:region0_words + 2 * fcap]
+        rows = cuda.shared.array((3, ROW), int32)
+        wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its next-frontier entries
+        wmax = cuda.shared.array((3, 32), int32)  # per warp: their highest degree
+        hist_c = cuda.shared.array(DEGREE_BINS, int64)
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
+        cull_base = (tid // 32) * CULL_ENTRIES
+        heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
+
+        fsize = fsize0
+        for i in range(tid, fsize, B):
+            fd[i] = qa[i] if in_a else qb[i]
+        for i in range(tid, 3 * ROW, B):
+            rows[i // ROW, i % ROW] = 0
+        for i in range(tid, 3 * 32, B):
+            wsum[i // 32, i % 32] = 0  # slots of warps the block does not have stay 0
+            wmax[i // 32, i % 32] = 0
+        # The first frontier's statistics come from the host's histogram (every warp reads them).
+        edges = warp_sum(hist[DEGREE_BINS + lane])
+        top = _top_bin(hist)
+        cuda.syncthreads()
+        a_is_in = in_a
+        level = level0
+        acc = cuda.local.array(NUM_ACC, int64)
+        q = cuda.local.array(QLEN, int32)
+        # Loops over the level's work are while loops: Numba's range() with a run-time step divides
+        # (a 64-bit division is a long subroutine on the GPU), and this block runs every level.
+        r = 0
+        while True:
+            cnt = rows[r]
+            heavy_c = rows[r, R_HEAVY:]
+            r_next = r + 1 if r < 2 else 0
+            i = tid
+            while i < ROW:
+                rows[r_next, i] = 0
+                i += B
+            if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
+                for i in range(lane, CULL_ENTRIES, 32):
+                    cull[cull_base + i] = -1
+                cuda.syncwarp(FULL)
+            for i in range(NUM_ACC):
+                acc[i] = 0
+
+            # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
+            W = _virtual_warp_size(B, fsize, k1)
+            ed = _use_edge_discover(B, fsize, k4)
+            binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
+            out = qb if a_is_in else qa
+            nxt = int32(level + 1)
+            if ed:
+                wid = tid >> 5
+                while wid * 32 < fsize:  # a warp past the frontier's end has no more work
+                    _ed_loop(wid, fsize, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
+                             parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
+                             cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, fd_new, fcap,
+                             heavy_min)
+                    wid += B >> 5
+            else:
+                wshift = 0  # W is a power of two: shifts instead of divisions
+                while (1 << wshift) < W:
+                    wshift += 1
+                # vbase is uniform over the warp (its lanes' virtual warps call the collectives
+                # together); a warp whose first virtual warp is past the frontier's end is done.
+                vbase = 0
+                wfirst = (tid & ~31) >> wshift
+                while vbase + wfirst < fsize:
+                    _vw_loop(vbase + (tid >> wshift), fsize, W, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
+                             parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
+                             cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary, k7, fd_new, fcap,
+                             heavy_min)
+                    vbase += B >> wshift
+            _acc_to_row(acc, cnt, wsum, wmax, r)
+            cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
+
+            nsize = cnt[NEXT_SIZE]
+            if tid == 0:
+                row = level - level0
+                log[row, L_FRONTIER] = fsize
+                log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
+                log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
+                log[row, L_NEXT] = nsize
+                log[row, L_GEN] = cnt[DUP_GENERATED]
+                log[row, L_DET] = cnt[DUP_DETECTED]
+                log[row, L_CONF] = cnt[DUP_CONFLICTS]
+                log[row, L_UNDET] = cnt[UNDETECTED]
+                log[row, L_WARP] = 32 if ed else W
+                log[row, L_ED] = 1 if ed else 0
+                log[row, L_BINARY] = 1 if binary else 0
+                log[row, L_COAL] = cnt[COALESCED]
+                log[row, L_EXT] = cnt[EXT_ROUNDS]
+                log[row, L_OVERFLOW] = cnt[OVERFLOW]
+            # The next frontier's statistics, the same in every thread.
+            edges = warp_sum(wsum[r, lane])
+            top = _degree_bin(warp_max(wmax[r, lane])) if nsize > 0 else -1
+            # rules.has_heavy on the next frontier's histogram: only its top bin matters.
+            heavy_next = top >= 0 and (int64(1) << top) >= heavy_min and cnt[R_HEAVY + top] <= k2_limit
+            level += 1
+            r = r_next
+            a_is_in = not a_is_in
+            fsize = nsize
+            if (nsize == 0 or nsize >= f_threshold or heavy_next or level - level0 >= max_levels
+                    or cnt[OVERFLOW] > 0):
+                break
+            fd, fd_new = fd_new, fd
         if tid == 0:
-            row = level - level0
-            log[row, L_FRONTIER] = fsize
-            log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
-            log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
-            log[row, L_NEXT] = nsize
-            log[row, L_GEN] = cnt[DUP_GENERATED]
-            log[row, L_DET] = cnt[DUP_DETECTED]
-            log[row, L_CONF] = cnt[DUP_CONFLICTS]
-            log[row, L_UNDET] = cnt[UNDETECTED]
-            log[row, L_WARP] = 32 if ed else W
-            log[row, L_ED] = 1 if ed else 0
-            log[row, L_BINARY] = 1 if binary else 0
-            log[row, L_COAL] = cnt[COALESCED]
-            log[row, L_EXT] = cnt[EXT_ROUNDS]
-            log[row, L_OVERFLOW] = cnt[OVERFLOW]
-        # The next frontier's statistics, the same in every thread.
-        edges = warp_sum(wsum[r, lane])
-        top = _degree_bin(warp_max(wmax[r, lane])) if nsize > 0 else -1
-        # rules.has_heavy on the next frontier's histogram: only its top bin matters.
-        heavy_next = top >= 0 and (int64(1) << top) >= heavy_min and cnt[R_HEAVY + top] <= k2_limit
-        level += 1
-        r = r_next
-        a_is_in = not a_is_in
-        fsize = nsize
-        if (nsize == 0 or nsize >= f_threshold or heavy_next or level - level0 >= max_levels
-                or cnt[OVERFLOW] > 0):
-            break
-        fd, fd_new = fd_new, fd
-    if tid == 0:
-        state[S_LEVELS] = level - level0
-        state[S_FSIZE] = fsize
-        state[S_IN_A] = 1 if a_is_in else 0
-    # The final frontier's full degree histogram, for the host's plan of the next level.
-    if tid < DEGREE_BINS:
-        hist_c[tid] = 0
-        hist_s[tid] = 0
-    cuda.syncthreads()
-    for i in range(tid, fsize, B):
-        u = qa[i] if a_is_in else qb[i]
-        deg = offsets[u + 1] - offsets[u]
-        b = _degree_bin(deg)
-        cuda.atomic.add(hist_c, b, int64(1))
-        cuda.atomic.add(hist_s, b, deg)
-    cuda.syncthreads()
-    if tid < DEGREE_BINS:
-        hist[tid] = hist_c[tid]
-        hist[DEGREE_BINS + tid] = hist_s[tid]
+            state[S_LEVELS] = level - level0
+            state[S_FSIZE] = fsize
+            state[S_IN_A] = 1 if a_is_in else 0
+        # The final frontier's full degree histogram, for the host's plan of the next level.
+        if tid < DEGREE_BINS:
+            hist_c[tid] = 0
+            hist_s[tid] = 0
+        cuda.syncthreads()
+        for i in range(tid, fsize, B):
+            u = qa[i] if a_is_in else qb[i]
+            deg = offsets[u + 1] - offsets[u]
+            b = _degree_bin(deg)
+            cuda.atomic.add(hist_c, b, int64(1))
+            cuda.atomic.add(hist_s, b, deg)
+        cuda.syncthreads()
+        if tid < DEGREE_BINS:
+            hist[tid] = hist_c[tid]
+            hist[DEGREE_BINS + tid] = hist_s[tid]
+
+    return Kernels(bfs4k_multi, bfs4k_heavy, bfs4k_single)
+
+
+def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP):
+    """(name, kernel, argument types, register cap) of each kernel as the engine launches it,
+    for compiling without a GPU (benchmarks/kernel_resources.py)."""
+    from numba import types
+    i64, b = types.int64, types.boolean
+    v64, v32, log2d = types.int64[::1], types.int32[::1], types.int64[:, ::1]
+    multi = (v64, v32, v32, v32, v32, i64, v32, i64, v64, v64, i64, v32, v32, i64, b, i64, v32,
+             v64, v64, i64, b, i64)
+    heavy = (v64, v32, v32, v32, v32, i64, v64, v64, i64, v32, v32, v32, v64, v64, i64, i64, i64)
+    single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,
+              i64, i64, i64, i64, i64, i64, i64, i64, i64)
+    k = kernels_for(instrument, atomic_claim, dedup)
+    return [("bfs4k_multi", k.multi, multi, 0), ("bfs4k_heavy", k.heavy, heavy, 0),
+            ("bfs4k_single", k.single, single, _SINGLE_OPTIONS.get("max_registers", 0))]
