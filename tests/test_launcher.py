@@ -24,13 +24,13 @@ class FakeKernel:
         class _Lib:
             @staticmethod
             def get_cufunc():
-                return type("F", (), {"kernel": "handle"})()
+                return type("F", (), {"handle": "handle"})()
 
         self._codelibrary = _Lib()
 
     def _prepare_args(self, ty, val, stream, retr, out):
         self.marshalled.append(val)
-        out.append(val)
+        out.append(7)  # what Numba leaves for an array field: a Python int
 
 
 def test_fast_type_matches_numba_for_what_a_bfs_passes():
@@ -48,8 +48,38 @@ def test_plan_remarshals_only_what_changed():
     assert kern.marshalled == [qa, qb, 5, True]
     kern.marshalled.clear()
     assert plan.update((qa, qb, 5, True)) and kern.marshalled == []  # nothing changed
-    assert plan.update((qb, qa, 6, True)) and kern.marshalled == [qb, qa, 6]  # queues swap, level moves
-    assert [c[0] for c in plan.chunks] == [qb, qa, 6, True]
+    # the queues swap (marshalled once per position) and the level moves (its slot takes the value)
+    assert plan.update((qb, qa, 6, True)) and kern.marshalled == [qb, qa]
+    assert plan.args == [qb, qa, 6, True] and plan.chunks[2][0].value == 6
+    kern.marshalled.clear()
+    assert plan.update((qa, qb, 6, True)) and kern.marshalled == []  # both orders seen; an equal int
+    assert plan.update((qb, qa, 6, True)) and kern.marshalled == []
+    assert plan.args == [qb, qa, 6, True]
+    qc = FakeArray()
+    assert plan.update((qc, qb, 8, False)) and kern.marshalled == [qc]  # a new array is
+    assert plan.chunks[2][0].value == 8 and not plan.chunks[3][0].value
+
+
+def test_params_array_points_at_the_marshalled_arguments():
+    import ctypes
+
+    class CtypesKernel(FakeKernel):
+        def _prepare_args(self, ty, val, stream, retr, out):
+            out.append(ctypes.c_int64(val))
+
+    kern = CtypesKernel((types.int64, types.int64))
+    plan = launcher._Plan(kern, (3, 4))
+    addr = plan.params_address()
+    ptrs = (ctypes.c_void_p * 2).from_address(addr)
+    assert [ctypes.c_int64.from_address(p).value for p in ptrs] == [3, 4]
+    assert isinstance(launcher._ctype(True), ctypes.c_bool)  # Numba's bools and array fields
+    assert launcher._ctype(2**40).value == 2**40
+    with pytest.raises(TypeError):
+        launcher._ctype("x")
+    assert plan.params_address() == addr  # unchanged arguments: the same array
+    plan.update((3, 9))
+    ptrs = (ctypes.c_void_p * 2).from_address(plan.params_address())
+    assert [ctypes.c_int64.from_address(p).value for p in ptrs] == [3, 9]
 
 
 @pytest.mark.parametrize("args", [
