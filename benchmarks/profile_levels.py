@@ -66,6 +66,8 @@ def main(argv=None) -> int:
     ap.add_argument("--knobs", nargs="*", default=[], help="KEY=VALUE knob settings")
     ap.add_argument("--technique", default="bfs4k")
     ap.add_argument("--rows", type=int, default=40, help="levels printed (first and last halves)")
+    ap.add_argument("--cprofile", type=int, default=0, metavar="N",
+                    help="also profile one more run's host side with cProfile and print its top N functions")
     args = ap.parse_args(argv)
 
     backend.select("gpu")
@@ -97,6 +99,15 @@ def main(argv=None) -> int:
             continue
         print(f"{lv.level:5d} {lv.frontier_in:9d} {lv.edges_examined:11d} {lv.kernel:>12} {lv.warp_size:3d} "
               f"{int(lv.edge_discover):2d} {lv.heavy_vertices:5d} {lv.time_ms:8.3f} {host_ms:8.3f}")
+    if args.cprofile:
+        import cProfile
+        import pstats
+
+        prof = cProfile.Profile()
+        prof.enable()
+        run_bfs(g, src, args.technique, knobs, instrument=False).complete()
+        prof.disable()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(args.cprofile)
     return 0
 
 

@@ -44,6 +44,10 @@ NUM_ACC = 8
 # lighter vertices' degrees are summed per lane and reported together in bin 0.
 SUM_BIN = 5
 
+# Every kernel may run in blocks of 1024 threads (the largest K6, the single block's size), and
+# 1024 threads x 64 registers fill the register file; the simulator has no such option.
+_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
+
 _degree_bin = cuda.jit(device=True)(rules.degree_bin)
 _virtual_warp_size = cuda.jit(device=True)(rules.virtual_warp_size)
 _use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
@@ -155,6 +159,79 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
     found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
+    return _visit_claimed(found, v, o0, o1, nxt, offsets, stamp, stamp2, instrument, dedup, table,
+                          hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+
+
+@cuda.jit(device=True)
+def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim):
+    """The visiting rule for two candidates of each lane, their memory accesses issued back to
+    back: the second is in flight before the first returns (the single block is latency-bound).
+    Collective. Returns (lane claimed va, lane claimed vb, some lane claimed something)."""
+    if atomic_claim:
+        ra = int32(0)
+        rb = int32(0)
+        if has_a:
+            ra = cuda.atomic.cas(dist, _u(va), -1, nxt)
+        if has_b:
+            rb = cuda.atomic.cas(dist, _u(vb), -1, nxt)
+        fa = has_a and ra == -1
+        fb = has_b and rb == -1
+        if fa:
+            parent[_u(va)] = u
+        if fb:
+            parent[_u(vb)] = u
+        return fa, fb, cuda.any_sync(FULL, fa or fb)
+    # The paper's rule, as in _claim: every lane reads both before any lane writes.
+    da = int32(0)
+    db = int32(0)
+    if has_a:
+        da = dist[_u(va)]
+    if has_b:
+        db = dist[_u(vb)]
+    fa = has_a and da == -1
+    fb = has_b and db == -1
+    anyone = cuda.any_sync(FULL, fa or fb)
+    if fa:
+        dist[_u(va)] = nxt
+        parent[_u(va)] = u
+    if fb:
+        dist[_u(vb)] = nxt
+        parent[_u(vb)] = u
+    return fa, fb, anyone
+
+
+@cuda.jit(device=True)
+def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2, instrument,
+                atomic_claim, dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c,
+                hist_s, heavy_min):
+    """_visit for two candidates per lane (single block only, heavy_min > 0): both claims and
+    both rows' bounds are in flight together. Collective; the queue gains up to two entries."""
+    o0a = int64(0)
+    o1a = int64(0)
+    o0b = int64(0)
+    o1b = int64(0)
+    if has_a:
+        o0a = offsets[_u(va)]
+        o1a = offsets[_u(va + 1)]
+    if has_b:
+        o0b = offsets[_u(vb)]
+        o1b = offsets[_u(vb + 1)]
+    fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim)
+    if not anyone:
+        return qn
+    qn = _visit_claimed(fa, va, o0a, o1a, nxt, offsets, stamp, stamp2, instrument, dedup, table,
+                        hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+    return _visit_claimed(fb, vb, o0b, o1b, nxt, offsets, stamp, stamp2, instrument, dedup, table,
+                          hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+
+
+@cuda.jit(device=True)
+def _visit_claimed(found, v, o0, o1, nxt, offsets, stamp, stamp2, instrument, dedup, table, hmask,
+                   tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min):
+    """What follows a claim: duplicate ground truth, the filter, the local queue, the next
+    frontier's degree statistics (o0, o1: v's row bounds, loaded already when heavy_min > 0).
+    Collective."""
     if found:
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
             acc[A_GEN] += 1  # ground truth: v was already claimed in this level
@@ -179,7 +256,7 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
         if instrument and cuda.atomic.exch(stamp2, v, nxt) == nxt:
             acc[A_UNDET] += 1  # a copy of v already passed the filter
         q[qn] = v
-        qn += 1
+        qn = int32(qn + 1)  # 32-bit queue lengths: the flush's scan then shuffles one word, not two
         if heavy_min > 0:
             deg = o1 - o0
             acc[A_LIGHT] += deg
@@ -206,7 +283,7 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
 
 
 @cuda.jit(device=True)
-def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
+def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc):
     """Write the warp's local queues to the next frontier (§5.1, §5.6). Collective; returns 0."""
     lane = cuda.laneid
     if binary:
@@ -219,7 +296,7 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
         total = cuda.shfl_sync(FULL, incl, 31)
         excl = incl - qn
     if total == 0:
-        return 0
+        return int32(0)
     base = int64(0)
     if lane == 0:
         base = int64(cuda.atomic.add(counters, NEXT_SIZE, int32(total)))
@@ -233,24 +310,24 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc):
         if lane == 0:
             acc[A_COAL] += 1
         for k in range(m):
-            _put(out, out_cap, sh_out, sh_cap, counters, base + k * 32 + lane, q[k])
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[k])
         pos = base + m * 32 + excl - m * lane
         for k in range(m, qn):
-            _put(out, out_cap, sh_out, sh_cap, counters, pos + k - m, q[k])
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[k])
     else:
         for k in range(qn):
-            _put(out, out_cap, sh_out, sh_cap, counters, base + excl + k, q[k])
-    return 0
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[k])
+    return int32(0)
 
 
 @cuda.jit(device=True)
-def _put(out, out_cap, sh_out, sh_cap, counters, pos, v):
+def _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos, v):
     if pos < out_cap:
         out[pos] = v
     else:
         cuda.atomic.max(counters, OVERFLOW, min(pos + 1, 0x7FFFFFFF))  # the host raises; never silently truncated
     if pos < sh_cap:
-        sh_out[pos] = v
+        sh_out[_u(sh_base + pos)] = v
 
 
 @cuda.jit(device=True)
@@ -265,11 +342,12 @@ def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
 
 # ------------------------------------------------------------------------------ per-level loops
 @cuda.jit(device=True)
-def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_cap, heavy_min):
-    """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1)."""
+             sh_out, sh_base, sh_cap, heavy_min, latency_bound):
+    """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
+    latency_bound (the single block, with heavy_min > 0): two neighbours per lane and round."""
     lane = cuda.laneid
     l = lane & (W - 1)
     leader = lane - l
@@ -278,7 +356,7 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
     end = int64(0)
     if l == 0 and vw < fsize:
         # §5.6 reads: the leader loads the vertex and its row once, shuffles share them.
-        u = frontier[_u(vw)]
+        u = frontier[_u(fbase + vw)]
         beg = offsets[_u(u)]
         end = offsets[_u(u + 1)]
     u = cuda.shfl_sync(FULL, u, leader)
@@ -291,8 +369,29 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
             _heavy_push(u, end - beg, heavy_v, heavy_off, heavy_ctr)
         end = beg
     e = beg + l
-    qn = 0
-    rounds = 0
+    qn = int32(0)
+    rounds = int32(0)
+    if latency_bound:
+        # The single block: two neighbours per lane and round, claimed together.
+        while cuda.any_sync(FULL, e < end):
+            has_a = e < end
+            has_b = e + W < end
+            va = int32(0)
+            vb = int32(0)
+            if has_a:
+                va = indices[_u(e)]
+            if has_b:
+                vb = indices[_u(e + W)]
+            e += W + W
+            qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2,
+                             instrument, atomic_claim, dedup, table, hmask, tid, cull, cull_base,
+                             lane, q, qn, acc, hist_c, hist_s, heavy_min)
+            rounds = int32(rounds + 1)
+            if rounds == QLEN // 2:  # a lane gains at most two vertices a round
+                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+                rounds = int32(0)
+        _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+        return heavy
     # Each round loads the next round's neighbour before visiting this one: the load is in
     # flight during the claim instead of after it.
     v_next = int32(0)
@@ -307,19 +406,19 @@ def _vw_loop(vw, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy
                 v_next = indices[_u(e)]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
-        rounds += 1
+        rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
-            rounds = 0
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+            rounds = int32(0)
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
     return heavy
 
 
 @cuda.jit(device=True)
-def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_cap, heavy_min):
+             sh_out, sh_base, sh_cap, heavy_min):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -329,7 +428,7 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
     deg = int64(0)
     heavy = 0
     if idx < fsize:
-        u = frontier[idx]
+        u = frontier[_u(fbase + idx)]
         beg = offsets[u]
         deg = offsets[u + 1] - beg
         if heavy_thr > 0 and deg >= heavy_thr:
@@ -339,8 +438,8 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
     incl = warp_inclusive_scan(deg)
     total = cuda.shfl_sync(FULL, incl, 31)
     base = int64(0)
-    qn = 0
-    rounds = 0
+    qn = int32(0)
+    rounds = int32(0)
     cur = _popc(cuda.ballot_sync(FULL, incl <= 0))  # owner of item 0
     while base < total:
         cur_end = cuda.shfl_sync(FULL, incl, cur & 31)
@@ -364,14 +463,14 @@ def _ed_loop(wid, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_o
             v = indices[_u(o_beg + (k - o_excl))]
         qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
-        rounds += 1
+        rounds = int32(rounds + 1)
         if rounds == QLEN:
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
-            rounds = 0
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+            rounds = int32(0)
         base += 32
         if cur_end <= base:
             cur = _popc(cuda.ballot_sync(FULL, incl <= base))
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_cap, acc)
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
     return heavy
 
 
@@ -486,9 +585,6 @@ S_LEVELS, S_FSIZE, S_IN_A = 0, 1, 2
 R_HEAVY = NUM_COUNTERS
 ROW = R_HEAVY + DEGREE_BINS
 
-# 1024 threads x 64 registers fill the register file; the simulator has no such option.
-_SINGLE_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
-
 
 @cuda.jit(device=True)
 def _top_bin(bins):
@@ -541,7 +637,7 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
     if dedup not in (NO_DEDUP, HASH64, WARP_CULL):
         raise ValueError(f"dedup must be NO_DEDUP, HASH64 or WARP_CULL, got {dedup}")
 
-    @cuda.jit(cache=True)
+    @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters, hist,
                     level, stamp, stamp2, W, edge_discover, heavy_thr, heavy_v, heavy_off, heavy_ctr,
                     hmask, binary, k7):
@@ -561,19 +657,19 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
         q = cuda.local.array(QLEN, int32)
         nxt = int32(level + 1)
         if edge_discover:
-            heavy = _ed_loop(gtid // 32, fsize, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
+            heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                              table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                             counters, binary, k7, out, 0, 0)
+                             counters, binary, k7, out, 0, 0, 0)
         else:
-            heavy = _vw_loop(gtid // W, fsize, W, frontier, offsets, indices, heavy_thr, heavy_v, heavy_off,
+            heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                              table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                             counters, binary, k7, out, 0, 0)
+                             counters, binary, k7, out, 0, 0, 0, False)
         _acc_to_block(acc, cnt, hist_s, heavy)
         _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
 
-    @cuda.jit(cache=True)
+    @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, level, stamp, stamp2,
                     heavy_v, heavy_off, heavy_ctr, k3, hmask, k7):
         """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
@@ -590,7 +686,7 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
         q = cuda.local.array(QLEN, int32)
-        qn = 0
+        qn = int32(0)
         packed = heavy_ctr[0]
         count = int32(packed >> 40)
         total = packed & ((int64(1) << 40) - 1)
@@ -616,12 +712,12 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
             qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                         dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, 0)
             if (j + 1) % QLEN == 0:
-                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
-        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, acc)
+                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
+        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
         _acc_to_block(acc, cnt, hist_s, 0)
         _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
 
-    @cuda.jit(cache=True, **_SINGLE_OPTIONS)
+    @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
                      max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
                      hmask, k7, region0_words):
@@ -640,8 +736,10 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
         table = cuda.shared.array(0, int64)
         sh32 = cuda.shared.array(0, int32)
         cull = sh32
-        fd = sh32[region0_words:region0_words + fcap]
-        fd_new = sh32[region0_words + fcap:region0_words + 2 * fcap]
+        # F_d and F_d_new as offsets into sh32 (swapping two ints, not two array views, keeps
+        # registers free for the level's loop).
+        f_off = int32(region0_words)
+        fn_off = int32(region0_words + fcap)
         rows = cuda.shared.array((3, ROW), int32)
         wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its next-frontier entries
         wmax = cuda.shared.array((3, 32), int32)  # per warp: their highest degree
@@ -650,9 +748,9 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
         cull_base = (tid // 32) * CULL_ENTRIES
         heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
 
-        fsize = fsize0
+        fsize = int32(fsize0)  # 32-bit level arithmetic: Numba's int64 costs two registers and pairs of instructions
         for i in range(tid, fsize, B):
-            fd[i] = qa[i] if in_a else qb[i]
+            sh32[f_off + i] = qa[i] if in_a else qb[i]
         for i in range(tid, 3 * ROW, B):
             rows[i // ROW, i % ROW] = 0
         for i in range(tid, 3 * 32, B):
@@ -685,7 +783,7 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
                 acc[i] = 0
 
             # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
-            W = _virtual_warp_size(B, fsize, k1)
+            W = int32(_virtual_warp_size(B, fsize, k1))
             ed = _use_edge_discover(B, fsize, k4)
             binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
             out = qb if a_is_in else qa
@@ -693,25 +791,25 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
             if ed:
                 wid = tid >> 5
                 while wid * 32 < fsize:  # a warp past the frontier's end has no more work
-                    _ed_loop(wid, fsize, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
+                    _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
                              parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                             cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, fd_new, fcap,
-                             heavy_min)
-                    wid += B >> 5
+                             cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, sh32, fn_off,
+                             fcap, heavy_min)
+                    wid = int32(wid + (B >> 5))
             else:
-                wshift = 0  # W is a power of two: shifts instead of divisions
-                while (1 << wshift) < W:
-                    wshift += 1
+                wshift = int32(0)  # W is a power of two: shifts instead of divisions
+                while (int32(1) << wshift) < W:
+                    wshift = int32(wshift + 1)
                 # vbase is uniform over the warp (its lanes' virtual warps call the collectives
                 # together); a warp whose first virtual warp is past the frontier's end is done.
-                vbase = 0
-                wfirst = (tid & ~31) >> wshift
+                vbase = int32(0)
+                wfirst = int32((tid & ~31) >> wshift)
                 while vbase + wfirst < fsize:
-                    _vw_loop(vbase + (tid >> wshift), fsize, W, fd, offsets, indices, 0, out, out, cnt, nxt, dist,
-                             parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                             cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary, k7, fd_new, fcap,
-                             heavy_min)
-                    vbase += B >> wshift
+                    _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
+                             out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
+                             hmask, tid, cull, cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary,
+                             k7, sh32, fn_off, fcap, heavy_min, True)
+                    vbase = int32(vbase + (B >> wshift))
             _acc_to_row(acc, cnt, wsum, wmax, r)
             cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
 
@@ -744,7 +842,7 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
             if (nsize == 0 or nsize >= f_threshold or heavy_next or level - level0 >= max_levels
                     or cnt[OVERFLOW] > 0):
                 break
-            fd, fd_new = fd_new, fd
+            f_off, fn_off = fn_off, f_off
         if tid == 0:
             state[S_LEVELS] = level - level0
             state[S_FSIZE] = fsize
@@ -780,5 +878,6 @@ def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP):
     single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,
               i64, i64, i64, i64, i64, i64, i64, i64, i64)
     k = kernels_for(instrument, atomic_claim, dedup)
-    return [("bfs4k_multi", k.multi, multi, 0), ("bfs4k_heavy", k.heavy, heavy, 0),
-            ("bfs4k_single", k.single, single, _SINGLE_OPTIONS.get("max_registers", 0))]
+    cap = _OPTIONS.get("max_registers", 0)
+    return [("bfs4k_multi", k.multi, multi, cap), ("bfs4k_heavy", k.heavy, heavy, cap),
+            ("bfs4k_single", k.single, single, cap)]
