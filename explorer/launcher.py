@@ -36,30 +36,37 @@ class _Plan:
     """One kernel's compiled overload, the marshalled form of its last arguments and the array of
     pointers to them that cuLaunchKernel takes."""
 
-    __slots__ = ("kern", "handle", "types", "args", "chunks", "seen", "params", "dirty")
+    __slots__ = ("kern", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty")
 
     def __init__(self, kern, args):
         self.kern = kern
         self.handle = kern._codelibrary.get_cufunc().handle
         self.types = kern.argument_types
         self.args = list(args)
-        self.seen: dict = {}  # (position, id) -> (array, its marshalled form): the queues alternate
+        # Per position, the last two device arrays passed there and their marshalled forms: the
+        # frontier queues alternate between two positions. Only two, so that arrays of earlier
+        # graphs are not kept alive (they hold GPU memory).
+        self.seen: dict = {}
         self.chunks = [self._marshal(i, a) for i, a in enumerate(args)]
         self.params = None
+        self.arrays: dict = {}  # chunk identities -> (chunks, parameter array), one per queue order
         self.dirty = True
 
     def _marshal(self, i, value):
-        if hasattr(value, "_numba_type_"):
-            hit = self.seen.get((i, id(value)))
-            if hit is not None and hit[0] is value:
-                return hit[1]
+        is_array = hasattr(value, "_numba_type_")
+        recent = self.seen.setdefault(i, []) if is_array else None
+        if is_array:
+            for old, out in recent:
+                if old is value:
+                    return out
         raw, retr = [], []
         self.kern._prepare_args(self.types[i], value, 0, retr, raw)
         if retr:  # a host array was copied for this launch: never reuse that
             raise TypeError("host arrays are not reused between launches")
         out = [_ctype(x) for x in raw]
-        if hasattr(value, "_numba_type_"):
-            self.seen[(i, id(value))] = (value, out)
+        if is_array:
+            recent.insert(0, (value, out))
+            del recent[2:]
         return out
 
     def update(self, args) -> bool:
@@ -83,8 +90,15 @@ class _Plan:
     def params_address(self) -> int:
         """Address of the void*[] of argument pointers (rebuilt only after a change)."""
         if self.dirty:
-            ptrs = [ctypes.addressof(c) for c in chain.from_iterable(self.chunks)]
-            self.params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+            key = tuple(map(id, self.chunks))
+            hit = self.arrays.get(key)
+            if hit is None:
+                if len(self.arrays) >= 4:
+                    self.arrays.clear()
+                ptrs = [ctypes.addressof(c) for c in chain.from_iterable(self.chunks)]
+                # The entry holds the chunks themselves, so no id in its key can be reused.
+                hit = self.arrays[key] = (tuple(self.chunks), (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs))
+            self.params = hit[1]
             self.dirty = False
         return ctypes.addressof(self.params)
 

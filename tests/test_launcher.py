@@ -58,6 +58,23 @@ def test_plan_remarshals_only_what_changed():
     qc = FakeArray()
     assert plan.update((qc, qb, 8, False)) and kern.marshalled == [qc]  # a new array is
     assert plan.chunks[2][0].value == 8 and not plan.chunks[3][0].value
+    # Only the last two arrays of a position stay marshalled (and alive): qb, seen there before
+    # qa and qc, has to be marshalled again.
+    assert [a for a, _ in plan.seen[0]] == [qc, qb]
+    kern.marshalled.clear()
+    assert plan.update((qa, qb, 8, False)) and kern.marshalled == [qa]
+
+
+def test_params_array_kept_per_order_of_the_queues():
+    qa, qb = FakeArray(), FakeArray()
+    kern = FakeKernel((types.Array(types.int32, 1, "C"),) * 2)
+    plan = launcher._Plan(kern, (qa, qb))
+    first = plan.params_address()
+    plan.update((qb, qa))
+    second = plan.params_address()
+    assert second != first
+    plan.update((qa, qb))
+    assert plan.params_address() == first  # the swap back reuses the first array, not a new one
 
 
 def test_params_array_points_at_the_marshalled_arguments():
