@@ -32,6 +32,8 @@ def _ptxas() -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 (H100/H200)")
+    ap.add_argument("--single-block-threads", type=int, default=1024,
+                    help="the single block's size (it sets that kernel's register budget)")
     args = ap.parse_args(argv)
     cc = tuple(int(x) for x in args.cc.split("."))
 
@@ -44,7 +46,7 @@ def main(argv=None) -> int:
     dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
     from kernels import bfs4k
     ptxas = _ptxas()
-    for name, kernel, sig, maxreg in bfs4k.kernel_signatures():
+    for name, kernel, sig, maxreg in bfs4k.kernel_signatures(single_block_threads=args.single_block_threads):
         ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc, lineinfo=False)
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / f"{name}.ptx"

@@ -326,7 +326,7 @@ class BFSRun:
         heavy_ctr = _view(st.pool, "heavy_ctr", st.level_out, common.HEAVY_CTR, common.HEAVY_CTR + 1)
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
         inst = self.instrument
-        kern = bfs4k.kernels_for(inst, not race, dedup)
+        kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads)
         common_fields = dict(technique=self.technique.value)
 
         frontier = FrontierStats.of_vertices(graph.degrees()[[self.source]])

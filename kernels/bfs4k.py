@@ -44,9 +44,15 @@ NUM_ACC = 8
 # lighter vertices' degrees are summed per lane and reported together in bin 0.
 SUM_BIN = 5
 
-# Every kernel may run in blocks of 1024 threads (the largest K6, the single block's size), and
+# The multi-block and heavy kernels may run in blocks of 1024 threads (the largest K6), and
 # 1024 threads x 64 registers fill the register file; the simulator has no such option.
 _OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
+
+
+def register_cap(block_threads: int) -> int:
+    """Registers a thread may use when `block_threads` threads share one SM's 65,536 (at most 255):
+    the single block compiled for 512 threads gets 128 and stops spilling its level loop."""
+    return min(255, 65536 // block_threads // 8 * 8)
 
 _degree_bin = cuda.jit(device=True)(rules.degree_bin)
 _virtual_warp_size = cuda.jit(device=True)(rules.virtual_warp_size)
@@ -623,19 +629,25 @@ class Kernels(NamedTuple):
     single: object
 
 
-@functools.cache
-def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
+def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_threads: int = 1024) -> Kernels:
     """BFS-4K's kernels with the run's static choices (per-level instrumentation, claim mode,
-    duplicate filter) fixed at compile time.
+    duplicate filter, the single block's size) fixed at compile time.
 
     They never change during a run, and as constants they let the compiler drop the code of the
-    paths not taken: fewer registers (the single-block kernel stops spilling) and fewer
-    instructions on every level. Each combination is compiled on first use and cached on disk
-    (Numba's cache key includes these closure values).
+    paths not taken: fewer registers and fewer instructions on every level. The single block's
+    size sets its register budget (`register_cap`). Each combination is compiled on first use and
+    cached on disk (Numba's cache key includes these closure values).
     """
     instrument, atomic_claim, dedup = bool(instrument), bool(atomic_claim), int(dedup)
     if dedup not in (NO_DEDUP, HASH64, WARP_CULL):
         raise ValueError(f"dedup must be NO_DEDUP, HASH64 or WARP_CULL, got {dedup}")
+    multi, heavy = _level_kernels(instrument, atomic_claim, dedup)
+    return Kernels(multi, heavy, _single_kernel(instrument, atomic_claim, dedup, int(single_block_threads)))
+
+
+@functools.cache
+def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
+    """The multi-block kernel and the heavy child grid (one level per launch)."""
 
     @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters, hist,
@@ -717,7 +729,15 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
         _acc_to_block(acc, cnt, hist_s, 0)
         _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
 
-    @cuda.jit(cache=True, **_OPTIONS)
+    return bfs4k_multi, bfs4k_heavy
+
+
+@functools.cache
+def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads: int):
+    """The single-block kernel for blocks of at most `max_threads` threads."""
+    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
+
+    @cuda.jit(cache=True, **options)
     def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
                      max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
                      hmask, k7, region0_words):
@@ -733,6 +753,8 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
         tid = cuda.threadIdx.x
         lane = cuda.laneid
         B = cuda.blockDim.x
+        if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
+            return
         table = cuda.shared.array(0, int64)
         sh32 = cuda.shared.array(0, int32)
         cull = sh32
@@ -863,10 +885,10 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int) -> Kernels:
             hist[tid] = hist_c[tid]
             hist[DEGREE_BINS + tid] = hist_s[tid]
 
-    return Kernels(bfs4k_multi, bfs4k_heavy, bfs4k_single)
+    return bfs4k_single
 
 
-def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP):
+def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, single_block_threads=1024):
     """(name, kernel, argument types, register cap) of each kernel as the engine launches it,
     for compiling without a GPU (benchmarks/kernel_resources.py)."""
     from numba import types
@@ -877,7 +899,7 @@ def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP):
     heavy = (v64, v32, v32, v32, v32, i64, v64, v64, i64, v32, v32, v32, v64, v64, i64, i64, i64)
     single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,
               i64, i64, i64, i64, i64, i64, i64, i64, i64)
-    k = kernels_for(instrument, atomic_claim, dedup)
+    k = kernels_for(instrument, atomic_claim, dedup, single_block_threads)
     cap = _OPTIONS.get("max_registers", 0)
     return [("bfs4k_multi", k.multi, multi, cap), ("bfs4k_heavy", k.heavy, heavy, cap),
-            ("bfs4k_single", k.single, single, cap)]
+            ("bfs4k_single", k.single, single, register_cap(single_block_threads))]
