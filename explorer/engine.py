@@ -234,18 +234,18 @@ class BFSRun:
         """
         from numba import cuda
 
+        go = st.launcher
         if not st.info.is_simulator:
-            launch(st.launcher.preparing(self._compiling))
+            launch(go.preparing(self._compiling))
         t0 = time.perf_counter()
-        st.start.record()
+        go.record(st.start)
         if st.begin is None:  # the run's clock starts with its first level
             st.begin, st.t_begin = st.start, t0
             st.start = cuda.event()
-            st.start.record()
-        launch(st.launcher)
-        st.stop.record()
-        st.level_out.copy_to_host(st.host_out)
-        st.stop.synchronize()
+            go.record(st.start)
+        launch(go)
+        go.record(st.stop)
+        go.read(st.level_out, st.host_out)
         if st.info.is_simulator:  # the simulator's events carry no time: use the host clock
             return (time.perf_counter() - t0) * 1e3
         return cuda.event_elapsed_time(st.start, st.stop)
@@ -337,11 +337,12 @@ class BFSRun:
             qa, qb = st.queues
             if plan.kernel == "single-block":
                 lay = single_layout
-                hist_now = np.zeros(2 * bfs4k.rules.DEGREE_BINS, np.int64)
+                # The first frontier's histogram, staged in the pinned read-back buffer (free until
+                # the level's read) and copied in stream order before the kernel.
+                hist_now = st.host_out[common.NUM_COUNTERS:]
                 hist_now[:bfs4k.rules.DEGREE_BINS] = frontier.bin_counts
                 hist_now[bfs4k.rules.DEGREE_BINS:] = frontier.bin_edges
-
-                st.hist.copy_to_device(hist_now)
+                st.launcher.write(st.hist, hist_now)
 
                 def launch(go):
                     go(kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes,
@@ -394,7 +395,7 @@ class BFSRun:
                         heavy_ctr, knobs.K3, max(lay.hash_entries - 1, 0), knobs.K7)
 
             ms = self._timed(st, launch)
-            c = st.host_out
+            c = st.host_out.tolist()  # Python ints for the record, in one call
             self._check_overflow(st, c)
             # Edges examined are the frontier's degree sum; claims are the kept plus the dropped.
             rec = self._bfs4k_record(
@@ -410,7 +411,7 @@ class BFSRun:
             yield rec
             level += 1
             in_a = not in_a
-            frontier = FrontierStats.from_histogram(int(c[common.NEXT_SIZE]), c[common.NUM_COUNTERS:])
+            frontier = FrontierStats.from_histogram(c[common.NEXT_SIZE], st.host_out[common.NUM_COUNTERS:])
         self._finish(st, levels, total_ms)
 
     def _bfs4k_record(self, level, fin, edges, found, nxt, gen, det, conf, undet, race, **rest) -> LevelStats:

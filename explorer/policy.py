@@ -84,7 +84,8 @@ class FrontierStats:
     @classmethod
     def from_histogram(cls, size: int, hist: np.ndarray) -> "FrontierStats":
         nb = rules.DEGREE_BINS
-        return cls(int(size), tuple(int(x) for x in hist[:nb]), tuple(int(x) for x in hist[nb:2 * nb]))
+        values = hist[:2 * nb].tolist()  # Python ints in one call (this runs between every two levels)
+        return cls(int(size), tuple(values[:nb]), tuple(values[nb:]))
 
     @property
     def edges(self) -> int:
