@@ -147,26 +147,29 @@ def _warp_cull(cull, base, has, v, lane):
 
 @cuda.jit(device=True)
 def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-           dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min):
+           dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
+           latency_bound):
     """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp.
 
     The next frontier's degrees: with heavy_min = 0 into the full histogram hist_c/hist_s (the
     host plans the next level from it); with heavy_min > 0 (the single block, which plans on the
     device) only the lane's degree sum and maximum, plus per-bin counts of heavy candidates
     (bins of degree >= heavy_min) in hist_c: all that the next level's decisions need.
+    latency_bound (the single block, on a level with fewer candidates than threads): load v's row
+    bounds before the claim, in flight with it, instead of after it. On a larger level the block
+    is bound by its one SM's memory pipeline, and loading rows for candidates already visited
+    would only add requests, so the rows of claimed vertices are loaded after the claim.
     """
     o0 = int64(0)
     o1 = int64(0)
-    if heavy_min > 0 and has_edge:
-        # Latency-bound single block: load v's row bounds now, in flight with the claim, instead
-        # of after it (most of its candidates are claimed; a multi-block grid would waste bandwidth).
+    if latency_bound and has_edge:
         o0 = offsets[_u(v)]
         o1 = offsets[_u(v + 1)]
     found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
-    return _visit_claimed(found, v, o0, o1, nxt, offsets, stamp, stamp2, instrument, dedup, table,
-                          hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+    return _visit_claimed(found, v, o0, o1, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
+                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
 
 
 @cuda.jit(device=True)
@@ -210,34 +213,35 @@ def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim):
 @cuda.jit(device=True)
 def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2, instrument,
                 atomic_claim, dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c,
-                hist_s, heavy_min):
-    """_visit for two candidates per lane (single block only, heavy_min > 0): both claims and
-    both rows' bounds are in flight together. Collective; the queue gains up to two entries."""
+                hist_s, heavy_min, latency_bound):
+    """_visit for two candidates per lane (single block only, heavy_min > 0): both claims (and,
+    latency-bound, both rows' bounds) are in flight together. Collective; the queue gains up to
+    two entries."""
     o0a = int64(0)
     o1a = int64(0)
     o0b = int64(0)
     o1b = int64(0)
-    if has_a:
-        o0a = offsets[_u(va)]
-        o1a = offsets[_u(va + 1)]
-    if has_b:
-        o0b = offsets[_u(vb)]
-        o1b = offsets[_u(vb + 1)]
+    if latency_bound:
+        if has_a:
+            o0a = offsets[_u(va)]
+            o1a = offsets[_u(va + 1)]
+        if has_b:
+            o0b = offsets[_u(vb)]
+            o1b = offsets[_u(vb + 1)]
     fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim)
     if not anyone:
         return qn
-    qn = _visit_claimed(fa, va, o0a, o1a, nxt, offsets, stamp, stamp2, instrument, dedup, table,
-                        hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
-    return _visit_claimed(fb, vb, o0b, o1b, nxt, offsets, stamp, stamp2, instrument, dedup, table,
-                          hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+    qn = _visit_claimed(fa, va, o0a, o1a, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
+                        table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+    return _visit_claimed(fb, vb, o0b, o1b, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
+                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
 
 
 @cuda.jit(device=True)
-def _visit_claimed(found, v, o0, o1, nxt, offsets, stamp, stamp2, instrument, dedup, table, hmask,
-                   tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min):
+def _visit_claimed(found, v, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, instrument, dedup, table,
+                   hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min):
     """What follows a claim: duplicate ground truth, the filter, the local queue, the next
-    frontier's degree statistics (o0, o1: v's row bounds, loaded already when heavy_min > 0).
-    Collective."""
+    frontier's degree statistics (o0, o1: v's row bounds, if rows_loaded). Collective."""
     if found:
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
             acc[A_GEN] += 1  # ground truth: v was already claimed in this level
@@ -264,6 +268,9 @@ def _visit_claimed(found, v, o0, o1, nxt, offsets, stamp, stamp2, instrument, de
         q[qn] = v
         qn = int32(qn + 1)  # 32-bit queue lengths: the flush's scan then shuffles one word, not two
         if heavy_min > 0:
+            if not rows_loaded:
+                o0 = offsets[_u(v)]
+                o1 = offsets[_u(v + 1)]
             deg = o1 - o0
             acc[A_LIGHT] += deg
             acc[A_MAX] = max(acc[A_MAX], deg)
@@ -353,7 +360,8 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
              sh_out, sh_base, sh_cap, heavy_min, latency_bound):
     """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
-    latency_bound (the single block, with heavy_min > 0): two neighbours per lane and round."""
+    The single block (heavy_min > 0) takes two neighbours per lane and round; latency_bound: see
+    _visit."""
     lane = cuda.laneid
     l = lane & (W - 1)
     leader = lane - l
@@ -377,7 +385,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
     e = beg + l
     qn = int32(0)
     rounds = int32(0)
-    if latency_bound:
+    if heavy_min > 0:
         # The single block: two neighbours per lane and round, claimed together.
         while cuda.any_sync(FULL, e < end):
             has_a = e < end
@@ -391,7 +399,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             e += W + W
             qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2,
                              instrument, atomic_claim, dedup, table, hmask, tid, cull, cull_base,
-                             lane, q, qn, acc, hist_c, hist_s, heavy_min)
+                             lane, q, qn, acc, hist_c, hist_s, heavy_min, latency_bound)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
                 qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
@@ -411,7 +419,8 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             if e < end:
                 v_next = indices[_u(e)]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
+                    latency_bound)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
@@ -424,7 +433,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
 def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, heavy_min):
+             sh_out, sh_base, sh_cap, heavy_min, latency_bound):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -468,7 +477,8 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
         if has:
             v = indices[_u(o_beg + (k - o_excl))]
         qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
+                    latency_bound)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
@@ -672,7 +682,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
             heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                              table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                             counters, binary, k7, out, 0, 0, 0)
+                             counters, binary, k7, out, 0, 0, 0, False)
         else:
             heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
@@ -722,7 +732,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
                     row = offsets[u] - heavy_off[s]
                 v = indices[row + x]
             qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                        dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, 0)
+                        dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, 0, False)
             if (j + 1) % QLEN == 0:
                 qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
         _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
@@ -808,6 +818,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             W = int32(_virtual_warp_size(B, fsize, k1))
             ed = _use_edge_discover(B, fsize, k4)
             binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
+            latency_bound = edges <= B  # every candidate of the level has a thread (see _visit)
             out = qb if a_is_in else qa
             nxt = int32(level + 1)
             if ed:
@@ -816,7 +827,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                     _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
                              parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
                              cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, sh32, fn_off,
-                             fcap, heavy_min)
+                             fcap, heavy_min, latency_bound)
                     wid = int32(wid + (B >> 5))
             else:
                 wshift = int32(0)  # W is a power of two: shifts instead of divisions
@@ -830,7 +841,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                     _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
                              out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
                              hmask, tid, cull, cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary,
-                             k7, sh32, fn_off, fcap, heavy_min, True)
+                             k7, sh32, fn_off, fcap, heavy_min, latency_bound)
                     vbase = int32(vbase + (B >> wshift))
             _acc_to_row(acc, cnt, wsum, wmax, r)
             cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
