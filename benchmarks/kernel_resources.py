@@ -34,6 +34,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cc", default="9.0", help="compute capability, e.g. 9.0 (H100/H200)")
     ap.add_argument("--single-block-threads", type=int, default=1024,
                     help="the single block's size (it sets that kernel's register budget)")
+    ap.add_argument("--shared-visited", action="store_true", help="the single block with knob visited='shared'")
     args = ap.parse_args(argv)
     cc = tuple(int(x) for x in args.cc.split("."))
 
@@ -46,7 +47,8 @@ def main(argv=None) -> int:
     dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
     from kernels import bfs4k
     ptxas = _ptxas()
-    for name, kernel, sig, maxreg in bfs4k.kernel_signatures(single_block_threads=args.single_block_threads):
+    for name, kernel, sig, maxreg in bfs4k.kernel_signatures(single_block_threads=args.single_block_threads,
+                                                            shared_visited=args.shared_visited):
         ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc, lineinfo=False)
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / f"{name}.ptx"

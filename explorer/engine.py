@@ -29,6 +29,8 @@ from .techniques import Knobs, Technique
 
 log = logging.getLogger("explorer")
 
+STATS_THREADS = 256  # block size of BFS-4K's next-frontier statistics kernel
+
 
 def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
     """A vertex id, "max-degree" (first vertex of highest out-degree) or "random" (seeded, degree >= 1)."""
@@ -313,7 +315,7 @@ class BFSRun:
 
         graph, knobs, n = self.graph, self.knobs, self.graph.num_vertices
         limits = self.limits
-        single_layout = single_block_layout(knobs, limits) if knobs.K5 > 0 else None
+        single_layout = single_block_layout(knobs, limits, n) if knobs.K5 > 0 else None
         multi_layout = multi_block_layout(knobs, limits)
         race = knobs.claim == "race"
         heavy_cap = max(1, heavy_limit(n, knobs.K2))
@@ -326,7 +328,7 @@ class BFSRun:
         heavy_ctr = _view(st.pool, "heavy_ctr", st.level_out, common.HEAVY_CTR, common.HEAVY_CTR + 1)
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
         inst = self.instrument
-        kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads)
+        kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads, knobs.visited == "shared")
         common_fields = dict(technique=self.technique.value)
 
         frontier = FrontierStats.of_vertices(graph.degrees()[[self.source]])
@@ -350,7 +352,7 @@ class BFSRun:
                         in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
                         lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
                         heavy_limit(n, knobs.K2), knobs.K3, knobs.K4,
-                        max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words)
+                        max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words)
 
                 ms = self._timed(st, launch)
                 s_host = state.copy_to_host()
@@ -380,19 +382,25 @@ class BFSRun:
 
             lay = multi_layout
             src, dst = (qa, qb) if in_a else (qb, qa)
+            # The next frontier holds at most one entry per edge examined (and per vertex, without
+            # duplicates); a few entries per thread, at most a few blocks per SM.
+            bound = min(frontier.edges, st.capacity)
+            stats_blocks = max(1, min(-(-bound // (4 * STATS_THREADS)), 4 * limits.sm_count))
 
             def launch(go):
                 go.zero(st.level_out)
                 go(kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
                     st.graph.offsets, st.graph.indices, st.dist, st.parent, src, frontier.size, dst,
-                    st.capacity, st.counters, st.hist, level, st.stamp, st.stamp2,
+                    st.capacity, st.counters, level, st.stamp, st.stamp2,
                     plan.warp_size, plan.edge_discover, plan.heavy_threshold, heavy_v, heavy_off,
                     heavy_ctr, max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
                 if plan.heavy_vertices:
                     go(kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
                         st.graph.offsets, st.graph.indices, st.dist, st.parent, dst, st.capacity,
-                        st.counters, st.hist, level, st.stamp, st.stamp2, heavy_v, heavy_off,
+                        st.counters, level, st.stamp, st.stamp2, heavy_v, heavy_off,
                         heavy_ctr, knobs.K3, max(lay.hash_entries - 1, 0), knobs.K7)
+                # The next frontier's degree histogram, for the next level's plan.
+                go(kern.stats, stats_blocks, STATS_THREADS, 0, st.graph.offsets, dst, st.counters, st.hist)
 
             ms = self._timed(st, launch)
             c = st.host_out.tolist()  # Python ints for the record, in one call
@@ -405,7 +413,7 @@ class BFSRun:
                 c[common.UNDETECTED], race, kernel="multi-block", warp_size=plan.warp_size,
                 edge_discover=plan.edge_discover, heavy_vertices=int(c[common.HEAVY]),
                 binary_scan=plan.binary_scan, coalesced_writes=bool(c[common.COALESCED]),
-                launches=3 if plan.heavy_vertices else 2, time_ms=float(ms), **common_fields)
+                launches=4 if plan.heavy_vertices else 3, time_ms=float(ms), **common_fields)
             levels.append(rec)
             total_ms += ms
             yield rec
@@ -468,7 +476,7 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = T
         if limits is None:
             limits = DeviceLimits.simulator() if backend.current().is_simulator else DeviceLimits.from_current_device()
         if knobs.K5 > 0:
-            single_block_layout(knobs, limits)  # K5 too large for this device's shared memory: fail now
+            single_block_layout(knobs, limits, graph.num_vertices)  # too little shared memory: fail now
     else:
         limits = None
     return BFSRun(graph, src, tech, knobs, bool(instrument), on_status, limits)

@@ -47,11 +47,12 @@ class _Plan:
     """One kernel's compiled overload, the marshalled form of its last arguments and the array of
     pointers to them that cuLaunchKernel takes."""
 
-    __slots__ = ("kern", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty")
+    __slots__ = ("kern", "cufunc", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty", "shared_ok")
 
     def __init__(self, kern, args):
         self.kern = kern
-        self.handle = kern._codelibrary.get_cufunc().handle
+        self.cufunc = kern._codelibrary.get_cufunc()
+        self.handle = self.cufunc.handle  # a CUkernel (numba-cuda loads libraries), not a CUfunction
         self.types = kern.argument_types
         self.args = list(args)
         # Per position, the last two device arrays passed there and their marshalled forms: the
@@ -62,6 +63,7 @@ class _Plan:
         self.params = None
         self.arrays: dict = {}  # chunk identities -> (chunks, parameter array), one per queue order
         self.dirty = True
+        self.shared_ok = 48 * 1024  # dynamic shared memory a launch may ask for without opting in
 
     def _marshal(self, i, value):
         is_array = hasattr(value, "_numba_type_")
@@ -183,6 +185,11 @@ class Launcher:
         if plan is None or not plan.update(args):
             self.prepare(kernel, blocks, threads, shared, *args)
             plan = self._plans[kernel]
+        if shared > plan.shared_ok:  # the single block's visited bitmap: opt in to more
+            attr = self._driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            self._check(self._driver.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id),
+                        f"allowing {kernel.py_func.__name__} {shared:,} bytes of shared memory")
+            plan.shared_ok = shared
         err, = self._launch(plan.handle, blocks, 1, 1, threads, 1, 1, shared, 0, plan.params_address(), 0)
         if err != self._ok:
             raise RuntimeError(f"launching {kernel.py_func.__name__} ({blocks} blocks of {threads} threads, "

@@ -39,6 +39,7 @@ class DeviceLimits:
     max_threads_per_block: int = 1024
     shared_per_block: int = 48 * 1024  # without the opt-in for larger dynamic shared memory
     shared_per_sm: int = 48 * 1024
+    shared_per_block_optin: int = 0  # with the opt-in (0: none beyond shared_per_block)
 
     @property
     def res_threads(self) -> int:
@@ -55,7 +56,8 @@ class DeviceLimits:
                    max_threads_per_sm=dev.MAX_THREADS_PER_MULTIPROCESSOR,
                    max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
                    shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
-                   shared_per_sm=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+                   shared_per_sm=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                   shared_per_block_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
 
     @classmethod
     def simulator(cls) -> "DeviceLimits":
@@ -115,11 +117,14 @@ class SharedLayout:
     frontier_capacity: int  # entries of F_d (and of F_d_new) kept in shared memory
     region0_words: int  # int32 words before F_d: the hash or culling tables
     dynamic_bytes: int
+    bitmap_words: int = 0  # int32 words of the visited bitmap after F_d_new (knob visited='shared')
 
 
-def single_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:
+def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 0) -> SharedLayout:
     """§5.5: F_Threshold = MaxThreadsPerBlock x K5; F_d, F_d_new hold it; the hash table gets the
-    largest power of two of what is left of the block's shared memory."""
+    largest power of two of what is left of the block's shared memory. With visited='shared' a
+    bitmap of the graph's `num_vertices` visited flags follows, in the shared memory a block may
+    opt in to (it is not the paper's, so it does not shrink the paper's hash table)."""
     fthr = knobs.single_block_threads * knobs.K5
     fd_bytes = 4 * fthr
     free = limits.shared_per_block - 2 * fd_bytes - VAR_BYTES_SINGLE
@@ -142,7 +147,20 @@ def single_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:
         region0 = cull_bytes // 4
     else:
         region0 = 0
-    return SharedLayout(entries, fthr, region0, 4 * (region0 + 2 * fthr))
+    words = 0
+    if knobs.visited == "shared":
+        if knobs.claim != "atomic":
+            raise KnobError("knob visited='shared' claims with shared-memory atomics, which makes no "
+                            "duplicates: it needs claim='atomic' (or use visited='global')")
+        words = (num_vertices + 31) // 32
+        need = 4 * (region0 + 2 * fthr + words) + VAR_BYTES_SINGLE
+        room = max(limits.shared_per_block_optin, limits.shared_per_block)
+        if need > room:
+            raise KnobError(
+                f"knob visited='shared' needs {4 * words:,} bytes of shared memory for the visited flags of "
+                f"{num_vertices:,} vertices, {need:,} in all with F_d and F_d_new (K5={knobs.K5}); this GPU gives "
+                f"a block {room:,}: use visited='global' (or a smaller K5)")
+    return SharedLayout(entries, fthr, region0, 4 * (region0 + 2 * fthr + words), words)
 
 
 def multi_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:

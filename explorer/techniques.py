@@ -185,6 +185,12 @@ class Knobs:
         "dedup", "duplicate filter on the next frontier: BFS-4K's shared-memory hash64, Merrill et al.'s "
         "warp culling, or none", "hash64", choices=("hash64", "warp-culling", "none"), kind=str,
         section="BFS-4K §6, Fig. 13"))
+    visited: str = _knob(KnobSpec(
+        "visited", "where the single-block kernel keeps the visited flags: 'global' (the distance array, as in the "
+        "paper) or 'shared' (a bitmap of |V| bits in the block's shared memory beside F_d and F_d_new: a claim is a "
+        "shared-memory atomic, not a global compare-and-swap; needs claim='atomic' and |V|/8 bytes of shared "
+        "memory). Not in the paper: §5.5 keeps F_d, F_d_new and the hash table there, this keeps the flags too",
+        "global", choices=("global", "shared"), kind=str, section="extension of BFS-4K §5.5"))
     single_block_threads: int = _knob(KnobSpec(
         "single_block_threads", "MaxThreadsPerBlock of the single-block kernel", 1024,
         choices=_POW2_BLOCKS, section="BFS-4K §5.5"))

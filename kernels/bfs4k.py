@@ -74,11 +74,19 @@ def _popc(x):
 
 # ------------------------------------------------------------------------------ visiting rule
 @cuda.jit(device=True)
-def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound):
+def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitmap, bm_off):
     """The visiting rule. Collective: all lanes of the warp call it once per round.
 
+    bm_off >= 0: the visited flags are bits of bitmap[bm_off:] (the single block's shared memory,
+    knob visited='shared'); -1: they are dist[v] != -1.
     Returns (this lane claimed v, some lane of the warp claimed something).
     """
+    if bm_off >= 0:
+        found = _claim_bit(has_edge, v, bitmap, bm_off)
+        if found:
+            dist[_u(v)] = nxt
+            parent[_u(v)] = u
+        return found, cuda.any_sync(FULL, found)
     if atomic_claim:
         # Reading first spares the atomic unit most compare-and-swaps (most neighbours are
         # visited); a latency-bound caller (the single block) saves the read's round trip instead.
@@ -95,6 +103,16 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound):
         dist[_u(v)] = nxt
         parent[_u(v)] = u
     return unvisited, anyone
+
+
+@cuda.jit(device=True)
+def _claim_bit(has_edge, v, bitmap, bm_off):
+    """Test-and-set v's bit in the shared visited bitmap: True for the one lane that set it."""
+    if not has_edge:
+        return False
+    bit = int32(uint32(1) << uint32(v & 31))
+    old = cuda.atomic.or_(bitmap, _u(bm_off + (v >> 5)), bit)
+    return (old & bit) == 0
 
 
 @cuda.jit(device=True)
@@ -148,13 +166,14 @@ def _warp_cull(cull, base, has, v, lane):
 @cuda.jit(device=True)
 def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
            dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
-           latency_bound):
+           latency_bound, bm_off):
     """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp.
 
-    The next frontier's degrees: with heavy_min = 0 into the full histogram hist_c/hist_s (the
-    host plans the next level from it); with heavy_min > 0 (the single block, which plans on the
-    device) only the lane's degree sum and maximum, plus per-bin counts of heavy candidates
-    (bins of degree >= heavy_min) in hist_c: all that the next level's decisions need.
+    The next frontier's degrees: with heavy_min = 0 (multi-block, heavy child grid) none here,
+    bfs4k_stats counts them after the level; with heavy_min > 0 (the single block, which plans on
+    the device) the lane's degree sum and maximum, plus per-bin counts of heavy candidates (bins of
+    degree >= heavy_min) in hist_c: all that the next level's decisions need.
+    bm_off: see _claim (the bitmap is `cull`, the kernel's dynamic shared int32 memory).
     latency_bound (the single block, on a level with fewer candidates than threads): load v's row
     bounds before the claim, in flight with it, instead of after it. On a larger level the block
     is bound by its one SM's memory pipeline, and loading rows for candidates already visited
@@ -165,7 +184,7 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
     if latency_bound and has_edge:
         o0 = offsets[_u(v)]
         o1 = offsets[_u(v + 1)]
-    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0)
+    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0, cull, bm_off)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
     return _visit_claimed(found, v, o0, o1, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
@@ -173,10 +192,20 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
 
 
 @cuda.jit(device=True)
-def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim):
+def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap, bm_off):
     """The visiting rule for two candidates of each lane, their memory accesses issued back to
     back: the second is in flight before the first returns (the single block is latency-bound).
     Collective. Returns (lane claimed va, lane claimed vb, some lane claimed something)."""
+    if bm_off >= 0:
+        fa = _claim_bit(has_a, va, bitmap, bm_off)
+        fb = _claim_bit(has_b, vb, bitmap, bm_off)
+        if fa:
+            dist[_u(va)] = nxt
+            parent[_u(va)] = u
+        if fb:
+            dist[_u(vb)] = nxt
+            parent[_u(vb)] = u
+        return fa, fb, cuda.any_sync(FULL, fa or fb)
     if atomic_claim:
         ra = int32(0)
         rb = int32(0)
@@ -213,7 +242,7 @@ def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim):
 @cuda.jit(device=True)
 def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2, instrument,
                 atomic_claim, dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c,
-                hist_s, heavy_min, latency_bound):
+                hist_s, heavy_min, latency_bound, bm_off):
     """_visit for two candidates per lane (single block only, heavy_min > 0): both claims (and,
     latency-bound, both rows' bounds) are in flight together. Collective; the queue gains up to
     two entries."""
@@ -228,7 +257,7 @@ def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stam
         if has_b:
             o0b = offsets[_u(vb)]
             o1b = offsets[_u(vb + 1)]
-    fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim)
+    fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, cull, bm_off)
     if not anyone:
         return qn
     qn = _visit_claimed(fa, va, o0a, o1a, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
@@ -261,7 +290,6 @@ def _visit_claimed(found, v, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, i
             acc[A_DET] += 1
         elif r == 2:
             acc[A_CONF] += 1
-    b = -1
     if keep:
         if instrument and cuda.atomic.exch(stamp2, v, nxt) == nxt:
             acc[A_UNDET] += 1  # a copy of v already passed the filter
@@ -278,20 +306,6 @@ def _visit_claimed(found, v, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, i
                 b = _degree_bin(deg)
                 if (int64(1) << b) >= heavy_min:
                     cuda.atomic.add(hist_c, b, int32(1))
-            return qn
-        deg = offsets[_u(v + 1)] - offsets[_u(v)]
-        b = _degree_bin(deg)
-        if b >= SUM_BIN:
-            cuda.atomic.add(hist_s, b, deg)
-        else:
-            acc[A_LIGHT] += deg
-    if heavy_min > 0:
-        return qn
-    # Degree histogram of the next frontier (the policy of the next level reads it): lanes with
-    # the same bin add their count with one atomic, most vertices of a level share a bin.
-    peers = cuda.match_any_sync(FULL, b)
-    if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
-        cuda.atomic.add(hist_c, b, int32(_popc(peers)))
     return qn
 
 
@@ -358,7 +372,7 @@ def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
 def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, heavy_min, latency_bound):
+             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off):
     """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
     The single block (heavy_min > 0) takes two neighbours per lane and round; latency_bound: see
     _visit."""
@@ -399,7 +413,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             e += W + W
             qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2,
                              instrument, atomic_claim, dedup, table, hmask, tid, cull, cull_base,
-                             lane, q, qn, acc, hist_c, hist_s, heavy_min, latency_bound)
+                             lane, q, qn, acc, hist_c, hist_s, heavy_min, latency_bound, bm_off)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
                 qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
@@ -420,7 +434,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
                 v_next = indices[_u(e)]
         qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
-                    latency_bound)
+                    latency_bound, bm_off)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
@@ -433,7 +447,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
 def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, heavy_min, latency_bound):
+             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -478,7 +492,7 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
             v = indices[_u(o_beg + (k - o_excl))]
         qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                     dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
-                    latency_bound)
+                    latency_bound, bm_off)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
@@ -491,20 +505,12 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
 
 
 @cuda.jit(device=True)
-def _acc_to_block(acc, cnt, hist_s, heavy):
-    """Per-thread accumulators into the block's shared counters. Collective (one warp sum).
+def _acc_counts(acc, cnt, heavy):
+    """Per-thread accumulators into the block's shared counters.
 
     Edges examined and claims are not counted here: the host derives them (edges = degree sum of
     the frontier, claims = kept + detected), which keeps same-address atomics off the hot path.
     """
-    light = warp_sum(acc[A_LIGHT])
-    if cuda.laneid == 0 and light:
-        cuda.atomic.add(hist_s, 0, light)
-    _acc_counts(acc, cnt, heavy)
-
-
-@cuda.jit(device=True)
-def _acc_counts(acc, cnt, heavy):
     if acc[A_GEN]:
         cuda.atomic.add(cnt, DUP_GENERATED, int32(acc[A_GEN]))
     if acc[A_DET]:
@@ -522,12 +528,12 @@ def _acc_counts(acc, cnt, heavy):
 
 
 @cuda.jit(device=True)
-def _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist):
-    """The block's counters and histogram go to global memory once, by the block's last warp.
+def _last_warp_publishes(cnt, finished, counters):
+    """The block's counters go to global memory once, by the block's last warp.
 
     No block barrier: a warp done early leaves at once instead of idling until its block's
     slowest warp (a barrier here was a third of the multi-block kernel's stalls on an H200).
-    Collective per warp; every lane has already added to cnt/hist_c/hist_s.
+    Collective per warp; every lane has already added to cnt.
     """
     lane = cuda.laneid
     cuda.threadfence_block()
@@ -541,20 +547,13 @@ def _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist):
     cuda.threadfence_block()
     if lane < NUM_COUNTERS and lane != NEXT_SIZE and cnt[lane] != 0:  # NEXT_SIZE is global already
         cuda.atomic.add(counters, lane, cnt[lane])
-    if hist_c[lane] != 0:
-        cuda.atomic.add(hist, lane, hist_c[lane])
-    if hist_s[lane] != 0:
-        cuda.atomic.add(hist, DEGREE_BINS + lane, hist_s[lane])
 
 
 @cuda.jit(device=True)
-def _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc):
-    """Zero the block's shared counters and histogram, empty the culling tables; ends with the
-    block barrier that publishes them."""
+def _start_block(cnt, finished, cull, cull_base, dedup, acc):
+    """Zero the block's shared counters, empty the culling tables; ends with the block barrier
+    that publishes them."""
     tid = cuda.threadIdx.x
-    if tid < DEGREE_BINS:
-        hist_c[tid] = 0
-        hist_s[tid] = 0
     if tid < NUM_COUNTERS:
         cnt[tid] = 0
     if tid == 0:
@@ -603,6 +602,37 @@ ROW = R_HEAVY + DEGREE_BINS
 
 
 @cuda.jit(device=True)
+def _load_visited(bits, base, words, dist):
+    """bits[base + i], bit j = vertex 32 i + j is visited (dist != -1): one ballot per word. Each
+    warp has four words' loads in flight at a time (a |V| of 1 M is 31,250 words for one SM).
+    Collective; the caller's block barrier publishes it."""
+    last = dist.shape[0] - 1
+    lane = cuda.laneid
+    stride = (cuda.blockDim.x >> 5) * 4
+    i = (cuda.threadIdx.x >> 5) * 4
+    while i < words:
+        v = i * 32 + lane
+        # Unconditional loads (indices clamped), tested after: all four are issued back to back.
+        d0 = dist[_u(min(v, last))]
+        d1 = dist[_u(min(v + 32, last))]
+        d2 = dist[_u(min(v + 64, last))]
+        d3 = dist[_u(min(v + 96, last))]
+        b0 = cuda.ballot_sync(FULL, v <= last and d0 != -1)
+        b1 = cuda.ballot_sync(FULL, v + 32 <= last and d1 != -1)
+        b2 = cuda.ballot_sync(FULL, v + 64 <= last and d2 != -1)
+        b3 = cuda.ballot_sync(FULL, v + 96 <= last and d3 != -1)
+        if lane == 0:
+            bits[_u(base + i)] = int32(b0)
+            if i + 1 < words:
+                bits[_u(base + i + 1)] = int32(b1)
+            if i + 2 < words:
+                bits[_u(base + i + 2)] = int32(b2)
+            if i + 3 < words:
+                bits[_u(base + i + 3)] = int32(b3)
+        i += stride
+
+
+@cuda.jit(device=True)
 def _top_bin(bins):
     """Highest non-empty degree bin, -1 if none: one ballot over the 32 bins. Collective."""
     m = uint32(cuda.ballot_sync(FULL, bins[cuda.laneid] > 0))
@@ -633,15 +663,18 @@ def _acc_to_row(acc, row, wsum, wmax, r):
 
 # ------------------------------------------------------------------------------ kernels
 class Kernels(NamedTuple):
-    """The three BFS-4K kernels compiled for one combination of the static knobs."""
+    """The BFS-4K kernels compiled for one combination of the static knobs."""
     multi: object
     heavy: object
     single: object
+    stats: object
 
 
-def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_threads: int = 1024) -> Kernels:
+def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_threads: int = 1024,
+                shared_visited: bool = False) -> Kernels:
     """BFS-4K's kernels with the run's static choices (per-level instrumentation, claim mode,
-    duplicate filter, the single block's size) fixed at compile time.
+    duplicate filter, the single block's size and where it keeps visited flags) fixed at compile
+    time.
 
     They never change during a run, and as constants they let the compiler drop the code of the
     paths not taken: fewer registers and fewer instructions on every level. The single block's
@@ -651,16 +684,20 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
     instrument, atomic_claim, dedup = bool(instrument), bool(atomic_claim), int(dedup)
     if dedup not in (NO_DEDUP, HASH64, WARP_CULL):
         raise ValueError(f"dedup must be NO_DEDUP, HASH64 or WARP_CULL, got {dedup}")
-    multi, heavy = _level_kernels(instrument, atomic_claim, dedup)
-    return Kernels(multi, heavy, _single_kernel(instrument, atomic_claim, dedup, int(single_block_threads)))
+    multi, heavy, stats = _level_kernels(instrument, atomic_claim, dedup)
+    if shared_visited and not atomic_claim:
+        raise ValueError("the shared visited bitmap claims atomically: it needs atomic_claim")
+    single = _single_kernel(instrument, atomic_claim, dedup, int(single_block_threads), bool(shared_visited))
+    return Kernels(multi, heavy, single, stats)
 
 
 @functools.cache
 def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
-    """The multi-block kernel and the heavy child grid (one level per launch)."""
+    """The multi-block kernel, the heavy child grid (one level per launch) and the statistics
+    kernel that follows them."""
 
     @cuda.jit(cache=True, **_OPTIONS)
-    def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters, hist,
+    def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters,
                     level, stamp, stamp2, W, edge_discover, heavy_thr, heavy_v, heavy_off, heavy_ctr,
                     hmask, binary, k7):
         """One level, multi-block (§5.5). Dynamic shared memory: the block's hash64 table (int64 x
@@ -669,30 +706,28 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
         table = cuda.shared.array(0, int64)
         cull = cuda.shared.array(0, int32)
-        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
-        hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cnt = cuda.shared.array(NUM_COUNTERS, int32)
         finished = cuda.shared.array(1, int32)
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
-        _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
+        _start_block(cnt, finished, cull, cull_base, dedup, acc)
         q = cuda.local.array(QLEN, int32)
         nxt = int32(level + 1)
         if edge_discover:
             heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                             table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                             counters, binary, k7, out, 0, 0, 0, False)
+                             table, hmask, tid, cull, cull_base, q, acc, cnt, cnt, out, out_cap,
+                             counters, binary, k7, out, 0, 0, 0, False, -1)
         else:
             heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                             table, hmask, tid, cull, cull_base, q, acc, hist_c, hist_s, out, out_cap,
-                             counters, binary, k7, out, 0, 0, 0, False)
-        _acc_to_block(acc, cnt, hist_s, heavy)
-        _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
+                             table, hmask, tid, cull, cull_base, q, acc, cnt, cnt, out, out_cap,
+                             counters, binary, k7, out, 0, 0, 0, False, -1)
+        _acc_counts(acc, cnt, heavy)
+        _last_warp_publishes(cnt, finished, counters)
 
     @cuda.jit(cache=True, **_OPTIONS)
-    def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, hist, level, stamp, stamp2,
+    def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, level, stamp, stamp2,
                     heavy_v, heavy_off, heavy_ctr, k3, hmask, k7):
         """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
         [b*K3*B, (b+1)*K3*B), each thread K3 of them, B apart so loads coalesce."""
@@ -700,13 +735,11 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         lane = cuda.laneid
         table = cuda.shared.array(0, int64)
         cull = cuda.shared.array(0, int32)
-        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics, 64-bit spin
-        hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cnt = cuda.shared.array(NUM_COUNTERS, int32)
         finished = cuda.shared.array(1, int32)
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
-        _start_block(hist_c, hist_s, cnt, finished, cull, cull_base, dedup, acc)
+        _start_block(cnt, finished, cull, cull_base, dedup, acc)
         q = cuda.local.array(QLEN, int32)
         qn = int32(0)
         packed = heavy_ctr[0]
@@ -732,29 +765,78 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
                     row = offsets[u] - heavy_off[s]
                 v = indices[row + x]
             qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                        dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, 0, False)
+                        dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, cnt, cnt, 0, False, -1)
             if (j + 1) % QLEN == 0:
                 qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
         _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
-        _acc_to_block(acc, cnt, hist_s, 0)
-        _last_warp_publishes(cnt, hist_c, hist_s, finished, counters, hist)
+        _acc_counts(acc, cnt, 0)
+        _last_warp_publishes(cnt, finished, counters)
 
-    return bfs4k_multi, bfs4k_heavy
+    @cuda.jit(cache=True, **_OPTIONS)
+    def bfs4k_stats(offsets, frontier, counters, hist):
+        """The next frontier's degree histogram, which the host plans the next level from (§5.2-§5.4
+        decisions, §5.3 heavy vertices): vertices per bin floor(log2(degree)) and, from bin
+        SUM_BIN up, their degree sums; lighter degrees are summed together in bin 0's sum.
+
+        One coalesced pass over the frontier the level wrote (counters[NEXT_SIZE] entries), after
+        its kernels: the level's claiming rounds then need no dependent row loads (two on every
+        round that claims something, most rounds of a large level).
+        """
+        tid = cuda.threadIdx.x
+        lane = cuda.laneid
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
+        if tid < DEGREE_BINS:
+            hist_c[tid] = 0
+            hist_s[tid] = 0
+        cuda.syncthreads()
+        n = min(counters[NEXT_SIZE], frontier.shape[0])
+        i = cuda.grid(1)
+        stride = cuda.gridsize(1)
+        light = int64(0)
+        while i - lane < n:  # uniform over the warp: its first entry
+            b = -1
+            if i < n:
+                u = frontier[_u(i)]
+                deg = offsets[_u(u + 1)] - offsets[_u(u)]
+                b = _degree_bin(deg)
+                if b >= SUM_BIN:
+                    cuda.atomic.add(hist_s, b, deg)
+                else:
+                    light += deg
+            # Lanes with the same bin add their count with one atomic: most entries share a bin.
+            peers = cuda.match_any_sync(FULL, b)
+            if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
+                cuda.atomic.add(hist_c, b, int32(_popc(peers)))
+            i += stride
+        light = warp_sum(light)
+        if lane == 0 and light:
+            cuda.atomic.add(hist_s, 0, light)
+        cuda.syncthreads()
+        if tid < DEGREE_BINS:
+            if hist_c[tid]:
+                cuda.atomic.add(hist, tid, int64(hist_c[tid]))
+            if hist_s[tid]:
+                cuda.atomic.add(hist, DEGREE_BINS + tid, hist_s[tid])
+
+    return bfs4k_multi, bfs4k_heavy, bfs4k_stats
 
 
 @functools.cache
-def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads: int):
+def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads: int, shared_visited: bool):
     """The single-block kernel for blocks of at most `max_threads` threads."""
     options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
 
     @cuda.jit(cache=True, **options)
     def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
                      max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
-                     hmask, k7, region0_words):
+                     hmask, k7, region0_words, bm_words):
         """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
 
         Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
-        [F_d: fcap int32][F_d_new: fcap int32]. Every next-frontier entry also goes to the global
+        [F_d: fcap int32][F_d_new: fcap int32], then with shared_visited [visited bitmap: bm_words
+        int32], filled from dist on entry (claims set its bits and write dist and parent as they
+        go, so the global state is whole when the block exits). Every next-frontier entry also goes to the global
         queue, so the multi-block kernel can take over the moment the frontier outgrows the block.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
         launched from there (Numba has no dynamic parallelism). `hist` holds the first frontier's
@@ -772,6 +854,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         # registers free for the level's loop).
         f_off = int32(region0_words)
         fn_off = int32(region0_words + fcap)
+        bm_off = int32(region0_words + 2 * fcap) if shared_visited else int32(-1)
         rows = cuda.shared.array((3, ROW), int32)
         wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its next-frontier entries
         wmax = cuda.shared.array((3, 32), int32)  # per warp: their highest degree
@@ -788,6 +871,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         for i in range(tid, 3 * 32, B):
             wsum[i // 32, i % 32] = 0  # slots of warps the block does not have stay 0
             wmax[i // 32, i % 32] = 0
+        if shared_visited:
+            _load_visited(sh32, bm_off, bm_words, dist)
         # The first frontier's statistics come from the host's histogram (every warp reads them).
         edges = warp_sum(hist[DEGREE_BINS + lane])
         top = _top_bin(hist)
@@ -827,7 +912,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                     _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
                              parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
                              cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, sh32, fn_off,
-                             fcap, heavy_min, latency_bound)
+                             fcap, heavy_min, latency_bound, bm_off)
                     wid = int32(wid + (B >> 5))
             else:
                 wshift = int32(0)  # W is a power of two: shifts instead of divisions
@@ -841,7 +926,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                     _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
                              out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
                              hmask, tid, cull, cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary,
-                             k7, sh32, fn_off, fcap, heavy_min, latency_bound)
+                             k7, sh32, fn_off, fcap, heavy_min, latency_bound, bm_off)
                     vbase = int32(vbase + (B >> wshift))
             _acc_to_row(acc, cnt, wsum, wmax, r)
             cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
@@ -899,18 +984,20 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
     return bfs4k_single
 
 
-def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, single_block_threads=1024):
+def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, single_block_threads=1024,
+                      shared_visited=False):
     """(name, kernel, argument types, register cap) of each kernel as the engine launches it,
     for compiling without a GPU (benchmarks/kernel_resources.py)."""
     from numba import types
     i64, b = types.int64, types.boolean
     v64, v32, log2d = types.int64[::1], types.int32[::1], types.int64[:, ::1]
-    multi = (v64, v32, v32, v32, v32, i64, v32, i64, v64, v64, i64, v32, v32, i64, b, i64, v32,
+    multi = (v64, v32, v32, v32, v32, i64, v32, i64, v64, i64, v32, v32, i64, b, i64, v32,
              v64, v64, i64, b, i64)
-    heavy = (v64, v32, v32, v32, v32, i64, v64, v64, i64, v32, v32, v32, v64, v64, i64, i64, i64)
+    heavy = (v64, v32, v32, v32, v32, i64, v64, i64, v32, v32, v32, v64, v64, i64, i64, i64)
+    stats = (v64, v32, v64, v64)
     single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,
-              i64, i64, i64, i64, i64, i64, i64, i64, i64)
-    k = kernels_for(instrument, atomic_claim, dedup, single_block_threads)
+              i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+    k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited)
     cap = _OPTIONS.get("max_registers", 0)
     return [("bfs4k_multi", k.multi, multi, cap), ("bfs4k_heavy", k.heavy, heavy, cap),
-            ("bfs4k_single", k.single, single, register_cap(single_block_threads))]
+            ("bfs4k_stats", k.stats, stats, cap), ("bfs4k_single", k.single, single, register_cap(single_block_threads))]

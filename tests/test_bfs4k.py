@@ -52,6 +52,8 @@ def test_defaults_on_small_graphs(name):
     {"hash_entries": 1, "K5": 0},                # every vertex collides: all conflicts
     {"K5": 16, "single_block_threads": 32},      # the extremes of K5 and of the block size
     {"K6": 32, "K5": 0},
+    {"claim": "atomic", "visited": "shared"},   # the single block's visited flags in shared memory
+    {"claim": "atomic", "visited": "shared", "K4": 0, "K1": 1, "dedup": "none"},
 ], ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
 def test_knob_grid(name, knobs):
     bfs4k(SMALL[name], **knobs)
@@ -64,7 +66,7 @@ def test_largest_blocks():
 def test_heavy_vertices_multi_block_child_grid():
     # Degree 40 >= K3 x block = 1 x 32: the hub takes the child-grid path.
     r = bfs4k(SMALL["star40"], K2=10.0, K3=1, K5=0, K6=32)
-    assert r.levels[0].heavy_vertices == 1 and r.levels[0].launches == 3
+    assert r.levels[0].heavy_vertices == 1 and r.levels[0].launches == 4  # memset, level, child grid, statistics
 
 
 def test_heavy_vertex_leaves_the_single_block():
@@ -84,7 +86,35 @@ def test_several_heavy_vertices_share_one_child_grid():
         dst += list(range(lo, hi))
     g = graphs.from_edges(np.array(src), np.array(dst), directed=False, name="three-hubs")
     r = bfs4k(g, 0, K2=5.0, K3=1, K5=0, K6=32)
-    assert r.levels[1].heavy_vertices == 3 and r.levels[1].launches == 3
+    assert r.levels[1].heavy_vertices == 3 and r.levels[1].launches == 4
+
+
+def test_shared_visited_bitmap_across_kernel_switches():
+    # Fig. 7's switches both ways: each single-block launch loads the bitmap from the distances
+    # the multi-block levels wrote; a path (one vertex a level) crosses many bitmap words.
+    g = graphs.generate("kronecker", scale=8, edge_factor=8, seed=1)
+    r = bfs4k(g, single_block_threads=32, K2=0, claim="atomic", visited="shared")
+    assert {lv.kernel for lv in r.levels} == {"single-block", "multi-block"}
+    r = bfs4k(SMALL["path25"], 0, claim="atomic", visited="shared", K1=1, K4=0)
+    assert all(lv.kernel == "single-block" for lv in r.levels)
+
+
+@pytest.mark.skipif(SIM, reason="a bitmap over 48 KB of shared memory needs a GPU's opt-in (and a graph too big for the simulator)")
+def test_shared_visited_bitmap_beyond_48_kb():
+    g = graphs.generate("grid2d", rows=700, cols=700)  # 61,256 bytes of flags: the launcher opts in
+    r = bfs4k(g, 350 * 700 + 350, limits=None, claim="atomic", visited="shared", K5=2, K4=0, K1=1)
+    assert all(lv.kernel == "single-block" for lv in r.levels)
+
+
+@pytest.mark.parametrize("knobs", [{"K5": 0}, {"K5": 0, "K2": 10.0, "K3": 1, "K6": 32}, {}],
+                         ids=["multi-block", "with child grids", "both kernels"])
+def test_edges_examined_are_the_frontiers_degrees(knobs):
+    # Each level's plan comes from the degree histogram the previous level's statistics kernel
+    # (or the single block) counted: its degree sum must be the frontier's.
+    g = SMALL["kron6"]
+    r = bfs4k(g, claim="atomic", **knobs)
+    deg, d = g.degrees(), r.distances
+    assert [lv.edges_examined for lv in r.levels] == [int(deg[d == lv.level].sum()) for lv in r.levels]
 
 
 def test_heavy_vertices_edge_discover():

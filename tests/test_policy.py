@@ -96,6 +96,20 @@ def test_k5_too_large_for_shared_memory_names_the_knob():
         single_block_layout(Knobs(K5=16, single_block_threads=1024), H200)
 
 
+def test_shared_visited_bitmap_layout_and_its_errors():
+    gpu = DeviceLimits(name="H100-like", sm_count=132, max_threads_per_sm=2048, shared_per_block=48 * 1024,
+                       shared_per_sm=228 * 1024, shared_per_block_optin=227 * 1024)
+    knobs = Knobs(K5=2, claim="atomic", dedup="none", visited="shared")
+    lay = single_block_layout(knobs, gpu, 10**6)  # the 1000 x 1000 grid: 125,000 bytes of flags
+    assert lay.bitmap_words == 31250
+    assert lay.dynamic_bytes == 4 * (2 * 2048 + 31250) <= gpu.shared_per_block_optin
+    with pytest.raises(KnobError, match=r"visited='shared' needs 524,288 bytes .* 4,194,304 vertices.*visited='global'"):
+        single_block_layout(knobs, gpu, 1 << 22)
+    with pytest.raises(KnobError, match=r"visited='shared'.*needs claim='atomic'"):
+        single_block_layout(knobs.replace(claim="race"), gpu, 100)
+    assert single_block_layout(knobs.replace(visited="global"), gpu, 1 << 22).bitmap_words == 0
+
+
 def test_recommend_knobs_rules_of_thumb():
     road, why = recommend_knobs({"avg_degree": 2.8, "std_degree": 1.0, "max_degree": 12})
     assert (road.K1, road.K2, road.K4, road.K5) == (4, 0.0, 1, 1) and "road" in why["K1"]
