@@ -191,6 +191,8 @@ def plan_level(frontier: FrontierStats, knobs: Knobs, limits: DeviceLimits, num_
     ed = rules.use_edge_discover(res, size, knobs.K4)
     warp = 32 if ed else rules.virtual_warp_size(res, size, knobs.K1)
     hb = rules.heavy_bin(frontier.bin_counts, limit, knobs.K3 * block)
+    if knobs.warp_size_rule == "frontier-degree" and not (ed or single):
+        warp = max(warp, rules.median_degree_warp(frontier.bin_counts, hb))
     heavy_n = sum(frontier.bin_counts[hb:])
     heavy_e = sum(frontier.bin_edges[hb:])
     # §5.1 binary scan: each lane then holds at most one vertex; the multi-block grid always gives

@@ -185,6 +185,14 @@ class Knobs:
         "dedup", "duplicate filter on the next frontier: BFS-4K's shared-memory hash64, Merrill et al.'s "
         "warp culling, or none", "hash64", choices=("hash64", "warp-culling", "none"), kind=str,
         section="BFS-4K §6, Fig. 13"))
+    warp_size_rule: str = _knob(KnobSpec(
+        "warp_size_rule", "how a multi-block level's virtual warp size is chosen: 'resident-threads' is §5.2's "
+        "pow2_floor(#ResThreads/|F_i|) clamped to [K1, 32]; 'frontier-degree' also raises it to the degree bin of the "
+        "frontier's median vertex (a power of two, at most 32), from the histogram the host plans with, so a frontier "
+        "of high-degree vertices gets whole warps and one of low-degree vertices keeps small ones. Not in the paper; "
+        "the single block keeps §5.2's rule (it plans on the device, without the histogram)",
+        "resident-threads", choices=("resident-threads", "frontier-degree"), kind=str,
+        section="extension of BFS-4K §5.2"))
     visited: str = _knob(KnobSpec(
         "visited", "where the single-block kernel keeps the visited flags: 'global' (the distance array, as in the "
         "paper) or 'shared' (a bitmap of |V| bits in the block's shared memory beside F_d and F_d_new: a claim is a "

@@ -42,6 +42,22 @@ def virtual_warp_size(res_threads, frontier, k1):
     return w
 
 
+def median_degree_warp(bin_counts, stop_bin):
+    """A virtual warp size that fits the frontier's degrees (knob warp_size_rule='frontier-degree'):
+    2^b for the degree bin b that holds the median frontier vertex, over the bins below
+    `stop_bin` (those above go to child grids), at most 32; 1 for an empty frontier."""
+    stop = min(stop_bin, DEGREE_BINS)
+    total = 0
+    for b in range(stop):
+        total += bin_counts[b]
+    seen = 0
+    b = 0
+    while b < stop - 1 and 2 * (seen + bin_counts[b]) < total:
+        seen += bin_counts[b]
+        b += 1
+    return 1 << min(b, 5) if total > 0 else 1
+
+
 def use_edge_discover(res_threads, frontier, k4):
     """§5.4: edge-discover instead of virtual warps when |F_d| < #ResThreads / K4 (K4 = 0: never)."""
     return k4 > 0 and frontier * k4 < res_threads

@@ -52,6 +52,7 @@ def test_defaults_on_small_graphs(name):
     {"hash_entries": 1, "K5": 0},                # every vertex collides: all conflicts
     {"K5": 16, "single_block_threads": 32},      # the extremes of K5 and of the block size
     {"K6": 32, "K5": 0},
+    {"warp_size_rule": "frontier-degree", "K5": 0, "K4": 0},
     {"claim": "atomic", "visited": "shared"},   # the single block's visited flags in shared memory
     {"claim": "atomic", "visited": "shared", "K4": 0, "K1": 1, "dedup": "none"},
 ], ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))

@@ -79,6 +79,23 @@ def test_binary_scan_only_when_each_lane_holds_at_most_one_vertex():
     assert not plan_level(frontier([3] * 100), knobs.replace(K4=2), H200, 10**6).binary_scan  # edge-discover
 
 
+def test_frontier_degree_warp_rule():
+    knobs = Knobs(K4=0, K1=4, K2=0.0, warp_size_rule="frontier-degree")
+    # A power-law graph's second level: a large frontier of high-degree vertices gets whole warps ...
+    assert plan_level(frontier([400] * 150000 + [3] * 10000), knobs, H200, 10**6).warp_size == 32
+    # ... its third, mostly low-degree vertices, keeps K1 (the median vertex has degree 5: bin 2)
+    assert plan_level(frontier([5] * 1500000 + [300] * 500000), knobs, H200, 10**7).warp_size == 4
+    # the paper's rule would give K1 to both, and both rules agree on a small frontier (§5.2: 32)
+    paper = knobs.replace(warp_size_rule="resident-threads")
+    assert plan_level(frontier([400] * 150000), paper, H200, 10**6).warp_size == 4
+    assert plan_level(frontier([3] * 1000), knobs.replace(K5=0), H200, 10**6).warp_size == 32
+    # heavy vertices' bins do not count: they go to child grids
+    heavy = Knobs(K4=0, K1=4, K2=1.0, warp_size_rule="frontier-degree")
+    plan = plan_level(frontier([5000] * 3000 + [6] * 200000), heavy, H200, 10**6)
+    assert plan.heavy_vertices == 3000 and plan.warp_size == 4
+    assert rules.median_degree_warp([0] * 32, 32) == 1
+
+
 def test_shared_layouts_follow_the_paper():
     single = single_block_layout(Knobs(K5=1, single_block_threads=1024), H200)
     assert single.frontier_capacity == 1024
