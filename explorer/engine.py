@@ -331,14 +331,46 @@ class BFSRun:
         kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads, knobs.visited == "shared")
         common_fields = dict(technique=self.technique.value)
 
+        def single_launch(go, qa, qb, size, in_a, level):
+            lay = single_layout
+            go(kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes,
+               st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, size,
+               in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
+               lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
+               heavy_limit(n, knobs.K2), knobs.K3, knobs.K4,
+               max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words)
+
+        def multi_launch(go, plan, src, dst, size, level, stats_blocks):
+            lay = multi_layout
+            go.zero(st.level_out)
+            go(kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
+               st.graph.offsets, st.graph.indices, st.dist, st.parent, src, size, dst,
+               st.capacity, st.counters, level, st.stamp, st.stamp2,
+               plan.warp_size, plan.edge_discover, plan.heavy_threshold, heavy_v, heavy_off,
+               heavy_ctr, max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
+            if plan.heavy_vertices:
+                go(kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
+                   st.graph.offsets, st.graph.indices, st.dist, st.parent, dst, st.capacity,
+                   st.counters, level, st.stamp, st.stamp2, heavy_v, heavy_off,
+                   heavy_ctr, knobs.K3, max(lay.hash_entries - 1, 0), knobs.K7)
+            # The next frontier's degree histogram, for the next level's plan.
+            go(kern.stats, stats_blocks, STATS_THREADS, 0, st.graph.offsets, dst, st.counters, st.hist)
+
         frontier = FrontierStats.of_vertices(graph.degrees()[[self.source]])
+        if not st.info.is_simulator:
+            # Compile (or load from the disk cache) every kernel the run may use before its clock
+            # starts: one first needed at a later level would compile inside the elapsed time.
+            go, (qa, qb) = st.launcher.preparing(self._compiling), st.queues
+            probe = dataclasses.replace(plan_level(frontier, knobs, limits, n), heavy_vertices=1, heavy_blocks=1)
+            multi_launch(go, probe, qa, qb, frontier.size, 0, 1)
+            if single_layout is not None:
+                single_launch(go, qa, qb, frontier.size, True, 0)
         level, in_a, total_ms = 0, True, 0.0
         levels: list[LevelStats] = []
         while frontier.size > 0:
             plan = plan_level(frontier, knobs, limits, n)
             qa, qb = st.queues
             if plan.kernel == "single-block":
-                lay = single_layout
                 # The first frontier's histogram, staged in the pinned read-back buffer (free until
                 # the level's read) and copied in stream order before the kernel.
                 hist_now = st.host_out[common.NUM_COUNTERS:]
@@ -346,15 +378,7 @@ class BFSRun:
                 hist_now[bfs4k.rules.DEGREE_BINS:] = frontier.bin_edges
                 st.launcher.write(st.hist, hist_now)
 
-                def launch(go):
-                    go(kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes,
-                        st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, frontier.size,
-                        in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
-                        lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
-                        heavy_limit(n, knobs.K2), knobs.K3, knobs.K4,
-                        max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words)
-
-                ms = self._timed(st, launch)
+                ms = self._timed(st, lambda go: single_launch(go, qa, qb, frontier.size, in_a, level))
                 s_host = state.copy_to_host()
                 nlev = int(s_host[bfs4k.S_LEVELS])
                 rows = log[:nlev].copy_to_host()
@@ -380,29 +404,12 @@ class BFSRun:
                 frontier = FrontierStats.from_histogram(int(s_host[bfs4k.S_FSIZE]), hist)
                 continue
 
-            lay = multi_layout
             src, dst = (qa, qb) if in_a else (qb, qa)
             # The next frontier holds at most one entry per edge examined (and per vertex, without
             # duplicates); a few entries per thread, at most a few blocks per SM.
             bound = min(frontier.edges, st.capacity)
             stats_blocks = max(1, min(-(-bound // (4 * STATS_THREADS)), 4 * limits.sm_count))
-
-            def launch(go):
-                go.zero(st.level_out)
-                go(kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
-                    st.graph.offsets, st.graph.indices, st.dist, st.parent, src, frontier.size, dst,
-                    st.capacity, st.counters, level, st.stamp, st.stamp2,
-                    plan.warp_size, plan.edge_discover, plan.heavy_threshold, heavy_v, heavy_off,
-                    heavy_ctr, max(lay.hash_entries - 1, 0), plan.binary_scan, knobs.K7)
-                if plan.heavy_vertices:
-                    go(kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
-                        st.graph.offsets, st.graph.indices, st.dist, st.parent, dst, st.capacity,
-                        st.counters, level, st.stamp, st.stamp2, heavy_v, heavy_off,
-                        heavy_ctr, knobs.K3, max(lay.hash_entries - 1, 0), knobs.K7)
-                # The next frontier's degree histogram, for the next level's plan.
-                go(kern.stats, stats_blocks, STATS_THREADS, 0, st.graph.offsets, dst, st.counters, st.hist)
-
-            ms = self._timed(st, launch)
+            ms = self._timed(st, lambda go: multi_launch(go, plan, src, dst, frontier.size, level, stats_blocks))
             c = st.host_out.tolist()  # Python ints for the record, in one call
             self._check_overflow(st, c)
             # Edges examined are the frontier's degree sum; claims are the kept plus the dropped.
