@@ -74,6 +74,14 @@ def _popc(x):
 
 # ------------------------------------------------------------------------------ visiting rule
 @cuda.jit(device=True)
+def _mark(found, v, u, nxt, dist, parent):
+    """Level and parent of a vertex this lane claimed without compare-and-swap."""
+    if found:
+        dist[_u(v)] = nxt
+        parent[_u(v)] = u
+
+
+@cuda.jit(device=True)
 def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitmap, bm_off):
     """The visiting rule. Collective: all lanes of the warp call it once per round.
 
@@ -83,9 +91,7 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitma
     """
     if bm_off >= 0:
         found = _claim_bit(has_edge, v, bitmap, bm_off)
-        if found:
-            dist[_u(v)] = nxt
-            parent[_u(v)] = u
+        _mark(found, v, u, nxt, dist, parent)
         return found, cuda.any_sync(FULL, found)
     if atomic_claim:
         # Reading first spares the atomic unit most compare-and-swaps (most neighbours are
@@ -99,9 +105,7 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitma
     # Each writes the same distance and a valid parent (its own frontier vertex).
     unvisited = has_edge and dist[_u(v)] == -1
     anyone = cuda.any_sync(FULL, unvisited)
-    if unvisited:
-        dist[_u(v)] = nxt
-        parent[_u(v)] = u
+    _mark(unvisited, v, u, nxt, dist, parent)
     return unvisited, anyone
 
 
@@ -199,12 +203,8 @@ def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap
     if bm_off >= 0:
         fa = _claim_bit(has_a, va, bitmap, bm_off)
         fb = _claim_bit(has_b, vb, bitmap, bm_off)
-        if fa:
-            dist[_u(va)] = nxt
-            parent[_u(va)] = u
-        if fb:
-            dist[_u(vb)] = nxt
-            parent[_u(vb)] = u
+        _mark(fa, va, u, nxt, dist, parent)
+        _mark(fb, vb, u, nxt, dist, parent)
         return fa, fb, cuda.any_sync(FULL, fa or fb)
     if atomic_claim:
         ra = int32(0)
@@ -230,12 +230,8 @@ def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap
     fa = has_a and da == -1
     fb = has_b and db == -1
     anyone = cuda.any_sync(FULL, fa or fb)
-    if fa:
-        dist[_u(va)] = nxt
-        parent[_u(va)] = u
-    if fb:
-        dist[_u(vb)] = nxt
-        parent[_u(vb)] = u
+    _mark(fa, va, u, nxt, dist, parent)
+    _mark(fb, vb, u, nxt, dist, parent)
     return fa, fb, anyone
 
 
