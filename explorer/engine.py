@@ -230,9 +230,10 @@ class BFSRun:
         """Run `launch(go)`, read the level's counters back, return the GPU time in ms.
 
         `launch` issues its kernels as go(kernel, blocks, threads, shared_bytes, *args) and clears
-        arrays with go.zero(array). On a GPU it is called twice: first to prepare (compile or load
-        from the disk cache, saying so, and marshal the arguments), then inside the timed window to
-        launch. Compilation is never timed.
+        arrays with go.zero(array). On a GPU it is called twice: first to prepare the kernels not
+        launched before (compile or load from the disk cache, saying so), then inside the timed
+        window to launch. Compilation is never inside a level's window; BFS-4K prepares all its
+        kernels before its first level, so none is inside the run's elapsed time either.
         """
         from numba import cuda
 

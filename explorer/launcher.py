@@ -118,8 +118,8 @@ class _Plan:
 
 def _ctype(x):
     """A marshalled argument as a ctypes object whose address can go into the parameter array.
-    Numba leaves array fields (shape, strides, pointer) as Python ints, which cuda.core passes
-    as intptr_t, and booleans as Python bools (C bool)."""
+    Numba leaves array fields (pointers, sizes, shape, strides: 64-bit in the kernel's parameter
+    layout) as Python ints and booleans as Python bools (C bool)."""
     if isinstance(x, ctypes._SimpleCData):
         return x
     if type(x) is bool:
