@@ -12,8 +12,11 @@ Kernels:
                  code (no dynamic parallelism), so the multi-block kernel queues heavy vertices and
                  the host launches this grid right after it in the same level, sized by the
                  paper's rule #Blocks = sum(degree) / (K3 x block size).
+  bfs4k_stats    after a multi-block level: the next frontier's degree histogram, which the host
+                 plans the next level from (one coalesced pass over the queue).
   bfs4k_single   one block running level after level inside one launch while the frontier stays
-                 below F_Threshold (§5.5, single-block), frontier and hash table in shared memory;
+                 below F_Threshold (§5.5, single-block), frontier and hash table in shared memory
+                 (and, with knob visited='shared', the visited flags: an extension of the paper);
                  a frontier with a heavy vertex goes back to the host, where its child grid
                  can be launched.
 
