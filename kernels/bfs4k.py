@@ -565,6 +565,34 @@ def _start_block(cnt, finished, cull, cull_base, dedup, acc):
     cuda.syncthreads()
 
 
+@cuda.jit(device=True)
+def _count_degrees(frontier, i, n, stride, offsets, hist_c, hist_s):
+    """Degree histogram of frontier[i], frontier[i + stride], ... (below n) into the block's
+    hist_c (vertices per bin floor(log2(degree))) and hist_s (degree sums from bin SUM_BIN up;
+    lighter degrees summed together in bin 0). i - laneid and stride are uniform over the warp.
+    Collective."""
+    lane = cuda.laneid
+    light = int64(0)
+    while i - lane < n:
+        b = -1
+        if i < n:
+            u = frontier[_u(i)]
+            deg = offsets[_u(u + 1)] - offsets[_u(u)]
+            b = _degree_bin(deg)
+            if b >= SUM_BIN:
+                cuda.atomic.add(hist_s, b, deg)
+            else:
+                light += deg
+        # Lanes with the same bin add their count with one atomic: most entries share a bin.
+        peers = cuda.match_any_sync(FULL, b)
+        if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
+            cuda.atomic.add(hist_c, b, int32(_popc(peers)))
+        i += stride
+    light = warp_sum(light)
+    if lane == 0 and light:
+        cuda.atomic.add(hist_s, 0, light)
+
+
 # ------------------------------------------------------------------------------ heavy child grid
 
 
@@ -782,7 +810,6 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         round that claims something, most rounds of a large level).
         """
         tid = cuda.threadIdx.x
-        lane = cuda.laneid
         hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
         if tid < DEGREE_BINS:
@@ -790,27 +817,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
             hist_s[tid] = 0
         cuda.syncthreads()
         n = min(counters[NEXT_SIZE], frontier.shape[0])
-        i = cuda.grid(1)
-        stride = cuda.gridsize(1)
-        light = int64(0)
-        while i - lane < n:  # uniform over the warp: its first entry
-            b = -1
-            if i < n:
-                u = frontier[_u(i)]
-                deg = offsets[_u(u + 1)] - offsets[_u(u)]
-                b = _degree_bin(deg)
-                if b >= SUM_BIN:
-                    cuda.atomic.add(hist_s, b, deg)
-                else:
-                    light += deg
-            # Lanes with the same bin add their count with one atomic: most entries share a bin.
-            peers = cuda.match_any_sync(FULL, b)
-            if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
-                cuda.atomic.add(hist_c, b, int32(_popc(peers)))
-            i += stride
-        light = warp_sum(light)
-        if lane == 0 and light:
-            cuda.atomic.add(hist_s, 0, light)
+        _count_degrees(frontier, cuda.grid(1), n, cuda.gridsize(1), offsets, hist_c, hist_s)
         cuda.syncthreads()
         if tid < DEGREE_BINS:
             if hist_c[tid]:
@@ -857,7 +864,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         rows = cuda.shared.array((3, ROW), int32)
         wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its next-frontier entries
         wmax = cuda.shared.array((3, 32), int32)  # per warp: their highest degree
-        hist_c = cuda.shared.array(DEGREE_BINS, int64)
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # the exit histogram (32-bit: native atomics)
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = (tid // 32) * CULL_ENTRIES
         heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
@@ -964,17 +971,12 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             state[S_LEVELS] = level - level0
             state[S_FSIZE] = fsize
             state[S_IN_A] = 1 if a_is_in else 0
-        # The final frontier's full degree histogram, for the host's plan of the next level.
+        # The final frontier's degree histogram (as bfs4k_stats counts it), for the host's plan of the next level.
         if tid < DEGREE_BINS:
             hist_c[tid] = 0
             hist_s[tid] = 0
         cuda.syncthreads()
-        for i in range(tid, fsize, B):
-            u = qa[i] if a_is_in else qb[i]
-            deg = offsets[u + 1] - offsets[u]
-            b = _degree_bin(deg)
-            cuda.atomic.add(hist_c, b, int64(1))
-            cuda.atomic.add(hist_s, b, deg)
+        _count_degrees(qa if a_is_in else qb, tid, fsize, B, offsets, hist_c, hist_s)
         cuda.syncthreads()
         if tid < DEGREE_BINS:
             hist[tid] = hist_c[tid]
