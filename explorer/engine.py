@@ -321,15 +321,20 @@ class BFSRun:
         race = knobs.claim == "race"
         heavy_cap = max(1, heavy_limit(n, knobs.K2))
         max_log = 4096
+        shared_visited = knobs.visited == "shared"
         # With the racy claim a level can enqueue a vertex once per arc that reaches it.
         st = self._setup(max(1, graph.num_arcs if race else n), {
             "heavy_v": (heavy_cap, np.int32), "heavy_off": (heavy_cap, np.int64),
-            "log": ((max_log, bfs4k.LOG_FIELDS), np.int64), "state": (4, np.int64)})
-        heavy_v, heavy_off, log, state = (st.extra[k] for k in ("heavy_v", "heavy_off", "log", "state"))
+            "log": ((max_log, bfs4k.LOG_FIELDS), np.int64), "state": (bfs4k.STATE_FIELDS, np.int64),
+            # The single block's visit log (vertex, parent, level): each vertex is claimed once.
+            "visits": (3 * n if shared_visited else 3, np.int32)})
+        heavy_v, heavy_off, log, state, visits = (
+            st.extra[k] for k in ("heavy_v", "heavy_off", "log", "state", "visits"))
         heavy_ctr = _view(st.pool, "heavy_ctr", st.level_out, common.HEAVY_CTR, common.HEAVY_CTR + 1)
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
         inst = self.instrument
-        kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads, knobs.visited == "shared")
+        kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads, shared_visited)
+        commit_blocks = max(1, min(-(-n // STATS_THREADS), 4 * limits.sm_count))
         common_fields = dict(technique=self.technique.value)
 
         def single_launch(go, qa, qb, size, in_a, level):
@@ -339,7 +344,9 @@ class BFSRun:
                in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
                lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
                heavy_limit(n, knobs.K2), knobs.K3, knobs.K4,
-               max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words)
+               max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words, visits)
+            if shared_visited:
+                go(kern.commit, commit_blocks, STATS_THREADS, 0, visits, state, st.dist, st.parent, qa, qb)
 
         def multi_launch(go, plan, src, dst, size, level, stats_blocks):
             lay = multi_layout
@@ -394,7 +401,7 @@ class BFSRun:
                         row[bfs4k.L_UNDET], race, kernel="single-block", warp_size=int(row[bfs4k.L_WARP]),
                         edge_discover=bool(row[bfs4k.L_ED]), heavy_vertices=0,
                         binary_scan=bool(row[bfs4k.L_BINARY]), coalesced_writes=bool(row[bfs4k.L_COAL]),
-                        launches=2 if i == 0 else 0, time_ms=float(ms * work[i] / work.sum()),
+                        launches=(3 if shared_visited else 2) if i == 0 else 0, time_ms=float(ms * work[i] / work.sum()),
                         **common_fields)
                     levels.append(rec)
                     yield rec

@@ -19,6 +19,8 @@ Kernels:
                  (and, with knob visited='shared', the visited flags: an extension of the paper);
                  a frontier with a heavy vertex goes back to the host, where its child grid
                  can be launched.
+  bfs4k_commit   after a single-block launch with visited='shared': writes its visit log into
+                 dist and parent over all SMs (the block logs its claims, coalesced).
 
 Every warp-level call is made by all 32 lanes (loops run while any lane has work), which is
 what the shuffles need on the GPU and what kernels.sim checks under the simulator.
@@ -89,12 +91,12 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitma
     """The visiting rule. Collective: all lanes of the warp call it once per round.
 
     bm_off >= 0: the visited flags are bits of bitmap[bm_off:] (the single block's shared memory,
-    knob visited='shared'); -1: they are dist[v] != -1.
+    knob visited='shared'), and the claim's level and parent are written later, from the visit
+    log (see bfs4k_commit); -1: they are dist[v] != -1, written here.
     Returns (this lane claimed v, some lane of the warp claimed something).
     """
     if bm_off >= 0:
-        found = _claim_bit(has_edge, v, bitmap, bm_off)
-        _mark(found, v, u, nxt, dist, parent)
+        found = _claim_bit(has_edge, v, bitmap, bm_off)  # level and parent go to the visit log
         return found, cuda.any_sync(FULL, found)
     if atomic_claim:
         # Reading first spares the atomic unit most compare-and-swaps (most neighbours are
@@ -194,8 +196,8 @@ def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument
     found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0, cull, bm_off)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
-    return _visit_claimed(found, v, o0, o1, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
-                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+    return _visit_claimed(found, v, u, o0, o1, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
+                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off)
 
 
 @cuda.jit(device=True)
@@ -204,10 +206,8 @@ def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap
     back: the second is in flight before the first returns (the single block is latency-bound).
     Collective. Returns (lane claimed va, lane claimed vb, some lane claimed something)."""
     if bm_off >= 0:
-        fa = _claim_bit(has_a, va, bitmap, bm_off)
+        fa = _claim_bit(has_a, va, bitmap, bm_off)  # level and parent go to the visit log
         fb = _claim_bit(has_b, vb, bitmap, bm_off)
-        _mark(fa, va, u, nxt, dist, parent)
-        _mark(fb, vb, u, nxt, dist, parent)
         return fa, fb, cuda.any_sync(FULL, fa or fb)
     if atomic_claim:
         ra = int32(0)
@@ -259,17 +259,18 @@ def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stam
     fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, cull, bm_off)
     if not anyone:
         return qn
-    qn = _visit_claimed(fa, va, o0a, o1a, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
-                        table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
-    return _visit_claimed(fb, vb, o0b, o1b, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
-                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min)
+    qn = _visit_claimed(fa, va, u, o0a, o1a, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
+                        table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off)
+    return _visit_claimed(fb, vb, u, o0b, o1b, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
+                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off)
 
 
 @cuda.jit(device=True)
-def _visit_claimed(found, v, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, instrument, dedup, table,
-                   hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min):
-    """What follows a claim: duplicate ground truth, the filter, the local queue, the next
-    frontier's degree statistics (o0, o1: v's row bounds, if rows_loaded). Collective."""
+def _visit_claimed(found, v, u, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, instrument, dedup, table,
+                   hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off):
+    """What follows a claim: duplicate ground truth, the filter, the local queue (q[0]: vertices;
+    q[1]: their parents, kept for the visit log when bm_off >= 0), the next frontier's degree
+    statistics (o0, o1: v's row bounds, if rows_loaded). Collective."""
     if found:
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
             acc[A_GEN] += 1  # ground truth: v was already claimed in this level
@@ -292,7 +293,9 @@ def _visit_claimed(found, v, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, i
     if keep:
         if instrument and cuda.atomic.exch(stamp2, v, nxt) == nxt:
             acc[A_UNDET] += 1  # a copy of v already passed the filter
-        q[qn] = v
+        q[0, qn] = v
+        if bm_off >= 0:
+            q[1, qn] = u
         qn = int32(qn + 1)  # 32-bit queue lengths: the flush's scan then shuffles one word, not two
         if heavy_min > 0:
             if not rows_loaded:
@@ -309,8 +312,12 @@ def _visit_claimed(found, v, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, i
 
 
 @cuda.jit(device=True)
-def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc):
-    """Write the warp's local queues to the next frontier (§5.1, §5.6). Collective; returns 0."""
+def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt):
+    """Write the warp's local queues to the next frontier (§5.1, §5.6). Collective; returns 0.
+
+    log_base >= 0 (the single block with the shared bitmap): `out` is the visit log, three rows of
+    out_cap entries (vertex, parent, level) and position p of the next frontier is entry
+    log_base + p; -1: `out` is the next frontier's global queue."""
     lane = cuda.laneid
     if binary:
         # §5.1 binary variant: every lane holds at most one vertex.
@@ -336,22 +343,33 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, a
         if lane == 0:
             acc[A_COAL] += 1
         for k in range(m):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[k])
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[0, k], q[1, k],
+                 log_base, nxt)
         pos = base + m * 32 + excl - m * lane
         for k in range(m, qn):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[k])
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[0, k], q[1, k], log_base, nxt)
     else:
         for k in range(qn):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[k])
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[0, k], q[1, k], log_base, nxt)
     return int32(0)
 
 
 @cuda.jit(device=True)
-def _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos, v):
-    if pos < out_cap:
+def _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos, v, p, log_base, nxt):
+    # Positions past the capacity are reported: the host raises, never silently truncated.
+    if log_base >= 0:
+        # Coalesced, like the queue: the scattered writes of dist and parent wait for bfs4k_commit.
+        i = log_base + pos
+        if i < out_cap:
+            out[_u(i)] = v
+            out[_u(out_cap + i)] = p
+            out[_u(2 * out_cap + i)] = nxt
+        else:
+            cuda.atomic.max(counters, OVERFLOW, min(i + 1, 0x7FFFFFFF))
+    elif pos < out_cap:
         out[pos] = v
     else:
-        cuda.atomic.max(counters, OVERFLOW, min(pos + 1, 0x7FFFFFFF))  # the host raises; never silently truncated
+        cuda.atomic.max(counters, OVERFLOW, min(pos + 1, 0x7FFFFFFF))
     if pos < sh_cap:
         sh_out[_u(sh_base + pos)] = v
 
@@ -371,7 +389,7 @@ def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
 def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off):
+             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off, log_base):
     """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
     The single block (heavy_min > 0) takes two neighbours per lane and round; latency_bound: see
     _visit."""
@@ -415,9 +433,9 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
                              lane, q, qn, acc, hist_c, hist_s, heavy_min, latency_bound, bm_off)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
-                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
                 rounds = int32(0)
-        _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+        _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
         return heavy
     # Each round loads the next round's neighbour before visiting this one: the load is in
     # flight during the claim instead of after it.
@@ -436,9 +454,9 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
                     latency_bound, bm_off)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
             rounds = int32(0)
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
     return heavy
 
 
@@ -446,7 +464,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
 def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off):
+             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off, log_base):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -494,12 +512,12 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
                     latency_bound, bm_off)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
             rounds = int32(0)
         base += 32
         if cur_end <= base:
             cur = _popc(cuda.ballot_sync(FULL, incl <= base))
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc)
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
     return heavy
 
 
@@ -617,8 +635,10 @@ def _heavy_slot(heavy_off, count, x):
 L_FRONTIER, L_EDGES, L_FOUND, L_NEXT, L_GEN, L_DET, L_CONF, L_UNDET = 0, 1, 2, 3, 4, 5, 6, 7
 L_WARP, L_ED, L_BINARY, L_COAL, L_EXT, L_OVERFLOW = 8, 9, 10, 11, 12, 13
 LOG_FIELDS = 16
-# state: levels run, final frontier size, 1 if the final frontier is in queue A
-S_LEVELS, S_FSIZE, S_IN_A = 0, 1, 2
+# state: levels run, final frontier size, 1 if the final frontier is in queue A; with the visit
+# log: where the final frontier starts in it and how many entries it holds.
+S_LEVELS, S_FSIZE, S_IN_A, S_LAST, S_LOGGED = 0, 1, 2, 3, 4
+STATE_FIELDS = 8
 # The single block's per-level counters: the counters layout, then the next frontier's heavy
 # candidates per degree bin. int32, because 64-bit shared atomics are compare-and-swap loops.
 # Three rows in rotation: level i adds into row i % 3 and clears row (i + 1) % 3, which nobody
@@ -695,6 +715,7 @@ class Kernels(NamedTuple):
     heavy: object
     single: object
     stats: object
+    commit: object
 
 
 def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_threads: int = 1024,
@@ -715,7 +736,7 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
     if shared_visited and not atomic_claim:
         raise ValueError("the shared visited bitmap claims atomically: it needs atomic_claim")
     single = _single_kernel(instrument, atomic_claim, dedup, int(single_block_threads), bool(shared_visited))
-    return Kernels(multi, heavy, single, stats)
+    return Kernels(multi, heavy, single, stats, bfs4k_commit)
 
 
 @functools.cache
@@ -738,18 +759,18 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
-        q = cuda.local.array(QLEN, int32)
+        q = cuda.local.array((2, QLEN), int32)  # row 1 (parents) is the single block's
         nxt = int32(level + 1)
         if edge_discover:
             heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                              table, hmask, tid, cull, cull_base, q, acc, cnt, cnt, out, out_cap,
-                             counters, binary, k7, out, 0, 0, 0, False, -1)
+                             counters, binary, k7, out, 0, 0, 0, False, -1, -1)
         else:
             heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                              table, hmask, tid, cull, cull_base, q, acc, cnt, cnt, out, out_cap,
-                             counters, binary, k7, out, 0, 0, 0, False, -1)
+                             counters, binary, k7, out, 0, 0, 0, False, -1, -1)
         _acc_counts(acc, cnt, heavy)
         _last_warp_publishes(cnt, finished, counters)
 
@@ -767,7 +788,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
-        q = cuda.local.array(QLEN, int32)
+        q = cuda.local.array((2, QLEN), int32)  # row 1 (parents) is the single block's
         qn = int32(0)
         packed = heavy_ctr[0]
         count = int32(packed >> 40)
@@ -794,8 +815,8 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
             qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
                         dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, cnt, cnt, 0, False, -1)
             if (j + 1) % QLEN == 0:
-                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
-        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc)
+                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt)
+        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt)
         _acc_counts(acc, cnt, 0)
         _last_warp_publishes(cnt, finished, counters)
 
@@ -836,14 +857,17 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
     @cuda.jit(cache=True, **options)
     def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
                      max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
-                     hmask, k7, region0_words, bm_words):
+                     hmask, k7, region0_words, bm_words, visits):
         """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
 
         Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
         [F_d: fcap int32][F_d_new: fcap int32], then with shared_visited [visited bitmap: bm_words
-        int32], filled from dist on entry (claims set its bits and write dist and parent as they
-        go, so the global state is whole when the block exits). Every next-frontier entry also goes to the global
-        queue, so the multi-block kernel can take over the moment the frontier outgrows the block.
+        int32], filled from dist on entry. Every next-frontier entry also goes to global memory, so
+        the multi-block kernel can take over the moment the frontier outgrows the block: to the
+        queue, or with shared_visited to the visit log `visits` (vertex, parent, level; three rows
+        of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
+        parent and the queue after the block: one SM's scattered stores were a third of a grid's
+        time, all SMs' take microseconds.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
         launched from there (Numba has no dynamic parallelism). `hist` holds the first frontier's
         degree histogram on entry and the last one's on exit (the host plans from it).
@@ -868,6 +892,9 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = (tid // 32) * CULL_ENTRIES
         heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
+        log_cap = int32(visits.shape[0] // 3)
+        logged = int32(0)  # visit log entries of the levels before this one
+        last = int32(0)  # where the latest level's entries start in it
 
         fsize = int32(fsize0)  # 32-bit level arithmetic: Numba's int64 costs two registers and pairs of instructions
         for i in range(tid, fsize, B):
@@ -886,7 +913,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         a_is_in = in_a
         level = level0
         acc = cuda.local.array(NUM_ACC, int64)
-        q = cuda.local.array(QLEN, int32)
+        q = cuda.local.array((2, QLEN), int32)  # vertices; parents (the visit log)
         # Loops over the level's work are while loops: Numba's range() with a run-time step divides
         # (a 64-bit division is a long subroutine on the GPU), and this block runs every level.
         r = 0
@@ -911,14 +938,20 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
             latency_bound = edges <= B  # every candidate of the level has a thread (see _visit)
             out = qb if a_is_in else qa
+            out_n = out_cap
+            log_base = int32(-1)
+            if shared_visited:
+                out = visits
+                out_n = log_cap
+                log_base = logged
             nxt = int32(level + 1)
             if ed:
                 wid = tid >> 5
                 while wid * 32 < fsize:  # a warp past the frontier's end has no more work
                     _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
                              parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                             cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, False, k7, sh32, fn_off,
-                             fcap, heavy_min, latency_bound, bm_off)
+                             cull_base, q, acc, heavy_c, heavy_c, out, out_n, cnt, False, k7, sh32, fn_off,
+                             fcap, heavy_min, latency_bound, bm_off, log_base)
                     wid = int32(wid + (B >> 5))
             else:
                 wshift = int32(0)  # W is a power of two: shifts instead of divisions
@@ -931,8 +964,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 while vbase + wfirst < fsize:
                     _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
                              out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
-                             hmask, tid, cull, cull_base, q, acc, heavy_c, heavy_c, out, out_cap, cnt, binary,
-                             k7, sh32, fn_off, fcap, heavy_min, latency_bound, bm_off)
+                             hmask, tid, cull, cull_base, q, acc, heavy_c, heavy_c, out, out_n, cnt, binary,
+                             k7, sh32, fn_off, fcap, heavy_min, latency_bound, bm_off, log_base)
                     vbase = int32(vbase + (B >> wshift))
             _acc_to_row(acc, cnt, wsum, wmax, r)
             cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
@@ -959,6 +992,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             top = _degree_bin(warp_max(wmax[r, lane])) if nsize > 0 else -1
             # rules.has_heavy on the next frontier's histogram: only its top bin matters.
             heavy_next = top >= 0 and (int64(1) << top) >= heavy_min and cnt[R_HEAVY + top] <= k2_limit
+            last = logged
+            logged = int32(logged + nsize)
             level += 1
             r = r_next
             a_is_in = not a_is_in
@@ -971,18 +1006,43 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             state[S_LEVELS] = level - level0
             state[S_FSIZE] = fsize
             state[S_IN_A] = 1 if a_is_in else 0
+            state[S_LAST] = last if shared_visited else 0
+            state[S_LOGGED] = logged if shared_visited else 0
         # The final frontier's degree histogram (as bfs4k_stats counts it), for the host's plan of the next level.
         if tid < DEGREE_BINS:
             hist_c[tid] = 0
             hist_s[tid] = 0
         cuda.syncthreads()
-        _count_degrees(qa if a_is_in else qb, tid, fsize, B, offsets, hist_c, hist_s)
+        if shared_visited:
+            _count_degrees(visits, last + tid, last + fsize, B, offsets, hist_c, hist_s)
+        else:
+            _count_degrees(qa if a_is_in else qb, tid, fsize, B, offsets, hist_c, hist_s)
         cuda.syncthreads()
         if tid < DEGREE_BINS:
             hist[tid] = hist_c[tid]
             hist[DEGREE_BINS + tid] = hist_s[tid]
 
     return bfs4k_single
+
+
+@cuda.jit(cache=True)
+def bfs4k_commit(visits, state, dist, parent, qa, qb):
+    """After a single-block launch with the shared bitmap: its visit log (vertex, parent, level;
+    state[S_LOGGED] entries) into dist and parent, and the final frontier (the log's last
+    state[S_FSIZE] entries) into the queue the next level reads. A grid-stride loop over all
+    SMs: the scattered writes one SM would make one by one."""
+    cap = visits.shape[0] // 3
+    logged = state[S_LOGGED]
+    last = state[S_LAST]
+    out = qa if state[S_IN_A] else qb
+    i = cuda.grid(1)
+    while i < logged:
+        v = visits[i]
+        dist[v] = visits[2 * cap + i]
+        parent[v] = visits[cap + i]
+        if i >= last:
+            out[i - last] = v
+        i += cuda.gridsize(1)
 
 
 def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, single_block_threads=1024,
@@ -997,8 +1057,10 @@ def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, singl
     heavy = (v64, v32, v32, v32, v32, i64, v64, i64, v32, v32, v32, v64, v64, i64, i64, i64)
     stats = (v64, v32, v64, v64)
     single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,
-              i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)
+              i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, v32)
+    commit = (v32, v64, v32, v32, v32, v32)
     k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited)
     cap = _OPTIONS.get("max_registers", 0)
     return [("bfs4k_multi", k.multi, multi, cap), ("bfs4k_heavy", k.heavy, heavy, cap),
-            ("bfs4k_stats", k.stats, stats, cap), ("bfs4k_single", k.single, single, register_cap(single_block_threads))]
+            ("bfs4k_stats", k.stats, stats, cap), ("bfs4k_single", k.single, single, register_cap(single_block_threads)),
+            ("bfs4k_commit", k.commit, commit, 0)]
