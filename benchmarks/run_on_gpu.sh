@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Everything that needs a real GPU, in one go: the whole test suite, then the benchmark.
+# Everything that needs a real GPU, in one go: the whole test suite, the benchmark, then the plain
+# single-block yardstick for the grid.
 #   bash benchmarks/run_on_gpu.sh OUTDIR [benchmark options]
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
 set -uo pipefail
@@ -10,3 +11,4 @@ nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 export PYTHONUNBUFFERED=1
 python3 -m pytest -q -p no:cacheprovider -rs --durations=10 2>&1 | tee "$out/pytest-gpu.log"
 python3 benchmarks/bench_bfs.py --out "$out" "$@" 2>&1 | tee "$out/bench.log"
+python3 benchmarks/plain_single_block.py 2>&1 | tee "$out/plain_single_block.log"

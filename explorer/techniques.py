@@ -196,8 +196,9 @@ class Knobs:
     visited: str = _knob(KnobSpec(
         "visited", "where the single-block kernel keeps the visited flags: 'global' (the distance array, as in the "
         "paper) or 'shared' (a bitmap of |V| bits in the block's shared memory beside F_d and F_d_new: a claim is a "
-        "shared-memory atomic, not a global compare-and-swap; needs claim='atomic' and |V|/8 bytes of shared "
-        "memory). Not in the paper: §5.5 keeps F_d, F_d_new and the hash table there, this keeps the flags too",
+        "shared-memory atomic, not a global compare-and-swap, and the block logs its claims so that a grid over "
+        "all SMs writes distances and parents after it; needs claim='atomic' and |V|/8 bytes of shared memory). "
+        "Not in the paper: §5.5 keeps F_d, F_d_new and the hash table there, this keeps the flags too",
         "global", choices=("global", "shared"), kind=str, section="extension of BFS-4K §5.5"))
     single_block_threads: int = _knob(KnobSpec(
         "single_block_threads", "MaxThreadsPerBlock of the single-block kernel", 1024,

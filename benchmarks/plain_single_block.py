@@ -1,0 +1,175 @@
+"""A plain single-block BFS of the 2-D grid, as a yardstick for BFS-4K's single-block kernel (GPU only).
+
+    python benchmarks/plain_single_block.py [--side 1000]
+
+One block of 1024 threads runs every level in one launch: the visited flags are a bitmap in shared
+memory, F_d and F_d_new are in shared memory, a thread takes one frontier vertex (two neighbours a
+round), warps append to the next frontier with a shuffle scan and one shared atomic, one barrier a
+level. No per-level statistics, no policy, no instrumentation: what a Numba kernel that only
+searches costs, on the graph of the issue's grid target (1001 levels from the centre).
+
+Variants: `dist+parent` writes each claim's level and parent to global memory at once (a plain
+kernel's choice); `no writes` leaves them out (wrong output: it shows what the level loop alone
+costs, the floor for any kernel that writes them later); `W=2` gives each vertex two lanes.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from numba import cuda, int32, uint32  # noqa: E402
+
+from explorer import backend, graphs  # noqa: E402
+from explorer.launcher import Launcher  # noqa: E402
+from explorer.reference import cpu_bfs  # noqa: E402
+
+FULL = 0xFFFFFFFF
+QLEN = 16
+FCAP = 4096  # F_d / F_d_new entries: the grid's frontiers stay under 2,000
+
+
+def plain_kernel(write: bool, W: int):
+    @cuda.jit
+    def plain_bfs(offsets, indices, dist, parent, src, nwords, levels_out):
+        sh = cuda.shared.array(0, int32)  # [bitmap: nwords][F_d: FCAP][F_d_new: FCAP]
+        ctr = cuda.shared.array(3, int32)  # next-frontier sizes, three in rotation: one barrier a level
+        tid = cuda.threadIdx.x
+        B = cuda.blockDim.x
+        lane = cuda.laneid
+        i = tid
+        while i < nwords:
+            sh[i] = 0
+            i += B
+        f_off = nwords
+        fn_off = nwords + FCAP
+        cuda.syncthreads()
+        if tid == 0:
+            sh[src >> 5] = int32(uint32(1) << uint32(src & 31))
+            sh[f_off] = src
+            dist[src] = 0
+            parent[src] = src
+            ctr[0] = 0
+            ctr[1] = 0
+            ctr[2] = 0
+        cuda.syncthreads()
+        fsize = int32(1)
+        level = int32(0)
+        slot = 0
+        q = cuda.local.array(QLEN, int32)
+        l = lane & (W - 1)
+        while fsize > 0:
+            if tid == 0:
+                ctr[(slot + 1) % 3] = 0
+            nxt = level + 1
+            first = int32((tid & ~31) // W)  # uniform over the warp
+            while first < fsize:
+                i = first + lane // W
+                qn = int32(0)
+                u = int32(0)
+                beg = int32(0)
+                end = int32(0)
+                if l == 0 and i < fsize:
+                    u = sh[f_off + i]
+                    beg = int32(offsets[u])
+                    end = int32(offsets[u + 1])
+                if W > 1:
+                    u = cuda.shfl_sync(FULL, u, lane - l)
+                    beg = cuda.shfl_sync(FULL, beg, lane - l)
+                    end = cuda.shfl_sync(FULL, end, lane - l)
+                e = beg + l
+                while cuda.any_sync(FULL, e < end):
+                    has_a = e < end
+                    has_b = e + W < end
+                    va = int32(0)
+                    vb = int32(0)
+                    if has_a:
+                        va = indices[e]
+                    if has_b:
+                        vb = indices[e + W]
+                    e += 2 * W
+                    fa = False
+                    fb = False
+                    if has_a:
+                        bit = int32(uint32(1) << uint32(va & 31))
+                        fa = (cuda.atomic.or_(sh, va >> 5, bit) & bit) == 0
+                    if has_b:
+                        bit = int32(uint32(1) << uint32(vb & 31))
+                        fb = (cuda.atomic.or_(sh, vb >> 5, bit) & bit) == 0
+                    if fa:
+                        if write:
+                            dist[va] = nxt
+                            parent[va] = u
+                        q[qn] = va
+                        qn += 1
+                    if fb:
+                        if write:
+                            dist[vb] = nxt
+                            parent[vb] = u
+                        q[qn] = vb
+                        qn += 1
+                incl = qn
+                for d in (1, 2, 4, 8, 16):
+                    t = cuda.shfl_up_sync(FULL, incl, d)
+                    if lane >= d:
+                        incl += t
+                total = cuda.shfl_sync(FULL, incl, 31)
+                b = int32(0)
+                if lane == 0 and total > 0:
+                    b = cuda.atomic.add(ctr, slot, total)
+                b = cuda.shfl_sync(FULL, b, 0) + incl - qn
+                for k in range(qn):
+                    sh[fn_off + b + k] = q[k]
+                first += B // W
+            cuda.syncthreads()
+            fsize = ctr[slot]
+            slot = (slot + 1) % 3
+            level += 1
+            f_off, fn_off = fn_off, f_off
+        if tid == 0:
+            levels_out[0] = level  # levels with a frontier
+    return plain_bfs
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--side", type=int, default=1000)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args(argv)
+    info = backend.select("gpu")
+    side = args.side
+    g = graphs.generate("grid2d", rows=side, cols=side)
+    src = (side // 2) * side + side // 2
+    ref = cpu_bfs(g, src)[0]
+    offsets, indices = cuda.to_device(g.offsets), cuda.to_device(g.indices.astype(np.int32))
+    n = g.num_vertices
+    nwords = (n + 31) // 32
+    launch = Launcher.shared()  # opts in to more than 48 KB of shared memory
+    print(f"{info.device_name}: plain single-block BFS of the {side} x {side} grid from its centre, 1024 threads")
+    for label, write, W in (("dist+parent", True, 1), ("no writes", False, 1), ("dist+parent, W=2", True, 2)):
+        kern = plain_kernel(write, W)
+        times = []
+        for rep in range(args.repeats + 1):  # the first run compiles
+            dist = cuda.to_device(np.full(n, -1, np.int32))
+            parent = cuda.to_device(np.full(n, -1, np.int32))
+            levels = cuda.device_array(1, np.int32)
+            start, stop = cuda.event(), cuda.event()
+            start.record()
+            launch(kern, 1, 1024, 4 * (nwords + 2 * FCAP), offsets, indices, dist, parent, src, nwords, levels)
+            stop.record()
+            stop.synchronize()
+            if rep:
+                times.append(cuda.event_elapsed_time(start, stop))
+        ok = np.array_equal(dist.copy_to_host(), ref) if write else "(not written)"
+        print(f"  {label:18s} {statistics.median(times):7.3f} ms (min {min(times):.3f}, max {max(times):.3f})  "
+              f"levels {int(levels.copy_to_host()[0])}  distances correct: {ok}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
