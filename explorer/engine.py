@@ -401,8 +401,8 @@ class BFSRun:
                         row[bfs4k.L_UNDET], race, kernel="single-block", warp_size=int(row[bfs4k.L_WARP]),
                         edge_discover=bool(row[bfs4k.L_ED]), heavy_vertices=0,
                         binary_scan=bool(row[bfs4k.L_BINARY]), coalesced_writes=bool(row[bfs4k.L_COAL]),
-                        launches=(3 if shared_visited else 2) if i == 0 else 0, time_ms=float(ms * work[i] / work.sum()),
-                        **common_fields)
+                        launches=(3 if shared_visited else 2) if i == 0 else 0,
+                        time_ms=float(ms * work[i] / work.sum()), **common_fields)
                     levels.append(rec)
                     yield rec
                 total_ms += ms

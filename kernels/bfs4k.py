@@ -39,6 +39,7 @@ from .primitives import warp_inclusive_scan, warp_max, warp_min, warp_search_own
 FULL = 0xFFFFFFFF
 DEGREE_BINS = rules.DEGREE_BINS
 QLEN = 16  # local queue length (registers/local memory per thread)
+QLEN_LOGGED = 2 * QLEN  # the single block's queue with the visit log: vertices, then their parents
 NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
 
@@ -268,8 +269,8 @@ def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stam
 @cuda.jit(device=True)
 def _visit_claimed(found, v, u, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, instrument, dedup, table,
                    hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off):
-    """What follows a claim: duplicate ground truth, the filter, the local queue (q[0]: vertices;
-    q[1]: their parents, kept for the visit log when bm_off >= 0), the next frontier's degree
+    """What follows a claim: duplicate ground truth, the filter, the local queue (q[:QLEN]: vertices;
+    q[QLEN:], when bm_off >= 0: their parents, for the visit log), the next frontier's degree
     statistics (o0, o1: v's row bounds, if rows_loaded). Collective."""
     if found:
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
@@ -293,9 +294,9 @@ def _visit_claimed(found, v, u, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2
     if keep:
         if instrument and cuda.atomic.exch(stamp2, v, nxt) == nxt:
             acc[A_UNDET] += 1  # a copy of v already passed the filter
-        q[0, qn] = v
+        q[qn] = v
         if bm_off >= 0:
-            q[1, qn] = u
+            q[QLEN + qn] = u
         qn = int32(qn + 1)  # 32-bit queue lengths: the flush's scan then shuffles one word, not two
         if heavy_min > 0:
             if not rows_loaded:
@@ -343,15 +344,23 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, a
         if lane == 0:
             acc[A_COAL] += 1
         for k in range(m):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[0, k], q[1, k],
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[k], _parent(q, k, log_base),
                  log_base, nxt)
         pos = base + m * 32 + excl - m * lane
         for k in range(m, qn):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[0, k], q[1, k], log_base, nxt)
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[k], _parent(q, k, log_base),
+                 log_base, nxt)
     else:
         for k in range(qn):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[0, k], q[1, k], log_base, nxt)
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[k], _parent(q, k, log_base),
+                 log_base, nxt)
     return int32(0)
+
+
+@cuda.jit(device=True)
+def _parent(q, k, log_base):
+    # Only the single block's queue (2 x QLEN, with the visit log) holds parents.
+    return q[QLEN + k] if log_base >= 0 else int32(0)
 
 
 @cuda.jit(device=True)
@@ -759,7 +768,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
-        q = cuda.local.array((2, QLEN), int32)  # row 1 (parents) is the single block's
+        q = cuda.local.array(QLEN, int32)
         nxt = int32(level + 1)
         if edge_discover:
             heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
@@ -788,7 +797,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
-        q = cuda.local.array((2, QLEN), int32)  # row 1 (parents) is the single block's
+        q = cuda.local.array(QLEN, int32)
         qn = int32(0)
         packed = heavy_ctr[0]
         count = int32(packed >> 40)
@@ -866,8 +875,9 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         the multi-block kernel can take over the moment the frontier outgrows the block: to the
         queue, or with shared_visited to the visit log `visits` (vertex, parent, level; three rows
         of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
-        parent and the queue after the block: one SM's scattered stores were a third of a grid's
-        time, all SMs' take microseconds.
+        parent and the queue after the block: scattered stores are a quarter of a plain one-block
+        BFS of the grid (benchmarks/plain_single_block.py), spread over all SMs they are one
+        short launch.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
         launched from there (Numba has no dynamic parallelism). `hist` holds the first frontier's
         degree histogram on entry and the last one's on exit (the host plans from it).
@@ -913,7 +923,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         a_is_in = in_a
         level = level0
         acc = cuda.local.array(NUM_ACC, int64)
-        q = cuda.local.array((2, QLEN), int32)  # vertices; parents (the visit log)
+        q = cuda.local.array(QLEN_LOGGED, int32)
         # Loops over the level's work are while loops: Numba's range() with a run-time step divides
         # (a 64-bit division is a long subroutine on the GPU), and this block runs every level.
         r = 0
@@ -1062,5 +1072,6 @@ def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, singl
     k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited)
     cap = _OPTIONS.get("max_registers", 0)
     return [("bfs4k_multi", k.multi, multi, cap), ("bfs4k_heavy", k.heavy, heavy, cap),
-            ("bfs4k_stats", k.stats, stats, cap), ("bfs4k_single", k.single, single, register_cap(single_block_threads)),
+            ("bfs4k_stats", k.stats, stats, cap),
+            ("bfs4k_single", k.single, single, register_cap(single_block_threads)),
             ("bfs4k_commit", k.commit, commit, 0)]
