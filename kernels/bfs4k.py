@@ -39,7 +39,6 @@ from .primitives import warp_inclusive_scan, warp_max, warp_min, warp_search_own
 FULL = 0xFFFFFFFF
 DEGREE_BINS = rules.DEGREE_BINS
 QLEN = 16  # local queue length (registers/local memory per thread)
-QLEN_LOGGED = 2 * QLEN  # the single block's queue with the visit log: vertices, then their parents
 NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
 
@@ -269,8 +268,8 @@ def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stam
 @cuda.jit(device=True)
 def _visit_claimed(found, v, u, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, instrument, dedup, table,
                    hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off):
-    """What follows a claim: duplicate ground truth, the filter, the local queue (q[:QLEN]: vertices;
-    q[QLEN:], when bm_off >= 0: their parents, for the visit log), the next frontier's degree
+    """What follows a claim: duplicate ground truth, the filter, the local queue (q[0]: vertices;
+    q[1], when bm_off >= 0: their parents, for the visit log), the next frontier's degree
     statistics (o0, o1: v's row bounds, if rows_loaded). Collective."""
     if found:
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
@@ -294,9 +293,9 @@ def _visit_claimed(found, v, u, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2
     if keep:
         if instrument and cuda.atomic.exch(stamp2, v, nxt) == nxt:
             acc[A_UNDET] += 1  # a copy of v already passed the filter
-        q[qn] = v
+        q[0, qn] = v
         if bm_off >= 0:
-            q[QLEN + qn] = u
+            q[1, qn] = u
         qn = int32(qn + 1)  # 32-bit queue lengths: the flush's scan then shuffles one word, not two
         if heavy_min > 0:
             if not rows_loaded:
@@ -344,23 +343,23 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, a
         if lane == 0:
             acc[A_COAL] += 1
         for k in range(m):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[k], _parent(q, k, log_base),
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[0, k], _parent(q, k, log_base),
                  log_base, nxt)
         pos = base + m * 32 + excl - m * lane
         for k in range(m, qn):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[k], _parent(q, k, log_base),
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[0, k], _parent(q, k, log_base),
                  log_base, nxt)
     else:
         for k in range(qn):
-            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[k], _parent(q, k, log_base),
+            _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[0, k], _parent(q, k, log_base),
                  log_base, nxt)
     return int32(0)
 
 
 @cuda.jit(device=True)
 def _parent(q, k, log_base):
-    # Only the single block's queue (2 x QLEN, with the visit log) holds parents.
-    return q[QLEN + k] if log_base >= 0 else int32(0)
+    # Only the single block's queue with the visit log has a row of parents.
+    return q[1, k] if log_base >= 0 else int32(0)
 
 
 @cuda.jit(device=True)
@@ -768,7 +767,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
-        q = cuda.local.array(QLEN, int32)
+        q = cuda.local.array((1, QLEN), int32)  # the vertices row only: no visit log here
         nxt = int32(level + 1)
         if edge_discover:
             heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
@@ -797,7 +796,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
-        q = cuda.local.array(QLEN, int32)
+        q = cuda.local.array((1, QLEN), int32)
         qn = int32(0)
         packed = heavy_ctr[0]
         count = int32(packed >> 40)
@@ -923,7 +922,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         a_is_in = in_a
         level = level0
         acc = cuda.local.array(NUM_ACC, int64)
-        q = cuda.local.array(QLEN_LOGGED, int32)
+        q = cuda.local.array((2, QLEN), int32)  # vertices; their parents, for the visit log
         # Loops over the level's work are while loops: Numba's range() with a run-time step divides
         # (a 64-bit division is a long subroutine on the GPU), and this block runs every level.
         r = 0
