@@ -334,7 +334,7 @@ class BFSRun:
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
         inst = self.instrument
         kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads, shared_visited)
-        commit_blocks = max(1, min(-(-n // STATS_THREADS), 4 * limits.sm_count))
+        commit_blocks = min(_grid(n, STATS_THREADS), 4 * limits.sm_count)
         common_fields = dict(technique=self.technique.value)
 
         def single_launch(go, qa, qb, size, in_a, level):
@@ -416,7 +416,7 @@ class BFSRun:
             # The next frontier holds at most one entry per edge examined (and per vertex, without
             # duplicates); a few entries per thread, at most a few blocks per SM.
             bound = min(frontier.edges, st.capacity)
-            stats_blocks = max(1, min(-(-bound // (4 * STATS_THREADS)), 4 * limits.sm_count))
+            stats_blocks = min(_grid(bound, 4 * STATS_THREADS), 4 * limits.sm_count)
             ms = self._timed(st, lambda go: multi_launch(go, plan, src, dst, frontier.size, level, stats_blocks))
             c = st.host_out.tolist()  # Python ints for the record, in one call
             self._check_overflow(st, c)
