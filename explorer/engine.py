@@ -379,13 +379,6 @@ class BFSRun:
             plan = plan_level(frontier, knobs, limits, n)
             qa, qb = st.queues
             if plan.kernel == "single-block":
-                # The first frontier's histogram, staged in the pinned read-back buffer (free until
-                # the level's read) and copied in stream order before the kernel.
-                hist_now = st.host_out[common.NUM_COUNTERS:]
-                hist_now[:bfs4k.rules.DEGREE_BINS] = frontier.bin_counts
-                hist_now[bfs4k.rules.DEGREE_BINS:] = frontier.bin_edges
-                st.launcher.write(st.hist, hist_now)
-
                 ms = self._timed(st, lambda go: single_launch(go, qa, qb, frontier.size, in_a, level))
                 s_host = state.copy_to_host()
                 nlev = int(s_host[bfs4k.S_LEVELS])
@@ -401,7 +394,7 @@ class BFSRun:
                         row[bfs4k.L_UNDET], race, kernel="single-block", warp_size=int(row[bfs4k.L_WARP]),
                         edge_discover=bool(row[bfs4k.L_ED]), heavy_vertices=0,
                         binary_scan=bool(row[bfs4k.L_BINARY]), coalesced_writes=bool(row[bfs4k.L_COAL]),
-                        launches=(3 if shared_visited else 2) if i == 0 else 0,
+                        launches=(2 if shared_visited else 1) if i == 0 else 0,
                         time_ms=float(ms * work[i] / work.sum()), **common_fields)
                     levels.append(rec)
                     yield rec

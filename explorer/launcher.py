@@ -22,7 +22,7 @@ from typing import Callable
 
 class PlainLauncher:
     """Numba's own launch path (the simulator's): `launcher(kernel, blocks, threads, shared, *args)`,
-    with the stream operations of a level (record, zero, write, read) through Numba's API."""
+    with the stream operations of a level (record, zero, read) through Numba's API."""
 
     def __call__(self, kernel, blocks, threads, shared, *args) -> None:
         kernel[blocks, threads, 0, shared](*args)
@@ -34,9 +34,6 @@ class PlainLauncher:
 
     def record(self, event) -> None:
         event.record()
-
-    def write(self, dev, host) -> None:
-        dev.copy_to_device(host)
 
     def read(self, dev, host) -> None:
         """host[:] = dev, once everything before it on the stream has run."""
@@ -207,12 +204,6 @@ class Launcher:
 
     def record(self, event) -> None:
         self._check(self._driver.cuEventRecord(event.handle, 0), "recording an event")
-
-    def write(self, dev, host) -> None:
-        """dev[:] = host (pinned, same size), in stream order: the host may not change `host`
-        until a later `read` has returned."""
-        self._check(self._driver.cuMemcpyHtoDAsync(dev.device_ctypes_pointer.value, host.ctypes.data,
-                                                   host.nbytes, 0), "copying to the GPU")
 
     def read(self, dev, host) -> None:
         """host[:] = dev (pinned, same size), once everything before it on the stream has run."""

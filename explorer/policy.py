@@ -27,6 +27,8 @@ COUNTER_SLOTS = 12
 VAR_BYTES_SINGLE = (3 * (COUNTER_SLOTS + rules.DEGREE_BINS) * 4 + 3 * 32 * (8 + 4)
                     + 2 * rules.DEGREE_BINS * 8 + 64)  # + 64: alignment slack
 CULL_BYTES_PER_WARP = 128 * 4
+#: The single block keeps each F_d entry's first edge (int64) and degree (int32) beside it.
+ROW_BYTES = 12
 
 
 @dataclass(frozen=True)
@@ -61,8 +63,9 @@ class DeviceLimits:
 
     @classmethod
     def simulator(cls) -> "DeviceLimits":
-        """A small pretend GPU for the simulator: enough resident threads for the policy to vary."""
-        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024)
+        """A small pretend GPU for the simulator: enough resident threads for the policy to vary, and
+        the shared memory a block of an H100 or H200 may opt in to."""
+        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024, shared_per_block_optin=227 * 1024)
 
 
 @dataclass(frozen=True)
@@ -122,9 +125,10 @@ class SharedLayout:
 
 def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 0) -> SharedLayout:
     """§5.5: F_Threshold = MaxThreadsPerBlock x K5; F_d, F_d_new hold it; the hash table gets the
-    largest power of two of what is left of the block's shared memory. With visited='shared' a
-    bitmap of the graph's `num_vertices` visited flags follows, in the shared memory a block may
-    opt in to (it is not the paper's, so it does not shrink the paper's hash table)."""
+    largest power of two of what is left of the block's shared memory. Then, in the shared memory
+    a block may opt in to (they are not the paper's, so they do not shrink the paper's hash
+    table): F_d's rows (first edge and degree of each entry, 12 bytes, loaded at each level's
+    start) and, with visited='shared', a bitmap of the graph's `num_vertices` visited flags."""
     fthr = knobs.single_block_threads * knobs.K5
     fd_bytes = 4 * fthr
     free = limits.shared_per_block - 2 * fd_bytes - VAR_BYTES_SINGLE
@@ -153,14 +157,20 @@ def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 
             raise KnobError("knob visited='shared' claims with shared-memory atomics, which makes no "
                             "duplicates: it needs claim='atomic' (or use visited='global')")
         words = (num_vertices + 31) // 32
-        need = 4 * (region0 + 2 * fthr + words) + VAR_BYTES_SINGLE
-        room = max(limits.shared_per_block_optin, limits.shared_per_block)
-        if need > room:
-            raise KnobError(
-                f"knob visited='shared' needs {4 * words:,} bytes of shared memory for the visited flags of "
-                f"{num_vertices:,} vertices, {need:,} in all with F_d and F_d_new (K5={knobs.K5}); this GPU gives "
-                f"a block {room:,}: use visited='global' (or a smaller K5)")
-    return SharedLayout(entries, fthr, region0, 4 * (region0 + 2 * fthr + words), words)
+    dynamic = 4 * (region0 + 2 * fthr + words) + ROW_BYTES * fthr
+    room = max(limits.shared_per_block_optin, limits.shared_per_block)
+    need = dynamic + VAR_BYTES_SINGLE
+    if need > room and words:
+        raise KnobError(
+            f"knob visited='shared' needs {4 * words:,} bytes of shared memory for the visited flags of "
+            f"{num_vertices:,} vertices, {need:,} in all with F_d, F_d_new and F_d's rows (K5={knobs.K5}); this GPU "
+            f"gives a block {room:,}: use visited='global' (or a smaller K5)")
+    if need > room:
+        raise KnobError(
+            f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads} needs {need:,} bytes of "
+            f"shared memory, {ROW_BYTES * fthr:,} of them for F_d's rows; this GPU gives a block {room:,}: use a "
+            "smaller K5 (or K5=0 to disable the single-block kernel)")
+    return SharedLayout(entries, fthr, region0, dynamic, words)
 
 
 def multi_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:

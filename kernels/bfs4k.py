@@ -43,8 +43,8 @@ NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
 
 # Per-thread accumulators (a local array, so device functions can update them).
-A_LIGHT, A_GEN, A_DET, A_CONF, A_UNDET, A_EXT, A_COAL, A_MAX = 0, 1, 2, 3, 4, 5, 6, 7
-NUM_ACC = 8
+A_GEN, A_DET, A_CONF, A_UNDET, A_EXT, A_COAL = 0, 1, 2, 3, 4, 5
+NUM_ACC = 6
 # Degree sums are kept per bin only from this bin up (the heavy path's bins, which need them);
 # lighter vertices' degrees are summed per lane and reported together in bin 0.
 SUM_BIN = 5
@@ -173,31 +173,18 @@ def _warp_cull(cull, base, has, v, lane):
 
 
 @cuda.jit(device=True)
-def _visit(has_edge, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-           dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
-           latency_bound, bm_off):
+def _visit(has_edge, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
+           tid, cull, cull_base, lane, q, qn, acc, single, bm_off):
     """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp.
 
-    The next frontier's degrees: with heavy_min = 0 (multi-block, heavy child grid) none here,
-    bfs4k_stats counts them after the level; with heavy_min > 0 (the single block, which plans on
-    the device) the lane's degree sum and maximum, plus per-bin counts of heavy candidates (bins of
-    degree >= heavy_min) in hist_c: all that the next level's decisions need.
-    bm_off: see _claim (the bitmap is `cull`, the kernel's dynamic shared int32 memory).
-    latency_bound (the single block, on a level with fewer candidates than threads): load v's row
-    bounds before the claim, in flight with it, instead of after it. On a larger level the block
-    is bound by its one SM's memory pipeline, and loading rows for candidates already visited
-    would only add requests, so the rows of claimed vertices are loaded after the claim.
+    single: the caller is the single block (latency-bound: see _claim). bm_off: see _claim (the
+    bitmap is `cull`, the kernel's dynamic shared int32 memory).
     """
-    o0 = int64(0)
-    o1 = int64(0)
-    if latency_bound and has_edge:
-        o0 = offsets[_u(v)]
-        o1 = offsets[_u(v + 1)]
-    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, heavy_min > 0, cull, bm_off)
+    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, single, cull, bm_off)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
-    return _visit_claimed(found, v, u, o0, o1, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
-                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off)
+    return _visit_claimed(found, v, u, nxt, stamp, stamp2, instrument, dedup, table, hmask, tid, cull, cull_base,
+                          lane, q, qn, acc, bm_off)
 
 
 @cuda.jit(device=True)
@@ -239,38 +226,24 @@ def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap
 
 
 @cuda.jit(device=True)
-def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2, instrument,
-                atomic_claim, dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c,
-                hist_s, heavy_min, latency_bound, bm_off):
-    """_visit for two candidates per lane (single block only, heavy_min > 0): both claims (and,
-    latency-bound, both rows' bounds) are in flight together. Collective; the queue gains up to
-    two entries."""
-    o0a = int64(0)
-    o1a = int64(0)
-    o0b = int64(0)
-    o1b = int64(0)
-    if latency_bound:
-        if has_a:
-            o0a = offsets[_u(va)]
-            o1a = offsets[_u(va + 1)]
-        if has_b:
-            o0b = offsets[_u(vb)]
-            o1b = offsets[_u(vb + 1)]
+def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
+                table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off):
+    """_visit for two candidates per lane (the single block): both claims are in flight together.
+    Collective; the queue gains up to two entries."""
     fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, cull, bm_off)
     if not anyone:
         return qn
-    qn = _visit_claimed(fa, va, u, o0a, o1a, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
-                        table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off)
-    return _visit_claimed(fb, vb, u, o0b, o1b, latency_bound, nxt, offsets, stamp, stamp2, instrument, dedup,
-                          table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off)
+    qn = _visit_claimed(fa, va, u, nxt, stamp, stamp2, instrument, dedup, table, hmask, tid, cull, cull_base,
+                        lane, q, qn, acc, bm_off)
+    return _visit_claimed(fb, vb, u, nxt, stamp, stamp2, instrument, dedup, table, hmask, tid, cull, cull_base,
+                          lane, q, qn, acc, bm_off)
 
 
 @cuda.jit(device=True)
-def _visit_claimed(found, v, u, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2, instrument, dedup, table,
-                   hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min, bm_off):
+def _visit_claimed(found, v, u, nxt, stamp, stamp2, instrument, dedup, table, hmask, tid, cull, cull_base,
+                   lane, q, qn, acc, bm_off):
     """What follows a claim: duplicate ground truth, the filter, the local queue (q[0]: vertices;
-    q[1], when bm_off >= 0: their parents, for the visit log), the next frontier's degree
-    statistics (o0, o1: v's row bounds, if rows_loaded). Collective."""
+    q[1], when bm_off >= 0: their parents, for the visit log). Collective."""
     if found:
         if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
             acc[A_GEN] += 1  # ground truth: v was already claimed in this level
@@ -297,17 +270,6 @@ def _visit_claimed(found, v, u, o0, o1, rows_loaded, nxt, offsets, stamp, stamp2
         if bm_off >= 0:
             q[1, qn] = u
         qn = int32(qn + 1)  # 32-bit queue lengths: the flush's scan then shuffles one word, not two
-        if heavy_min > 0:
-            if not rows_loaded:
-                o0 = offsets[_u(v)]
-                o1 = offsets[_u(v + 1)]
-            deg = o1 - o0
-            acc[A_LIGHT] += deg
-            acc[A_MAX] = max(acc[A_MAX], deg)
-            if deg >= heavy_min:
-                b = _degree_bin(deg)
-                if (int64(1) << b) >= heavy_min:
-                    cuda.atomic.add(hist_c, b, int32(1))
     return qn
 
 
@@ -394,24 +356,33 @@ def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
 
 # ------------------------------------------------------------------------------ per-level loops
 @cuda.jit(device=True)
+def _row(u, i, frontier, offsets, rows64, rb_off, deg_off):
+    """First edge and end of frontier entry i (vertex u): from the single block's shared copy
+    (rb_off >= 0, see _load_rows), else from global memory."""
+    if rb_off >= 0:
+        beg = rows64[_u(rb_off + i)]
+        return beg, beg + frontier[_u(deg_off + i)]
+    return offsets[_u(u)], offsets[_u(u + 1)]
+
+
+@cuda.jit(device=True)
 def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
-             cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off, log_base):
+             cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
+             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base):
     """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
-    The single block (heavy_min > 0) takes two neighbours per lane and round; latency_bound: see
-    _visit."""
+    The single block (rb_off >= 0: rows in shared memory) takes two neighbours per lane and round."""
     lane = cuda.laneid
     l = lane & (W - 1)
     leader = lane - l
+    single = rb_off >= 0
     u = int32(0)
     beg = int64(0)
     end = int64(0)
     if l == 0 and vw < fsize:
         # §5.6 reads: the leader loads the vertex and its row once, shuffles share them.
         u = frontier[_u(fbase + vw)]
-        beg = offsets[_u(u)]
-        end = offsets[_u(u + 1)]
+        beg, end = _row(u, vw, frontier, offsets, rows64, rb_off, deg_off)
     u = cuda.shfl_sync(FULL, u, leader)
     beg = cuda.shfl_sync(FULL, beg, leader)
     end = cuda.shfl_sync(FULL, end, leader)
@@ -424,7 +395,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
     e = beg + l
     qn = int32(0)
     rounds = int32(0)
-    if heavy_min > 0:
+    if single:
         # The single block: two neighbours per lane and round, claimed together.
         while cuda.any_sync(FULL, e < end):
             has_a = e < end
@@ -436,9 +407,8 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             if has_b:
                 vb = indices[_u(e + W)]
             e += W + W
-            qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, offsets, stamp, stamp2,
-                             instrument, atomic_claim, dedup, table, hmask, tid, cull, cull_base,
-                             lane, q, qn, acc, hist_c, hist_s, heavy_min, latency_bound, bm_off)
+            qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim,
+                             dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
                 qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
@@ -457,9 +427,8 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             e += W
             if e < end:
                 v_next = indices[_u(e)]
-        qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
-                    latency_bound, bm_off)
+        qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
+                    tid, cull, cull_base, lane, q, qn, acc, single, bm_off)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
@@ -471,8 +440,8 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
 @cuda.jit(device=True)
 def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
-             cull, cull_base, q, acc, hist_c, hist_s, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, heavy_min, latency_bound, bm_off, log_base):
+             cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
+             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -483,8 +452,8 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
     heavy = 0
     if idx < fsize:
         u = frontier[_u(fbase + idx)]
-        beg = offsets[u]
-        deg = offsets[u + 1] - beg
+        beg, end = _row(u, idx, frontier, offsets, rows64, rb_off, deg_off)
+        deg = end - beg
         if heavy_thr > 0 and deg >= heavy_thr:
             heavy = 1
             _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
@@ -515,9 +484,8 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
         v = int32(0)
         if has:
             v = indices[_u(o_beg + (k - o_excl))]
-        qn = _visit(has, v, o_u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                    dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, hist_c, hist_s, heavy_min,
-                    latency_bound, bm_off)
+        qn = _visit(has, v, o_u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
+                    tid, cull, cull_base, lane, q, qn, acc, rb_off >= 0, bm_off)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
             qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
@@ -647,11 +615,11 @@ LOG_FIELDS = 16
 # log: where the final frontier starts in it and how many entries it holds.
 S_LEVELS, S_FSIZE, S_IN_A, S_LAST, S_LOGGED = 0, 1, 2, 3, 4
 STATE_FIELDS = 8
-# The single block's per-level counters: the counters layout, then the next frontier's heavy
-# candidates per degree bin. int32, because 64-bit shared atomics are compare-and-swap loops.
-# Three rows in rotation: level i adds into row i % 3 and clears row (i + 1) % 3, which nobody
-# reads any more, so one block barrier a level is enough. The next frontier's degree sum and
-# maximum go to per-warp slots (rotating the same way), summed after the barrier.
+# The single block's per-level counters: the counters layout, then the frontier's heavy vertices
+# per degree bin. int32, because 64-bit shared atomics are compare-and-swap loops. Three rows in
+# rotation: level i adds into row i % 3 and clears row (i + 1) % 3, which nobody reads any more,
+# so a level needs no barrier for the clearing. The frontier's degree sum and maximum go to
+# per-warp slots (rotating the same way), summed after the barrier that follows _load_rows.
 R_HEAVY = NUM_COUNTERS
 ROW = R_HEAVY + DEGREE_BINS
 
@@ -688,30 +656,54 @@ def _load_visited(bits, base, words, dist):
 
 
 @cuda.jit(device=True)
-def _top_bin(bins):
-    """Highest non-empty degree bin, -1 if none: one ballot over the 32 bins. Collective."""
-    m = uint32(cuda.ballot_sync(FULL, bins[cuda.laneid] > 0))
-    if m == 0:
-        return -1
-    return 31 - cuda.clz(m)
-
-
-@cuda.jit(device=True)
-def _acc_to_row(acc, row, wsum, wmax, r):
-    """Per-thread accumulators into the level's row and the warp's slots. Collective."""
-    nonzero = acc[A_LIGHT] | acc[A_MAX] | acc[A_GEN] | acc[A_DET] | acc[A_CONF] | acc[A_UNDET] | acc[A_EXT]
-    if not cuda.any_sync(FULL, (nonzero | acc[A_COAL]) != 0):  # an idle warp: skip the reductions
-        if cuda.laneid == 0:
+def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r):
+    """The level's frontier rows, loaded once at its start: each entry's first edge (rows64[rb_off + i])
+    and degree (sh32[deg_off + i]) go beside it in shared memory, where the level's loops read
+    them, and the warp's degree sum and maximum go to its slots in wsum[r], wmax[r], with per-bin
+    counts of heavy vertices (bins of degree >= heavy_min) in heavy_c: what the level's decisions
+    (§5.1-§5.4, the heavy-vertex exit) need, after one block barrier. A thread takes entries i and
+    i + B together, so both rows' loads are in flight at once. Collective."""
+    lane = cuda.laneid
+    B = cuda.blockDim.x
+    total = int64(0)
+    top = int32(0)
+    i = cuda.threadIdx.x
+    while i - lane < fsize:  # warp-uniform
+        j = i + B
+        u0 = sh32[_u(f_off + i)] if i < fsize else 0
+        u1 = sh32[_u(f_off + j)] if j < fsize else 0
+        b0 = offsets[_u(u0)]
+        e0 = offsets[_u(u0 + 1)]
+        b1 = offsets[_u(u1)]
+        e1 = offsets[_u(u1 + 1)]
+        if i < fsize:
+            total += _row_entry(sh32, rows64, rb_off, deg_off, i, b0, e0 - b0, heavy_c, heavy_min)
+            top = max(top, int32(e0 - b0))
+        if j < fsize:
+            total += _row_entry(sh32, rows64, rb_off, deg_off, j, b1, e1 - b1, heavy_c, heavy_min)
+            top = max(top, int32(e1 - b1))
+        i += B + B
+    if not cuda.any_sync(FULL, total > 0):  # an idle warp (or one of isolated vertices): no reductions
+        if lane == 0:
             wsum[r, cuda.threadIdx.x >> 5] = 0
             wmax[r, cuda.threadIdx.x >> 5] = 0
         return
-    edges = warp_sum(acc[A_LIGHT])
-    top = warp_max(int32(acc[A_MAX]))  # a degree: 32 bits, half the shuffles
-    if cuda.laneid == 0:
-        w = cuda.threadIdx.x >> 5
-        wsum[r, w] = edges
-        wmax[r, w] = top
-    _acc_counts(acc, row, 0)
+    total = warp_sum(total)
+    top = warp_max(top)  # a degree: 32 bits, half the shuffles
+    if lane == 0:
+        wsum[r, cuda.threadIdx.x >> 5] = total
+        wmax[r, cuda.threadIdx.x >> 5] = top
+
+
+@cuda.jit(device=True)
+def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, heavy_min):
+    rows64[_u(rb_off + i)] = beg
+    sh32[_u(deg_off + i)] = int32(deg)
+    if deg >= heavy_min:
+        b = _degree_bin(deg)
+        if (int64(1) << b) >= heavy_min:
+            cuda.atomic.add(heavy_c, b, int32(1))
+    return deg
 
 
 
@@ -772,13 +764,13 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         if edge_discover:
             heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                             table, hmask, tid, cull, cull_base, q, acc, cnt, cnt, out, out_cap,
-                             counters, binary, k7, out, 0, 0, 0, False, -1, -1)
+                             table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
+                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1)
         else:
             heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                             table, hmask, tid, cull, cull_base, q, acc, cnt, cnt, out, out_cap,
-                             counters, binary, k7, out, 0, 0, 0, False, -1, -1)
+                             table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
+                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1)
         _acc_counts(acc, cnt, heavy)
         _last_warp_publishes(cnt, finished, counters)
 
@@ -820,8 +812,8 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
                     u = heavy_v[s]
                     row = offsets[u] - heavy_off[s]
                 v = indices[row + x]
-            qn = _visit(has, v, u, nxt, dist, parent, offsets, stamp, stamp2, instrument, atomic_claim,
-                        dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, cnt, cnt, 0, False, -1)
+            qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
+                        hmask, tid, cull, cull_base, lane, q, qn, acc, False, -1)
             if (j + 1) % QLEN == 0:
                 qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt)
         _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt)
@@ -869,8 +861,11 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
 
         Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
-        [F_d: fcap int32][F_d_new: fcap int32], then with shared_visited [visited bitmap: bm_words
-        int32], filled from dist on entry. Every next-frontier entry also goes to global memory, so
+        [F_d: fcap int32][F_d_new: fcap int32][F_d's first edges: fcap int64][F_d's degrees: fcap
+        int32], then with shared_visited [visited bitmap: bm_words int32], filled from dist on entry.
+        Each level starts by loading its frontier's rows into shared memory (_load_rows): the
+        level's decisions come from their statistics, and its loops read them there, so a round's
+        dependent global loads are the neighbours only. Every next-frontier entry also goes to global memory, so
         the multi-block kernel can take over the moment the frontier outgrows the block: to the
         queue, or with shared_visited to the visit log `visits` (vertex, parent, level; three rows
         of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
@@ -878,8 +873,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         BFS of the grid (benchmarks/plain_single_block.py), spread over all SMs they are one
         short launch.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
-        launched from there (Numba has no dynamic parallelism). `hist` holds the first frontier's
-        degree histogram on entry and the last one's on exit (the host plans from it).
+        launched from there (Numba has no dynamic parallelism). `hist` receives the last frontier's
+        degree histogram on exit (the host plans from it).
         """
         tid = cuda.threadIdx.x
         lane = cuda.laneid
@@ -893,9 +888,11 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         # registers free for the level's loop).
         f_off = int32(region0_words)
         fn_off = int32(region0_words + fcap)
-        bm_off = int32(region0_words + 2 * fcap) if shared_visited else int32(-1)
+        rb_off = int32((region0_words + 2 * fcap) // 2)  # int64 index (region0_words and 2 fcap are even)
+        deg_off = int32(region0_words + 4 * fcap)
+        bm_off = int32(region0_words + 5 * fcap) if shared_visited else int32(-1)
         rows = cuda.shared.array((3, ROW), int32)
-        wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its next-frontier entries
+        wsum = cuda.shared.array((3, 32), int64)  # per warp: degree sum of its frontier entries
         wmax = cuda.shared.array((3, 32), int32)  # per warp: their highest degree
         hist_c = cuda.shared.array(DEGREE_BINS, int32)  # the exit histogram (32-bit: native atomics)
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
@@ -915,9 +912,6 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             wmax[i // 32, i % 32] = 0
         if shared_visited:
             _load_visited(sh32, bm_off, bm_words, dist)
-        # The first frontier's statistics come from the host's histogram (every warp reads them).
-        edges = warp_sum(hist[DEGREE_BINS + lane])
-        top = _top_bin(hist)
         cuda.syncthreads()
         a_is_in = in_a
         level = level0
@@ -940,12 +934,19 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 cuda.syncwarp(FULL)
             for i in range(NUM_ACC):
                 acc[i] = 0
+            _load_rows(sh32, f_off, fsize, offsets, table, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r)
+            cuda.syncthreads()  # the rows and the frontier's statistics are complete
+            edges = warp_sum(wsum[r, lane])  # the same in every thread
+            top = _degree_bin(warp_max(wmax[r, lane]))
+            # A frontier holding a heavy vertex (rules.has_heavy: only its top bin matters) goes back
+            # to the host, which launches its child grid. The host checked the launch's first one.
+            if level > level0 and top >= 0 and (int64(1) << top) >= heavy_min and heavy_c[top] <= k2_limit:
+                break
 
             # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
             W = int32(_virtual_warp_size(B, fsize, k1))
             ed = _use_edge_discover(B, fsize, k4)
             binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
-            latency_bound = edges <= B  # every candidate of the level has a thread (see _visit)
             out = qb if a_is_in else qa
             out_n = out_cap
             log_base = int32(-1)
@@ -959,8 +960,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 while wid * 32 < fsize:  # a warp past the frontier's end has no more work
                     _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
                              parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                             cull_base, q, acc, heavy_c, heavy_c, out, out_n, cnt, False, k7, sh32, fn_off,
-                             fcap, heavy_min, latency_bound, bm_off, log_base)
+                             cull_base, q, acc, out, out_n, cnt, False, k7, sh32, fn_off,
+                             fcap, table, rb_off, deg_off, bm_off, log_base)
                     wid = int32(wid + (B >> 5))
             else:
                 wshift = int32(0)  # W is a power of two: shifts instead of divisions
@@ -973,11 +974,11 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 while vbase + wfirst < fsize:
                     _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
                              out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
-                             hmask, tid, cull, cull_base, q, acc, heavy_c, heavy_c, out, out_n, cnt, binary,
-                             k7, sh32, fn_off, fcap, heavy_min, latency_bound, bm_off, log_base)
+                             hmask, tid, cull, cull_base, q, acc, out, out_n, cnt, binary,
+                             k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, log_base)
                     vbase = int32(vbase + (B >> wshift))
-            _acc_to_row(acc, cnt, wsum, wmax, r)
-            cuda.syncthreads()  # the level's only barrier: F_d_new and the row are complete
+            _acc_counts(acc, cnt, 0)
+            cuda.syncthreads()  # F_d_new and the level's counters are complete
 
             nsize = cnt[NEXT_SIZE]
             if tid == 0:
@@ -996,19 +997,13 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 log[row, L_COAL] = cnt[COALESCED]
                 log[row, L_EXT] = cnt[EXT_ROUNDS]
                 log[row, L_OVERFLOW] = cnt[OVERFLOW]
-            # The next frontier's statistics, the same in every thread.
-            edges = warp_sum(wsum[r, lane])
-            top = _degree_bin(warp_max(wmax[r, lane])) if nsize > 0 else -1
-            # rules.has_heavy on the next frontier's histogram: only its top bin matters.
-            heavy_next = top >= 0 and (int64(1) << top) >= heavy_min and cnt[R_HEAVY + top] <= k2_limit
             last = logged
             logged = int32(logged + nsize)
             level += 1
             r = r_next
             a_is_in = not a_is_in
             fsize = nsize
-            if (nsize == 0 or nsize >= f_threshold or heavy_next or level - level0 >= max_levels
-                    or cnt[OVERFLOW] > 0):
+            if nsize == 0 or nsize >= f_threshold or level - level0 >= max_levels or cnt[OVERFLOW] > 0:
                 break
             f_off, fn_off = fn_off, f_off
         if tid == 0:

@@ -10,7 +10,7 @@ from explorer.techniques import KnobError, Knobs, recommend_knobs
 from kernels import rules
 
 H200 = DeviceLimits(name="H200-like", sm_count=132, max_threads_per_sm=2048,
-                    shared_per_block=48 * 1024, shared_per_sm=228 * 1024)
+                    shared_per_block=48 * 1024, shared_per_sm=228 * 1024, shared_per_block_optin=227 * 1024)
 
 
 def frontier(degrees):
@@ -100,7 +100,9 @@ def test_shared_layouts_follow_the_paper():
     single = single_block_layout(Knobs(K5=1, single_block_threads=1024), H200)
     assert single.frontier_capacity == 1024
     assert single.hash_entries & (single.hash_entries - 1) == 0 and single.hash_entries * 8 <= 48 * 1024
-    assert single.dynamic_bytes <= H200.shared_per_block
+    # The paper's part (F_d, F_d_new, hash table) fits the 48 KB a block has without the opt-in;
+    # F_d's rows (12 bytes an entry) come on top.
+    assert single.dynamic_bytes - 12 * 1024 + policy.VAR_BYTES_SINGLE <= H200.shared_per_block
     multi = multi_block_layout(Knobs(K6=128), H200)
     # nearest_pow2((228K - Var) x 128 / 2048) = 8 KiB -> 1024 entries of 64 bits
     assert multi.hash_entries == 1024
@@ -111,6 +113,11 @@ def test_shared_layouts_follow_the_paper():
 def test_k5_too_large_for_shared_memory_names_the_knob():
     with pytest.raises(KnobError, match=r"K5=16.*use K5 <= \d"):
         single_block_layout(Knobs(K5=16, single_block_threads=1024), H200)
+    # A GPU without the opt-in beyond 48 KB has no room for F_d's rows beside the paper's layout.
+    no_optin = DeviceLimits(name="48 KB", sm_count=1, max_threads_per_sm=2048)
+    with pytest.raises(KnobError, match=r"K5=1 with single_block_threads=1024 needs .* 12,288 of them for F_d's rows"):
+        single_block_layout(Knobs(K5=1, single_block_threads=1024), no_optin)
+    assert single_block_layout(Knobs(K5=1, single_block_threads=256), no_optin).frontier_capacity == 256
 
 
 def test_shared_visited_bitmap_layout_and_its_errors():
@@ -119,7 +126,7 @@ def test_shared_visited_bitmap_layout_and_its_errors():
     knobs = Knobs(K5=2, claim="atomic", dedup="none", visited="shared")
     lay = single_block_layout(knobs, gpu, 10**6)  # the 1000 x 1000 grid: 125,000 bytes of flags
     assert lay.bitmap_words == 31250
-    assert lay.dynamic_bytes == 4 * (2 * 2048 + 31250) <= gpu.shared_per_block_optin
+    assert lay.dynamic_bytes == 4 * (2 * 2048 + 31250) + 12 * 2048 <= gpu.shared_per_block_optin
     with pytest.raises(KnobError, match=r"visited='shared' needs 524,288 bytes .* 4,194,304 vertices.*visited='global'"):
         single_block_layout(knobs, gpu, 1 << 22)
     with pytest.raises(KnobError, match=r"visited='shared'.*needs claim='atomic'"):
