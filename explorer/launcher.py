@@ -182,7 +182,7 @@ class Launcher:
         if plan is None or not plan.update(args):
             self.prepare(kernel, blocks, threads, shared, *args)
             plan = self._plans[kernel]
-        if shared > plan.shared_ok:  # the single block's visited bitmap: opt in to more
+        if shared > plan.shared_ok:  # the single block's rows and visited bitmap: opt in to more
             attr = self._driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
             self._check(self._driver.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id),
                         f"allowing {kernel.py_func.__name__} {shared:,} bytes of shared memory")
