@@ -139,6 +139,16 @@ def _to_device(graph: CSRGraph, status: Callable[[str], None]) -> _DeviceGraph:
     return dg
 
 
+def _level_shares(starts, clock_start, clock_end) -> np.ndarray:
+    """Each level's share of a single-block launch that ran several: the block's cycle counter
+    as each level started and at the kernel's start and end. The first level also gets the
+    kernel's set-up (loading the visited flags), the last its exit (the final histogram)."""
+    edges = np.append(np.asarray(starts, np.int64), np.int64(clock_end))
+    cycles = np.diff(edges).astype(np.float64)
+    cycles[0] += float(starts[0] - clock_start)
+    return cycles / max(cycles.sum(), 1.0)
+
+
 def _grid(n: int, block: int) -> int:
     return max(1, (n + block - 1) // block)
 
@@ -383,8 +393,7 @@ class BFSRun:
                 s_host = state.copy_to_host()
                 nlev = int(s_host[bfs4k.S_LEVELS])
                 rows = log[:nlev].copy_to_host()
-                # One launch ran all these levels: share its time in proportion to their work.
-                work = rows[:, bfs4k.L_EDGES] + rows[:, bfs4k.L_FRONTIER] + 1
+                share = _level_shares(rows[:, bfs4k.L_CLOCK], s_host[bfs4k.S_CLOCK_START], s_host[bfs4k.S_CLOCK_END])
                 for i, row in enumerate(rows):
                     if row[bfs4k.L_OVERFLOW] > 0:
                         self._check_overflow(st, {common.OVERFLOW: row[bfs4k.L_OVERFLOW]})
@@ -395,7 +404,7 @@ class BFSRun:
                         edge_discover=bool(row[bfs4k.L_ED]), heavy_vertices=0,
                         binary_scan=bool(row[bfs4k.L_BINARY]), coalesced_writes=bool(row[bfs4k.L_COAL]),
                         launches=(2 if shared_visited else 1) if i == 0 else 0,
-                        time_ms=float(ms * work[i] / work.sum()), **common_fields)
+                        time_ms=float(ms * share[i]), **common_fields)
                     levels.append(rec)
                     yield rec
                 total_ms += ms

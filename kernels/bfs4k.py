@@ -34,7 +34,7 @@ from numba.core import config
 from . import rules
 from .common import (COALESCED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY,
                      NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
-from .primitives import warp_inclusive_scan, warp_max, warp_min, warp_search_owner, warp_sum
+from .primitives import clock64, warp_inclusive_scan, warp_max, warp_min, warp_search_owner, warp_sum
 
 FULL = 0xFFFFFFFF
 DEGREE_BINS = rules.DEGREE_BINS
@@ -610,10 +610,12 @@ def _heavy_slot(heavy_off, count, x):
 # Per-level log written by the single-block kernel (one row per level it runs).
 L_FRONTIER, L_EDGES, L_FOUND, L_NEXT, L_GEN, L_DET, L_CONF, L_UNDET = 0, 1, 2, 3, 4, 5, 6, 7
 L_WARP, L_ED, L_BINARY, L_COAL, L_EXT, L_OVERFLOW = 8, 9, 10, 11, 12, 13
+L_CLOCK = 14  # the SM's cycle counter as the level starts: its share of the launch's time
 LOG_FIELDS = 16
 # state: levels run, final frontier size, 1 if the final frontier is in queue A; with the visit
-# log: where the final frontier starts in it and how many entries it holds.
-S_LEVELS, S_FSIZE, S_IN_A, S_LAST, S_LOGGED = 0, 1, 2, 3, 4
+# log: where the final frontier starts in it and how many entries it holds; the cycle counter at
+# the kernel's start and at its end.
+S_LEVELS, S_FSIZE, S_IN_A, S_LAST, S_LOGGED, S_CLOCK_START, S_CLOCK_END = 0, 1, 2, 3, 4, 5, 6
 STATE_FIELDS = 8
 # The single block's per-level counters: the counters layout, then the frontier's heavy vertices
 # per degree bin. int32, because 64-bit shared atomics are compare-and-swap loops. Three rows in
@@ -874,7 +876,9 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         short launch.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
         launched from there (Numba has no dynamic parallelism). `hist` receives the last frontier's
-        degree histogram on exit (the host plans from it).
+        degree histogram on exit (the host plans from it). Thread 0 reads the SM's cycle counter
+        as the kernel and each level start and as the kernel ends (log[:, L_CLOCK], state): the
+        host splits the launch's time between its levels by them.
         """
         tid = cuda.threadIdx.x
         lane = cuda.laneid
@@ -902,6 +906,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         logged = int32(0)  # visit log entries of the levels before this one
         last = int32(0)  # where the latest level's entries start in it
 
+        if tid == 0:
+            state[S_CLOCK_START] = clock64()
         fsize = int32(fsize0)  # 32-bit level arithmetic: Numba's int64 costs two registers and pairs of instructions
         for i in range(tid, fsize, B):
             sh32[f_off + i] = qa[i] if in_a else qb[i]
@@ -921,6 +927,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         # (a 64-bit division is a long subroutine on the GPU), and this block runs every level.
         r = 0
         while True:
+            if tid == 0:
+                log[level - level0, L_CLOCK] = clock64()
             cnt = rows[r]
             heavy_c = rows[r, R_HEAVY:]
             r_next = r + 1 if r < 2 else 0
@@ -1025,6 +1033,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         if tid < DEGREE_BINS:
             hist[tid] = hist_c[tid]
             hist[DEGREE_BINS + tid] = hist_s[tid]
+        if tid == 0:
+            state[S_CLOCK_END] = clock64()
 
     return bfs4k_single
 

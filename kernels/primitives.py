@@ -30,7 +30,10 @@ API
 ``block_exclusive_scan(v, scratch) -> (excl, total)`` whole block, see below
 ``warp_search_owner(prefix, item) -> owner``
 ``warp_search_owner_rank(prefix, item) -> (owner, rank)``
+``clock64()``                                        the SM's cycle counter (int64)
 """
+
+import time
 
 import numpy as np
 from numba import cuda, int32
@@ -70,6 +73,35 @@ if not _sim.simulator_enabled():
 
             return impl
         return None
+
+
+def clock64():
+    """The cycle counter of the thread's SM (PTX ``%clock64``), for timing phases of a
+    one-block kernel; differences are meaningful within one SM only. Numba has no such
+    intrinsic. This Python body is what the simulator runs: the host's nanosecond clock."""
+    return np.int64(time.perf_counter_ns())
+
+
+if not _sim.simulator_enabled():
+    from llvmlite import ir as _ir
+    from numba.cuda.extending import intrinsic as _intrinsic
+
+    @_intrinsic
+    def _read_clock64(typingctx):
+        def codegen(context, builder, sig, args):
+            fnty = _ir.FunctionType(_ir.IntType(64), [])
+            # side_effect: two reads must not be merged or moved past the code they time.
+            asm = _ir.InlineAsm(fnty, "mov.u64 $0, %clock64;", "=l", side_effect=True)
+            return builder.call(asm, [])
+
+        return _types.int64(), codegen
+
+    @_overload(clock64, target="cuda")
+    def _clock64_cuda():
+        def impl():
+            return _read_clock64()
+
+        return impl
 
 
 _device = cuda.jit(device=True, inline="always")

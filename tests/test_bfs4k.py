@@ -21,6 +21,9 @@ BASE = {"single_block_threads": 64, "K6": 64} if SIM else {}
 
 def bfs4k(g, source="max-degree", limits=TINY, **knobs):
     r = checked_run(g, source, "bfs4k", {**BASE, **knobs}, limits=limits)
+    # The levels of one single-block launch share its time (by the block's cycle counter).
+    assert all(lv.time_ms >= 0 for lv in r.levels)
+    assert sum(lv.time_ms for lv in r.levels) == pytest.approx(r.total_ms)
     for lv in r.levels:
         # Every copy a filter drops was a real duplicate, and every vertex keeps one copy.
         assert lv.dup_generated == lv.dup_detected + lv.dup_undetected, lv

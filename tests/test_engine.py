@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import backend, graphs
-from explorer.engine import resolve_source, run_bfs
+from explorer.engine import _level_shares, resolve_source, run_bfs
 from explorer.techniques import KnobError, Technique, TechniqueNotImplemented
 
 from _support import checked_run, small_graphs
@@ -148,3 +148,10 @@ def test_result_files_are_written_whole_or_not_at_all(tmp_path, monkeypatch):
         stats.write_text_atomic(target, '{"new": 1}')
     assert target.read_text() == "{}"  # the old file is intact
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json"]  # no temporary left behind
+
+
+def test_single_block_levels_share_its_time_by_their_cycles():
+    # Levels start at cycles 100, 150, 400; the kernel ran from 90 to 500: the first level also
+    # gets the 10 cycles of set-up, the last runs to the end.
+    share = _level_shares(np.array([100, 150, 400]), 90, 500)
+    assert share == pytest.approx(np.array([60, 250, 100]) / 410)

@@ -262,3 +262,24 @@ def test_int32_scan_uses_one_32bit_shuffle_per_step():
     k_scan_only[1, 32](x, np.zeros(32, np.int32))
     ptx = next(iter(k_scan_only.inspect_asm().values()))
     assert ptx.count("shfl.sync.up") == 5, ptx
+
+
+@cuda.jit
+def k_clock(out, work):
+    t0 = P.clock64()
+    acc = 0
+    for i in range(work[0]):
+        acc += i
+    t1 = P.clock64()
+    if cuda.grid(1) == 0:
+        out[0] = t0
+        out[1] = t1
+        out[2] = acc
+
+
+def test_clock64_counts_forward():
+    out = cuda.to_device(np.zeros(3, np.int64))
+    k_clock[1, 32](out, np.array([1000], np.int64))
+    t0, t1, acc = out.copy_to_host()
+    assert acc == 999 * 1000 // 2
+    assert t1 > t0 > 0
