@@ -139,13 +139,13 @@ def _to_device(graph: CSRGraph, status: Callable[[str], None]) -> _DeviceGraph:
     return dg
 
 
-def _level_shares(starts, clock_start, clock_end) -> np.ndarray:
+def _level_shares(ends, clock_start, clock_end) -> np.ndarray:
     """Each level's share of a single-block launch that ran several: the block's cycle counter
-    as each level started and at the kernel's start and end. The first level also gets the
-    kernel's set-up (loading the visited flags), the last its exit (the final histogram)."""
-    edges = np.append(np.asarray(starts, np.int64), np.int64(clock_end))
-    cycles = np.diff(edges).astype(np.float64)
-    cycles[0] += float(starts[0] - clock_start)
+    as the kernel started, as each level ended and as the kernel ended. The first level also
+    gets the kernel's set-up (loading the visited flags), the last its exit (the final histogram)."""
+    bounds = np.concatenate([[clock_start], np.asarray(ends, np.int64)])
+    cycles = np.diff(bounds).astype(np.float64)
+    cycles[-1] += float(clock_end - bounds[-1])
     return cycles / max(cycles.sum(), 1.0)
 
 

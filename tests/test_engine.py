@@ -151,7 +151,7 @@ def test_result_files_are_written_whole_or_not_at_all(tmp_path, monkeypatch):
 
 
 def test_single_block_levels_share_its_time_by_their_cycles():
-    # Levels start at cycles 100, 150, 400; the kernel ran from 90 to 500: the first level also
-    # gets the 10 cycles of set-up, the last runs to the end.
+    # The kernel started at cycle 90, its levels ended at 100, 150, 400 and the kernel at 500:
+    # the first level includes the set-up, the last the kernel's exit.
     share = _level_shares(np.array([100, 150, 400]), 90, 500)
-    assert share == pytest.approx(np.array([60, 250, 100]) / 410)
+    assert share == pytest.approx(np.array([10, 50, 350]) / 410)
