@@ -43,7 +43,9 @@ class LevelStats:
     binary_scan: bool = False  # ballot/popc prefix sum instead of the shuffle scan
     coalesced_writes: bool = False
     launches: int = 1  # kernel launches this level took (0: ran inside a persistent launch)
-    time_ms: float = 0.0  # GPU time of the level (CUDA events); levels of one single-block launch split it by the block's cycle counter
+    # GPU time of the level (CUDA events); the levels of one single-block launch split its time
+    # by the block's cycle counter.
+    time_ms: float = 0.0
 
     def as_row(self) -> dict:
         return dataclasses.asdict(self)
