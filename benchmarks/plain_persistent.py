@@ -16,7 +16,6 @@ level in BFS-4K's single-block kernel, so this design is not one of the engine's
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from pathlib import Path
@@ -30,8 +29,8 @@ from numba import cuda, int32, types  # noqa: E402
 from numba.cuda import cgutils  # noqa: E402
 from numba.cuda.extending import intrinsic  # noqa: E402
 
-from explorer import backend, graphs  # noqa: E402
-from explorer.reference import cpu_bfs  # noqa: E402
+from benchmarks.plain_single_block import grid_case  # noqa: E402
+from kernels.primitives import warp_exclusive_scan_total  # noqa: E402
 
 FULL = 0xFFFFFFFF
 QLEN = 16
@@ -111,16 +110,11 @@ def persistent_kernel():
                         q[qn] = v
                         qn += 1
                     e += 1
-                incl = qn
-                for d in (1, 2, 4, 8, 16):
-                    t = cuda.shfl_up_sync(FULL, incl, d)
-                    if lane >= d:
-                        incl += t
-                total = cuda.shfl_sync(FULL, incl, 31)
+                excl, total = warp_exclusive_scan_total(qn)
                 b = int32(0)
                 if lane == 0 and total > 0:
                     b = cuda.atomic.add(sync, slot, total)
-                b = cuda.shfl_sync(FULL, b, 0) + incl - qn
+                b = cuda.shfl_sync(FULL, b, 0) + excl
                 for k in range(qn):
                     fout[b + k] = q[k]
                 i += nthreads
@@ -137,16 +131,8 @@ def persistent_kernel():
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--side", type=int, default=1000)
-    ap.add_argument("--repeats", type=int, default=5)
-    args = ap.parse_args(argv)
-    info = backend.select("gpu")
+    args, info, g, src, ref, offsets, indices = grid_case(__doc__.splitlines()[0], argv)
     side = args.side
-    g = graphs.generate("grid2d", rows=side, cols=side)
-    src = (side // 2) * side + side // 2
-    ref = cpu_bfs(g, src)[0]
-    offsets, indices = cuda.to_device(g.offsets), cuda.to_device(g.indices.astype(np.int32))
     n = g.num_vertices
     sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
     print(f"{info.device_name}: plain persistent BFS of the {side} x {side} grid from its centre, "

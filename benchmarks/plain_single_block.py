@@ -28,6 +28,7 @@ from numba import cuda, int32, uint32  # noqa: E402
 from explorer import backend, graphs  # noqa: E402
 from explorer.launcher import Launcher  # noqa: E402
 from explorer.reference import cpu_bfs  # noqa: E402
+from kernels.primitives import warp_exclusive_scan_total  # noqa: E402
 
 FULL = 0xFFFFFFFF
 QLEN = 16
@@ -113,16 +114,11 @@ def plain_kernel(write: bool, W: int):
                             parent[vb] = u
                         q[qn] = vb
                         qn += 1
-                incl = qn
-                for d in (1, 2, 4, 8, 16):
-                    t = cuda.shfl_up_sync(FULL, incl, d)
-                    if lane >= d:
-                        incl += t
-                total = cuda.shfl_sync(FULL, incl, 31)
+                excl, total = warp_exclusive_scan_total(qn)
                 b = int32(0)
                 if lane == 0 and total > 0:
                     b = cuda.atomic.add(ctr, slot, total)
-                b = cuda.shfl_sync(FULL, b, 0) + incl - qn
+                b = cuda.shfl_sync(FULL, b, 0) + excl
                 for k in range(qn):
                     sh[fn_off + b + k] = q[k]
                 first += B // W
@@ -136,17 +132,24 @@ def plain_kernel(write: bool, W: int):
     return plain_bfs
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def grid_case(description: str, argv=None):
+    """The yardsticks' common set-up: options --side and --repeats, the GPU, the side x side grid,
+    its centre vertex, the CPU reference distances and the CSR arrays on the GPU."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--side", type=int, default=1000)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args(argv)
     info = backend.select("gpu")
-    side = args.side
-    g = graphs.generate("grid2d", rows=side, cols=side)
-    src = (side // 2) * side + side // 2
+    g = graphs.generate("grid2d", rows=args.side, cols=args.side)
+    src = (args.side // 2) * args.side + args.side // 2
     ref = cpu_bfs(g, src)[0]
     offsets, indices = cuda.to_device(g.offsets), cuda.to_device(g.indices.astype(np.int32))
+    return args, info, g, src, ref, offsets, indices
+
+
+def main(argv=None) -> int:
+    args, info, g, src, ref, offsets, indices = grid_case(__doc__.splitlines()[0], argv)
+    side = args.side
     n = g.num_vertices
     nwords = (n + 31) // 32
     launch = Launcher.shared()  # opts in to more than 48 KB of shared memory
