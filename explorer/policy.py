@@ -160,13 +160,11 @@ def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 
     dynamic = 4 * (region0 + 2 * fthr + words) + ROW_BYTES * fthr
     room = max(limits.shared_per_block_optin, limits.shared_per_block)
     need = dynamic + VAR_BYTES_SINGLE
-    if need > room and words:
+    if need > room:
         raise KnobError(
             f"knob visited='shared' needs {4 * words:,} bytes of shared memory for the visited flags of "
             f"{num_vertices:,} vertices, {need:,} in all with F_d, F_d_new and F_d's rows (K5={knobs.K5}); this GPU "
-            f"gives a block {room:,}: use visited='global' (or a smaller K5)")
-    if need > room:
-        raise KnobError(
+            f"gives a block {room:,}: use visited='global' (or a smaller K5)" if words else
             f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads} needs {need:,} bytes of "
             f"shared memory, {ROW_BYTES * fthr:,} of them for F_d's rows; this GPU gives a block {room:,}: use a "
             "smaller K5 (or K5=0 to disable the single-block kernel)")

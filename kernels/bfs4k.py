@@ -944,16 +944,16 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             _load_rows(sh32, f_off, fsize, offsets, table, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r)
             cuda.syncthreads()  # the rows and the frontier's statistics are complete
             edges = warp_sum(wsum[r, lane])  # the same in every thread
-            top = _degree_bin(warp_max(wmax[r, lane]))
+            top = _degree_bin(warp_max(wmax[r, lane]))  # a bin: >= 0
             # A frontier holding a heavy vertex (rules.has_heavy: only its top bin matters) goes back
             # to the host, which launches its child grid. The host checked the launch's first one.
-            if level > level0 and top >= 0 and (int64(1) << top) >= heavy_min and heavy_c[top] <= k2_limit:
+            if level > level0 and (int64(1) << top) >= heavy_min and heavy_c[top] <= k2_limit:
                 break
 
             # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
             W = int32(_virtual_warp_size(B, fsize, k1))
             ed = _use_edge_discover(B, fsize, k4)
-            binary = (not ed) and fsize * W <= B and top >= 0 and (int64(1) << (top + 1)) - 1 <= W
+            binary = (not ed) and fsize * W <= B and (int64(1) << (top + 1)) - 1 <= W
             out = qb if a_is_in else qa
             out_n = out_cap
             log_base = int32(-1)
