@@ -27,6 +27,15 @@ class PlainLauncher:
     def __call__(self, kernel, blocks, threads, shared, *args) -> None:
         kernel[blocks, threads, 0, shared](*args)
 
+    def cluster(self, kernel, cluster_size, blocks, threads, shared, *args) -> None:
+        """`blocks` blocks in clusters of `cluster_size` (kernels.cluster): Numba's launch has no
+        cluster dimension, so only the simulator's (kernels.sim.run_cluster) is here."""
+        from kernels import sim
+
+        if not sim.simulator_enabled():
+            raise NotImplementedError("Numba cannot launch thread-block clusters: use explorer.launcher.Launcher")
+        sim.run_cluster(kernel, cluster_size, blocks, threads, shared, *args)
+
     def zero(self, arr) -> None:
         from kernels import common
 
@@ -44,7 +53,8 @@ class _Plan:
     """One kernel's compiled overload, the marshalled form of its last arguments and the array of
     pointers to them that cuLaunchKernel takes."""
 
-    __slots__ = ("kern", "cufunc", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty", "shared_ok")
+    __slots__ = ("kern", "cufunc", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty",
+                 "shared_ok", "function", "cluster_ok")
 
     def __init__(self, kern, args):
         self.kern = kern
@@ -61,6 +71,8 @@ class _Plan:
         self.arrays: dict = {}  # chunk identities -> (chunks, parameter array), one per queue order
         self.dirty = True
         self.shared_ok = 48 * 1024  # dynamic shared memory a launch may ask for without opting in
+        self.function = None  # the CUfunction, for cluster launches
+        self.cluster_ok = 8  # blocks a cluster may have without opting in (the portable size)
 
     def _marshal(self, i, value):
         is_array = hasattr(value, "_numba_type_")
@@ -192,6 +204,40 @@ class Launcher:
             raise RuntimeError(f"launching {kernel.py_func.__name__} ({blocks} blocks of {threads} threads, "
                                f"{shared} B shared memory) failed: {err.name}")
 
+    def cluster(self, kernel, cluster_size, blocks, threads, shared, *args) -> None:
+        """`blocks` blocks in clusters of `cluster_size` (thread-block clusters, compute capability
+        9.0 and later; kernels.cluster): one cuLaunchKernelEx with a cluster dimension."""
+        drv = self._driver
+        plan = self._plans.get(kernel)
+        if plan is None or not plan.update(args):
+            self.prepare(kernel, blocks, threads, shared, *args)
+            plan = self._plans[kernel]
+        name = kernel.py_func.__name__
+        if plan.function is None:
+            plan.function = self._check(drv.cuKernelGetFunction(plan.handle), f"loading {name}")[1]
+        attr = drv.CUfunction_attribute
+        if shared > plan.shared_ok:
+            self._check(drv.cuFuncSetAttribute(plan.function, attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                               shared), f"allowing {name} {shared:,} bytes of shared memory")
+            plan.shared_ok = shared
+        if cluster_size > plan.cluster_ok:
+            self._check(drv.cuFuncSetAttribute(plan.function, attr.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
+                                               1), f"allowing {name} clusters of more than 8 blocks")
+            plan.cluster_ok = cluster_size
+        cfg = drv.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+        cfg.sharedMemBytes = shared
+        dim = drv.CUlaunchAttribute()
+        dim.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        dim.value.clusterDim.x, dim.value.clusterDim.y, dim.value.clusterDim.z = cluster_size, 1, 1
+        cfg.attrs = [dim]
+        cfg.numAttrs = 1
+        err, = drv.cuLaunchKernelEx(cfg, plan.function, plan.params_address(), 0)
+        if err != self._ok:
+            raise RuntimeError(f"launching {name} ({blocks} blocks of {threads} threads in clusters of "
+                               f"{cluster_size}, {shared} B shared memory) failed: {err.name}")
+
     def preparing(self, on_compile: Callable[[str], None] | None = None) -> "_Preparing":
         """A launcher-shaped object that only prepares: for the untimed first pass."""
         return _Preparing(self, on_compile)
@@ -211,9 +257,10 @@ class Launcher:
                                                    host.nbytes, 0), "copying from the GPU")
         self._check(self._driver.cuStreamSynchronize(0), "waiting for the GPU")
 
-    def _check(self, result, what: str) -> None:
+    def _check(self, result, what: str):
         if result[0] != self._ok:
             raise RuntimeError(f"{what} failed: {result[0].name}")
+        return result
 
 
 class _Preparing:

@@ -1,0 +1,162 @@
+"""Thread-block clusters (compute capability 9.0, Hopper, and later): the hardware barrier of a
+cluster's blocks and their distributed shared memory. Numba has neither: on the GPU these are
+inline PTX; under the simulator the Python bodies below run, on the blocks that
+``kernels.sim.run_cluster`` runs side by side (one cluster at a time).
+
+A kernel that uses them must be launched with a cluster dimension (``Launcher.cluster``); its
+shared memory is then addressed by 32-bit shared-window addresses:
+
+``cluster_rank()``                   this block's rank in its cluster (int32)
+``cluster_sync()``                   every thread of the cluster's blocks arrives; writes before
+                                     it (any block's shared memory, global memory) are seen after
+                                     it. Collective: every thread of every block, uniformly.
+``smem_addr(array, i)``              address of a shared int32 array's element i (uint32);
+                                     ``+ 4 * k`` moves k elements
+``cluster_map(addr, rank)``          the same location in block ``rank`` of the cluster
+``cluster_load(addr)``               the int32 there (never moved across a barrier)
+``cluster_or(addr, bits)``           atomic OR into it; the old value (int32)
+
+Only shared memory laid out alike in every block (the same arrays, in the same order) maps
+meaningfully between blocks: that is the case for one kernel's blocks.
+"""
+
+import numpy as np
+
+from . import sim as _sim
+
+
+def cluster_rank():
+    return np.int32(_sim.cluster_of_thread().rank)
+
+
+def cluster_sync():
+    _sim.cluster_of_thread().sync()
+
+
+def smem_addr(array, i):
+    return np.uint32(_sim.cluster_of_thread().address(array, i))
+
+
+def cluster_map(addr, rank):
+    return np.uint32(_sim.cluster_of_thread().map(addr, rank))
+
+
+def cluster_load(addr):
+    return np.int32(_sim.cluster_of_thread().load(addr))
+
+
+def cluster_or(addr, bits):
+    return np.int32(_sim.cluster_of_thread().fetch_or(addr, bits))
+
+
+if not _sim.simulator_enabled():
+    from llvmlite import ir as _ir
+    from numba.cuda import cgutils as _cgutils
+    from numba.cuda import types as _types
+    from numba.cuda.extending import intrinsic as _intrinsic
+    from numba.cuda.extending import overload as _overload
+
+    _I32 = _ir.IntType(32)
+
+    def _asm(builder, ret, text, constraints, args, side_effect):
+        fnty = _ir.FunctionType(ret, [a.type for a in args])
+        return builder.call(_ir.InlineAsm(fnty, text, constraints, side_effect=side_effect), args)
+
+    def _u32(builder, value):
+        width = value.type.width
+        if width > 32:
+            return builder.trunc(value, _I32)
+        return builder.zext(value, _I32) if width < 32 else value
+
+    def _int_args(*args):
+        return all(isinstance(a, _types.Integer) for a in args)
+
+    @_intrinsic
+    def _rank(typingctx):
+        def codegen(context, builder, sig, args):
+            return _asm(builder, _I32, "mov.u32 $0, %cluster_ctarank;", "=r", [], False)
+
+        return _types.int32(), codegen
+
+    @_intrinsic
+    def _sync(typingctx):
+        def codegen(context, builder, sig, args):
+            # Release on arrival, acquire on wait: the barrier orders memory as well as threads.
+            _asm(builder, _ir.VoidType(),
+                 "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;",
+                 "~{memory}", [], True)
+            return context.get_dummy_value()
+
+        return _types.void(), codegen
+
+    @_intrinsic
+    def _addr(typingctx, array, i):
+        if not (isinstance(array, _types.Array) and array.dtype == _types.int32 and _int_args(i)):
+            return None
+
+        def codegen(context, builder, sig, args):
+            arr = context.make_array(sig.args[0])(context, builder, args[0])
+            ptr = _cgutils.get_item_pointer(context, builder, sig.args[0], arr, [args[1]], wraparound=False)
+            generic = builder.ptrtoint(ptr, _ir.IntType(64))
+            window = _asm(builder, _ir.IntType(64), "cvta.to.shared.u64 $0, $1;", "=l,l", [generic], False)
+            return builder.trunc(window, _I32)
+
+        return _types.uint32(array, i), codegen
+
+    @_intrinsic
+    def _map(typingctx, addr, rank):
+        if not _int_args(addr, rank):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return _asm(builder, _I32, "mapa.shared::cluster.u32 $0, $1, $2;", "=r,r,r",
+                        [_u32(builder, args[0]), _u32(builder, args[1])], False)
+
+        return _types.uint32(addr, rank), codegen
+
+    @_intrinsic
+    def _load(typingctx, addr):
+        if not _int_args(addr):
+            return None
+
+        def codegen(context, builder, sig, args):
+            # side_effect and the clobber: a load after a barrier must stay after it.
+            return _asm(builder, _I32, "ld.shared::cluster.u32 $0, [$1];", "=r,r,~{memory}",
+                        [_u32(builder, args[0])], True)
+
+        return _types.int32(addr), codegen
+
+    @_intrinsic
+    def _or(typingctx, addr, bits):
+        if not _int_args(addr, bits):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return _asm(builder, _I32, "atom.shared::cluster.or.b32 $0, [$1], $2;", "=r,r,r,~{memory}",
+                        [_u32(builder, args[0]), _u32(builder, args[1])], True)
+
+        return _types.int32(addr, bits), codegen
+
+    @_overload(cluster_rank, target="cuda")
+    def _cluster_rank_cuda():
+        return lambda: _rank()
+
+    @_overload(cluster_sync, target="cuda")
+    def _cluster_sync_cuda():
+        return lambda: _sync()
+
+    @_overload(smem_addr, target="cuda")
+    def _smem_addr_cuda(array, i):
+        return lambda array, i: _addr(array, i)
+
+    @_overload(cluster_map, target="cuda")
+    def _cluster_map_cuda(addr, rank):
+        return lambda addr, rank: _map(addr, rank)
+
+    @_overload(cluster_load, target="cuda")
+    def _cluster_load_cuda(addr):
+        return lambda addr: _load(addr)
+
+    @_overload(cluster_or, target="cuda")
+    def _cluster_or_cuda(addr, bits):
+        return lambda addr, bits: _or(addr, bits)

@@ -1,0 +1,71 @@
+"""Thread-block clusters (kernels.cluster): under the simulator (kernels.sim.run_cluster) and
+unchanged on a GPU of compute capability 9.0+."""
+import numpy as np
+import pytest
+from numba import config as numba_config
+from numba import cuda, int32
+
+from explorer.launcher import Launcher, PlainLauncher
+from kernels import sim
+from kernels.cluster import cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr
+
+SIM = bool(numba_config.ENABLE_CUDASIM)
+
+
+@pytest.fixture(scope="module")
+def launcher():
+    sim.install()
+    if SIM:
+        return PlainLauncher()
+    if cuda.get_current_device().compute_capability < (9, 0):
+        pytest.skip("thread-block clusters need compute capability 9.0")
+    return Launcher.shared()
+
+
+@cuda.jit
+def k_exchange(out, hits):
+    """Each block writes its rank into its shared memory, then reads its right neighbour's and
+    ORs one bit per thread into block 0's word; the barriers order it all."""
+    sh = cuda.shared.array(0, int32)  # [0]: the rank; [1]: bits from every thread of the cluster
+    tid = cuda.threadIdx.x
+    rank = cluster_rank()
+    C = cuda.gridDim.x
+    if tid == 0:
+        sh[0] = rank * 10
+        sh[1] = 0
+    cluster_sync()
+    base = smem_addr(sh, 0)
+    cluster_or(cluster_map(base + 4, 0), 1 << (rank * 4 + tid % 4))
+    cluster_sync()
+    if tid == 0:
+        out[rank, 0] = cluster_load(cluster_map(base, (rank + 1) % C))
+        out[rank, 1] = cluster_load(cluster_map(smem_addr(sh, 1), 0))
+    cluster_sync()  # no block leaves while another may read its shared memory
+    hits[cuda.blockIdx.x * cuda.blockDim.x + tid] = 1
+
+
+@pytest.mark.parametrize("C", [1, 2, 4])
+def test_blocks_of_a_cluster_share_memory_and_a_barrier(launcher, C):
+    out = cuda.to_device(np.full((C, 2), -1, np.int32))
+    hits = cuda.to_device(np.zeros(C * 64, np.int32))
+    launcher.cluster(k_exchange, C, C, 64, 8, out, hits)
+    got = out.copy_to_host()
+    assert got[:, 0].tolist() == [((r + 1) % C) * 10 for r in range(C)]
+    assert got[:, 1].tolist() == [(1 << 4 * C) - 1] * C  # four bits from each block, seen by all
+    assert hits.copy_to_host().all()
+
+
+@pytest.mark.skipif(not SIM, reason="simulator's error messages")
+def test_cluster_intrinsics_name_their_misuse(launcher):
+    @cuda.jit
+    def k_bad_rank(out):
+        sh = cuda.shared.array(0, int32)
+        out[0] = cluster_load(cluster_map(smem_addr(sh, 0), 2))
+
+    out = cuda.to_device(np.zeros(1, np.int32))
+    with pytest.raises(IndexError, match="rank 2 outside the cluster of 2 blocks"):
+        launcher.cluster(k_bad_rank, 2, 2, 32, 8, out)
+    with pytest.raises(RuntimeError, match="need a cluster launch"):
+        k_bad_rank[1, 32, 0, 8](out)
+    with pytest.raises(ValueError, match="do not make clusters of 4"):
+        launcher.cluster(k_bad_rank, 4, 6, 32, 8, out)
