@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything that needs a real GPU, in one go: the whole test suite, the benchmark, then the plain
-# single-block and persistent multi-block yardsticks for the grid.
+# single-block, persistent multi-block and cluster yardsticks for the grid.
 #   bash benchmarks/run_on_gpu.sh OUTDIR [benchmark options]
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
 set -uo pipefail
@@ -13,3 +13,5 @@ python3 -m pytest -q -p no:cacheprovider -rs --durations=10 2>&1 | tee "$out/pyt
 python3 benchmarks/bench_bfs.py --out "$out" "$@" 2>&1 | tee "$out/bench.log"
 python3 benchmarks/plain_single_block.py 2>&1 | tee "$out/plain_single_block.log"
 python3 benchmarks/plain_persistent.py 2>&1 | tee "$out/plain_persistent.log"
+# A cluster barrier that never completes would hang the GPU: the cluster yardstick gets a time limit.
+timeout 300 python3 benchmarks/plain_cluster.py 2>&1 | tee "$out/plain_cluster.log"

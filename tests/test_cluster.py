@@ -1,11 +1,15 @@
-"""Thread-block clusters (kernels.cluster): under the simulator (kernels.sim.run_cluster) and
-unchanged on a GPU of compute capability 9.0+."""
+"""Thread-block clusters (kernels.cluster) and the plain cluster BFS of benchmarks/plain_cluster.py:
+under the simulator (kernels.sim.run_cluster) and unchanged on a GPU of compute capability 9.0+."""
+import networkx as nx
 import numpy as np
 import pytest
 from numba import config as numba_config
 from numba import cuda, int32
 
+from benchmarks import plain_cluster
+from explorer import graphs
 from explorer.launcher import Launcher, PlainLauncher
+from explorer.reference import cpu_bfs, validate
 from kernels import sim
 from kernels.cluster import cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr
 
@@ -69,3 +73,28 @@ def test_cluster_intrinsics_name_their_misuse(launcher):
         k_bad_rank[1, 32, 0, 8](out)
     with pytest.raises(ValueError, match="do not make clusters of 4"):
         launcher.cluster(k_bad_rank, 4, 6, 32, 8, out)
+
+
+def _regular():
+    return graphs.from_networkx(nx.random_regular_graph(6, 400, seed=1), name="regular6")
+
+
+# The frontier is dealt out 32 entries a warp, warps over the blocks: only frontiers wider than 32
+# entries reach the other blocks (the 24 x 24 grid's reach 46, the regular graph's 250).
+@pytest.mark.parametrize("C,name,threads", [(1, "grid7", 64), (2, "grid24", 64), (2, "regular", 32),
+                                            (4, "regular", 32)])
+def test_plain_cluster_bfs(launcher, C, name, threads):
+    g = _regular() if name == "regular" else graphs.generate("grid2d", rows=int(name[4:]), cols=int(name[4:]))
+    n = g.num_vertices
+    src = n // 2
+    offsets, indices = cuda.to_device(g.offsets), cuda.to_device(g.indices.astype(np.int32))
+    dist = cuda.to_device(np.full(n, -1, np.int32))
+    parent = cuda.to_device(np.full(n, -1, np.int32))
+    out = cuda.to_device(np.zeros(2, np.int32))
+    plain_cluster.search(launcher, plain_cluster.cluster_kernel(C), C, threads, offsets, indices, dist,
+                         parent, src, n, out)
+    ref, _ = cpu_bfs(g, src)
+    d, p, o = dist.copy_to_host(), parent.copy_to_host(), out.copy_to_host()
+    assert np.array_equal(d, ref)
+    assert validate(g, src, d.astype(np.int64), p.astype(np.int64)).ok
+    assert o.tolist() == [ref.max() + 1, 0]  # levels with a frontier, no overflow
