@@ -10,7 +10,7 @@ shared memory is then addressed by 32-bit shared-window addresses:
 ``cluster_sync()``                   every thread of the cluster's blocks arrives; writes before
                                      it (any block's shared memory, global memory) are seen after
                                      it. Collective: every thread of every block, uniformly.
-``smem_addr(array, i)``              address of a shared int32 array's element i (uint32);
+``smem_addr(array, i)``              address of element i of a 1-D shared int32 array (uint32);
                                      ``+ 4 * k`` moves k elements
 ``cluster_map(addr, rank)``          the same location in block ``rank`` of the cluster
 ``cluster_load(addr)``               the int32 there (never moved across a barrier)
@@ -91,7 +91,8 @@ if not _sim.simulator_enabled():
 
     @_intrinsic
     def _addr(typingctx, array, i):
-        if not (isinstance(array, _types.Array) and array.dtype == _types.int32 and _int_args(i)):
+        if not (isinstance(array, _types.Array) and array.ndim == 1 and array.dtype == _types.int32
+                and _int_args(i)):
             return None
 
         def codegen(context, builder, sig, args):

@@ -872,7 +872,9 @@ class _ClusterBlock:
 
     def address(self, array, i):
         arena = self._shared.arenas[self._first + self.rank]
-        if not (isinstance(array, np.ndarray) and array.ndim == 1 and array.dtype == np.int32):
+        if not isinstance(array, np.ndarray):  # global arrays are the simulator's device arrays
+            raise ValueError("smem_addr: the array is not in this block's shared memory")
+        if array.ndim != 1 or array.dtype != np.int32:
             raise TypeError("smem_addr takes a one-dimensional int32 shared array")
         offset = array.ctypes.data + int(i) * array.strides[0] - arena.ctypes.data
         if not 0 <= offset <= len(arena) - 4:

@@ -74,6 +74,13 @@ def test_cluster_intrinsics_name_their_misuse(launcher):
     with pytest.raises(ValueError, match="do not make clusters of 4"):
         launcher.cluster(k_bad_rank, 4, 6, 32, 8, out)
 
+    @cuda.jit
+    def k_global_addr(out):
+        out[0] = smem_addr(out, 0)
+
+    with pytest.raises(ValueError, match="not in this block's shared memory"):
+        launcher.cluster(k_global_addr, 1, 1, 32, 8, out)
+
 
 def _regular():
     return graphs.from_networkx(nx.random_regular_graph(6, 400, seed=1), name="regular6")
