@@ -861,6 +861,9 @@ class _ClusterBlock:
         self.rank = rank
         self._barrier = barrier
 
+    def thread_exited(self):
+        self._barrier.leave()  # barrier.cluster waits for the non-exited threads only
+
     def sync(self):
         thread = threading.current_thread()
         warp = thread._bfs4k_warp
@@ -922,16 +925,17 @@ def cluster_of_thread() -> _ClusterBlock:
 def run_cluster(kernel, cluster_size, blocks, threads, shared_bytes, *args):
     """Simulate ``kernel`` launched as ``blocks`` blocks of ``threads`` threads in clusters of
     ``cluster_size`` blocks, ``shared_bytes`` of dynamic shared memory a block: the blocks of one
-    cluster run side by side, clusters one after another (numba-cuda's launch, FakeCUDAKernel.__call__,
-    runs blocks one at a time and shares one set of shared arrays between them)."""
+    cluster run side by side, each with its own shared memory, clusters one after another. (The
+    simulator's own launch runs blocks one at a time, sharing one set of shared arrays.)"""
     from numba.cuda.errors import normalize_kernel_dimensions
     from numba.cuda.simulator import kernel as simkernel
     from numba.cuda.simulator.kernelapi import FakeCUDAModule, swapped_cuda_module
 
-    if cluster_size < 1 or blocks % cluster_size:
-        raise ValueError(f"{blocks} blocks do not make clusters of {cluster_size}")
     if not np.isscalar(blocks) or not np.isscalar(threads):
         raise ValueError("cluster launches are one-dimensional here")
+    if cluster_size < 1 or blocks % cluster_size:
+        raise ValueError(f"{blocks} blocks do not make clusters of {cluster_size}")
+    install()
     grid_dim, block_dim = normalize_kernel_dimensions(blocks, threads)
     module = FakeCUDAModule(grid_dim, block_dim, shared_bytes)
     shared = module._shared = _ClusterShared(shared_bytes, blocks)
@@ -1117,7 +1121,7 @@ def install() -> bool:
                 )
                 cluster = getattr(self._manager, "_bfs4k_cluster", None)
                 if cluster is not None:
-                    cluster._barrier.leave()  # barrier.cluster waits for non-exited threads only
+                    cluster.thread_exited()
 
         def bt_syncthreads(self):
             # Lets activemask() see this lane as blocked (diverged).
