@@ -54,7 +54,7 @@ class _Plan:
     pointers to them that cuLaunchKernel takes."""
 
     __slots__ = ("kern", "cufunc", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty",
-                 "shared_ok", "function", "cluster_ok")
+                 "shared_ok", "cluster_ok")
 
     def __init__(self, kern, args):
         self.kern = kern
@@ -71,7 +71,6 @@ class _Plan:
         self.arrays: dict = {}  # chunk identities -> (chunks, parameter array), one per queue order
         self.dirty = True
         self.shared_ok = 48 * 1024  # dynamic shared memory a launch may ask for without opting in
-        self.function = None  # the CUfunction, for cluster launches
         self.cluster_ok = 8  # blocks a cluster may have without opting in (the portable size)
 
     def _marshal(self, i, value):
@@ -189,16 +188,24 @@ class Launcher:
             kernel.compile(argtypes)
         self._plans[kernel] = _Plan(kernel.overloads[argtypes], args)
 
-    def __call__(self, kernel, blocks, threads, shared, *args) -> None:
+    def _plan(self, kernel, blocks, threads, shared, args) -> _Plan:
+        """The kernel's plan with these arguments marshalled and `shared` bytes allowed."""
         plan = self._plans.get(kernel)
         if plan is None or not plan.update(args):
             self.prepare(kernel, blocks, threads, shared, *args)
             plan = self._plans[kernel]
         if shared > plan.shared_ok:  # the single block's rows and visited bitmap: opt in to more
-            attr = self._driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-            self._check(self._driver.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id),
-                        f"allowing {kernel.py_func.__name__} {shared:,} bytes of shared memory")
+            self._set_attribute(plan, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", shared,
+                                f"allowing {kernel.py_func.__name__} {shared:,} bytes of shared memory")
             plan.shared_ok = shared
+        return plan
+
+    def _set_attribute(self, plan, name: str, value: int, what: str) -> None:
+        attr = getattr(self._driver.CUfunction_attribute, name)
+        self._check(self._driver.cuKernelSetAttribute(attr, value, plan.handle, plan.cufunc.device.id), what)
+
+    def __call__(self, kernel, blocks, threads, shared, *args) -> None:
+        plan = self._plan(kernel, blocks, threads, shared, args)
         err, = self._launch(plan.handle, blocks, 1, 1, threads, 1, 1, shared, 0, plan.params_address(), 0)
         if err != self._ok:
             raise RuntimeError(f"launching {kernel.py_func.__name__} ({blocks} blocks of {threads} threads, "
@@ -208,21 +215,11 @@ class Launcher:
         """`blocks` blocks in clusters of `cluster_size` (thread-block clusters, compute capability
         9.0 and later; kernels.cluster): one cuLaunchKernelEx with a cluster dimension."""
         drv = self._driver
-        plan = self._plans.get(kernel)
-        if plan is None or not plan.update(args):
-            self.prepare(kernel, blocks, threads, shared, *args)
-            plan = self._plans[kernel]
+        plan = self._plan(kernel, blocks, threads, shared, args)
         name = kernel.py_func.__name__
-        if plan.function is None:
-            plan.function = self._check(drv.cuKernelGetFunction(plan.handle), f"loading {name}")[1]
-        attr = drv.CUfunction_attribute
-        if shared > plan.shared_ok:
-            self._check(drv.cuFuncSetAttribute(plan.function, attr.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                                               shared), f"allowing {name} {shared:,} bytes of shared memory")
-            plan.shared_ok = shared
         if cluster_size > plan.cluster_ok:
-            self._check(drv.cuFuncSetAttribute(plan.function, attr.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED,
-                                               1), f"allowing {name} clusters of more than 8 blocks")
+            self._set_attribute(plan, "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED", 1,
+                                f"allowing {name} clusters of more than 8 blocks")
             plan.cluster_ok = cluster_size
         cfg = drv.CUlaunchConfig()
         cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
@@ -233,7 +230,7 @@ class Launcher:
         dim.value.clusterDim.x, dim.value.clusterDim.y, dim.value.clusterDim.z = cluster_size, 1, 1
         cfg.attrs = [dim]
         cfg.numAttrs = 1
-        err, = drv.cuLaunchKernelEx(cfg, plan.function, plan.params_address(), 0)
+        err, = drv.cuLaunchKernelEx(cfg, plan.handle, plan.params_address(), 0)
         if err != self._ok:
             raise RuntimeError(f"launching {name} ({blocks} blocks of {threads} threads in clusters of "
                                f"{cluster_size}, {shared} B shared memory) failed: {err.name}")
@@ -257,10 +254,9 @@ class Launcher:
                                                    host.nbytes, 0), "copying from the GPU")
         self._check(self._driver.cuStreamSynchronize(0), "waiting for the GPU")
 
-    def _check(self, result, what: str):
+    def _check(self, result, what: str) -> None:
         if result[0] != self._ok:
             raise RuntimeError(f"{what} failed: {result[0].name}")
-        return result
 
 
 class _Preparing:
