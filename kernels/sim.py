@@ -460,8 +460,17 @@ class _Warp:
             self.try_activemask()
             self.cond.notify_all()
 
-    def blocking(self, thread, flag):
-        """syncthreads entry/exit hook: a lane in syncthreads counts as settled."""
+    @contextmanager
+    def blocked(self, thread):
+        """Around a block-wide barrier (syncthreads, the cluster barrier): the lane counts as
+        settled for activemask() while it waits there."""
+        self._set_blocked(thread, True)
+        try:
+            yield
+        finally:
+            self._set_blocked(thread, False)
+
+    def _set_blocked(self, thread, flag):
         with self.cond:
             thread._bfs4k_in_syncthreads = flag
             if flag:
@@ -866,12 +875,8 @@ class _ClusterBlock:
 
     def sync(self):
         thread = threading.current_thread()
-        warp = thread._bfs4k_warp
-        warp.blocking(thread, True)  # settled, for activemask(), as in syncthreads
-        try:
+        with thread._bfs4k_warp.blocked(thread):
             self._barrier.wait()
-        finally:
-            warp.blocking(thread, False)
 
     def address(self, array, i):
         arena = self._shared.arenas[self._first + self.rank]
@@ -1125,11 +1130,8 @@ def install() -> bool:
 
         def bt_syncthreads(self):
             # Lets activemask() see this lane as blocked (diverged).
-            self._bfs4k_warp.blocking(self, True)
-            try:
+            with self._bfs4k_warp.blocked(self):
                 orig_bt_syncthreads(self)
-            finally:
-                self._bfs4k_warp.blocking(self, False)
 
         block_manager.__init__ = bm_init
         block_manager.run = _block_manager_run
