@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import statistics
 import sys
 from pathlib import Path
 
@@ -31,10 +30,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from numba import cuda, int32, uint32  # noqa: E402
 
-from benchmarks.plain_single_block import grid_case  # noqa: E402
+from benchmarks.plain_single_block import grid_case, spread, timed_runs  # noqa: E402
 from explorer.launcher import Launcher  # noqa: E402
 from kernels.cluster import cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr  # noqa: E402
-from kernels.primitives import warp_exclusive_scan_total, warp_inclusive_scan  # noqa: E402
+from kernels.primitives import warp_inclusive_scan, warp_reserve  # noqa: E402
 
 FULL = 0xFFFFFFFF
 QLEN = 16
@@ -120,11 +119,7 @@ def cluster_kernel(C: int, read_first: bool = False):
                             if qn < QLEN:
                                 q[qn] = v
                             qn += 1
-                excl, n = warp_exclusive_scan_total(qn)
-                b = int32(0)
-                if lane == 0 and n > 0:
-                    b = cuda.atomic.add(ctr, (slot + 1) % 3, n)
-                b = cuda.shfl_sync(FULL, b, 0) + excl
+                b = warp_reserve(ctr, (slot + 1) % 3, qn)
                 for k in range(min(qn, QLEN)):
                     if b + k < FCAP:
                         sh[fn_off + b + k] = q[k]
@@ -161,27 +156,18 @@ def main(argv=None) -> int:
     for C, threads, read_first in itertools.product((1, 2, 4, 8, 16), (512, 1024), (False, True)):
         kern = cluster_kernel(C, read_first)
         label = f"C={C:2d} x {threads:4d} threads{', read first' if read_first else ''}"
-        times = []
         try:
-            for rep in range(args.repeats + 1):  # the first run compiles
-                dist = cuda.to_device(np.full(n, -1, np.int32))
-                parent = cuda.to_device(np.full(n, -1, np.int32))
-                out = cuda.to_device(np.zeros(2, np.int32))
-                cuda.synchronize()
-                start, stop = cuda.event(), cuda.event()
-                start.record()
-                search(launcher, kern, C, threads, offsets, indices, dist, parent, src, n, out)
-                stop.record()
-                stop.synchronize()
-                if rep:
-                    times.append(cuda.event_elapsed_time(start, stop))
+            times, (dist, parent, out) = timed_runs(
+                args.repeats,
+                lambda: (cuda.to_device(np.full(n, -1, np.int32)), cuda.to_device(np.full(n, -1, np.int32)),
+                         cuda.to_device(np.zeros(2, np.int32))),
+                lambda a: search(launcher, kern, C, threads, offsets, indices, *a[:2], src, n, a[2]))
         except Exception as exc:  # noqa: BLE001 - a cluster size this GPU refuses: say so, go on
             print(f"  {label:34s} failed: {exc}", flush=True)
             continue
         o = out.copy_to_host()
         ok = np.array_equal(dist.copy_to_host(), ref) and not o[1]
-        print(f"  {label:34s} {statistics.median(times):7.3f} ms "
-              f"(min {min(times):.3f}, max {max(times):.3f})  levels {int(o[0])}  "
+        print(f"  {label:34s} {spread(times)}  levels {int(o[0])}  "
               f"distances correct: {ok}{'  (queue overflow)' if o[1] else ''}", flush=True)
     return 0
 

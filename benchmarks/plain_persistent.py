@@ -16,7 +16,6 @@ level in BFS-4K's single-block kernel, so this design is not one of the engine's
 """
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 
@@ -29,10 +28,9 @@ from numba import cuda, int32, types  # noqa: E402
 from numba.cuda import cgutils  # noqa: E402
 from numba.cuda.extending import intrinsic  # noqa: E402
 
-from benchmarks.plain_single_block import grid_case  # noqa: E402
-from kernels.primitives import warp_exclusive_scan_total  # noqa: E402
+from benchmarks.plain_single_block import grid_case, spread, timed_runs  # noqa: E402
+from kernels.primitives import warp_reserve  # noqa: E402
 
-FULL = 0xFFFFFFFF
 QLEN = 16
 
 
@@ -110,11 +108,7 @@ def persistent_kernel():
                         q[qn] = v
                         qn += 1
                     e += 1
-                excl, total = warp_exclusive_scan_total(qn)
-                b = int32(0)
-                if lane == 0 and total > 0:
-                    b = cuda.atomic.add(sync, slot, total)
-                b = cuda.shfl_sync(FULL, b, 0) + excl
+                b = warp_reserve(sync, slot, qn)
                 for k in range(qn):
                     fout[b + k] = q[k]
                 i += nthreads
@@ -138,32 +132,24 @@ def main(argv=None) -> int:
     print(f"{info.device_name}: plain persistent BFS of the {side} x {side} grid from its centre, "
           f"grid barrier by atomic counter, {sms} SMs")
     kern = persistent_kernel()
+
+    def fresh():
+        """dist, parent, both queues (the source in A), the barrier's counters, the level count."""
+        d0 = np.full(n, -1, np.int32)
+        d0[src] = 0
+        p0 = np.full(n, -1, np.int32)
+        p0[src] = src
+        return (cuda.to_device(d0), cuda.to_device(p0), cuda.to_device(np.array([src] + [0] * (4 * side), np.int32)),
+                cuda.device_array(4 * side + 1, np.int32), cuda.to_device(np.zeros(4, np.int32)),
+                cuda.device_array(1, np.int32))
+
     for blocks in sorted({8, 16, 32, 66, sms}):
         for threads in (256, 512, 1024):
-            times = []
-            for rep in range(args.repeats + 1):  # the first run compiles
-                d0 = np.full(n, -1, np.int32)
-                d0[src] = 0
-                dist = cuda.to_device(d0)
-                p0 = np.full(n, -1, np.int32)
-                p0[src] = src
-                parent = cuda.to_device(p0)
-                qa = cuda.to_device(np.array([src] + [0] * (4 * side), np.int32))
-                qb = cuda.device_array(4 * side + 1, np.int32)
-                sync = cuda.to_device(np.zeros(4, np.int32))
-                levels = cuda.device_array(1, np.int32)
-                cuda.synchronize()
-                start, stop = cuda.event(), cuda.event()
-                start.record()
-                kern[blocks, threads](offsets, indices, dist, parent, qa, qb, sync, levels)
-                stop.record()
-                stop.synchronize()
-                if rep:
-                    times.append(cuda.event_elapsed_time(start, stop))
+            times, (dist, *_, levels) = timed_runs(args.repeats, fresh,
+                                                   lambda a: kern[blocks, threads](offsets, indices, *a))
             ok = np.array_equal(dist.copy_to_host(), ref)
-            print(f"  {blocks:4d} blocks x {threads:4d} threads  {statistics.median(times):7.3f} ms "
-                  f"(min {min(times):.3f}, max {max(times):.3f})  levels {int(levels.copy_to_host()[0])}  "
-                  f"distances correct: {ok}", flush=True)
+            print(f"  {blocks:4d} blocks x {threads:4d} threads  {spread(times)}  "
+                  f"levels {int(levels.copy_to_host()[0])}  distances correct: {ok}", flush=True)
     return 0
 
 

@@ -28,7 +28,7 @@ from numba import cuda, int32, uint32  # noqa: E402
 from explorer import backend, graphs  # noqa: E402
 from explorer.launcher import Launcher  # noqa: E402
 from explorer.reference import cpu_bfs  # noqa: E402
-from kernels.primitives import warp_exclusive_scan_total  # noqa: E402
+from kernels.primitives import warp_reserve  # noqa: E402
 
 FULL = 0xFFFFFFFF
 QLEN = 16
@@ -114,11 +114,7 @@ def plain_kernel(write: bool, W: int):
                             parent[vb] = u
                         q[qn] = vb
                         qn += 1
-                excl, total = warp_exclusive_scan_total(qn)
-                b = int32(0)
-                if lane == 0 and total > 0:
-                    b = cuda.atomic.add(ctr, slot, total)
-                b = cuda.shfl_sync(FULL, b, 0) + excl
+                b = warp_reserve(ctr, slot, qn)
                 for k in range(qn):
                     sh[fn_off + b + k] = q[k]
                 first += B // W
@@ -147,6 +143,27 @@ def grid_case(description: str, argv=None):
     return args, info, g, src, ref, offsets, indices
 
 
+def timed_runs(repeats: int, fresh, launch):
+    """CUDA-event times (ms) of `repeats` runs after a first one that compiles: fresh() makes a
+    run's arrays (untimed), launch(arrays) searches. Returns the times and the last run's arrays."""
+    times = []
+    for rep in range(repeats + 1):
+        arrays = fresh()
+        cuda.synchronize()
+        start, stop = cuda.event(), cuda.event()
+        start.record()
+        launch(arrays)
+        stop.record()
+        stop.synchronize()
+        if rep:
+            times.append(cuda.event_elapsed_time(start, stop))
+    return times, arrays
+
+
+def spread(times) -> str:
+    return f"{statistics.median(times):7.3f} ms (min {min(times):.3f}, max {max(times):.3f})"
+
+
 def main(argv=None) -> int:
     args, info, g, src, ref, offsets, indices = grid_case(__doc__.splitlines()[0], argv)
     side = args.side
@@ -156,21 +173,14 @@ def main(argv=None) -> int:
     print(f"{info.device_name}: plain single-block BFS of the {side} x {side} grid from its centre, 1024 threads")
     for label, write, W in (("dist+parent", True, 1), ("no writes", False, 1), ("dist+parent, W=2", True, 2)):
         kern = plain_kernel(write, W)
-        times = []
-        for rep in range(args.repeats + 1):  # the first run compiles
-            dist = cuda.to_device(np.full(n, -1, np.int32))
-            parent = cuda.to_device(np.full(n, -1, np.int32))
-            levels = cuda.device_array(1, np.int32)
-            start, stop = cuda.event(), cuda.event()
-            start.record()
-            launch(kern, 1, 1024, 4 * (nwords + 2 * FCAP), offsets, indices, dist, parent, src, nwords, levels)
-            stop.record()
-            stop.synchronize()
-            if rep:
-                times.append(cuda.event_elapsed_time(start, stop))
+        times, (dist, parent, levels) = timed_runs(
+            args.repeats,
+            lambda: (cuda.to_device(np.full(n, -1, np.int32)), cuda.to_device(np.full(n, -1, np.int32)),
+                     cuda.device_array(1, np.int32)),
+            lambda a: launch(kern, 1, 1024, 4 * (nwords + 2 * FCAP), offsets, indices, *a[:2], src, nwords, a[2]))
         ok = np.array_equal(dist.copy_to_host(), ref) if write else "(not written)"
-        print(f"  {label:18s} {statistics.median(times):7.3f} ms (min {min(times):.3f}, max {max(times):.3f})  "
-              f"levels {int(levels.copy_to_host()[0])}  distances correct: {ok}", flush=True)
+        print(f"  {label:18s} {spread(times)}  levels {int(levels.copy_to_host()[0])}  distances correct: {ok}",
+              flush=True)
     return 0
 
 

@@ -25,6 +25,7 @@ API
 ``warp_inclusive_scan(v) -> incl``
 ``warp_exclusive_scan(v) -> excl``                   (lane 0 gets 0)
 ``warp_exclusive_scan_total(v) -> (excl, total)``    total = sum over the warp
+``warp_reserve(counter, i, n) -> first``             n queue slots per lane, one atomic a warp
 ``warp_binary_exclusive_scan(pred) -> (offset, total)``  pred is 0/1 (bool or int)
 ``warp_sum(v)``, ``warp_min(v)``, ``warp_max(v)``    butterfly, result in every lane
 ``block_exclusive_scan(v, scratch) -> (excl, total)`` whole block, see below
@@ -133,6 +134,17 @@ def warp_exclusive_scan_total(v):
     if cuda.laneid == 0:
         exc = _cast_like(0, inc)
     return exc, total
+
+
+@_device
+def warp_reserve(counter, i, n):
+    """Room for n entries per lane at the end of a queue whose length is counter[i] (int32):
+    one atomic add for the whole warp. Returns this lane's first position; lanes in order."""
+    excl, total = warp_exclusive_scan_total(n)
+    base = int32(0)
+    if cuda.laneid == 0 and total > 0:
+        base = cuda.atomic.add(counter, i, total)
+    return cuda.shfl_sync(FULL_MASK, base, 0) + excl
 
 
 @_device

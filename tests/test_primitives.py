@@ -94,6 +94,12 @@ def k_search(lengths, items, owner, rank, owner_only):
         owner_only[r, i] = P.warp_search_owner(p, items[r, i])
 
 
+@cuda.jit
+def k_reserve(n, counter, first):
+    i = cuda.grid(1)
+    first[i] = P.warp_reserve(counter, 1, n[i])
+
+
 # --------------------------------------------------------------------------
 # scans and reductions
 
@@ -160,6 +166,26 @@ def test_warp_binary_exclusive_scan(density):
     # boolean predicates too
     k_binary_bool[1, n](np.where(flags, 1, -1).astype(np.int64), offset, total)
     np.testing.assert_array_equal(offset, _per_warp(f, np.cumsum) - f)
+
+
+def test_warp_reserve_gives_each_warp_its_own_run_of_slots():
+    rng = np.random.default_rng(5)
+    n = rng.integers(0, 4, 128).astype(np.int32)
+    n[64:96] = 0  # a warp that asks for nothing takes nothing
+    counter = np.array([5, 100, 7], np.int32)
+    first = np.zeros(128, np.int64)
+    k_reserve[2, 64](n, counter, first)
+    assert counter.tolist() == [5, 100 + n.sum(), 7]
+    runs = []
+    for w in range(4):
+        lanes = slice(32 * w, 32 * w + 32)
+        base = first[lanes] - (np.cumsum(n[lanes]) - n[lanes])  # lanes in order after one base
+        assert (base == base[0]).all()
+        if n[lanes].sum():
+            runs.append((base[0], base[0] + n[lanes].sum()))
+    runs.sort()  # the warps' runs tile [100, 100 + total) in whatever order they came
+    assert runs[0][0] == 100 and runs[-1][1] == 100 + n.sum()
+    assert all(a[1] == b[0] for a, b in zip(runs, runs[1:]))
 
 
 @pytest.mark.parametrize("block,grid", [((32,), 1), ((96,), 2), ((128,), 1), ((32, 2), 1)])
