@@ -41,10 +41,13 @@ FCAP = 4096  # each block's F_d / F_d_new entries: the grid's whole frontiers st
 
 
 @functools.cache
-def cluster_kernel(C: int, read_first: bool = False):
-    """The kernel for clusters of C blocks (a power of two). read_first: read a neighbour's bit
-    before claiming it, so that neighbours already visited cost a load, not an atomic."""
+def cluster_kernel(C: int, W: int = 1, write: bool = True):
+    """The kernel for clusters of C blocks (a power of two). W (1, 2, 4, ... 32) lanes share a
+    frontier vertex and take its edges W apart, so that its claims are in flight together instead
+    of one after another. write=False leaves out the claims' level and parent (wrong output: what
+    the loop alone costs)."""
     shift = C.bit_length() - 1
+    wshift = W.bit_length() - 1
 
     @cuda.jit
     def plain_cluster(offsets, indices, dist, parent, src, bwords, out):
@@ -76,6 +79,8 @@ def cluster_kernel(C: int, read_first: bool = False):
         slot = 0
         level = int32(0)
         q = cuda.local.array(QLEN, int32)
+        sub = lane & (W - 1)
+        per_warp = 32 >> wshift  # frontier entries a warp takes at once
         cluster_sync()  # every bitmap slice is clear before any block claims
         while True:
             # The current frontier: block j's F_d holds counts[j] entries; lanes j < C read them.
@@ -90,9 +95,9 @@ def cluster_kernel(C: int, read_first: bool = False):
                 ctr[(slot + 2) % 3] = 0  # read by every block before the last barrier
             nxt = level + 1
             fa = smem_addr(sh, f_off)
-            chunk = (tid >> 5) * C + rank  # 32 entries per warp, warps dealt out over the blocks
-            while chunk * 32 < total:
-                g = chunk * 32 + lane
+            chunk = (tid >> 5) * C + rank  # per_warp entries a warp, warps dealt out over the blocks
+            while chunk * per_warp < total:
+                g = chunk * per_warp + (lane >> wshift)
                 s = int32(0)
                 for j in range(C):
                     if g >= cuda.shfl_sync(FULL, incl, j):
@@ -102,20 +107,18 @@ def cluster_kernel(C: int, read_first: bool = False):
                 qn = int32(0)
                 if g < total:
                     u = cluster_load(cluster_map(fa + 4 * (g - start), s))
-                    e = int32(offsets[u])
+                    e = int32(offsets[u]) + sub
                     end = int32(offsets[u + 1])
                     while e < end:
                         v = indices[e]
-                        e += 1
+                        e += W
                         wv = v >> 5
                         bit = int32(uint32(1) << uint32(v & 31))
-                        addr = cluster_map(bm + 4 * (wv >> shift), wv & (C - 1))
-                        old = bit
-                        if not read_first or (cluster_load(addr) & bit) == 0:
-                            old = cluster_or(addr, bit)
+                        old = cluster_or(cluster_map(bm + 4 * (wv >> shift), wv & (C - 1)), bit)
                         if (old & bit) == 0:
-                            dist[v] = nxt
-                            parent[v] = u
+                            if write:
+                                dist[v] = nxt
+                                parent[v] = u
                             if qn < QLEN:
                                 q[qn] = v
                             qn += 1
@@ -153,9 +156,11 @@ def main(argv=None) -> int:
     launcher = Launcher.shared()
     print(f"{info.device_name}: plain BFS of the {side} x {side} grid from its centre by one cluster "
           f"of C blocks (bitmap split over their shared memory, one cluster barrier a level)")
-    for C, threads, read_first in itertools.product((1, 2, 4, 8, 16), (512, 1024), (False, True)):
-        kern = cluster_kernel(C, read_first)
-        label = f"C={C:2d} x {threads:4d} threads{', read first' if read_first else ''}"
+    cases = [(C, threads, W, True) for C, threads, W in itertools.product((1, 4, 8, 16), (512, 1024), (1, 2, 4))]
+    cases += [(8, 512, 1, False), (8, 512, 4, False)]
+    for C, threads, W, write in cases:
+        kern = cluster_kernel(C, W, write)
+        label = f"C={C:2d} x {threads:4d} threads, W={W}{'' if write else ', no writes'}"
         try:
             times, (dist, parent, out) = timed_runs(
                 args.repeats,

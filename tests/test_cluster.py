@@ -86,12 +86,11 @@ def _regular():
     return graphs.from_networkx(nx.random_regular_graph(6, 400, seed=1), name="regular6")
 
 
-# The frontier is dealt out 32 entries a warp, warps over the blocks: only frontiers wider than 32
+# The frontier is dealt out 32 / W entries a warp, warps over the blocks: only frontiers wider than 32
 # entries reach the other blocks (the 24 x 24 grid's reach 46, the regular graph's 250).
-@pytest.mark.parametrize("C,name,threads,read_first", [(1, "grid7", 64, False), (2, "grid24", 64, False),
-                                                       (2, "regular", 32, False), (4, "regular", 32, False),
-                                                       (4, "regular", 32, True)])
-def test_plain_cluster_bfs(launcher, C, name, threads, read_first):
+@pytest.mark.parametrize("C,name,threads,W", [(1, "grid7", 64, 1), (2, "grid24", 64, 1), (2, "regular", 32, 1),
+                                               (4, "regular", 32, 1), (4, "regular", 32, 4), (2, "grid24", 64, 2)])
+def test_plain_cluster_bfs(launcher, C, name, threads, W):
     g = _regular() if name == "regular" else graphs.generate("grid2d", rows=int(name[4:]), cols=int(name[4:]))
     n = g.num_vertices
     src = n // 2
@@ -99,7 +98,7 @@ def test_plain_cluster_bfs(launcher, C, name, threads, read_first):
     dist = cuda.to_device(np.full(n, -1, np.int32))
     parent = cuda.to_device(np.full(n, -1, np.int32))
     out = cuda.to_device(np.zeros(2, np.int32))
-    plain_cluster.search(launcher, plain_cluster.cluster_kernel(C, read_first), C, threads, offsets, indices, dist,
+    plain_cluster.search(launcher, plain_cluster.cluster_kernel(C, W), C, threads, offsets, indices, dist,
                          parent, src, n, out)
     ref, _ = cpu_bfs(g, src)
     d, p, o = dist.copy_to_host(), parent.copy_to_host(), out.copy_to_host()
