@@ -15,6 +15,8 @@ shared memory is then addressed by 32-bit shared-window addresses:
 ``cluster_map(addr, rank)``          the same location in block ``rank`` of the cluster
 ``cluster_load(addr)``               the int32 there (never moved across a barrier)
 ``cluster_or(addr, bits)``           atomic OR into it; the old value (int32)
+``cluster_add(addr, x)``             atomic add into it; the old value (int32)
+``cluster_store(addr, x)``           write the int32 x there
 
 Only shared memory laid out alike in every block (the same arrays, in the same order) maps
 meaningfully between blocks: that is the case for one kernel's blocks.
@@ -47,6 +49,14 @@ def cluster_load(addr):
 
 def cluster_or(addr, bits):
     return np.int32(_sim.cluster_of_thread().fetch_or(addr, bits))
+
+
+def cluster_add(addr, x):
+    return np.int32(_sim.cluster_of_thread().fetch_add(addr, x))
+
+
+def cluster_store(addr, x):
+    _sim.cluster_of_thread().store(addr, x)
 
 
 if not _sim.simulator_enabled():
@@ -138,6 +148,29 @@ if not _sim.simulator_enabled():
 
         return _types.int32(addr, bits), codegen
 
+    @_intrinsic
+    def _add(typingctx, addr, x):
+        if not _int_args(addr, x):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return _asm(builder, _I32, "atom.shared::cluster.add.u32 $0, [$1], $2;", "=r,r,r,~{memory}",
+                        [_u32(builder, args[0]), _u32(builder, args[1])], True)
+
+        return _types.int32(addr, x), codegen
+
+    @_intrinsic
+    def _store(typingctx, addr, x):
+        if not _int_args(addr, x):
+            return None
+
+        def codegen(context, builder, sig, args):
+            _asm(builder, _ir.VoidType(), "st.shared::cluster.u32 [$0], $1;", "r,r,~{memory}",
+                 [_u32(builder, args[0]), _u32(builder, args[1])], True)
+            return context.get_dummy_value()
+
+        return _types.void(addr, x), codegen
+
     @_overload(cluster_rank, target="cuda")
     def _cluster_rank_cuda():
         return lambda: _rank()
@@ -161,3 +194,11 @@ if not _sim.simulator_enabled():
     @_overload(cluster_or, target="cuda")
     def _cluster_or_cuda(addr, bits):
         return lambda addr, bits: _or(addr, bits)
+
+    @_overload(cluster_add, target="cuda")
+    def _cluster_add_cuda(addr, x):
+        return lambda addr, x: _add(addr, x)
+
+    @_overload(cluster_store, target="cuda")
+    def _cluster_store_cuda(addr, x):
+        return lambda addr, x: _store(addr, x)

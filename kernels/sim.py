@@ -916,6 +916,19 @@ class _ClusterBlock:
             words[i] = old | np.int32(bits)
         return old
 
+    def fetch_add(self, addr, x):
+        from numba.cuda.simulator.kernelapi import addlock  # the lock of cuda.atomic.add
+
+        words, i = self._word(addr)
+        with addlock:
+            old = words[i]
+            words[i] = old + np.int32(x)
+        return old
+
+    def store(self, addr, x):
+        words, i = self._word(addr)
+        words[i] = np.int32(x)
+
 
 def cluster_of_thread() -> _ClusterBlock:
     """The calling simulated thread's cluster (kernels.cluster's Python bodies use it)."""

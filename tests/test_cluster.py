@@ -11,7 +11,8 @@ from explorer import graphs
 from explorer.launcher import Launcher, PlainLauncher
 from explorer.reference import cpu_bfs, validate
 from kernels import sim
-from kernels.cluster import cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr
+from kernels.cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_store,
+                             cluster_sync, smem_addr)
 
 SIM = bool(numba_config.ENABLE_CUDASIM)
 
@@ -57,6 +58,38 @@ def test_blocks_of_a_cluster_share_memory_and_a_barrier(launcher, C):
     assert got[:, 0].tolist() == [((r + 1) % C) * 10 for r in range(C)]
     assert got[:, 1].tolist() == [(1 << 4 * C) - 1] * C  # four bits from each block, seen by all
     assert hits.copy_to_host().all()
+
+
+@cuda.jit
+def k_deal(out):
+    """Every thread of the cluster takes a slot from one counter in block 0 and stores its global
+    thread id at that slot in the slot's owner block (slot mod C), as BFS-4K's cluster kernel deals
+    out its next frontier; then each block copies what it was given to out."""
+    sh = cuda.shared.array(0, int32)  # [0]: block 0's counter; [1:]: entries given to this block
+    tid = cuda.threadIdx.x
+    rank = cluster_rank()
+    C = cuda.gridDim.x
+    if tid == 0:
+        sh[0] = 0
+    cluster_sync()
+    slot = cluster_add(cluster_map(smem_addr(sh, 0), 0), 1)
+    cluster_store(cluster_map(smem_addr(sh, 1 + slot // C), slot % C), rank * cuda.blockDim.x + tid)
+    cluster_sync()
+    per = cuda.blockDim.x
+    out[rank, tid] = sh[1 + tid] if tid < per else -1
+    if rank == 0 and tid == 0:
+        out[C, 0] = sh[0]
+    cluster_sync()
+
+
+@pytest.mark.parametrize("C", [1, 2, 4])
+def test_cluster_add_and_store_deal_entries_out(launcher, C):
+    threads = 32
+    out = cuda.to_device(np.full((C + 1, threads), -1, np.int32))
+    launcher.cluster(k_deal, C, C, threads, 4 * (1 + threads), out)
+    got = out.copy_to_host()
+    assert got[C, 0] == C * threads  # every thread took one slot
+    assert sorted(got[:C].ravel().tolist()) == list(range(C * threads))  # each id stored once, somewhere
 
 
 @pytest.mark.skipif(not SIM, reason="simulator's error messages")
