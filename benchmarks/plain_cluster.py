@@ -7,10 +7,10 @@ runs a cluster's blocks at once on the SMs of one GPC, gives them a hardware bar
 (`barrier.cluster`) and lets each read and atomically update the others' shared memory
 (distributed shared memory). The visited bitmap is split between the blocks' shared memory
 (word w lives in block w mod C); each block appends what it claims to its own F_d_new; the next
-level's frontier is the blocks' queues one after the other, read across the cluster 32 entries
-per warp, dealt out warp by warp over the blocks. One cluster barrier a level; claims write their
-level and parent at once, as plain_single_block.py's `dist+parent` does. No statistics, no policy:
-whether more SMs with a cheap barrier beat one SM on the grid's 1001 small levels.
+level's frontier is the blocks' queues one after the other, read across the cluster 32 / W
+entries a warp (W lanes a vertex), dealt out warp by warp over the blocks. One cluster barrier a
+level; claims write their level and parent at once, as plain_single_block.py's `dist+parent` does.
+No statistics, no policy: whether more SMs with a cheap barrier beat one SM on the grid's 1001 small levels.
 
 Numba has neither clusters nor distributed shared memory: kernels.cluster supplies them (inline
 PTX; Python under the simulator, where kernels.sim.run_cluster runs a cluster's blocks side by
