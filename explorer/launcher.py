@@ -70,7 +70,9 @@ class _Plan:
         self.params = None
         self.arrays: dict = {}  # chunk identities -> (chunks, parameter array), one per queue order
         self.dirty = True
-        self.shared_ok = 48 * 1024  # dynamic shared memory a launch may ask for without opting in
+        # Dynamic shared memory the kernel is allowed. Without opting in, dynamic and static together
+        # may reach 48 KB: any dynamic size opts in (once a size), not to depend on the static one.
+        self.shared_ok = 0
         self.cluster_ok = 8  # blocks a cluster may have without opting in (the portable size)
 
     def _marshal(self, i, value):
@@ -194,7 +196,7 @@ class Launcher:
         if plan is None or not plan.update(args):
             self.prepare(kernel, blocks, threads, shared, *args)
             plan = self._plans[kernel]
-        if shared > plan.shared_ok:  # the single block's rows and visited bitmap: opt in to more
+        if shared > plan.shared_ok:
             self._set_attribute(plan, "CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES", shared,
                                 f"allowing {kernel.py_func.__name__} {shared:,} bytes of shared memory")
             plan.shared_ok = shared
@@ -269,6 +271,9 @@ class _Preparing:
         # type, which no run makes, would be typed and compiled there).
         if kernel not in self._launcher._plans:
             self._launcher.prepare(kernel, blocks, threads, shared, *args, on_compile=self._on_compile)
+
+    def cluster(self, kernel, cluster_size, blocks, threads, shared, *args) -> None:
+        self(kernel, blocks, threads, shared, *args)
 
     def zero(self, arr) -> None:
         pass
