@@ -35,6 +35,8 @@ def main(argv=None) -> int:
     ap.add_argument("--single-block-threads", type=int, default=1024,
                     help="the single block's size (it sets that kernel's register budget)")
     ap.add_argument("--shared-visited", action="store_true", help="the single block with knob visited='shared'")
+    ap.add_argument("--cluster", type=int, default=1, help="the single block's cluster form of this many blocks "
+                    "(implies --shared-visited)")
     args = ap.parse_args(argv)
     cc = tuple(int(x) for x in args.cc.split("."))
 
@@ -48,7 +50,8 @@ def main(argv=None) -> int:
     from kernels import bfs4k
     ptxas = _ptxas()
     for name, kernel, sig, maxreg in bfs4k.kernel_signatures(single_block_threads=args.single_block_threads,
-                                                            shared_visited=args.shared_visited):
+                                                            shared_visited=args.shared_visited or args.cluster > 1,
+                                                            cluster=args.cluster):
         ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc, lineinfo=False)
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / f"{name}.ptx"

@@ -149,6 +149,20 @@ def _level_shares(ends, clock_start, clock_end) -> np.ndarray:
     return cycles / max(cycles.sum(), 1.0)
 
 
+def _cluster_log(rows: np.ndarray, C: int, bfs4k) -> np.ndarray:
+    """The cluster form's log (a row per block and level: level x C + rank) as the single block's,
+    a row a level: counts summed over the blocks; the level's sizes, decisions and clock from
+    block 0 (every block takes the same, but for the §5.1 binary scan: used if any block did)."""
+    per = rows.reshape(-1, C, rows.shape[1])
+    out = per[:, 0].copy()
+    for f in (bfs4k.L_EDGES, bfs4k.L_GEN, bfs4k.L_DET, bfs4k.L_CONF, bfs4k.L_UNDET, bfs4k.L_COAL, bfs4k.L_EXT):
+        out[:, f] = per[:, :, f].sum(axis=1)
+    for f in (bfs4k.L_OVERFLOW, bfs4k.L_BINARY):
+        out[:, f] = per[:, :, f].max(axis=1)
+    out[:, bfs4k.L_FOUND] = out[:, bfs4k.L_NEXT] + out[:, bfs4k.L_DET]  # claims: kept + dropped
+    return out
+
+
 def _grid(n: int, block: int) -> int:
     return max(1, (n + block - 1) // block)
 
@@ -335,7 +349,8 @@ class BFSRun:
         # With the racy claim a level can enqueue a vertex once per arc that reaches it.
         st = self._setup(max(1, graph.num_arcs if race else n), {
             "heavy_v": (heavy_cap, np.int32), "heavy_off": (heavy_cap, np.int64),
-            "log": ((max_log, bfs4k.LOG_FIELDS), np.int64), "state": (bfs4k.STATE_FIELDS, np.int64),
+            # Up to max_log levels a single-block launch (a row per level and block of the cluster form).
+            "log": ((max_log * knobs.cluster, bfs4k.LOG_FIELDS), np.int64), "state": (bfs4k.STATE_FIELDS, np.int64),
             # The single block's visit log (vertex, parent, level): each vertex is claimed once.
             "visits": (3 * n if shared_visited else 3, np.int32)})
         heavy_v, heavy_off, log, state, visits = (
@@ -343,18 +358,22 @@ class BFSRun:
         heavy_ctr = _view(st.pool, "heavy_ctr", st.level_out, common.HEAVY_CTR, common.HEAVY_CTR + 1)
         dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
         inst = self.instrument
-        kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads, shared_visited)
+        C = knobs.cluster
+        kern = bfs4k.kernels_for(inst, not race, dedup, knobs.single_block_threads, shared_visited, C)
         commit_blocks = min(_grid(n, STATS_THREADS), 4 * limits.sm_count)
         common_fields = dict(technique=self.technique.value)
 
         def single_launch(go, qa, qb, size, in_a, level):
             lay = single_layout
-            go(kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes,
-               st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, size,
-               in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
-               lay.frontier_capacity, lay.frontier_capacity, knobs.K1,
-               heavy_limit(n, knobs.K2), knobs.K3, knobs.K4,
-               max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words, visits)
+            args = (st.graph.offsets, st.graph.indices, st.dist, st.parent, qa, qb, size,
+                    in_a, st.capacity, st.hist, log, max_log, level, state, st.stamp, st.stamp2,
+                    lay.frontier_capacity * C, lay.frontier_capacity, knobs.K1,
+                    heavy_limit(n, knobs.K2), knobs.K3, knobs.K4,
+                    max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words, visits)
+            if C == 1:
+                go(kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes, *args)
+            else:  # the cluster form: one cluster of C blocks, C log rows a level
+                go.cluster(kern.single, C, C, knobs.single_block_threads, lay.dynamic_bytes, *args)
             if shared_visited:
                 go(kern.commit, commit_blocks, STATS_THREADS, 0, visits, state, st.dist, st.parent, qa, qb)
 
@@ -392,7 +411,9 @@ class BFSRun:
                 ms = self._timed(st, lambda go: single_launch(go, qa, qb, frontier.size, in_a, level))
                 s_host = state.copy_to_host()
                 nlev = int(s_host[bfs4k.S_LEVELS])
-                rows = log[:nlev].copy_to_host()
+                rows = log[:nlev * C].copy_to_host()
+                if C > 1:
+                    rows = _cluster_log(rows, C, bfs4k)
                 share = _level_shares(rows[:, bfs4k.L_CLOCK], s_host[bfs4k.S_CLOCK_START], s_host[bfs4k.S_CLOCK_END])
                 for i, row in enumerate(rows):
                     if row[bfs4k.L_OVERFLOW] > 0:

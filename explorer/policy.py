@@ -42,6 +42,7 @@ class DeviceLimits:
     shared_per_block: int = 48 * 1024  # without the opt-in for larger dynamic shared memory
     shared_per_sm: int = 48 * 1024
     shared_per_block_optin: int = 0  # with the opt-in (0: none beyond shared_per_block)
+    clusters: bool = False  # thread-block clusters (compute capability 9.0 and later): knob cluster > 1
 
     @property
     def res_threads(self) -> int:
@@ -59,13 +60,15 @@ class DeviceLimits:
                    max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
                    shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
                    shared_per_sm=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-                   shared_per_block_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+                   shared_per_block_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                   clusters=dev.compute_capability >= (9, 0))
 
     @classmethod
     def simulator(cls) -> "DeviceLimits":
         """A small pretend GPU for the simulator: enough resident threads for the policy to vary, and
         the shared memory a block of an H100 or H200 may opt in to."""
-        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024, shared_per_block_optin=227 * 1024)
+        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024, shared_per_block_optin=227 * 1024,
+                   clusters=True)
 
 
 @dataclass(frozen=True)
@@ -128,7 +131,11 @@ def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 
     largest power of two of what is left of the block's shared memory. Then, in the shared memory
     a block may opt in to (they are not the paper's, so they do not shrink the paper's hash
     table): F_d's rows (first edge and degree of each entry, 12 bytes, loaded at each level's
-    start) and, with visited='shared', a bitmap of the graph's `num_vertices` visited flags."""
+    start) and, with visited='shared', a bitmap of the graph's `num_vertices` visited flags.
+
+    With knob cluster = C > 1 the layout is each block's of the cluster form (bfs4k_cluster):
+    F_Threshold is C times the block's F_d capacity, F_d_new has rows too (the claimers write
+    them), and the bitmap is split over the C blocks."""
     fthr = knobs.single_block_threads * knobs.K5
     fd_bytes = 4 * fthr
     free = limits.shared_per_block - 2 * fd_bytes - VAR_BYTES_SINGLE
@@ -152,19 +159,26 @@ def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 
     else:
         region0 = 0
     words = 0
+    C = knobs.cluster
     if knobs.visited == "shared":
         if knobs.claim != "atomic":
             raise KnobError("knob visited='shared' claims with shared-memory atomics, which makes no "
                             "duplicates: it needs claim='atomic' (or use visited='global')")
-        words = (num_vertices + 31) // 32
-    dynamic = 4 * (region0 + 2 * fthr + words) + ROW_BYTES * fthr
+        words = -(-((num_vertices + 31) // 32) // C)
+    if C > 1 and not limits.clusters:
+        raise KnobError(f"knob cluster={C} needs thread-block clusters (compute capability 9.0 or later); "
+                        f"{limits.name} has none: use cluster=1")
+    rows = 2 if C > 1 else 1  # the cluster form keeps F_d_new's rows as well as F_d's
+    dynamic = 4 * (region0 + 2 * fthr + words) + rows * ROW_BYTES * fthr
     room = max(limits.shared_per_block_optin, limits.shared_per_block)
     need = dynamic + VAR_BYTES_SINGLE
+    more = ", or a larger cluster, which splits the flags over its SMs" if C < 16 and limits.clusters else ""
     if need > room:
         raise KnobError(
             f"knob visited='shared' needs {4 * words:,} bytes of shared memory for the visited flags of "
-            f"{num_vertices:,} vertices, {need:,} in all with F_d, F_d_new and F_d's rows (K5={knobs.K5}); this GPU "
-            f"gives a block {room:,}: use visited='global' (or a smaller K5)" if words else
+            f"{num_vertices:,} vertices{f' (a {C}-th of them: cluster={C})' if C > 1 else ''}, {need:,} in all with "
+            f"F_d, F_d_new and their rows (K5={knobs.K5}); this GPU gives a block {room:,}: use visited='global' "
+            f"(or a smaller K5{more})" if words else
             f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads} needs {need:,} bytes of "
             f"shared memory, {ROW_BYTES * fthr:,} of them for F_d's rows; this GPU gives a block {room:,}: use a "
             "smaller K5 (or K5=0 to disable the single-block kernel)")
@@ -192,10 +206,10 @@ def plan_level(frontier: FrontierStats, knobs: Knobs, limits: DeviceLimits, num_
     limit = rules.heavy_limit(num_vertices, knobs.K2)
     # A frontier with a heavy vertex leaves the single block: Numba has no dynamic parallelism,
     # so the vertex's child grid must be launched from the host, next to the multi-block kernel.
-    single = (knobs.K5 > 0 and size < knobs.single_block_threads * knobs.K5
+    single = (knobs.K5 > 0 and size < knobs.single_block_threads * knobs.K5 * knobs.cluster
               and not rules.has_heavy(frontier.bin_counts, limit, knobs.K3 * knobs.single_block_threads))
     block = knobs.single_block_threads if single else knobs.K6
-    res = block if single else limits.res_threads
+    res = block * knobs.cluster if single else limits.res_threads
     ed = rules.use_edge_discover(res, size, knobs.K4)
     warp = 32 if ed else rules.virtual_warp_size(res, size, knobs.K1)
     hb = rules.heavy_bin(frontier.bin_counts, limit, knobs.K3 * block)

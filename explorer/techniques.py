@@ -200,6 +200,12 @@ class Knobs:
         "all SMs writes distances and parents after it; needs claim='atomic' and |V|/8 bytes of shared memory). "
         "Not in the paper: §5.5 keeps F_d, F_d_new and the hash table there, this keeps the flags too",
         "global", choices=("global", "shared"), kind=str, section="extension of BFS-4K §5.5"))
+    cluster: int = _knob(KnobSpec(
+        "cluster", "blocks the single-block kernel runs on: 1 is the paper's one block; C > 1 spreads it over a "
+        "thread-block cluster of C SMs (compute capability 9.0+, e.g. H100) that share a hardware barrier and each "
+        "other's shared memory: F_Threshold and #ResThreads grow C-fold, the visited bitmap is split over the blocks "
+        "and a level costs one cluster barrier (needs visited='shared'). Not in the paper, whose GPUs had no clusters",
+        1, choices=(1, 2, 4, 8, 16), section="extension of BFS-4K §5.5"))
     single_block_threads: int = _knob(KnobSpec(
         "single_block_threads", "MaxThreadsPerBlock of the single-block kernel", 1024,
         choices=_POW2_BLOCKS, section="BFS-4K §5.5"))
@@ -214,6 +220,9 @@ class Knobs:
         for f in dataclasses.fields(self):
             value = f.metadata["spec"].check(getattr(self, f.name))
             object.__setattr__(self, f.name, value)
+        if self.cluster > 1 and self.visited != "shared":
+            raise KnobError(f"knob cluster={self.cluster} splits the visited bitmap over the cluster's blocks: "
+                            "it needs visited='shared' (or use cluster=1)")
         if self.hash_entries and self.hash_entries & (self.hash_entries - 1):
             raise KnobError(f"knob hash_entries={self.hash_entries} must be 0 or a power of two "
                             "(the paper's tables are powers of two)")

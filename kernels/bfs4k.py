@@ -34,6 +34,8 @@ from numba.core import config
 from . import rules
 from .common import (COALESCED, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY,
                      NEXT_SIZE, NUM_COUNTERS, OVERFLOW, UNDETECTED)
+from .cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_store, cluster_sync,
+                      smem_addr)
 from .primitives import clock64, warp_inclusive_scan, warp_max, warp_min, warp_search_owner, warp_sum
 
 FULL = 0xFFFFFFFF
@@ -45,6 +47,10 @@ CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
 # Per-thread accumulators (a local array, so device functions can update them).
 A_GEN, A_DET, A_CONF, A_UNDET, A_EXT, A_COAL = 0, 1, 2, 3, 4, 5
 NUM_ACC = 6
+# The cluster kernel's claimers also sum the degrees of what they claim and keep the largest:
+# the next frontier's statistics, ready when the level's cluster barrier has passed.
+A_EDGES, A_TOP = 6, 7
+NUM_ACC_CLUSTER = 8
 # Degree sums are kept per bin only from this bin up (the heavy path's bins, which need them);
 # lighter vertices' degrees are summed per lane and reported together in bin 0.
 SUM_BIN = 5
@@ -87,16 +93,17 @@ def _mark(found, v, u, nxt, dist, parent):
 
 
 @cuda.jit(device=True)
-def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitmap, bm_off):
+def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitmap, bm_off, cl):
     """The visiting rule. Collective: all lanes of the warp call it once per round.
 
     bm_off >= 0: the visited flags are bits of bitmap[bm_off:] (the single block's shared memory,
     knob visited='shared'), and the claim's level and parent are written later, from the visit
-    log (see bfs4k_commit); -1: they are dist[v] != -1, written here.
+    log (see bfs4k_commit); -1: they are dist[v] != -1, written here. cl: the cluster kernel's
+    context (see _cluster_context; cl[0] = -1 everywhere else).
     Returns (this lane claimed v, some lane of the warp claimed something).
     """
     if bm_off >= 0:
-        found = _claim_bit(has_edge, v, bitmap, bm_off)  # level and parent go to the visit log
+        found = _claim_bit(has_edge, v, bitmap, bm_off, cl)  # level and parent go to the visit log
         return found, cuda.any_sync(FULL, found)
     if atomic_claim:
         # Reading first spares the atomic unit most compare-and-swaps (most neighbours are
@@ -115,12 +122,24 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitma
 
 
 @cuda.jit(device=True)
-def _claim_bit(has_edge, v, bitmap, bm_off):
-    """Test-and-set v's bit in the shared visited bitmap: True for the one lane that set it."""
+def _no_cluster(offsets, arr):
+    """The cluster context of every kernel but the cluster kernel: cl[0] = -1 (the rest, of the
+    types _cluster_context gives, is never read). A constant, so the cluster paths compile away."""
+    return (int32(-1), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), offsets, int64(0), arr)
+
+
+@cuda.jit(device=True)
+def _claim_bit(has_edge, v, bitmap, bm_off, cl):
+    """Test-and-set v's bit in the shared visited bitmap: True for the one lane that set it. In a
+    cluster (cl[0] = log2 of its blocks) word w of the bitmap lives in block w mod C."""
     if not has_edge:
         return False
     bit = int32(uint32(1) << uint32(v & 31))
-    old = cuda.atomic.or_(bitmap, _u(bm_off + (v >> 5)), bit)
+    if cl[0] >= 0:
+        w = v >> 5
+        old = cluster_or(cluster_map(cl[1] + 4 * (w >> cl[0]), w & ((1 << cl[0]) - 1)), bit)
+    else:
+        old = cuda.atomic.or_(bitmap, _u(bm_off + (v >> 5)), bit)
     return (old & bit) == 0
 
 
@@ -174,13 +193,13 @@ def _warp_cull(cull, base, has, v, lane):
 
 @cuda.jit(device=True)
 def _visit(has_edge, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
-           tid, cull, cull_base, lane, q, qn, acc, single, bm_off):
+           tid, cull, cull_base, lane, q, qn, acc, single, bm_off, cl):
     """Claim, count, filter and queue one candidate per lane. Called by all lanes of the warp.
 
     single: the caller is the single block (latency-bound: see _claim). bm_off: see _claim (the
     bitmap is `cull`, the kernel's dynamic shared int32 memory).
     """
-    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, single, cull, bm_off)
+    found, anyone = _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, single, cull, bm_off, cl)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
     return _visit_claimed(found, v, u, nxt, stamp, stamp2, instrument, dedup, table, hmask, tid, cull, cull_base,
@@ -188,13 +207,13 @@ def _visit(has_edge, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_
 
 
 @cuda.jit(device=True)
-def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap, bm_off):
+def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap, bm_off, cl):
     """The visiting rule for two candidates of each lane, their memory accesses issued back to
     back: the second is in flight before the first returns (the single block is latency-bound).
     Collective. Returns (lane claimed va, lane claimed vb, some lane claimed something)."""
     if bm_off >= 0:
-        fa = _claim_bit(has_a, va, bitmap, bm_off)  # level and parent go to the visit log
-        fb = _claim_bit(has_b, vb, bitmap, bm_off)
+        fa = _claim_bit(has_a, va, bitmap, bm_off, cl)  # level and parent go to the visit log
+        fb = _claim_bit(has_b, vb, bitmap, bm_off, cl)
         return fa, fb, cuda.any_sync(FULL, fa or fb)
     if atomic_claim:
         ra = int32(0)
@@ -227,10 +246,10 @@ def _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, bitmap
 
 @cuda.jit(device=True)
 def _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off):
+                table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off, cl):
     """_visit for two candidates per lane (the single block): both claims are in flight together.
     Collective; the queue gains up to two entries."""
-    fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, cull, bm_off)
+    fa, fb, anyone = _claim_pair(has_a, va, has_b, vb, u, nxt, dist, parent, atomic_claim, cull, bm_off, cl)
     if not anyone:
         return qn
     qn = _visit_claimed(fa, va, u, nxt, stamp, stamp2, instrument, dedup, table, hmask, tid, cull, cull_base,
@@ -274,12 +293,13 @@ def _visit_claimed(found, v, u, nxt, stamp, stamp2, instrument, dedup, table, hm
 
 
 @cuda.jit(device=True)
-def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt):
+def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl):
     """Write the warp's local queues to the next frontier (§5.1, §5.6). Collective; returns 0.
 
     log_base >= 0 (the single block with the shared bitmap): `out` is the visit log, three rows of
     out_cap entries (vertex, parent, level) and position p of the next frontier is entry
-    log_base + p; -1: `out` is the next frontier's global queue."""
+    log_base + p; -1: `out` is the next frontier's global queue. In the cluster kernel (cl[0] >= 0)
+    positions are the cluster's: reserved in block 0's counter, see _put_cluster."""
     lane = cuda.laneid
     if binary:
         # §5.1 binary variant: every lane holds at most one vertex.
@@ -294,7 +314,10 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, a
         return int32(0)
     base = int64(0)
     if lane == 0:
-        base = int64(cuda.atomic.add(counters, NEXT_SIZE, int32(total)))
+        if cl[0] >= 0:
+            base = int64(cluster_add(cl[2], int32(total)))
+        else:
+            base = int64(cuda.atomic.add(counters, NEXT_SIZE, int32(total)))
     base = cuda.shfl_sync(FULL, base, 0)
     m = 0
     # The shortest queue reaches K7 exactly when every lane's does: one vote before the reduction.
@@ -306,15 +329,15 @@ def _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, a
             acc[A_COAL] += 1
         for k in range(m):
             _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + k * 32 + lane, q[0, k], _parent(q, k, log_base),
-                 log_base, nxt)
+                 log_base, nxt, acc, cl)
         pos = base + m * 32 + excl - m * lane
         for k in range(m, qn):
             _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos + k - m, q[0, k], _parent(q, k, log_base),
-                 log_base, nxt)
+                 log_base, nxt, acc, cl)
     else:
         for k in range(qn):
             _put(out, out_cap, sh_out, sh_base, sh_cap, counters, base + excl + k, q[0, k], _parent(q, k, log_base),
-                 log_base, nxt)
+                 log_base, nxt, acc, cl)
     return int32(0)
 
 
@@ -325,7 +348,7 @@ def _parent(q, k, log_base):
 
 
 @cuda.jit(device=True)
-def _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos, v, p, log_base, nxt):
+def _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos, v, p, log_base, nxt, acc, cl):
     # Positions past the capacity are reported: the host raises, never silently truncated.
     if log_base >= 0:
         # Coalesced, like the queue: the scattered writes of dist and parent wait for bfs4k_commit.
@@ -340,8 +363,38 @@ def _put(out, out_cap, sh_out, sh_base, sh_cap, counters, pos, v, p, log_base, n
         out[pos] = v
     else:
         cuda.atomic.max(counters, OVERFLOW, min(pos + 1, 0x7FFFFFFF))
-    if pos < sh_cap:
+    if cl[0] >= 0:
+        _put_cluster(cl, pos, v, sh_cap, acc)
+    elif pos < sh_cap:
         sh_out[_u(sh_base + pos)] = v
+
+
+@cuda.jit(device=True)
+def _put_cluster(cl, pos, v, sh_cap, acc):
+    """Next-frontier entry `pos` of the cluster kernel: the 32-entry chunk pos // 32 belongs to
+    block chunk mod C, which will expand it, so the claimer writes it there (a store into another
+    SM's shared memory costs the claimer nothing it waits for) with its row: first edge and degree,
+    loaded here, where the load is one of many in flight. The degree goes into the claimer's
+    statistics of the next frontier (sum, maximum, heavy bins)."""
+    shift = cl[0]
+    offsets = cl[6]
+    beg = offsets[_u(v)]
+    deg = int32(offsets[_u(v + 1)] - beg)
+    acc[A_EDGES] += deg
+    if deg > acc[A_TOP]:
+        acc[A_TOP] = deg
+    if deg >= cl[7]:
+        b = _degree_bin(deg)
+        if (int64(1) << b) >= cl[7]:
+            cuda.atomic.add(cl[8], R_HEAVY + b, int32(1))
+    chunk = pos >> 5
+    i = ((chunk >> shift) << 5) | (pos & 31)
+    if i < sh_cap:
+        owner = chunk & ((1 << shift) - 1)
+        cluster_store(cluster_map(cl[3] + 4 * i, owner), v)
+        cluster_store(cluster_map(cl[4] + 8 * i, owner), int32(beg & 0xFFFFFFFF))
+        cluster_store(cluster_map(cl[4] + 8 * i + 4, owner), int32(beg >> 32))
+        cluster_store(cluster_map(cl[5] + 4 * i, owner), deg)
 
 
 @cuda.jit(device=True)
@@ -369,7 +422,7 @@ def _row(u, i, frontier, offsets, rows64, rb_off, deg_off):
 def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base):
+             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base, cl):
     """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
     The single block (rb_off >= 0: rows in shared memory) takes two neighbours per lane and round."""
     lane = cuda.laneid
@@ -408,12 +461,12 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
                 vb = indices[_u(e + W)]
             e += W + W
             qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim,
-                             dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off)
+                             dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off, cl)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
-                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
+                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
                 rounds = int32(0)
-        _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
+        _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
         return heavy
     # Each round loads the next round's neighbour before visiting this one: the load is in
     # flight during the claim instead of after it.
@@ -428,12 +481,12 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             if e < end:
                 v_next = indices[_u(e)]
         qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
-                    tid, cull, cull_base, lane, q, qn, acc, single, bm_off)
+                    tid, cull, cull_base, lane, q, qn, acc, single, bm_off, cl)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
             rounds = int32(0)
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
     return heavy
 
 
@@ -441,7 +494,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
 def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
              nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
              cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base):
+             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base, cl):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
     Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
     lane = cuda.laneid
@@ -485,15 +538,15 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
         if has:
             v = indices[_u(o_beg + (k - o_excl))]
         qn = _visit(has, v, o_u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
-                    tid, cull, cull_base, lane, q, qn, acc, rb_off >= 0, bm_off)
+                    tid, cull, cull_base, lane, q, qn, acc, rb_off >= 0, bm_off, cl)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
             rounds = int32(0)
         base += 32
         if cur_end <= base:
             cur = _popc(cuda.ballot_sync(FULL, incl <= base))
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt)
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
     return heavy
 
 
@@ -627,25 +680,29 @@ ROW = R_HEAVY + DEGREE_BINS
 
 
 @cuda.jit(device=True)
-def _load_visited(bits, base, words, dist):
-    """bits[base + i], bit j = vertex 32 i + j is visited (dist != -1): one ballot per word. Each
-    warp has four words' loads in flight at a time (a |V| of 1 M is 31,250 words for one SM).
-    Collective; the caller's block barrier publishes it."""
+def _load_visited(bits, base, words, dist, shift, rank):
+    """bits[base + i], bit j = vertex 32 g + j is visited (dist != -1), g = i << shift | rank (the
+    cluster kernel's slice of the bitmap: word g lives in block g mod 2**shift; shift = rank = 0:
+    the whole bitmap): one ballot per word. Each warp has four words' loads in flight at a time
+    (a |V| of 1 M is 31,250 words for one SM). Collective; the caller's barrier publishes it."""
     last = dist.shape[0] - 1
     lane = cuda.laneid
     stride = (cuda.blockDim.x >> 5) * 4
     i = (cuda.threadIdx.x >> 5) * 4
     while i < words:
-        v = i * 32 + lane
+        v0 = ((i << shift) | rank) * 32 + lane
+        v1 = (((i + 1) << shift) | rank) * 32 + lane
+        v2 = (((i + 2) << shift) | rank) * 32 + lane
+        v3 = (((i + 3) << shift) | rank) * 32 + lane
         # Unconditional loads (indices clamped), tested after: all four are issued back to back.
-        d0 = dist[_u(min(v, last))]
-        d1 = dist[_u(min(v + 32, last))]
-        d2 = dist[_u(min(v + 64, last))]
-        d3 = dist[_u(min(v + 96, last))]
-        b0 = cuda.ballot_sync(FULL, v <= last and d0 != -1)
-        b1 = cuda.ballot_sync(FULL, v + 32 <= last and d1 != -1)
-        b2 = cuda.ballot_sync(FULL, v + 64 <= last and d2 != -1)
-        b3 = cuda.ballot_sync(FULL, v + 96 <= last and d3 != -1)
+        d0 = dist[_u(min(v0, last))]
+        d1 = dist[_u(min(v1, last))]
+        d2 = dist[_u(min(v2, last))]
+        d3 = dist[_u(min(v3, last))]
+        b0 = cuda.ballot_sync(FULL, v0 <= last and d0 != -1)
+        b1 = cuda.ballot_sync(FULL, v1 <= last and d1 != -1)
+        b2 = cuda.ballot_sync(FULL, v2 <= last and d2 != -1)
+        b3 = cuda.ballot_sync(FULL, v3 <= last and d3 != -1)
         if lane == 0:
             bits[_u(base + i)] = int32(b0)
             if i + 1 < words:
@@ -721,7 +778,7 @@ class Kernels(NamedTuple):
 
 
 def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_threads: int = 1024,
-                shared_visited: bool = False) -> Kernels:
+                shared_visited: bool = False, cluster: int = 1) -> Kernels:
     """BFS-4K's kernels with the run's static choices (per-level instrumentation, claim mode,
     duplicate filter, the single block's size and where it keeps visited flags) fixed at compile
     time.
@@ -729,7 +786,8 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
     They never change during a run, and as constants they let the compiler drop the code of the
     paths not taken: fewer registers and fewer instructions on every level. The single block's
     size sets its register budget (`register_cap`). Each combination is compiled on first use and
-    cached on disk (Numba's cache key includes these closure values).
+    cached on disk (Numba's cache key includes these closure values). With cluster = C > 1 the
+    single-block kernel is its cluster form, bfs4k_cluster, launched as one cluster of C blocks.
     """
     instrument, atomic_claim, dedup = bool(instrument), bool(atomic_claim), int(dedup)
     if dedup not in (NO_DEDUP, HASH64, WARP_CULL):
@@ -737,7 +795,14 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
     multi, heavy, stats = _level_kernels(instrument, atomic_claim, dedup)
     if shared_visited and not atomic_claim:
         raise ValueError("the shared visited bitmap claims atomically: it needs atomic_claim")
-    single = _single_kernel(instrument, atomic_claim, dedup, int(single_block_threads), bool(shared_visited))
+    if cluster == 1:
+        single = _single_kernel(instrument, atomic_claim, dedup, int(single_block_threads), bool(shared_visited))
+    elif cluster in (2, 4, 8, 16):
+        if not shared_visited:
+            raise ValueError("the cluster form splits the visited bitmap over its blocks: it needs shared_visited")
+        single = _cluster_kernel(instrument, dedup, int(single_block_threads), int(cluster))
+    else:
+        raise ValueError(f"cluster must be 1, 2, 4, 8 or 16 blocks, got {cluster}")
     return Kernels(multi, heavy, single, stats, bfs4k_commit)
 
 
@@ -767,12 +832,12 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
             heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                              table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
-                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1)
+                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1, _no_cluster(offsets, cnt))
         else:
             heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
                              heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
                              table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
-                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1)
+                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1, _no_cluster(offsets, cnt))
         _acc_counts(acc, cnt, heavy)
         _last_warp_publishes(cnt, finished, counters)
 
@@ -792,6 +857,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
         q = cuda.local.array((1, QLEN), int32)
         qn = int32(0)
+        nocl = _no_cluster(offsets, cnt)
         packed = heavy_ctr[0]
         count = int32(packed >> 40)
         total = packed & ((int64(1) << 40) - 1)
@@ -815,10 +881,10 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
                     row = offsets[u] - heavy_off[s]
                 v = indices[row + x]
             qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
-                        hmask, tid, cull, cull_base, lane, q, qn, acc, False, -1)
+                        hmask, tid, cull, cull_base, lane, q, qn, acc, False, -1, nocl)
             if (j + 1) % QLEN == 0:
-                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt)
-        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt)
+                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt, nocl)
+        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt, nocl)
         _acc_counts(acc, cnt, 0)
         _last_warp_publishes(cnt, finished, counters)
 
@@ -904,6 +970,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         cull_base = (tid // 32) * CULL_ENTRIES
         heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
         log_cap = int32(visits.shape[0] // 3)
+        nocl = _no_cluster(offsets, hist_c)
         logged = int32(0)  # visit log entries of the levels before this one
         last = int32(0)  # where the latest level's entries start in it
 
@@ -918,7 +985,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             wsum[i // 32, i % 32] = 0  # slots of warps the block does not have stay 0
             wmax[i // 32, i % 32] = 0
         if shared_visited:
-            _load_visited(sh32, bm_off, bm_words, dist)
+            _load_visited(sh32, bm_off, bm_words, dist, 0, 0)
         cuda.syncthreads()
         a_is_in = in_a
         level = level0
@@ -968,7 +1035,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                     _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
                              parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
                              cull_base, q, acc, out, out_n, cnt, False, k7, sh32, fn_off,
-                             fcap, table, rb_off, deg_off, bm_off, log_base)
+                             fcap, table, rb_off, deg_off, bm_off, log_base, nocl)
                     wid = int32(wid + (B >> 5))
             else:
                 wshift = int32(0)  # W is a power of two: shifts instead of divisions
@@ -982,7 +1049,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                     _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
                              out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
                              hmask, tid, cull, cull_base, q, acc, out, out_n, cnt, binary,
-                             k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, log_base)
+                             k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, log_base, nocl)
                     vbase = int32(vbase + (B >> wshift))
             _acc_counts(acc, cnt, 0)
             cuda.syncthreads()  # F_d_new and the level's counters are complete
@@ -1040,6 +1107,252 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
     return bfs4k_single
 
 
+# ------------------------------------------------------------------------------ cluster form
+# Its counter rows add the largest degree among the entries the block claimed in the level.
+R_TOP = ROW
+ROW_CLUSTER = ROW + 1
+ROWS_CLUSTER = 3 * ROW_CLUSTER
+
+
+@cuda.jit(device=True)
+def _share(total, rank, shift):
+    """Entries of a cluster's frontier of `total` entries that block `rank` holds: the 32-entry
+    chunks c with c mod 2**shift == rank (see _put_cluster)."""
+    chunks = total >> 5
+    n = (chunks >> shift) << 5
+    extra = chunks & ((1 << shift) - 1)
+    if rank < extra:
+        n += 32
+    elif rank == extra:
+        n += total & 31
+    return int32(n)
+
+
+@cuda.jit(device=True)
+def _frontier_pos(i, rank, shift):
+    """Position in the cluster's frontier of block `rank`'s local entry i."""
+    return ((((i >> 5) << shift) | rank) << 5) | (i & 31)
+
+
+@functools.cache
+def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
+    """The single-block kernel spread over a thread-block cluster of C blocks (C a power of two,
+    2-16; compute capability 9.0 and later): an extension of the paper, which has one block."""
+    shift = C.bit_length() - 1
+    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
+
+    @cuda.jit(cache=True, **options)
+    def bfs4k_cluster(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
+                      max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
+                      hmask, k7, region0_words, bm_words, visits):
+        """Levels inside one launch of one cluster while 0 < |F| < F_Threshold (= C x the single
+        block's): bfs4k_single's loop (§5.5), its arguments, log and visit log, on C SMs that share
+        a hardware barrier and each other's shared memory (kernels.cluster). One cluster barrier
+        a level, where the single block has two block barriers:
+
+        - the visited bitmap is split over the blocks (word w in block w mod C), claimed by atomic
+          OR into the owner's shared memory, so claims are exact (needs visited='shared');
+        - next-frontier positions come from one counter in block 0; chunk c of 32 entries belongs
+          to block c mod C, and the claimer writes the entry there with its row (first edge,
+          degree: loaded at the claim instead of at the next level's start), so each block expands
+          its own F_d from its own shared memory;
+        - the claimers' degree sums, maxima and heavy bins are the next frontier's statistics:
+          after the barrier every block reads all blocks' (lanes j < C read block j's) and takes the
+          same decisions from the whole frontier, with #ResThreads = C x block size (§5.2, §5.4);
+          the §5.1 binary scan is each block's choice (it is local to a block's warps);
+        - log rows are per block: row (level - level0) x C + rank; the host sums their counts.
+
+        Dynamic shared memory: [hash64 or culling tables: region0_words int32][F_d, F_d_new: fcap
+        int32 each][their first edges: fcap int64 each][their degrees: fcap int32 each][this block's
+        bitmap slice: bm_words int32].
+        """
+        tid = cuda.threadIdx.x
+        lane = cuda.laneid
+        B = cuda.blockDim.x
+        if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
+            return
+        rank = cluster_rank()
+        table = cuda.shared.array(0, int64)
+        sh32 = cuda.shared.array(0, int32)
+        cull = sh32
+        f_off = int32(region0_words)
+        fn_off = int32(region0_words + fcap)
+        rb_off = int32((region0_words + 2 * fcap) // 2)  # int64 indices
+        rbn_off = int32(rb_off + fcap)
+        deg_off = int32(region0_words + 6 * fcap)
+        dgn_off = int32(deg_off + fcap)
+        bm_off = int32(region0_words + 8 * fcap)
+        rows = cuda.shared.array(ROWS_CLUSTER, int32)  # three in rotation, as in bfs4k_single
+        wsum = cuda.shared.array((3, 32), int64)
+        wmax = cuda.shared.array((3, 32), int32)
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
+        cull_base = (tid // 32) * CULL_ENTRIES
+        heavy_min = int64(k3) * B
+        log_cap = int32(visits.shape[0] // 3)
+        logged = int32(0)
+        last = int32(0)
+        if tid == 0 and rank == 0:
+            state[S_CLOCK_START] = clock64()
+
+        # The launch's frontier, dealt out as every later one is; its rows and statistics.
+        fsize = int32(fsize0)
+        local = _share(fsize, rank, shift)
+        src = qa if in_a else qb
+        i = tid
+        while i < local:
+            sh32[_u(f_off + i)] = src[_u(_frontier_pos(i, rank, shift))]
+            i += B
+        for i in range(tid, ROWS_CLUSTER, B):
+            rows[i] = 0
+        for i in range(tid, 3 * 32, B):
+            wsum[i // 32, i % 32] = 0
+            wmax[i // 32, i % 32] = 0
+        _load_visited(sh32, bm_off, bm_words, dist, shift, rank)
+        cuda.syncthreads()
+        r = 0
+        prev = 2  # the row holding the statistics of the level's frontier
+        _load_rows(sh32, f_off, local, offsets, table, rb_off, deg_off,
+                   rows[prev * ROW_CLUSTER + R_HEAVY:prev * ROW_CLUSTER + ROW], heavy_min, wsum, wmax, prev)
+        cuda.syncthreads()
+        if tid < 32:
+            top = warp_max(wmax[prev, lane])
+            if lane == 0:
+                rows[prev * ROW_CLUSTER + R_TOP] = top
+                if rank == 0:
+                    rows[prev * ROW_CLUSTER + NEXT_SIZE] = fsize
+        rows_addr = smem_addr(rows, 0)
+        bm_addr = smem_addr(sh32, bm_off)
+        cluster_sync()  # every block's bitmap slice, frontier and statistics are in place
+
+        a_is_in = in_a
+        level = level0
+        acc = cuda.local.array(NUM_ACC_CLUSTER, int64)
+        q = cuda.local.array((2, QLEN), int32)
+        while True:
+            pb = prev * ROW_CLUSTER
+            cnt = rows[r * ROW_CLUSTER:(r + 1) * ROW_CLUSTER]
+            r_next = r + 1 if r < 2 else 0
+            fsize = cluster_load(cluster_map(rows_addr + 4 * (pb + NEXT_SIZE), 0))
+            tj = int32(0)
+            if lane < C:
+                tj = cluster_load(cluster_map(rows_addr + 4 * (pb + R_TOP), lane))
+            top = _degree_bin(warp_max(tj))
+            local = _share(fsize, rank, shift)
+            i = tid
+            while i < ROW_CLUSTER:
+                rows[r_next * ROW_CLUSTER + i] = 0
+                i += B
+            if dedup == WARP_CULL:
+                for i in range(lane, CULL_ENTRIES, 32):
+                    cull[cull_base + i] = -1
+                cuda.syncwarp(FULL)
+            for i in range(NUM_ACC_CLUSTER):
+                acc[i] = 0
+            edges = warp_sum(wsum[prev, lane])  # this block's share of the frontier's degree sum
+            # A heavy vertex returns the frontier to the host, as in bfs4k_single: every block
+            # reads the same counts, so all leave together.
+            if level > level0 and (int64(1) << top) >= heavy_min:
+                hj = int32(0)
+                if lane < C:
+                    hj = cluster_load(cluster_map(rows_addr + 4 * (pb + R_HEAVY + top), lane))
+                if warp_sum(hj) <= k2_limit:
+                    break
+
+            W = int32(_virtual_warp_size(C * B, fsize, k1))
+            ed = _use_edge_discover(C * B, fsize, k4)
+            binary = (not ed) and local * W <= B and (int64(1) << (top + 1)) - 1 <= W
+            nxt = int32(level + 1)
+            cl = (int32(shift), bm_addr, cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0),
+                  smem_addr(sh32, fn_off), smem_addr(sh32, 2 * rbn_off), smem_addr(sh32, dgn_off), offsets,
+                  heavy_min, cnt)
+            if ed:
+                wid = tid >> 5
+                while wid * 32 < local:
+                    _ed_loop(wid, local, sh32, f_off, offsets, indices, 0, visits, visits, cnt, nxt, dist,
+                             parent, stamp, stamp2, instrument, True, dedup, table, hmask, tid, cull,
+                             cull_base, q, acc, visits, log_cap, cnt, False, k7, sh32, fn_off,
+                             fcap, table, rb_off, deg_off, bm_off, logged, cl)
+                    wid = int32(wid + (B >> 5))
+            else:
+                wshift = int32(0)
+                while (int32(1) << wshift) < W:
+                    wshift = int32(wshift + 1)
+                vbase = int32(0)
+                wfirst = int32((tid & ~31) >> wshift)
+                while vbase + wfirst < local:
+                    _vw_loop(int32(vbase + (tid >> wshift)), local, W, sh32, f_off, offsets, indices, 0, visits,
+                             visits, cnt, nxt, dist, parent, stamp, stamp2, instrument, True, dedup, table,
+                             hmask, tid, cull, cull_base, q, acc, visits, log_cap, cnt, binary,
+                             k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, logged, cl)
+                    vbase = int32(vbase + (B >> wshift))
+            _acc_counts(acc, cnt, 0)
+            claimed_edges = warp_sum(acc[A_EDGES])
+            claimed_top = warp_max(int32(acc[A_TOP]))
+            if lane == 0:
+                wsum[r, tid >> 5] = claimed_edges
+                if claimed_top > 0:
+                    cuda.atomic.max(rows, r * ROW_CLUSTER + R_TOP, claimed_top)
+            if rank == 0 and tid == B - 32:
+                log[(level - level0) * C, L_CLOCK] = clock64()
+            cluster_sync()  # the next frontier, its rows, size and statistics are complete everywhere
+
+            nsize = cluster_load(cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0))
+            if tid == 0:
+                row = (level - level0) * C + rank
+                log[row, L_FRONTIER] = fsize
+                log[row, L_EDGES] = edges
+                log[row, L_FOUND] = cnt[DUP_DETECTED]  # the host adds the kept entries (L_NEXT)
+                log[row, L_NEXT] = nsize
+                log[row, L_GEN] = cnt[DUP_GENERATED]
+                log[row, L_DET] = cnt[DUP_DETECTED]
+                log[row, L_CONF] = cnt[DUP_CONFLICTS]
+                log[row, L_UNDET] = cnt[UNDETECTED]
+                log[row, L_WARP] = 32 if ed else W
+                log[row, L_ED] = 1 if ed else 0
+                log[row, L_BINARY] = 1 if binary else 0
+                log[row, L_COAL] = cnt[COALESCED]
+                log[row, L_EXT] = cnt[EXT_ROUNDS]
+                log[row, L_OVERFLOW] = cnt[OVERFLOW]
+            last = logged
+            logged = int32(logged + nsize)
+            level += 1
+            prev = r
+            r = r_next
+            a_is_in = not a_is_in
+            fsize = nsize
+            # No overflow test, unlike bfs4k_single: claims through the bitmap log each vertex
+            # once, so the visit log (3 |V|) cannot overflow, and the test would need every
+            # block's counts (a block leaving alone would leave the others at the barrier).
+            if nsize == 0 or nsize >= f_threshold or level - level0 >= max_levels:
+                break
+            f_off, fn_off = fn_off, f_off
+            rb_off, rbn_off = rbn_off, rb_off
+            deg_off, dgn_off = dgn_off, deg_off
+        cluster_sync()  # no block leaves while another may still read its shared memory
+        if rank != 0:
+            return
+        if tid == 0:
+            state[S_LEVELS] = level - level0
+            state[S_FSIZE] = fsize
+            state[S_IN_A] = 1 if a_is_in else 0
+            state[S_LAST] = last
+            state[S_LOGGED] = logged
+        if tid < DEGREE_BINS:
+            hist_c[tid] = 0
+            hist_s[tid] = 0
+        cuda.syncthreads()
+        _count_degrees(visits, last + tid, last + fsize, B, offsets, hist_c, hist_s)
+        cuda.syncthreads()
+        if tid < DEGREE_BINS:
+            hist[tid] = hist_c[tid]
+            hist[DEGREE_BINS + tid] = hist_s[tid]
+        if tid == 0:
+            state[S_CLOCK_END] = clock64()
+
+    return bfs4k_cluster
+
+
 @cuda.jit(cache=True)
 def bfs4k_commit(visits, state, dist, parent, qa, qb):
     """After a single-block launch with the shared bitmap: its visit log (vertex, parent, level;
@@ -1061,7 +1374,7 @@ def bfs4k_commit(visits, state, dist, parent, qa, qb):
 
 
 def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, single_block_threads=1024,
-                      shared_visited=False):
+                      shared_visited=False, cluster=1):
     """(name, kernel, argument types, register cap) of each kernel as the engine launches it,
     for compiling without a GPU (benchmarks/kernel_resources.py)."""
     from numba import types
@@ -1074,9 +1387,9 @@ def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, singl
     single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,
               i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, v32)
     commit = (v32, v64, v32, v32, v32, v32)
-    k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited)
+    k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited, cluster)
     cap = _OPTIONS.get("max_registers", 0)
     return [("bfs4k_multi", k.multi, multi, cap), ("bfs4k_heavy", k.heavy, heavy, cap),
             ("bfs4k_stats", k.stats, stats, cap),
-            ("bfs4k_single", k.single, single, register_cap(single_block_threads)),
+            ("bfs4k_cluster" if cluster > 1 else "bfs4k_single", k.single, single, register_cap(single_block_threads)),
             ("bfs4k_commit", k.commit, commit, 0)]

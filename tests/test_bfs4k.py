@@ -14,7 +14,7 @@ from _support import checked_run, small_graphs
 
 SIM = backend.current().is_simulator
 SMALL = small_graphs()
-TINY = DeviceLimits(name="tiny", sm_count=1, max_threads_per_sm=256) if SIM else None
+TINY = DeviceLimits(name="tiny", sm_count=1, max_threads_per_sm=256, clusters=True) if SIM else None
 # Small blocks keep the simulator fast (each CUDA thread is a Python thread).
 BASE = {"single_block_threads": 64, "K6": 64} if SIM else {}
 
@@ -58,6 +58,11 @@ def test_defaults_on_small_graphs(name):
     {"warp_size_rule": "frontier-degree", "K5": 0, "K4": 0},
     {"claim": "atomic", "visited": "shared"},   # the single block's visited flags in shared memory
     {"claim": "atomic", "visited": "shared", "K4": 0, "K1": 1, "dedup": "none"},
+    # The single block's cluster form: 2-16 blocks, each feature on.
+    {"claim": "atomic", "visited": "shared", "cluster": 2},
+    {"claim": "atomic", "visited": "shared", "cluster": 4, "K4": 0, "K1": 1, "dedup": "none"},
+    {"claim": "atomic", "visited": "shared", "cluster": 16, "single_block_threads": 32, "K5": 16,
+     "dedup": "warp-culling", "K7": 1, "K4": 0},
 ], ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
 def test_knob_grid(name, knobs):
     bfs4k(SMALL[name], **knobs)
@@ -105,6 +110,32 @@ def test_shared_visited_bitmap_across_kernel_switches():
     assert r.levels[0].launches == 2
 
 
+@pytest.mark.parametrize("C", [2, 4])
+def test_cluster_form_across_kernel_switches(C):
+    # F_Threshold = C x 32: the cluster hands the frontier to the multi-block kernel and takes it
+    # back (Fig. 7), each launch dealing the queue out over its blocks' shared memory.
+    g = graphs.generate("kronecker", scale=7 + C // 2, edge_factor=8, seed=1)  # its widest level > C x 32
+    r = bfs4k(g, single_block_threads=32, K2=0, claim="atomic", visited="shared", cluster=C)
+    assert {lv.kernel for lv in r.levels} == {"single-block", "multi-block"}
+    # A path: one vertex a level, so most blocks hold no frontier at all, level after level.
+    r = bfs4k(SMALL["path25"], 0, claim="atomic", visited="shared", cluster=C, K1=1, K4=0)
+    assert all(lv.kernel == "single-block" for lv in r.levels)
+    assert r.levels[0].launches == 2 and sum(lv.launches for lv in r.levels) == 2  # one cluster, one commit
+
+
+def test_heavy_vertex_leaves_the_cluster():
+    # Level 1's frontier holds three hubs (degrees 41-71 >= K3 x block = 32): every block of the
+    # cluster reads the same statistics and leaves, and the host runs the level with its child grid.
+    src, dst = [0, 0, 0], [1, 2, 3]
+    for hub, lo, hi in ((1, 4, 44), (2, 30, 80), (3, 60, 130)):
+        src += [hub] * (hi - lo)
+        dst += list(range(lo, hi))
+    g = graphs.from_edges(np.array(src), np.array(dst), directed=False, name="three-hubs")
+    r = bfs4k(g, 0, K2=5.0, K3=1, K6=32, single_block_threads=32, claim="atomic", visited="shared", cluster=4)
+    assert r.levels[0].kernel == "single-block"
+    assert r.levels[1].kernel == "multi-block" and r.levels[1].heavy_vertices == 3
+
+
 @pytest.mark.skipif(SIM, reason="a bitmap over 48 KB of shared memory needs a GPU's opt-in (and a graph too big for the simulator)")
 def test_shared_visited_bitmap_beyond_48_kb():
     g = graphs.generate("grid2d", rows=700, cols=700)  # 61,256 bytes of flags: the launcher opts in
@@ -112,8 +143,9 @@ def test_shared_visited_bitmap_beyond_48_kb():
     assert all(lv.kernel == "single-block" for lv in r.levels)
 
 
-@pytest.mark.parametrize("knobs", [{"K5": 0}, {"K5": 0, "K2": 10.0, "K3": 1, "K6": 32}, {}],
-                         ids=["multi-block", "with child grids", "both kernels"])
+@pytest.mark.parametrize("knobs", [{"K5": 0}, {"K5": 0, "K2": 10.0, "K3": 1, "K6": 32}, {},
+                                   {"visited": "shared", "cluster": 4, "single_block_threads": 32}],
+                         ids=["multi-block", "with child grids", "both kernels", "cluster form"])
 def test_edges_examined_are_the_frontiers_degrees(knobs):
     # Each level's plan comes from the degree histogram the previous level's statistics kernel
     # (or the single block) counted: its degree sum must be the frontier's.

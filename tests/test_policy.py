@@ -1,4 +1,6 @@
 """BFS-4K's per-level policy and shared-memory layout: pure host code, no kernels."""
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -134,6 +136,27 @@ def test_shared_visited_bitmap_layout_and_its_errors():
     assert single_block_layout(knobs.replace(visited="global"), gpu, 1 << 22).bitmap_words == 0
 
 
+def test_cluster_form_layout_threshold_and_its_errors():
+    gpu = DeviceLimits(name="H100-like", sm_count=132, max_threads_per_sm=2048, shared_per_block=48 * 1024,
+                       shared_per_sm=228 * 1024, shared_per_block_optin=227 * 1024, clusters=True)
+    knobs = Knobs(K5=1, claim="atomic", dedup="none", visited="shared", cluster=8, single_block_threads=512)
+    lay = single_block_layout(knobs, gpu, 10**6)
+    assert lay.bitmap_words == 3907  # 31,250 words over 8 blocks
+    assert lay.frontier_capacity == 512  # a block's; F_Threshold is 8 x 512
+    assert lay.dynamic_bytes == 4 * (2 * 512 + 3907) + 2 * 12 * 512  # F_d_new has rows too
+    grid = FrontierStats.of_vertices(np.full(4095, 4))
+    assert plan_level(grid, knobs, gpu, 10**6).kernel == "single-block"
+    assert plan_level(grid, knobs.replace(cluster=4), gpu, 10**6).kernel == "multi-block"
+    # A split bitmap fits where one block's does not.
+    assert single_block_layout(knobs, gpu, 1 << 22).bitmap_words == 16384
+    with pytest.raises(KnobError, match=r"cluster=8 needs thread-block clusters .* A100-like has none: use cluster=1"):
+        single_block_layout(knobs, dataclasses.replace(gpu, name="A100-like", clusters=False), 100)
+    with pytest.raises(KnobError, match=r"cluster=2 splits the visited bitmap.*needs visited='shared'"):
+        Knobs(cluster=2)
+    with pytest.raises(KnobError, match=r"needs .* \(a 16-th of them: cluster=16\).*use visited='global'"):
+        single_block_layout(knobs.replace(cluster=16), gpu, 1 << 30)
+
+
 def test_recommend_knobs_rules_of_thumb():
     road, why = recommend_knobs({"avg_degree": 2.8, "std_degree": 1.0, "max_degree": 12})
     assert (road.K1, road.K2, road.K4, road.K5) == (4, 0.0, 1, 1) and "road" in why["K1"]
@@ -157,6 +180,7 @@ def test_recommend_knobs_rules_of_thumb():
     ("dedup", "bloom", r"dedup='bloom' is invalid"),
     ("hash_entries", 100, r"hash_entries=100 must be 0 or a power of two"),
     ("K3", 2.5, r"K3=2.5 is invalid: expected an integer"),
+    ("cluster", 3, r"cluster=3 is invalid: one of 1, 2, 4, 8, 16"),
 ])
 def test_knob_errors_name_knob_and_range(name, value, pattern):
     with pytest.raises(KnobError, match=pattern):
