@@ -57,6 +57,11 @@ TUNED = {
     "kron22": {"warp_size_rule": "frontier-degree", "claim": "atomic", "dedup": "none"},
     "grid1000": {"K1": 1, "K4": 0, "K5": 2, "claim": "atomic", "dedup": "none", "K7": 0, "visited": "shared"},
 }
+# The single-block kernel's cluster form (knob cluster, compute capability 9.0+), tuned the same way.
+TUNED_CLUSTER = {
+    "grid1000": {"K1": 2, "K4": 0, "K5": 1, "claim": "atomic", "dedup": "none", "K7": 0, "visited": "shared",
+                 "cluster": 8, "single_block_threads": 512},
+}
 
 # BFS-4K's features switched on one at a time (the paper's Fig. 14): each row adds one.
 LADDER = [
@@ -128,6 +133,8 @@ def main(argv=None) -> int:
                    ("bfs4k defaults, claim=atomic", "bfs4k", {"claim": "atomic"})]
         if name in TUNED:
             configs.append(("bfs4k tuned (sweep_knobs.py)", "bfs4k", TUNED[name]))
+        if name in TUNED_CLUSTER and float(env["compute_capability"]) >= 9.0:
+            configs.append(("bfs4k tuned, cluster form", "bfs4k", TUNED_CLUSTER[name]))
         if not args.no_ladder:
             configs += [(label, "bfs4k", kn) for label, kn in LADDER]
         ref = cpu_bfs(g, source)[0]
