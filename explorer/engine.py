@@ -349,8 +349,9 @@ class BFSRun:
         # With the racy claim a level can enqueue a vertex once per arc that reaches it.
         st = self._setup(max(1, graph.num_arcs if race else n), {
             "heavy_v": (heavy_cap, np.int32), "heavy_off": (heavy_cap, np.int64),
-            # Up to max_log levels a single-block launch (a row per level and block of the cluster form).
-            "log": ((max_log * knobs.cluster, bfs4k.LOG_FIELDS), np.int64), "state": (bfs4k.STATE_FIELDS, np.int64),
+            # Up to max_log levels a single-block launch (the cluster form: a row per level and block).
+            "log": ((max_log * knobs.cluster, bfs4k.LOG_FIELDS), np.int64),
+            "state": (bfs4k.STATE_FIELDS, np.int64),
             # The single block's visit log (vertex, parent, level): each vertex is claimed once.
             "visits": (3 * n if shared_visited else 3, np.int32)})
         heavy_v, heavy_off, log, state, visits = (

@@ -180,8 +180,8 @@ def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 
             f"F_d, F_d_new and their rows (K5={knobs.K5}); this GPU gives a block {room:,}: use visited='global' "
             f"(or a smaller K5{more})" if words else
             f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads} needs {need:,} bytes of "
-            f"shared memory, {ROW_BYTES * fthr:,} of them for F_d's rows; this GPU gives a block {room:,}: use a "
-            "smaller K5 (or K5=0 to disable the single-block kernel)")
+            f"shared memory, {rows * ROW_BYTES * fthr:,} of them for the frontier's rows; this GPU gives a block "
+            f"{room:,}: use a smaller K5 (or K5=0 to disable the single-block kernel)")
     return SharedLayout(entries, fthr, region0, dynamic, words)
 
 

@@ -19,6 +19,9 @@ Kernels:
                  (and, with knob visited='shared', the visited flags: an extension of the paper);
                  a frontier with a heavy vertex goes back to the host, where its child grid
                  can be launched.
+  bfs4k_cluster  the single-block kernel on a thread-block cluster of C SMs (knob cluster, an
+                 extension for compute capability 9.0+): one cluster barrier a level, the visited
+                 bitmap split over the blocks' shared memory, the same decisions in every block.
   bfs4k_commit   after a single-block launch with visited='shared': writes its visit log into
                  dist and parent over all SMs (the block logs its claims, coalesced).
 
@@ -99,7 +102,7 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitma
     bm_off >= 0: the visited flags are bits of bitmap[bm_off:] (the single block's shared memory,
     knob visited='shared'), and the claim's level and parent are written later, from the visit
     log (see bfs4k_commit); -1: they are dist[v] != -1, written here. cl: the cluster kernel's
-    context (see _cluster_context; cl[0] = -1 everywhere else).
+    context (see _no_cluster; cl[0] = -1 everywhere else).
     Returns (this lane claimed v, some lane of the warp claimed something).
     """
     if bm_off >= 0:
@@ -123,8 +126,11 @@ def _claim(has_edge, v, u, nxt, dist, parent, atomic_claim, latency_bound, bitma
 
 @cuda.jit(device=True)
 def _no_cluster(offsets, arr):
-    """The cluster context of every kernel but the cluster kernel: cl[0] = -1 (the rest, of the
-    types _cluster_context gives, is never read). A constant, so the cluster paths compile away."""
+    """The cluster context `cl` of every kernel but bfs4k_cluster: cl[0] = -1, the rest (of the
+    cluster kernel's types) never read; a constant, so the cluster paths compile away. In
+    bfs4k_cluster: (log2 of its blocks; shared-window addresses of the bitmap slice, of block 0's
+    next-frontier counter (mapped), of F_d_new, its first edges and its degrees; offsets; the
+    heavy-vertex degree K3 x block size; the level's counter row)."""
     return (int32(-1), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), offsets, int64(0), arr)
 
 
@@ -464,7 +470,8 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
                              dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off, cl)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
-                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
+                            nxt, cl)
                 rounds = int32(0)
         _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
         return heavy
@@ -484,7 +491,8 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
                     tid, cull, cull_base, lane, q, qn, acc, single, bm_off, cl)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
+                        nxt, cl)
             rounds = int32(0)
     _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
     return heavy
@@ -541,7 +549,8 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
                     tid, cull, cull_base, lane, q, qn, acc, rb_off >= 0, bm_off, cl)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
+                        nxt, cl)
             rounds = int32(0)
         base += 32
         if cur_end <= base:

@@ -117,7 +117,7 @@ def test_k5_too_large_for_shared_memory_names_the_knob():
         single_block_layout(Knobs(K5=16, single_block_threads=1024), H200)
     # A GPU without the opt-in beyond 48 KB has no room for F_d's rows beside the paper's layout.
     no_optin = DeviceLimits(name="48 KB", sm_count=1, max_threads_per_sm=2048)
-    with pytest.raises(KnobError, match=r"K5=1 with single_block_threads=1024 needs .* 12,288 of them for F_d's rows"):
+    with pytest.raises(KnobError, match=r"K5=1 with single_block_threads=1024 needs .* 12,288 of them for the frontier's rows"):
         single_block_layout(Knobs(K5=1, single_block_threads=1024), no_optin)
     assert single_block_layout(Knobs(K5=1, single_block_threads=256), no_optin).frontier_capacity == 256
 
