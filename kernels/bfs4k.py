@@ -776,6 +776,85 @@ def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, heavy_min):
 
 
 
+@cuda.jit(device=True)
+def _expand(ed, W, binary, fsize, sh32, f_off, offsets, indices, out, out_n, cnt, nxt, dist, parent, stamp,
+            stamp2, instrument, atomic_claim, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
+            fcap, rb_off, deg_off, bm_off, log_base, cl):
+    """One level of the single block (or of one block of the cluster form): its fsize frontier
+    entries at sh32[f_off:], their rows beside them, by edge-discover or virtual warps of W lanes.
+    Collective over the block."""
+    tid = cuda.threadIdx.x
+    B = cuda.blockDim.x
+    if ed:
+        wid = tid >> 5
+        while wid * 32 < fsize:  # a warp past the frontier's end has no more work
+            _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
+                     parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
+                     cull_base, q, acc, out, out_n, cnt, False, k7, sh32, fn_off,
+                     fcap, table, rb_off, deg_off, bm_off, log_base, cl)
+            wid = int32(wid + (B >> 5))
+        return
+    wshift = int32(0)  # W is a power of two: shifts instead of divisions
+    while (int32(1) << wshift) < W:
+        wshift = int32(wshift + 1)
+    # vbase is uniform over the warp (its lanes' virtual warps call the collectives
+    # together); a warp whose first virtual warp is past the frontier's end is done.
+    vbase = int32(0)
+    wfirst = int32((tid & ~31) >> wshift)
+    while vbase + wfirst < fsize:
+        _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
+                 out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
+                 hmask, tid, cull, cull_base, q, acc, out, out_n, cnt, binary,
+                 k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, log_base, cl)
+        vbase = int32(vbase + (B >> wshift))
+
+
+@cuda.jit(device=True)
+def _log_level(log, row, fsize, edges, nsize, cnt, W, ed, binary):
+    """A level's row of the single block's log (the cluster form: one of its blocks' rows)."""
+    log[row, L_FRONTIER] = fsize
+    log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
+    log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
+    log[row, L_NEXT] = nsize
+    log[row, L_GEN] = cnt[DUP_GENERATED]
+    log[row, L_DET] = cnt[DUP_DETECTED]
+    log[row, L_CONF] = cnt[DUP_CONFLICTS]
+    log[row, L_UNDET] = cnt[UNDETECTED]
+    log[row, L_WARP] = 32 if ed else W
+    log[row, L_ED] = 1 if ed else 0
+    log[row, L_BINARY] = 1 if binary else 0
+    log[row, L_COAL] = cnt[COALESCED]
+    log[row, L_EXT] = cnt[EXT_ROUNDS]
+    log[row, L_OVERFLOW] = cnt[OVERFLOW]
+
+
+@cuda.jit(device=True)
+def _leave(state, hist, hist_c, hist_s, offsets, frontier, start, levels, fsize, a_is_in, last, logged):
+    """The end of a single-block launch (the cluster form: by block 0): the state the host reads,
+    and the degree histogram of the final frontier, frontier[start:start + fsize] (as bfs4k_stats
+    counts it), which the host plans the next level from. Collective over the block."""
+    tid = cuda.threadIdx.x
+    if tid == 0:
+        state[S_LEVELS] = levels
+        state[S_FSIZE] = fsize
+        state[S_IN_A] = 1 if a_is_in else 0
+        state[S_LAST] = last
+        state[S_LOGGED] = logged
+    if tid < DEGREE_BINS:
+        hist_c[tid] = 0
+        hist_s[tid] = 0
+    cuda.syncthreads()
+    _count_degrees(frontier, start + tid, start + fsize, cuda.blockDim.x, offsets, hist_c, hist_s)
+    cuda.syncthreads()
+    if tid < DEGREE_BINS:
+        hist[tid] = hist_c[tid]
+        hist[DEGREE_BINS + tid] = hist_s[tid]
+    if tid == 0:
+        state[S_CLOCK_END] = clock64()
+
+
+
+
 # ------------------------------------------------------------------------------ kernels
 class Kernels(NamedTuple):
     """The BFS-4K kernels compiled for one combination of the static knobs."""
@@ -1038,28 +1117,9 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 out_n = log_cap
                 log_base = logged
             nxt = int32(level + 1)
-            if ed:
-                wid = tid >> 5
-                while wid * 32 < fsize:  # a warp past the frontier's end has no more work
-                    _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
-                             parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                             cull_base, q, acc, out, out_n, cnt, False, k7, sh32, fn_off,
-                             fcap, table, rb_off, deg_off, bm_off, log_base, nocl)
-                    wid = int32(wid + (B >> 5))
-            else:
-                wshift = int32(0)  # W is a power of two: shifts instead of divisions
-                while (int32(1) << wshift) < W:
-                    wshift = int32(wshift + 1)
-                # vbase is uniform over the warp (its lanes' virtual warps call the collectives
-                # together); a warp whose first virtual warp is past the frontier's end is done.
-                vbase = int32(0)
-                wfirst = int32((tid & ~31) >> wshift)
-                while vbase + wfirst < fsize:
-                    _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
-                             out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
-                             hmask, tid, cull, cull_base, q, acc, out, out_n, cnt, binary,
-                             k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, log_base, nocl)
-                    vbase = int32(vbase + (B >> wshift))
+            _expand(ed, W, binary, fsize, sh32, f_off, offsets, indices, out, out_n, cnt, nxt, dist, parent, stamp,
+                    stamp2, instrument, atomic_claim, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
+                    fcap, rb_off, deg_off, bm_off, log_base, nocl)
             _acc_counts(acc, cnt, 0)
             cuda.syncthreads()  # F_d_new and the level's counters are complete
             if tid == B - 32:
@@ -1067,21 +1127,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
 
             nsize = cnt[NEXT_SIZE]
             if tid == 0:
-                row = level - level0
-                log[row, L_FRONTIER] = fsize
-                log[row, L_EDGES] = edges  # every frontier entry's whole row is examined
-                log[row, L_FOUND] = nsize + cnt[DUP_DETECTED]  # claims: kept + dropped
-                log[row, L_NEXT] = nsize
-                log[row, L_GEN] = cnt[DUP_GENERATED]
-                log[row, L_DET] = cnt[DUP_DETECTED]
-                log[row, L_CONF] = cnt[DUP_CONFLICTS]
-                log[row, L_UNDET] = cnt[UNDETECTED]
-                log[row, L_WARP] = 32 if ed else W
-                log[row, L_ED] = 1 if ed else 0
-                log[row, L_BINARY] = 1 if binary else 0
-                log[row, L_COAL] = cnt[COALESCED]
-                log[row, L_EXT] = cnt[EXT_ROUNDS]
-                log[row, L_OVERFLOW] = cnt[OVERFLOW]
+                _log_level(log, level - level0, fsize, edges, nsize, cnt, W, ed, binary)
             last = logged
             logged = int32(logged + nsize)
             level += 1
@@ -1091,27 +1137,11 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             if nsize == 0 or nsize >= f_threshold or level - level0 >= max_levels or cnt[OVERFLOW] > 0:
                 break
             f_off, fn_off = fn_off, f_off
-        if tid == 0:
-            state[S_LEVELS] = level - level0
-            state[S_FSIZE] = fsize
-            state[S_IN_A] = 1 if a_is_in else 0
-            state[S_LAST] = last if shared_visited else 0
-            state[S_LOGGED] = logged if shared_visited else 0
-        # The final frontier's degree histogram (as bfs4k_stats counts it), for the host's plan of the next level.
-        if tid < DEGREE_BINS:
-            hist_c[tid] = 0
-            hist_s[tid] = 0
-        cuda.syncthreads()
         if shared_visited:
-            _count_degrees(visits, last + tid, last + fsize, B, offsets, hist_c, hist_s)
+            _leave(state, hist, hist_c, hist_s, offsets, visits, last, level - level0, fsize, a_is_in, last, logged)
         else:
-            _count_degrees(qa if a_is_in else qb, tid, fsize, B, offsets, hist_c, hist_s)
-        cuda.syncthreads()
-        if tid < DEGREE_BINS:
-            hist[tid] = hist_c[tid]
-            hist[DEGREE_BINS + tid] = hist_s[tid]
-        if tid == 0:
-            state[S_CLOCK_END] = clock64()
+            _leave(state, hist, hist_c, hist_s, offsets, qa if a_is_in else qb, 0, level - level0, fsize, a_is_in,
+                   0, 0)
 
     return bfs4k_single
 
@@ -1275,26 +1305,9 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
             cl = (int32(shift), bm_addr, cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0),
                   smem_addr(sh32, fn_off), smem_addr(sh32, 2 * rbn_off), smem_addr(sh32, dgn_off), offsets,
                   heavy_min, cnt)
-            if ed:
-                wid = tid >> 5
-                while wid * 32 < local:
-                    _ed_loop(wid, local, sh32, f_off, offsets, indices, 0, visits, visits, cnt, nxt, dist,
-                             parent, stamp, stamp2, instrument, True, dedup, table, hmask, tid, cull,
-                             cull_base, q, acc, visits, log_cap, cnt, False, k7, sh32, fn_off,
-                             fcap, table, rb_off, deg_off, bm_off, logged, cl)
-                    wid = int32(wid + (B >> 5))
-            else:
-                wshift = int32(0)
-                while (int32(1) << wshift) < W:
-                    wshift = int32(wshift + 1)
-                vbase = int32(0)
-                wfirst = int32((tid & ~31) >> wshift)
-                while vbase + wfirst < local:
-                    _vw_loop(int32(vbase + (tid >> wshift)), local, W, sh32, f_off, offsets, indices, 0, visits,
-                             visits, cnt, nxt, dist, parent, stamp, stamp2, instrument, True, dedup, table,
-                             hmask, tid, cull, cull_base, q, acc, visits, log_cap, cnt, binary,
-                             k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, logged, cl)
-                    vbase = int32(vbase + (B >> wshift))
+            _expand(ed, W, binary, local, sh32, f_off, offsets, indices, visits, log_cap, cnt, nxt, dist, parent,
+                    stamp, stamp2, instrument, True, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
+                    fcap, rb_off, deg_off, bm_off, logged, cl)
             _acc_counts(acc, cnt, 0)
             claimed_edges = warp_sum(acc[A_EDGES])
             claimed_top = warp_max(int32(acc[A_TOP]))
@@ -1308,21 +1321,7 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
 
             nsize = cluster_load(cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0))
             if tid == 0:
-                row = (level - level0) * C + rank
-                log[row, L_FRONTIER] = fsize
-                log[row, L_EDGES] = edges
-                log[row, L_FOUND] = cnt[DUP_DETECTED]  # the host adds the kept entries (L_NEXT)
-                log[row, L_NEXT] = nsize
-                log[row, L_GEN] = cnt[DUP_GENERATED]
-                log[row, L_DET] = cnt[DUP_DETECTED]
-                log[row, L_CONF] = cnt[DUP_CONFLICTS]
-                log[row, L_UNDET] = cnt[UNDETECTED]
-                log[row, L_WARP] = 32 if ed else W
-                log[row, L_ED] = 1 if ed else 0
-                log[row, L_BINARY] = 1 if binary else 0
-                log[row, L_COAL] = cnt[COALESCED]
-                log[row, L_EXT] = cnt[EXT_ROUNDS]
-                log[row, L_OVERFLOW] = cnt[OVERFLOW]
+                _log_level(log, (level - level0) * C + rank, fsize, edges, nsize, cnt, W, ed, binary)
             last = logged
             logged = int32(logged + nsize)
             level += 1
@@ -1341,23 +1340,7 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
         cluster_sync()  # no block leaves while another may still read its shared memory
         if rank != 0:
             return
-        if tid == 0:
-            state[S_LEVELS] = level - level0
-            state[S_FSIZE] = fsize
-            state[S_IN_A] = 1 if a_is_in else 0
-            state[S_LAST] = last
-            state[S_LOGGED] = logged
-        if tid < DEGREE_BINS:
-            hist_c[tid] = 0
-            hist_s[tid] = 0
-        cuda.syncthreads()
-        _count_degrees(visits, last + tid, last + fsize, B, offsets, hist_c, hist_s)
-        cuda.syncthreads()
-        if tid < DEGREE_BINS:
-            hist[tid] = hist_c[tid]
-            hist[DEGREE_BINS + tid] = hist_s[tid]
-        if tid == 0:
-            state[S_CLOCK_END] = clock64()
+        _leave(state, hist, hist_c, hist_s, offsets, visits, last, level - level0, fsize, a_is_in, last, logged)
 
     return bfs4k_cluster
 
