@@ -1173,6 +1173,25 @@ def _frontier_pos(i, rank, shift):
     return ((((i >> 5) << shift) | rank) << 5) | (i & 31)
 
 
+@cuda.jit(device=True)
+def _cluster_totals(rows_addr, row, C, lv):
+    """After a cluster barrier, by warp 0 of each block: the cluster's next-frontier size (block
+    0's counter in counter row `row`) and the largest degree its claimers saw (every block's) into
+    lv[0], lv[1] for the block, which reads them after a block barrier: one warp a block reads the
+    other SMs' shared memory, not every warp. Collective over warp 0."""
+    lane = cuda.laneid
+    n = int32(0)
+    if lane == 0:
+        n = cluster_load(cluster_map(rows_addr + 4 * (row + NEXT_SIZE), 0))
+    tj = int32(0)
+    if lane < C:
+        tj = cluster_load(cluster_map(rows_addr + 4 * (row + R_TOP), lane))
+    top = warp_max(tj)
+    if lane == 0:
+        lv[0] = n
+        lv[1] = top
+
+
 @functools.cache
 def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
     """The single-block kernel spread over a thread-block cluster of C blocks (C a power of two,
@@ -1186,8 +1205,8 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
                       hmask, k7, region0_words, bm_words, visits):
         """Levels inside one launch of one cluster while 0 < |F| < F_Threshold (= C x the single
         block's): bfs4k_single's loop (§5.5), its arguments, log and visit log, on C SMs that share
-        a hardware barrier and each other's shared memory (kernels.cluster). One cluster barrier
-        a level, where the single block has two block barriers:
+        a hardware barrier and each other's shared memory (kernels.cluster). A level has one
+        cluster barrier and one block barrier, where the single block has two block barriers:
 
         - the visited bitmap is split over the blocks (word w in block w mod C), claimed by atomic
           OR into the owner's shared memory, so claims are exact (needs visited='shared');
@@ -1196,9 +1215,10 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
           degree: loaded at the claim instead of at the next level's start), so each block expands
           its own F_d from its own shared memory;
         - the claimers' degree sums, maxima and heavy bins are the next frontier's statistics:
-          after the barrier every block reads all blocks' (lanes j < C read block j's) and takes the
-          same decisions from the whole frontier, with #ResThreads = C x block size (§5.2, §5.4);
-          the §5.1 binary scan is each block's choice (it is local to a block's warps);
+          after the barrier every block reads all blocks' (warp 0's lanes j < C read block j's,
+          then the block barrier) and takes the same decisions from the whole frontier, with
+          #ResThreads = C x block size (§5.2, §5.4); the §5.1 binary scan is each block's choice
+          (it is local to a block's warps);
         - log rows are per block: row (level - level0) x C + rank; the host sums their counts.
 
         Dynamic shared memory: [hash64 or culling tables: region0_words int32][F_d, F_d_new: fcap
@@ -1222,6 +1242,7 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
         dgn_off = int32(deg_off + fcap)
         bm_off = int32(region0_words + 8 * fcap)
         rows = cuda.shared.array(ROWS_CLUSTER, int32)  # three in rotation, as in bfs4k_single
+        lv = cuda.shared.array(2, int32)  # the cluster's frontier size and top degree (_cluster_totals)
         wsum = cuda.shared.array((3, 32), int64)
         wmax = cuda.shared.array((3, 32), int32)
         hist_c = cuda.shared.array(DEGREE_BINS, int32)
@@ -1258,11 +1279,12 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
             top = warp_max(wmax[prev, lane])
             if lane == 0:
                 rows[prev * ROW_CLUSTER + R_TOP] = top
-                if rank == 0:
-                    rows[prev * ROW_CLUSTER + NEXT_SIZE] = fsize
         rows_addr = smem_addr(rows, 0)
         bm_addr = smem_addr(sh32, bm_off)
         cluster_sync()  # every block's bitmap slice, frontier and statistics are in place
+        if tid < 32:
+            _cluster_totals(rows_addr, prev * ROW_CLUSTER, C, lv)
+        cuda.syncthreads()
 
         a_is_in = in_a
         level = level0
@@ -1272,11 +1294,7 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
             pb = prev * ROW_CLUSTER
             cnt = rows[r * ROW_CLUSTER:(r + 1) * ROW_CLUSTER]
             r_next = r + 1 if r < 2 else 0
-            fsize = cluster_load(cluster_map(rows_addr + 4 * (pb + NEXT_SIZE), 0))
-            tj = int32(0)
-            if lane < C:
-                tj = cluster_load(cluster_map(rows_addr + 4 * (pb + R_TOP), lane))
-            top = _degree_bin(warp_max(tj))
+            top = _degree_bin(lv[1])
             local = _share(fsize, rank, shift)
             i = tid
             while i < ROW_CLUSTER:
@@ -1319,7 +1337,10 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
                 log[(level - level0) * C, L_CLOCK] = clock64()
             cluster_sync()  # the next frontier, its rows, size and statistics are complete everywhere
 
-            nsize = cluster_load(cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0))
+            if tid < 32:
+                _cluster_totals(rows_addr, r * ROW_CLUSTER, C, lv)
+            cuda.syncthreads()
+            nsize = lv[0]
             if tid == 0:
                 _log_level(log, (level - level0) * C + rank, fsize, edges, nsize, cnt, W, ed, binary)
             last = logged
