@@ -60,7 +60,7 @@ TUNED = {
 # The single-block kernel's cluster form (knob cluster, compute capability 9.0+), tuned the same way.
 TUNED_CLUSTER = {
     "grid1000": {"K1": 2, "K4": 0, "K5": 1, "claim": "atomic", "dedup": "none", "K7": 0, "visited": "shared",
-                 "cluster": 8, "single_block_threads": 512},
+                 "cluster": 16, "single_block_threads": 256},
 }
 
 # BFS-4K's features switched on one at a time (the paper's Fig. 14): each row adds one.
