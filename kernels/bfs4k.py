@@ -666,8 +666,6 @@ def _heavy_slot(heavy_off, count, x):
     return lo
 
 
-
-
 # ------------------------------------------------------------------------------ single block
 # Per-level log written by the single-block kernel (one row per level it runs).
 L_FRONTIER, L_EDGES, L_FOUND, L_NEXT, L_GEN, L_DET, L_CONF, L_UNDET = 0, 1, 2, 3, 4, 5, 6, 7
@@ -774,8 +772,6 @@ def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, heavy_min):
     return deg
 
 
-
-
 @cuda.jit(device=True)
 def _expand(ed, W, binary, fsize, sh32, f_off, offsets, indices, out, out_n, cnt, nxt, dist, parent, stamp,
             stamp2, instrument, atomic_claim, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
@@ -851,8 +847,6 @@ def _leave(state, hist, hist_c, hist_s, offsets, frontier, start, levels, fsize,
         hist[DEGREE_BINS + tid] = hist_s[tid]
     if tid == 0:
         state[S_CLOCK_END] = clock64()
-
-
 
 
 # ------------------------------------------------------------------------------ kernels

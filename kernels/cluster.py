@@ -137,27 +137,24 @@ if not _sim.simulator_enabled():
 
         return _types.int32(addr), codegen
 
-    @_intrinsic
-    def _or(typingctx, addr, bits):
-        if not _int_args(addr, bits):
-            return None
+    def _atomic(op):
+        """An intrinsic (addr, x) -> old int32 for the PTX atomic `op` on distributed shared memory."""
 
-        def codegen(context, builder, sig, args):
-            return _asm(builder, _I32, "atom.shared::cluster.or.b32 $0, [$1], $2;", "=r,r,r,~{memory}",
-                        [_u32(builder, args[0]), _u32(builder, args[1])], True)
+        @_intrinsic
+        def atom(typingctx, addr, x):
+            if not _int_args(addr, x):
+                return None
 
-        return _types.int32(addr, bits), codegen
+            def codegen(context, builder, sig, args):
+                return _asm(builder, _I32, f"atom.shared::cluster.{op} $0, [$1], $2;", "=r,r,r,~{memory}",
+                            [_u32(builder, args[0]), _u32(builder, args[1])], True)
 
-    @_intrinsic
-    def _add(typingctx, addr, x):
-        if not _int_args(addr, x):
-            return None
+            return _types.int32(addr, x), codegen
 
-        def codegen(context, builder, sig, args):
-            return _asm(builder, _I32, "atom.shared::cluster.add.u32 $0, [$1], $2;", "=r,r,r,~{memory}",
-                        [_u32(builder, args[0]), _u32(builder, args[1])], True)
+        return atom
 
-        return _types.int32(addr, x), codegen
+    _or = _atomic("or.b32")
+    _add = _atomic("add.u32")
 
     @_intrinsic
     def _store(typingctx, addr, x):

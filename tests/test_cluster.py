@@ -75,8 +75,7 @@ def k_deal(out):
     slot = cluster_add(cluster_map(smem_addr(sh, 0), 0), 1)
     cluster_store(cluster_map(smem_addr(sh, 1 + slot // C), slot % C), rank * cuda.blockDim.x + tid)
     cluster_sync()
-    per = cuda.blockDim.x
-    out[rank, tid] = sh[1 + tid] if tid < per else -1
+    out[rank, tid] = sh[1 + tid]  # a block is given blockDim.x entries: slots rank, rank + C, ...
     if rank == 0 and tid == 0:
         out[C, 0] = sh[0]
     cluster_sync()
