@@ -13,7 +13,7 @@ level; claims write their level and parent at once, as plain_single_block.py's `
 No statistics, no policy: whether more SMs with a cheap barrier beat one SM on the grid's 1001 small levels.
 
 Numba has neither clusters nor distributed shared memory: kernels.cluster supplies them (inline
-PTX; Python under the simulator, where kernels.sim.run_cluster runs a cluster's blocks side by
+PTX; Python under the simulator, where kernels.cudasim.run_cluster runs a cluster's blocks side by
 side), and explorer.launcher launches with a cluster dimension (`cuLaunchKernelEx`).
 tests/test_cluster.py runs this kernel on small grids under the simulator.
 """

@@ -153,9 +153,9 @@ def _enable_simulator() -> BackendInfo:
                            "restart the Python kernel and select the simulator first")
     os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
     numba.core.config.reload_config()
-    import kernels  # installs the warp intrinsics into the simulator
+    from kernels import cudasim  # the warp intrinsics, clusters and grid barrier Numba's simulator lacks
 
-    kernels.ensure_simulator_intrinsics()
+    cudasim.install()
     return BackendInfo(kind="simulator", device_name="Numba CUDA simulator (CPU)",
                        versions=_versions(), max_arcs=SIMULATOR_MAX_ARCS)
 

@@ -29,8 +29,8 @@ class PlainLauncher:
 
     def cluster(self, kernel, cluster_size, blocks, threads, shared, *args) -> None:
         """`blocks` blocks in clusters of `cluster_size` (kernels.cluster): Numba's launch has no
-        cluster dimension, so only the simulator's (kernels.sim.run_cluster) is here."""
-        from kernels import sim
+        cluster dimension, so only the simulator's (kernels.cudasim.run_cluster) is here."""
+        from kernels import cudasim as sim
 
         if not sim.simulator_enabled():
             raise NotImplementedError("Numba cannot launch thread-block clusters: use explorer.launcher.Launcher")

@@ -1,7 +1,7 @@
 """Thread-block clusters (compute capability 9.0, Hopper, and later): the hardware barrier of a
 cluster's blocks and their distributed shared memory. Numba has neither: on the GPU these are
-inline PTX; under the simulator the Python bodies below run, on the blocks that
-``kernels.sim.run_cluster`` runs side by side (one cluster at a time).
+inline PTX; under the simulator the Python bodies of ``kernels.cudasim.cluster`` run, on the blocks
+that ``kernels.cudasim.run_cluster`` runs side by side (one cluster at a time).
 
 A kernel that uses them must be launched with a cluster dimension (``Launcher.cluster``); its
 shared memory is then addressed by 32-bit shared-window addresses:
@@ -22,44 +22,16 @@ Only shared memory laid out alike in every block (the same arrays, in the same o
 meaningfully between blocks: that is the case for one kernel's blocks.
 """
 
-import numpy as np
+# The Python bodies are what the simulator runs (kernels.cudasim.cluster); on a GPU each name gets
+# the inline-PTX overload below.
+from .cudasim import simulator_enabled as _simulator_enabled
+from .cudasim.cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_store,
+                              cluster_sync, smem_addr)
 
-from . import sim as _sim
+__all__ = ["cluster_add", "cluster_load", "cluster_map", "cluster_or", "cluster_rank", "cluster_store",
+           "cluster_sync", "smem_addr"]
 
-
-def cluster_rank():
-    return np.int32(_sim.cluster_of_thread().rank)
-
-
-def cluster_sync():
-    _sim.cluster_of_thread().sync()
-
-
-def smem_addr(array, i):
-    return np.uint32(_sim.cluster_of_thread().address(array, i))
-
-
-def cluster_map(addr, rank):
-    return np.uint32(_sim.cluster_of_thread().map(addr, rank))
-
-
-def cluster_load(addr):
-    return np.int32(_sim.cluster_of_thread().load(addr))
-
-
-def cluster_or(addr, bits):
-    return np.int32(_sim.cluster_of_thread().fetch_or(addr, bits))
-
-
-def cluster_add(addr, x):
-    return np.int32(_sim.cluster_of_thread().fetch_add(addr, x))
-
-
-def cluster_store(addr, x):
-    _sim.cluster_of_thread().store(addr, x)
-
-
-if not _sim.simulator_enabled():
+if not _simulator_enabled():
     from llvmlite import ir as _ir
     from numba.cuda import cgutils as _cgutils
     from numba.cuda import types as _types

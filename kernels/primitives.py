@@ -3,8 +3,8 @@
 Generic scan/reduce/search primitives used by the BFS-4K kernels (paper
 sections 5.1, 5.4 and 5.6) but free of any graph knowledge. They run on a
 real GPU with numba-cuda 0.30.4 and under the simulator once
-``kernels.sim.install()`` has supplied the warp intrinsics (importing the
-``kernels`` package does that).
+``kernels.cudasim.install()`` has supplied the warp intrinsics (selecting the
+simulator in ``explorer.backend`` does that).
 
 Conventions
 -----------
@@ -39,7 +39,7 @@ import time
 import numpy as np
 from numba import cuda, int32
 
-from . import sim as _sim
+from . import cudasim as _sim
 
 FULL_MASK = 0xFFFFFFFF
 WARP_SIZE = 32

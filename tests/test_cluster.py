@@ -1,5 +1,5 @@
 """Thread-block clusters (kernels.cluster) and the plain cluster BFS of benchmarks/plain_cluster.py:
-under the simulator (kernels.sim.run_cluster) and unchanged on a GPU of compute capability 9.0+."""
+under the simulator (kernels.cudasim.run_cluster) and unchanged on a GPU of compute capability 9.0+."""
 import networkx as nx
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ from benchmarks import plain_cluster
 from explorer import graphs
 from explorer.launcher import Launcher, PlainLauncher
 from explorer.reference import cpu_bfs, validate
-from kernels import sim
+from kernels import cudasim
 from kernels.cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_store,
                              cluster_sync, smem_addr)
 
@@ -19,7 +19,7 @@ SIM = bool(numba_config.ENABLE_CUDASIM)
 
 @pytest.fixture(scope="module")
 def launcher():
-    sim.install()
+    cudasim.install()
     if SIM:
         return PlainLauncher()
     if cuda.get_current_device().compute_capability < (9, 0):

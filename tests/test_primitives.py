@@ -5,7 +5,7 @@ from numba import config as numba_config
 from numba import cuda, int64
 
 from kernels import primitives as P
-from kernels import sim
+from kernels import cudasim as sim
 
 SIM = bool(numba_config.ENABLE_CUDASIM)
 

@@ -1,20 +1,24 @@
-"""Warp intrinsics: simulator (kernels.sim) against numpy references.
+"""Warp intrinsics: simulator (kernels.cudasim) against numpy references.
 
 Every test that is not marked ``simulator_only`` runs unchanged on a real GPU,
 where it checks that the simulator's semantics are the hardware's. The
 simulator-only tests cover misuse that is undefined behaviour on hardware
 (exited lanes, reads from non-participating lanes, divergent barriers).
 """
+import os
 import re
+import subprocess
+import sys
 import threading
 import time
+from importlib import metadata
 
 import numpy as np
 import pytest
 from numba import config as numba_config
 from numba import cuda, int32
 
-from kernels import sim
+from kernels import cudasim
 
 SIM = bool(numba_config.ENABLE_CUDASIM)
 simulator_only = pytest.mark.skipif(not SIM, reason="simulator-only check (undefined on hardware)")
@@ -26,7 +30,7 @@ DTYPES = [np.int32, np.int64, np.float32, np.float64]
 
 @pytest.fixture(autouse=True, scope="module")
 def _install():
-    sim.install()
+    cudasim.install()
     yield
 
 
@@ -468,7 +472,7 @@ def test_exited_lanes_are_ignored_when_allowed():
     # Documented hardware behaviour: exited lanes named in the mask are
     # skipped. The simulator raises by default; opt in to the lenient mode.
     out = np.zeros(64, np.int32)
-    with sim.settings(exited_lanes="ignore", timeout=20):
+    with cudasim.settings(exited_lanes="ignore", timeout=20):
         k_exit_then_ballot[1, 64](out)
     assert (out.reshape(2, 32)[:, :16] == 0xFFFF).all()
 
@@ -518,7 +522,7 @@ def k_exit_then_shfl(out):
 @simulator_only
 def test_mask_naming_exited_lane_raises():
     out = np.zeros(32, np.int64)
-    with pytest.raises(sim.WarpSyncError, match=r"shfl_sync in lane \d+ of block \(0, 0, 0\), warp 0 .*names lanes"):
+    with pytest.raises(cudasim.WarpSyncError, match=r"shfl_sync in lane \d+ of block \(0, 0, 0\), warp 0 .*names lanes"):
         k_exit_then_shfl[1, 32](out)
     _drain_sim_threads()
 
@@ -528,7 +532,7 @@ def test_full_mask_in_partial_warp_raises():
     vals = np.zeros(48, np.int32)
     args = np.zeros(48, np.int32)
     masks = np.array([FULL, FULL], np.int64)
-    with pytest.raises(sim.WarpSyncError, match=r"warp 1 .*lanes 16-31 .*does not exist"):
+    with pytest.raises(cudasim.WarpSyncError, match=r"warp 1 .*lanes 16-31 .*does not exist"):
         k_shfl_idx[1, 48](vals, args, masks, np.zeros(48, np.int32))
     _drain_sim_threads()
 
@@ -541,9 +545,9 @@ def test_read_from_non_participating_lane(policy, expect):
     args = np.ones(32, np.int32)
     masks = np.array([EVEN], np.int64)
     out = np.full(32, -1, np.int32)
-    with sim.settings(undefined_read=policy):
+    with cudasim.settings(undefined_read=policy):
         if expect is None:
-            with pytest.raises(sim.WarpSyncError, match=r"reads lane \d+, which does not take part"):
+            with pytest.raises(cudasim.WarpSyncError, match=r"reads lane \d+, which does not take part"):
                 k_shfl_up[1, 32](vals, args, masks, out)
             _drain_sim_threads()
         else:
@@ -563,7 +567,7 @@ def k_mismatched_intrinsics(out):
 
 @simulator_only
 def test_lanes_in_different_intrinsics_raise():
-    with pytest.raises(sim.WarpSyncError, match="disagree on the intrinsic"):
+    with pytest.raises(cudasim.WarpSyncError, match="disagree on the intrinsic"):
         k_mismatched_intrinsics[1, 32](np.zeros(32, np.int64))
     _drain_sim_threads()
 
@@ -576,7 +580,7 @@ def k_not_in_own_mask(out):
 
 @simulator_only
 def test_lane_outside_its_own_mask_raises():
-    with pytest.raises(sim.WarpSyncError, match=r"not in its own mask 0x0000ffff"):
+    with pytest.raises(cudasim.WarpSyncError, match=r"not in its own mask 0x0000ffff"):
         k_not_in_own_mask[1, 32](np.zeros(32, np.int64))
     _drain_sim_threads()
 
@@ -593,8 +597,8 @@ def k_shfl_vs_syncthreads(out):
 @simulator_only
 def test_divergent_barrier_times_out_with_diagnosis():
     t0 = time.monotonic()
-    with sim.settings(timeout=1.5):
-        with pytest.raises(sim.WarpTimeoutError) as info:
+    with cudasim.settings(timeout=1.5):
+        with pytest.raises(cudasim.WarpTimeoutError) as info:
             k_shfl_vs_syncthreads[1, 32](np.zeros(32, np.int64))
     _drain_sim_threads()
     msg = str(info.value)
@@ -620,7 +624,7 @@ def test_lane_error_releases_the_lanes_waiting_for_it():
         k_lane_fails_while_others_wait[1, 64](np.zeros(64, np.int64))
     # Either the IndexError itself or the error of a lane that waited for
     # lane 5, which quotes it.
-    assert isinstance(info.value, (IndexError, sim.WarpSyncError))
+    assert isinstance(info.value, (IndexError, cudasim.WarpSyncError))
     _drain_sim_threads(timeout=10)
     assert not any(t.is_alive() for t in threading.enumerate() if type(t).__name__ == "BlockThread")
     assert time.monotonic() - t0 < 30  # nobody sat out the 60 s barrier timeout
@@ -641,17 +645,56 @@ def test_syncthreads_still_works_between_warp_calls():
 
 
 def test_install_is_idempotent():
-    assert sim.install() == SIM
-    assert sim.install() == SIM
-    assert sim.is_installed() == SIM
+    assert cudasim.install() == SIM
+    assert cudasim.install() == SIM
+    assert cudasim.is_installed() == SIM
 
 
 def test_settings_validate_and_restore():
-    before = repr(sim.config)
+    before = repr(cudasim.config)
     with pytest.raises(ValueError):
-        with sim.settings(exited_lanes="sometimes"):
+        with cudasim.settings(exited_lanes="sometimes"):
             pass
-    with sim.settings(timeout=1, undefined_read="poison"):
-        assert sim.config.timeout == 1.0 and sim.config.undefined_read == "poison"
-    assert repr(sim.config) == before
+    with cudasim.settings(timeout=1, undefined_read="poison"):
+        assert cudasim.config.timeout == 1.0 and cudasim.config.undefined_read == "poison"
+    assert repr(cudasim.config) == before
     assert re.search(r"timeout=", before)
+
+
+# --------------------------------------------------------------------------
+# the extension itself: explicit installation, the numba-cuda release it follows
+
+
+def test_importing_kernels_installs_nothing_until_the_backend_selects_the_simulator():
+    code = (
+        "import pkgutil, importlib, kernels\n"
+        "for m in pkgutil.walk_packages(kernels.__path__, 'kernels.'):\n"
+        "    importlib.import_module(m.name)\n"
+        "from kernels import cudasim\n"
+        "print(cudasim.is_installed())\n"
+        "from explorer import backend\n"
+        "backend.select('auto')\n"
+        "print(cudasim.is_installed())\n"
+    )
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                       cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["False", "True"]
+
+
+def test_block_manager_copy_follows_the_installed_numba_cuda():
+    problem = cudasim.upstream_mismatch()
+    assert problem is None, problem
+
+
+def test_upstream_mismatch_says_what_to_recheck(monkeypatch):
+    from kernels.cudasim import blockmanager
+
+    installed = metadata.version("numba-cuda")
+    monkeypatch.setattr(blockmanager, "FOLLOWS", "0.29.0")
+    msg = blockmanager.upstream_mismatch()
+    assert f"follows numba-cuda 0.29.0, but numba-cuda {installed} is installed" in msg
+    assert "numba_cuda/numba/cuda/simulator/kernel.py" in msg and "update FOLLOWS" in msg
+    monkeypatch.setitem(blockmanager.UPSTREAM_FILES, "numba_cuda/numba/cuda/simulator/kernelapi.py", "0" * 64)
+    assert "changed there: numba_cuda/numba/cuda/simulator/kernelapi.py" in blockmanager.upstream_mismatch()
