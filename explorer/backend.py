@@ -177,3 +177,9 @@ def _gpu_info() -> BackendInfo:
         driver = "unknown"
     return BackendInfo(kind="gpu", device_name=name, compute_capability=cc, driver=driver,
                        versions=_versions())
+
+
+def cpu_info() -> BackendInfo:
+    """The host CPU, for techniques that run there (Numba parallel=True)."""
+    return BackendInfo(kind="cpu", device_name=platform.processor() or platform.machine(),
+                       versions=_versions())

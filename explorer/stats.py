@@ -1,57 +1,101 @@
 """Per-level records and whole-run results: what the engine yields and what plots and files read.
 
-Nothing here knows about kernels or widgets. A `LevelStats` is one row of every plot; a
-`RunResult` carries the whole run (distances, parents, levels, device, versions, knobs) and
-writes itself as JSON or CSV.
+Nothing here knows about kernels or widgets. A `LevelStats` is one row of every plot: core fields
+that every technique fills, plus the extras its technique declares (`Extra`: name, meaning, unit),
+which tables, plots, hovers, CSV and JSON pick up by name. A count a run did not measure
+(instrumentation off) is None, never a made-up number. A `RunResult` carries the whole run
+(distances, parents, levels, device, versions, knobs) and writes itself as JSON or CSV.
 """
 from __future__ import annotations
 
 import csv
 import dataclasses
+import enum
 import io
 import json
 import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Mapping
 
 import numpy as np
+
+
+class Kernel(str, enum.Enum):
+    """What kind of launch ran a level."""
+
+    MULTI_BLOCK = "multi-block"  # one launch (or a few) over the whole GPU for this level
+    SINGLE_BLOCK = "single-block"  # one block running many levels inside one launch
+    CLUSTER = "cluster"  # one thread-block cluster running many levels inside one launch
+    CPU = "cpu"  # host code (Numba parallel=True)
+
+
+class Direction(str, enum.Enum):
+    """Which side looks for the other."""
+
+    TOP_DOWN = "top-down"  # frontier vertices claim their unvisited neighbours
+    BOTTOM_UP = "bottom-up"  # unvisited vertices look for a parent in the frontier
+
+
+@dataclass(frozen=True)
+class Extra:
+    """A technique's own per-level quantity: a column of its records beside the core fields."""
+
+    name: str
+    meaning: str
+    unit: str = ""
+    kind: type = int
 
 
 @dataclass(frozen=True)
 class LevelStats:
     """What happened in one BFS level (one frontier propagation step).
 
-    Counts are exact when the run is instrumented; with instrumentation off only `frontier_in`,
-    `discovered` and the timing are filled and the duplicate counts are -1 ("not measured").
+    Counts are exact when the run is instrumented; a count the run did not measure is None.
+    Technique-declared extras are in `extras` and readable as attributes (`lv.warp_size`).
     """
 
     level: int  # distance of the frontier vertices from the source
     frontier_in: int  # |F_d|: entries of the frontier read by this level (duplicates included)
-    edges_examined: int  # adjacency entries inspected
-    discovered: int  # vertices reached for the first time (unique)
-    frontier_out: int  # |F_d_new| after the duplicate filter: entries written for the next level
-    dup_generated: int  # ground truth: entries that repeat a vertex, counted before the filter
-    dup_detected: int  # duplicates removed by the filter (hash64 / warp culling)
-    dup_conflicts: int  # hash collisions of different vertices (kept conservatively)
-    dup_undetected: int  # duplicates still in F_d_new after the filter
+    edges_examined: int | None  # adjacency entries inspected
+    discovered: int | None  # vertices reached for the first time (unique)
+    frontier_out: int  # |F_d_new| after any duplicate filter: entries written for the next level
+    dup_generated: int | None  # ground truth: entries that repeat a vertex, counted before any filter
+    dup_detected: int | None  # duplicates removed by a filter
+    dup_undetected: int | None  # duplicates still in F_d_new after the filter
     technique: str  # Technique value that ran this level
-    kernel: str  # kernel kind: "multi-block", "single-block", ...
-    warp_size: int = 1  # (virtual) warp size: threads sharing one frontier vertex
-    edge_discover: bool = False
-    heavy_vertices: int = 0  # frontier vertices sent to the heavy-vertex (child grid) path
-    binary_scan: bool = False  # ballot/popc prefix sum instead of the shuffle scan
-    coalesced_writes: bool = False
-    launches: int = 1  # kernel launches this level took (0: ran inside a persistent launch)
-    # GPU time of the level (CUDA events); the levels of one single-block launch split its time
-    # by the block's cycle counter.
+    kernel: Kernel
+    direction: Direction = Direction.TOP_DOWN
+    launches: int = 1  # kernel launches this level took (0: ran inside an earlier level's launch)
+    # GPU time of the level (CUDA events; the levels of one multi-level launch split its time by
+    # the SM's cycle counter); host time on the simulator and the CPU.
     time_ms: float = 0.0
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "kernel", Kernel(self.kernel))
+        object.__setattr__(self, "direction", Direction(self.direction))
+        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+
+    def __getattr__(self, name):
+        # Only called for names that are not fields: a technique's extras.
+        extras = self.__dict__.get("extras", {})
+        if name in extras:
+            return extras[name]
+        raise AttributeError(f"LevelStats has no field or extra {name!r}; extras here: {', '.join(extras) or 'none'}")
 
     def as_row(self) -> dict:
-        return dataclasses.asdict(self)
+        """Core fields then extras, flat, enums as their values."""
+        row = {f: getattr(self, f) for f in LEVEL_FIELDS}
+        row["kernel"], row["direction"] = self.kernel.value, self.direction.value
+        row.update(self.extras)
+        return row
 
 
-LEVEL_FIELDS = tuple(f.name for f in dataclasses.fields(LevelStats))
+#: The core fields, in table order (extras follow them).
+LEVEL_FIELDS = tuple(f.name for f in dataclasses.fields(LevelStats) if f.name != "extras")
 
 
 @dataclass
@@ -65,12 +109,15 @@ class RunResult:
     distances: np.ndarray  # int32[n], -1 where unreached
     parents: np.ndarray  # int32[n], -1 where unreached, source's parent is itself
     levels: list[LevelStats]
-    total_ms: float  # sum of GPU level times (kernel windows; host round trips excluded)
+    total_ms: float  # sum of the levels' times (kernel windows; host round trips excluded)
     traversed_edges: int  # Graph500 counting: undirected edges inside the reached component
-    device: dict = field(default_factory=dict)  # name, backend (gpu/simulator), driver, versions
-    elapsed_ms: float = 0.0  # first launch to last level done, host round trips included
+    device: dict = field(default_factory=dict)  # name, backend (gpu/simulator/cpu), driver, versions
+    # BFS wall time: first launch to the last level's completion, host round trips included, with
+    # the clock stopped while the caller holds a level (plotting is not BFS time).
+    elapsed_ms: float = 0.0
     instrumented: bool = True
     validation: str | None = None  # "ok" or the first violated Graph500 rule, once validated
+    extras: tuple[Extra, ...] = ()  # the technique's declared per-level extras
 
     @property
     def num_levels(self) -> int:
@@ -82,9 +129,13 @@ class RunResult:
 
     @property
     def gteps(self) -> float:
-        """Graph500 TEPS over the whole search (elapsed time), in billions."""
+        """Graph500 TEPS over the whole search (BFS wall time), in billions."""
         t = self.elapsed_ms or self.total_ms
         return self.traversed_edges / (t * 1e6) if t > 0 else 0.0
+
+    @property
+    def level_fields(self) -> tuple[str, ...]:
+        return LEVEL_FIELDS + tuple(e.name for e in self.extras)
 
     def summary(self) -> dict:
         dups = [lv.dup_generated for lv in self.levels]
@@ -98,7 +149,7 @@ class RunResult:
             "total_ms": round(self.total_ms, 4),
             "elapsed_ms": round(self.elapsed_ms, 4),
             "gteps": round(self.gteps, 4),
-            "duplicates_generated": sum(dups) if all(d >= 0 for d in dups) else None,
+            "duplicates_generated": sum(dups) if all(d is not None for d in dups) else None,
             "validation": self.validation,
             "instrumented": self.instrumented,
             "device": self.device,
@@ -109,25 +160,29 @@ class RunResult:
         return [lv.as_row() for lv in self.levels]
 
     def to_json(self, include_arrays: bool = False) -> str:
-        doc = {"summary": self.summary(), "levels": self.level_rows()}
+        doc = {"summary": self.summary(), "levels": self.level_rows(),
+               "extras": {e.name: {"meaning": e.meaning, "unit": e.unit} for e in self.extras}}
         if include_arrays:
             doc["distances"] = self.distances.tolist()
             doc["parents"] = self.parents.tolist()
         return json.dumps(doc, indent=2, default=_json_default)
 
     def to_csv(self) -> str:
+        """One row per level; a count that was not measured is an empty cell."""
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=LEVEL_FIELDS)
+        writer = csv.DictWriter(buf, fieldnames=self.level_fields, restval="")
         writer.writeheader()
-        writer.writerows(self.level_rows())
+        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in self.level_rows())
         return buf.getvalue()
 
 
 def write_text_atomic(path, text: str) -> Path:
     """Write a whole file or nothing: a temporary file beside it, then an atomic rename."""
     path = Path(path)
+    # Not mkstemp, whose files are 0600: a file the user asked for gets the mode the umask gives.
+    tmp = path.parent / f".{path.name}.{os.urandom(4).hex()}"
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as err:
         raise OSError(f"cannot write {path}: {err.strerror}") from err
     try:

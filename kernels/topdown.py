@@ -6,7 +6,11 @@ so exactly one thread enqueues each vertex and the next frontier holds no duplic
 """
 from numba import cuda, int32
 
-from .common import DISCOVERED, DUP_GENERATED, EDGES, NEXT_SIZE
+# The level's counters, read back after each launch.
+NEXT_SIZE = 0  # entries written to the next frontier
+EDGES = 1  # adjacency entries examined
+DUP_GENERATED = 2  # ground truth: second enqueues of a vertex in one level (none with the CAS claim)
+NUM_COUNTERS = 3
 
 
 @cuda.jit(cache=True)
@@ -19,7 +23,6 @@ def topdown_queue(offsets, indices, dist, parent, frontier, frontier_size, next_
     begin = offsets[u]
     end = offsets[u + 1]
     nxt = int32(level + 1)
-    discovered = 0
     for e in range(begin, end):
         v = indices[e]
         # Read before the atomic: most neighbours are already visited, and a plain load is cheap.
@@ -27,12 +30,9 @@ def topdown_queue(offsets, indices, dist, parent, frontier, frontier_size, next_
             parent[v] = u
             pos = cuda.atomic.add(counters, NEXT_SIZE, 1)
             next_frontier[pos] = v
-            discovered += 1
             if instrument:
                 # Ground truth for duplicates: a second enqueue of v in this level finds its stamp.
                 if cuda.atomic.exch(stamp, v, nxt) == nxt:
                     cuda.atomic.add(counters, DUP_GENERATED, 1)
     if instrument:
         cuda.atomic.add(counters, EDGES, end - begin)
-        if discovered:
-            cuda.atomic.add(counters, DISCOVERED, discovered)

@@ -5,7 +5,7 @@ import networkx as nx
 import numpy as np
 
 from explorer import graphs
-from explorer.engine import run_bfs
+from explorer.api import run_bfs
 from explorer.reference import compare_distances, cpu_bfs, validate
 
 

@@ -1,6 +1,8 @@
 """The engine and the first technique (topdown-queue) against the CPU reference, and every way a
 user can call it wrongly."""
+import itertools
 import json
+import time
 
 import numpy as np
 import pytest
@@ -8,8 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import backend, graphs
-from explorer.engine import _level_shares, resolve_source, run_bfs
+from explorer.api import resolve_source, run_bfs
+from explorer.engine import Session, level_shares
+from explorer.engine.session import SessionClosed
 from explorer.techniques import KnobError, Technique, TechniqueNotImplemented
+from explorer.techniques.bfs4k.loop import cycle_weights
 
 from _support import checked_run, small_graphs
 
@@ -109,7 +114,8 @@ def test_run_iterates_once_and_result_needs_completion():
 
 def test_instrumentation_off_marks_counts_unmeasured():
     r = run_bfs(SMALL["karate"], 0, instrument=False).complete()
-    assert all(lv.dup_generated == -1 and lv.edges_examined == -1 for lv in r.levels)
+    assert all(lv.dup_generated is None and lv.edges_examined is None for lv in r.levels)
+    assert r.to_csv().splitlines()[1].split(",")[2] == ""  # not measured: an empty cell
     assert not r.instrumented
 
 
@@ -153,5 +159,46 @@ def test_result_files_are_written_whole_or_not_at_all(tmp_path, monkeypatch):
 def test_single_block_levels_share_its_time_by_their_cycles():
     # The kernel started at cycle 90, its levels ended at 100, 150, 400 and the kernel at 500:
     # the first level includes the set-up, the last the kernel's exit.
-    share = _level_shares(np.array([100, 150, 400]), 90, 500)
+    share = level_shares(cycle_weights(np.array([100, 150, 400]), 90, 500), 3)
     assert share == pytest.approx(np.array([10, 50, 350]) / 410)
+    assert level_shares(None, 4) == pytest.approx([0.25] * 4)
+
+
+def test_reported_time_excludes_the_callers_work_between_levels():
+    # The caller sleeps 0.3 s on each of grid6x7's 12 levels: none of it is BFS time.
+    g = SMALL["grid6x7"]
+    quick = run_bfs(g, 0).complete()
+    run = run_bfs(g, 0)
+    for _ in run:
+        time.sleep(0.3)
+    slow = run.result
+    assert slow.num_levels == 12
+    assert slow.elapsed_ms < 12 * 300 / 4, (slow.elapsed_ms, quick.elapsed_ms)
+    assert slow.elapsed_ms < 3 * quick.elapsed_ms + 50
+
+
+def test_two_runs_on_one_session_advanced_alternately_do_not_interfere():
+    g = SMALL["two-parts"]
+    with Session(g) as s:
+        a = iter(run_bfs(g, 0, session=s))
+        b_run = run_bfs(g, 5, session=s)
+        b = iter(b_run)
+        levels_a, levels_b = [], []
+        for x, y in itertools.zip_longest(a, b):
+            levels_a += [x] if x else []
+            levels_b += [y] if y else []
+        ra = checked_run(g, 0, "topdown-queue", session=s)
+        assert b_run.result.distances.tolist() == [-1] * 5 + [0, 1, 2, -1]
+        assert [lv.frontier_in for lv in levels_a] == [lv.frontier_in for lv in ra.levels]
+    with pytest.raises(SessionClosed, match="session is closed"):
+        run_bfs(g, 0, session=s).complete()
+
+
+def test_a_session_belongs_to_its_graph():
+    with Session(SMALL["karate"]) as s, pytest.raises(ValueError, match="session holds graph 'karate'"):
+        run_bfs(SMALL["star40"], 0, session=s)
+
+
+def test_knobs_belong_to_their_technique():
+    with pytest.raises(KnobError, match=r"unknown knob 'K1' of topdown-queue; its knobs: block_threads"):
+        run_bfs(SMALL["karate"], 0, "topdown-queue", {"K1": 4})

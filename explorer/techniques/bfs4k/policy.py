@@ -1,6 +1,6 @@
 """Per-level decisions of BFS-4K as pure host code: which kernel, warp size, edge-discover or
 virtual warps, how many heavy vertices, which prefix-sum variant; plus the shared-memory layout
-the paper derives (§5.5). The §7 rules of thumb live with the knobs (techniques.recommend_knobs).
+the paper derives (§5.5). The §7 rules of thumb live with the knobs (knobs.recommend_knobs).
 
 Everything here is a function of numbers (frontier statistics, knobs, device limits), so it is
 unit-tested without a GPU. The formulas themselves live in kernels.rules, shared with the
@@ -13,62 +13,22 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernels import rules
+from kernels.bfs4k.layout import NUM_COUNTERS as COUNTER_SLOTS
 
-from .techniques import KnobError, Knobs
+from ...engine.runtime import DeviceLimits
+from ...knobs import KnobError
+from .knobs import BFS4KKnobs as Knobs
 
 #: Bytes of static shared memory the BFS-4K kernels use besides the tables (the paper's Var_size).
 #: Multi-block: counters and the degree histogram (at most 2 x 32 int64). Single block: three
 #: rotating rows of counters and heavy-candidate bins (int32), per-warp degree sums (int64) and
 #: maxima (int32), and the exit histogram (2 x 32 int64); ptxas reports 2,192 bytes.
 VAR_BYTES_MULTI = 2 * rules.DEGREE_BINS * 8
-#: kernels.common.NUM_COUNTERS, not imported: kernels.common imports numba.cuda, which must wait
-#: until the backend (GPU or simulator) is chosen.
-COUNTER_SLOTS = 12
 VAR_BYTES_SINGLE = (3 * (COUNTER_SLOTS + rules.DEGREE_BINS) * 4 + 3 * 32 * (8 + 4)
                     + 2 * rules.DEGREE_BINS * 8 + 64)  # + 64: alignment slack
 CULL_BYTES_PER_WARP = 128 * 4
 #: The single block keeps each F_d entry's first edge (int64) and degree (int32) beside it.
 ROW_BYTES = 12
-
-
-@dataclass(frozen=True)
-class DeviceLimits:
-    """The device constraints the paper's formulas use."""
-
-    name: str
-    sm_count: int
-    max_threads_per_sm: int
-    max_threads_per_block: int = 1024
-    shared_per_block: int = 48 * 1024  # without the opt-in for larger dynamic shared memory
-    shared_per_sm: int = 48 * 1024
-    shared_per_block_optin: int = 0  # with the opt-in (0: none beyond shared_per_block)
-    clusters: bool = False  # thread-block clusters (compute capability 9.0 and later): knob cluster > 1
-
-    @property
-    def res_threads(self) -> int:
-        """#ResThreads of the multi-block kernel: the GPU's maximum resident threads."""
-        return self.sm_count * self.max_threads_per_sm
-
-    @classmethod
-    def from_current_device(cls) -> "DeviceLimits":
-        from numba import cuda
-
-        dev = cuda.get_current_device()
-        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-        return cls(name=name, sm_count=dev.MULTIPROCESSOR_COUNT,
-                   max_threads_per_sm=dev.MAX_THREADS_PER_MULTIPROCESSOR,
-                   max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
-                   shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
-                   shared_per_sm=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-                   shared_per_block_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                   clusters=dev.compute_capability >= (9, 0))
-
-    @classmethod
-    def simulator(cls) -> "DeviceLimits":
-        """A small pretend GPU for the simulator: enough resident threads for the policy to vary, and
-        the shared memory a block of an H100 or H200 may opt in to."""
-        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024, shared_per_block_optin=227 * 1024,
-                   clusters=True)
 
 
 @dataclass(frozen=True)
@@ -128,60 +88,49 @@ class SharedLayout:
 
 def single_block_layout(knobs: Knobs, limits: DeviceLimits, num_vertices: int = 0) -> SharedLayout:
     """§5.5: F_Threshold = MaxThreadsPerBlock x K5; F_d, F_d_new hold it; the hash table gets the
-    largest power of two of what is left of the block's shared memory. Then, in the shared memory
-    a block may opt in to (they are not the paper's, so they do not shrink the paper's hash
+    largest power of two of what is left of the block's shared memory (the paper's 48 KB; when
+    F_d and F_d_new leave nothing of that, of what the block may opt in to). Then, in the shared
+    memory a block may opt in to (they are not the paper's, so they do not shrink the paper's hash
     table): F_d's rows (first edge and degree of each entry, 12 bytes, loaded at each level's
     start) and, with visited='shared', a bitmap of the graph's `num_vertices` visited flags.
 
     With knob cluster = C > 1 the layout is each block's of the cluster form (bfs4k_cluster):
     F_Threshold is C times the block's F_d capacity, F_d_new has rows too (the claimers write
     them), and the bitmap is split over the C blocks."""
-    fthr = knobs.single_block_threads * knobs.K5
-    fd_bytes = 4 * fthr
-    free = limits.shared_per_block - 2 * fd_bytes - VAR_BYTES_SINGLE
-    cull_bytes = (knobs.single_block_threads // 32) * CULL_BYTES_PER_WARP
-    if knobs.dedup == "warp-culling":
-        free -= cull_bytes
-    if free < (8 if knobs.dedup == "hash64" else 0):
-        max_k5 = (limits.shared_per_block - VAR_BYTES_SINGLE - 8) // (8 * knobs.single_block_threads)
-        raise KnobError(
-            f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads} needs "
-            f"{2 * fd_bytes:,} bytes of shared memory for F_d and F_d_new; this GPU gives a block "
-            f"{limits.shared_per_block:,}: use K5 <= {max_k5} (or K5=0 to disable the single-block kernel)")
-    entries = 0
-    if knobs.dedup == "hash64":
-        entries = rules.pow2_floor(free) // 8
-        if knobs.hash_entries:
-            entries = min(entries, knobs.hash_entries)
-        region0 = 2 * entries
-    elif knobs.dedup == "warp-culling":
-        region0 = cull_bytes // 4
-    else:
-        region0 = 0
-    words = 0
     C = knobs.cluster
-    if knobs.visited == "shared":
-        if knobs.claim != "atomic":
-            raise KnobError("knob visited='shared' claims with shared-memory atomics, which makes no "
-                            "duplicates: it needs claim='atomic' (or use visited='global')")
-        words = -(-((num_vertices + 31) // 32) // C)
     if C > 1 and not limits.clusters:
         raise KnobError(f"knob cluster={C} needs thread-block clusters (compute capability 9.0 or later); "
                         f"{limits.name} has none: use cluster=1")
+    fthr = knobs.single_block_threads * knobs.K5
+    room = limits.shared_room
     rows = 2 if C > 1 else 1  # the cluster form keeps F_d_new's rows as well as F_d's
-    dynamic = 4 * (region0 + 2 * fthr + words) + rows * ROW_BYTES * fthr
-    room = max(limits.shared_per_block_optin, limits.shared_per_block)
-    need = dynamic + VAR_BYTES_SINGLE
-    more = ", or a larger cluster, which splits the flags over its SMs" if C < 16 and limits.clusters else ""
+    words = -(-((num_vertices + 31) // 32) // C) if knobs.visited == "shared" else 0
+    parts = {"F_d and F_d_new": 8 * fthr, "the frontier's rows": rows * ROW_BYTES * fthr,
+             "the kernel's counters": VAR_BYTES_SINGLE}
+    if knobs.dedup == "warp-culling":
+        parts["the warp-culling tables"] = (knobs.single_block_threads // 32) * CULL_BYTES_PER_WARP
+    if words:
+        parts[f"the visited flags of {num_vertices:,} vertices" + (f" (a {C}-th of them)" if C > 1 else "")] = 4 * words
+    entries = 0
+    if knobs.dedup == "hash64":
+        paper_free = limits.shared_per_block - parts["F_d and F_d_new"] - VAR_BYTES_SINGLE
+        free = paper_free if paper_free >= 8 else room - sum(parts.values())
+        entries = rules.pow2_floor(free) // 8 if free >= 8 else 0
+        if knobs.hash_entries:
+            entries = min(entries, knobs.hash_entries)
+        parts["the hash64 table"] = max(8 * entries, 8)  # at least one entry
+    need = sum(parts.values())
     if need > room:
+        fixes = "visited='global', a smaller K5" if words else "a smaller K5 or single_block_threads"
+        if words and C < 16 and limits.clusters:
+            fixes += " or a larger cluster, which splits the flags over its SMs"
         raise KnobError(
-            f"knob visited='shared' needs {4 * words:,} bytes of shared memory for the visited flags of "
-            f"{num_vertices:,} vertices{f' (a {C}-th of them: cluster={C})' if C > 1 else ''}, {need:,} in all with "
-            f"F_d, F_d_new and their rows (K5={knobs.K5}); this GPU gives a block {room:,}: use visited='global' "
-            f"(or a smaller K5{more})" if words else
-            f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads} needs {need:,} bytes of "
-            f"shared memory, {rows * ROW_BYTES * fthr:,} of them for the frontier's rows; this GPU gives a block "
-            f"{room:,}: use a smaller K5 (or K5=0 to disable the single-block kernel)")
+            f"knob K5={knobs.K5} with single_block_threads={knobs.single_block_threads}"
+            f"{', visited=shared' if words else ''}{f', cluster={C}' if C > 1 else ''} needs {need:,} bytes of "
+            f"shared memory a block (" + ", ".join(f"{v:,} for {k}" for k, v in parts.items())
+            + f"); this GPU gives a block at most {room:,}: use {fixes} (or K5=0 to disable the single-block kernel)")
+    region0 = 2 * entries if knobs.dedup == "hash64" else parts.get("the warp-culling tables", 0) // 4
+    dynamic = 4 * (region0 + 2 * fthr + words) + rows * ROW_BYTES * fthr
     return SharedLayout(entries, fthr, region0, dynamic, words)
 
 

@@ -1,0 +1,70 @@
+"""run_bfs: the entry point. Thin: it converts and checks the inputs, before anything touches a
+GPU, and hands the run to the enactor.
+
+    run = run_bfs(graph, "max-degree", "bfs4k", {"K1": 8})
+    for level in run:          # LevelStats, as each level completes
+        ...
+    result = run.result        # RunResult: distances, parents, levels, time, GTEPS
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from . import backend
+from .engine import BFSRun, DeviceLimits, Session
+from .graphs import CSRGraph
+from .knobs import KnobSet
+from .techniques import Technique, implementation, make_knobs
+
+
+def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
+    """A vertex id, "max-degree" (first vertex of highest out-degree) or "random" (seeded, degree >= 1)."""
+    n = graph.num_vertices
+    if isinstance(source, str):
+        key = source.strip().lower()
+        if key.lstrip("-").isdigit():
+            source = int(key)
+        elif key == "max-degree":
+            if n == 0:
+                raise ValueError(f"graph {graph.name!r} has no vertices: there is no source to choose")
+            return int(np.argmax(graph.degrees()))
+        elif key == "random":
+            candidates = np.flatnonzero(graph.degrees() >= 1)
+            if len(candidates) == 0:
+                raise ValueError(f"graph {graph.name!r} has no vertex of degree >= 1 to start a random BFS from")
+            return int(np.random.default_rng(seed).choice(candidates))
+        else:
+            raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
+    if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
+        raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
+    if not 0 <= source < n:
+        raise ValueError(f"source vertex {int(source)} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
+    return int(source)
+
+
+def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = Technique.TOPDOWN_QUEUE,
+            knobs: KnobSet | dict | None = None, *, instrument: bool = True, seed: int = 0,
+            on_status: Callable[[str], None] | None = None, limits: DeviceLimits | None = None,
+            session: Session | None = None) -> BFSRun:
+    """Prepare a BFS of `graph` from `source`; iterate the returned run to execute it level by level.
+
+    `knobs` are the technique's (a dict, or its KnobSet). `session` keeps the graph's device arrays
+    and buffers between runs (see explorer.engine.Session); without one, the run has its own.
+    `limits` overrides the device constraints a technique's policy uses (tests use small ones so
+    that every decision is exercised on small graphs).
+    """
+    if not isinstance(graph, CSRGraph):
+        raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}; see explorer.graphs loaders")
+    if session is not None and session.graph is not graph:
+        raise ValueError(f"the session holds graph {session.graph.name!r}, not {graph.name!r}: "
+                         "open a Session for this graph")
+    impl = implementation(technique)
+    knobs = make_knobs(impl.technique, knobs)
+    src = resolve_source(graph, source, seed)
+    if impl.runtimes != frozenset({"cpu"}):
+        backend.check_graph_size(graph.num_arcs)
+    run = BFSRun(impl, graph, src, knobs, bool(instrument), on_status, limits, session)
+    impl.check(graph, knobs, run.runtime.limits)  # e.g. too little shared memory: fail now
+    return run

@@ -1,0 +1,137 @@
+"""The enactor: the one level loop every technique runs through.
+
+    while not loop.converged:   # gunrock's enactor_t::loop()
+        prepare   (compile what the step launches: outside every timed window)
+        start clock; loop.launch(go); stop clock; read back   (the step's time)
+        loop.collect(ms) -> a Batch of one or more levels -> LevelStats, yielded one by one
+
+The enactor owns the timing: CUDA events on a GPU, the host clock on the simulator and the CPU,
+each level's share of a multi-level launch by the weights the technique reports (the SM's cycle
+counter). The clock is stopped while the caller holds a level, so the run's elapsed time does not
+depend on what the caller does between levels (plotting is not BFS time).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable, Iterator
+
+import numpy as np
+
+from ..stats import LEVEL_FIELDS, LevelStats, RunResult
+from ..techniques.base import Batch, RunContext
+from .runtime import for_technique
+from .session import Session
+
+log = logging.getLogger("explorer")
+
+#: Row keys a technique leaves to the enactor.
+_ENACTOR_FIELDS = ("level", "technique", "time_ms")
+
+
+class RecordError(RuntimeError):
+    """A technique returned a row the record cannot hold (a bug in the technique)."""
+
+
+def level_shares(weights, count: int) -> np.ndarray:
+    """Each level's share of a step's time: by `weights` (e.g. cycles), or equal shares."""
+    if weights is None:
+        return np.full(count, 1.0 / max(count, 1))
+    w = np.asarray(weights, dtype=np.float64)
+    return w / max(w.sum(), 1.0)
+
+
+class BFSRun:
+    """An iterable BFS: iterate for per-level records; `result` once it is exhausted."""
+
+    def __init__(self, impl, graph, source: int, knobs, instrument: bool,
+                 on_status: Callable[[str], None] | None, limits=None, session: Session | None = None):
+        self.impl = impl
+        self.graph = graph
+        self.source = source
+        self.knobs = knobs
+        self.instrument = instrument
+        self._status = on_status or (lambda msg: None)
+        self.runtime = for_technique(impl.runtimes).with_limits(limits)
+        self.session = session
+        self._result: RunResult | None = None
+        self._started = False
+
+    @property
+    def technique(self):
+        return self.impl.technique
+
+    def status(self, msg: str) -> None:
+        log.info(msg)
+        self._status(msg)
+
+    @property
+    def result(self) -> RunResult:
+        if self._result is None:
+            raise RuntimeError("the BFS has not finished: iterate over the run (or call complete()) first")
+        return self._result
+
+    def complete(self) -> RunResult:
+        for _ in self:
+            pass
+        return self.result
+
+    def __iter__(self) -> Iterator[LevelStats]:
+        if self._started:
+            raise RuntimeError("a BFSRun can be iterated once; call run_bfs again for another run")
+        self._started = True
+        return self._levels()
+
+    def _levels(self) -> Iterator[LevelStats]:
+        own = self.session is None
+        session = Session(self.graph, self.status) if own else self.session
+        pool = session.acquire(self.runtime)
+        try:
+            rt = self.runtime
+            ctx = RunContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=self.instrument,
+                             runtime=rt, limits=rt.limits, pool=pool, graph_arrays=session.graph_arrays(rt),
+                             status=self.status)
+            loop = self.impl.start(ctx)  # set-up: buffers, initial state, kernels compiled; untimed
+            clock, go = rt.clock(), rt.launcher
+            levels: list[LevelStats] = []
+            while not loop.converged:
+                rt.prepare(loop.launch, ctx.compiling)
+                clock.start(go)
+                loop.launch(go)
+                clock.stop(go)
+                if loop.readback is not None:
+                    rt.read(*loop.readback)
+                ms = clock.step_ms()
+                for rec in self._records(loop.collect(ms), ms, len(levels)):
+                    levels.append(rec)
+                    held = time.perf_counter()
+                    yield rec
+                    clock.hold(time.perf_counter() - held)
+            elapsed = clock.elapsed_ms()
+            distances, parents = loop.result()
+        finally:
+            session.release(pool)
+            if own:
+                session.close()
+        from ..reference import traversed_edges
+
+        self._result = RunResult(
+            graph=self.graph.name, source=self.source, technique=self.impl.name, knobs=self.knobs.as_dict(),
+            distances=distances, parents=parents, levels=levels, total_ms=sum(lv.time_ms for lv in levels),
+            elapsed_ms=elapsed, traversed_edges=traversed_edges(self.graph, distances),
+            device=rt.device_dict(ctx.limits), instrumented=self.instrument, extras=self.impl.extras)
+
+    def _records(self, batch: Batch, ms: float, first: int) -> list[LevelStats]:
+        declared = {e.name for e in self.impl.extras}
+        shares = level_shares(batch.weights, len(batch.rows))
+        out = []
+        for i, row in enumerate(batch.rows):
+            extras = {k: v for k, v in row.items() if k not in LEVEL_FIELDS}
+            if set(extras) != declared or any(k in row for k in _ENACTOR_FIELDS):
+                raise RecordError(
+                    f"technique {self.impl.name!r} returned a row with extras {sorted(extras)}; it declares "
+                    f"{sorted(declared)} (and leaves {', '.join(_ENACTOR_FIELDS)} to the enactor)")
+            core = {k: v for k, v in row.items() if k in LEVEL_FIELDS}
+            out.append(LevelStats(level=first + i, technique=self.impl.name, time_ms=float(ms * shares[i]),
+                                  extras=extras, **core))
+        return out

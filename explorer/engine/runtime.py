@@ -1,0 +1,284 @@
+"""Where a technique's steps run: a GPU, Numba's CUDA simulator, or the CPU.
+
+A runtime gives the enactor the same four things whatever the backend: arrays (device, or
+pinned/plain host), a launcher (`go(kernel, blocks, threads, shared, *args)`, `go.zero`,
+`go.cluster`), a way to compile before the clock starts (`prepare`), and a clock. Nothing above
+this module branches on the backend.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .. import backend
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """The device constraints the papers' formulas use (#ResThreads, shared memory, clusters)."""
+
+    name: str
+    sm_count: int
+    max_threads_per_sm: int
+    max_threads_per_block: int = 1024
+    shared_per_block: int = 48 * 1024  # without the opt-in for larger dynamic shared memory
+    shared_per_sm: int = 48 * 1024
+    shared_per_block_optin: int = 0  # with the opt-in (0: none beyond shared_per_block)
+    clusters: bool = False  # thread-block clusters (compute capability 9.0 and later)
+
+    @property
+    def res_threads(self) -> int:
+        """#ResThreads of a grid over the whole GPU: its maximum resident threads."""
+        return self.sm_count * self.max_threads_per_sm
+
+    @property
+    def shared_room(self) -> int:
+        """The most shared memory one block may have (the launcher opts in beyond 48 KB)."""
+        return max(self.shared_per_block_optin, self.shared_per_block)
+
+    @classmethod
+    def from_current_device(cls) -> "DeviceLimits":
+        from numba import cuda
+
+        dev = cuda.get_current_device()
+        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
+        return cls(name=name, sm_count=dev.MULTIPROCESSOR_COUNT,
+                   max_threads_per_sm=dev.MAX_THREADS_PER_MULTIPROCESSOR,
+                   max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
+                   shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
+                   shared_per_sm=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                   shared_per_block_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                   clusters=dev.compute_capability >= (9, 0))
+
+    @classmethod
+    def simulator(cls) -> "DeviceLimits":
+        """A small pretend GPU for the simulator: enough resident threads for the policy to vary, and
+        the shared memory a block of an H100 or H200 may opt in to."""
+        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024, shared_per_block_optin=227 * 1024,
+                   clusters=True)
+
+
+class _HostClock:
+    """Wall-clock time of steps on the host (the simulator's events carry no time; the CPU has none)."""
+
+    def __init__(self):
+        self._begin = self._start = self._stop = None
+        self._held = 0.0
+
+    def start(self, go) -> None:
+        self._start = time.perf_counter()
+        if self._begin is None:
+            self._begin = self._start
+
+    def stop(self, go) -> None:
+        self._stop = time.perf_counter()
+
+    def step_ms(self) -> float:
+        return (self._stop - self._start) * 1e3
+
+    def hold(self, seconds: float) -> None:
+        """The caller held a level for `seconds`: not BFS time."""
+        self._held += seconds
+
+    def elapsed_ms(self) -> float:
+        """First step's start to the last step's completion, less the time the caller held levels."""
+        if self._begin is None:
+            return 0.0
+        return max(0.0, (time.perf_counter() - self._begin - self._held) * 1e3)
+
+
+class _EventClock(_HostClock):
+    """CUDA events around each step; the run's elapsed time from the first step's start event to
+    the last step's stop event, less the time the caller held levels (the GPU is idle then: the
+    next step is launched only when the caller asks for it)."""
+
+    def __init__(self):
+        super().__init__()
+        from numba import cuda
+
+        self._cuda = cuda
+        self._start, self._stop = cuda.event(), cuda.event()
+
+    def start(self, go) -> None:
+        if self._begin is None:  # the run's clock starts with its first step
+            self._begin = self._cuda.event()
+            go.record(self._begin)
+        go.record(self._start)
+
+    def stop(self, go) -> None:
+        go.record(self._stop)
+
+    def step_ms(self) -> float:
+        return self._cuda.event_elapsed_time(self._start, self._stop)
+
+    def elapsed_ms(self) -> float:
+        if self._begin is None:
+            return 0.0
+        return max(0.0, self._cuda.event_elapsed_time(self._begin, self._stop) - self._held * 1e3)
+
+
+class Runtime:
+    """The GPU runtime; the simulator's and the CPU's below override what differs."""
+
+    kind = "gpu"
+
+    def __init__(self, info: backend.BackendInfo, limits: DeviceLimits | None = None):
+        self.info = info
+        self._limits = limits
+        self.launcher = self._make_launcher()
+
+    def _make_launcher(self):
+        from ..launcher import Launcher
+
+        return Launcher.shared()
+
+    @property
+    def limits(self) -> DeviceLimits:
+        if self._limits is None:
+            self._limits = DeviceLimits.from_current_device()
+        return self._limits
+
+    def with_limits(self, limits: DeviceLimits | None) -> "Runtime":
+        """The same runtime with other device limits (tests use small ones to exercise every decision)."""
+        return self if limits is None else type(self)(self.info, limits)
+
+    # ---- arrays
+    def device_array(self, shape, dtype):
+        from numba import cuda
+
+        return cuda.device_array(shape, dtype)
+
+    def host_array(self, shape, dtype):
+        """Host memory the GPU copies into fastest (pinned)."""
+        from numba import cuda
+
+        return cuda.pinned_array(shape, dtype)
+
+    def to_device(self, array: np.ndarray):
+        from numba import cuda
+
+        return cuda.to_device(array)
+
+    def to_host(self, array) -> np.ndarray:
+        return array.copy_to_host()
+
+    # ---- launches
+    def prepare(self, launch: Callable, on_compile: Callable[[str], None]) -> None:
+        """Compile (or load from the disk cache) what `launch(go)` would launch, launching nothing."""
+        launch(self.launcher.preparing(on_compile))
+
+    def launch_now(self, on_compile, kernel, blocks, threads, shared, *args) -> None:
+        """An untimed launch (set-up): prepared and launched at once."""
+        self.launcher.prepare(kernel, blocks, threads, shared, *args, on_compile=on_compile)
+        self.launcher(kernel, blocks, threads, shared, *args)
+
+    def read(self, dev, host) -> None:
+        """host[:] = dev once everything launched before has run (a step's read-back)."""
+        self.launcher.read(dev, host)
+
+    def clock(self):
+        return _EventClock()
+
+    def device_dict(self, limits: DeviceLimits | None) -> dict:
+        d = self.info.as_dict()
+        if limits is not None:
+            import dataclasses
+
+            d["limits"] = dataclasses.asdict(limits)
+        return d
+
+
+class SimulatorRuntime(Runtime):
+    """Numba's CUDA simulator: Numba's own launch path, host memory for pinned arrays, host time."""
+
+    kind = "simulator"
+
+    def _make_launcher(self):
+        from ..launcher import PlainLauncher
+
+        return PlainLauncher()
+
+    @property
+    def limits(self) -> DeviceLimits:
+        if self._limits is None:
+            self._limits = DeviceLimits.simulator()
+        return self._limits
+
+    def host_array(self, shape, dtype):
+        return np.zeros(shape, dtype)
+
+    def prepare(self, launch, on_compile) -> None:
+        pass  # nothing is compiled
+
+    def launch_now(self, on_compile, kernel, blocks, threads, shared, *args) -> None:
+        self.launcher(kernel, blocks, threads, shared, *args)
+
+    def clock(self):
+        return _HostClock()
+
+
+class _CPUGo:
+    """The CPU's launcher: `go(function, *args)` calls it (Numba parallel=True code)."""
+
+    def __call__(self, function, *args) -> None:
+        function(*args)
+
+    def zero(self, arr) -> None:
+        arr[:] = 0
+
+    def record(self, event) -> None:
+        pass
+
+
+class CPURuntime(Runtime):
+    """Host code: numpy arrays, no launches, host time."""
+
+    kind = "cpu"
+
+    def __init__(self, info: backend.BackendInfo | None = None, limits=None):
+        self.info = info or backend.cpu_info()
+        self._limits = None
+        self.launcher = _CPUGo()
+
+    @property
+    def limits(self):
+        return None
+
+    def with_limits(self, limits):
+        return self
+
+    def device_array(self, shape, dtype):
+        return np.empty(shape, dtype)
+
+    host_array = SimulatorRuntime.host_array
+
+    def to_device(self, array):
+        return array
+
+    def to_host(self, array):
+        return np.array(array)
+
+    def prepare(self, launch, on_compile) -> None:
+        pass
+
+    def launch_now(self, on_compile, function, *args) -> None:
+        function(*args)
+
+    def read(self, dev, host) -> None:
+        host[:] = dev
+
+    def clock(self):
+        return _HostClock()
+
+
+def for_technique(runtimes: frozenset) -> Runtime:
+    """The runtime a technique runs on here: the CPU for a CPU technique, else the selected backend."""
+    if runtimes == frozenset({"cpu"}):
+        return CPURuntime()
+    info = backend.current()
+    if info.kind not in runtimes:
+        raise backend.BackendError(f"this technique runs on {', '.join(sorted(runtimes))}, not on the {info.kind}")
+    return SimulatorRuntime(info) if info.is_simulator else Runtime(info)

@@ -1,0 +1,131 @@
+"""The techniques the explorer can run: one documented enum member each, and the registry.
+
+`Technique` is the one list of BFS strategies, each member documented with its paper and when it
+wins (the `#:` comment above it is what the UI and the CLI show). `_REGISTRY` maps a member to the
+class that implements it (`base.BFSTechnique`), one line each, imported only when used. Adding a
+technique is its own module plus one member and one registry line here (ARCHITECTURE.md).
+"""
+from __future__ import annotations
+
+import enum
+import importlib
+import inspect
+import re
+
+from ..knobs import KnobError, KnobSet, KnobSpec  # noqa: F401  (re-exported: the knobs' home for users)
+
+
+class TechniqueNotImplemented(NotImplementedError):
+    """The technique is declared (so users can see it is planned) but has no implementation yet."""
+
+
+class Technique(str, enum.Enum):
+    """BFS strategies. Values are the names used in records, files, the CLI and the UI."""
+
+    #: Top-down, one thread per frontier vertex, frontier kept as a queue; a vertex is claimed by
+    #: atomic compare-and-swap on its distance, so no duplicates enter the next frontier. The
+    #: "frontier-based" GPU BFS of the CS406 report (Sevilmis et al.). Wins on low, even degrees;
+    #: loses on skewed degrees (one thread walks a hub's whole adjacency list).
+    TOPDOWN_QUEUE = "topdown-queue"
+
+    #: BFS-4K (Busato & Bombieri, TPDS 2015): per level, dynamic virtual warps or edge-discover,
+    #: heavy-vertex child grids, single- or multi-block kernel, coalesced writes and hash64
+    #: duplicate detection, all decided by the knobs K1..K7. Numba has no dynamic parallelism:
+    #: the child grids are launched by the host right after the level's kernel, sized by the
+    #: paper's rule, and a frontier with a heavy vertex leaves the single-block kernel for that.
+    BFS4K = "bfs4k"
+
+    #: Luo, Wong & Hwu (DAC 2010): hierarchical warp/block/grid frontier queues and kernels.
+    LUO_HIERARCHICAL = "luo-hierarchical"
+
+    #: Bottom-up: every unvisited vertex looks for a parent in the frontier (Beamer et al.), as
+    #: studied in the CS406 report. Wins when the frontier holds most of the graph.
+    BOTTOM_UP = "bottom-up"
+
+    #: Direction-optimising hybrid: top-down while the frontier is small, bottom-up once it
+    #: exceeds |V|/32 (the CS406 report's switch rule).
+    HYBRID = "hybrid"
+
+    @property
+    def implemented(self) -> bool:
+        return self in _REGISTRY
+
+    @property
+    def doc(self) -> str:
+        return _DOCS.get(self, "")
+
+    @classmethod
+    def parse(cls, value: "Technique | str") -> "Technique":
+        """Accept a member or its value; reject unknown names and techniques not implemented yet."""
+        if isinstance(value, Technique):
+            tech = value
+        else:
+            try:
+                tech = cls(str(value).strip().lower())
+            except ValueError:
+                names = ", ".join(t.value for t in cls)
+                raise ValueError(f"unknown technique {value!r}; known techniques: {names}") from None
+        if not tech.implemented:
+            raise TechniqueNotImplemented(
+                f"technique {tech.value!r} is declared but not implemented yet; "
+                f"implemented: {', '.join(t.value for t in implemented_techniques())}; "
+                f"missing: {', '.join(t.value for t in missing_techniques())}"
+            )
+        return tech
+
+
+#: Member -> "module:Class" of its implementation, relative to this package. One line a technique.
+_REGISTRY = {
+    Technique.TOPDOWN_QUEUE: "topdown_queue:TopdownQueue",
+    Technique.BFS4K: "bfs4k:BFS4K",
+}
+
+
+def implemented_techniques() -> list[Technique]:
+    return [t for t in Technique if t.implemented]
+
+
+def missing_techniques() -> list[Technique]:
+    return [t for t in Technique if not t.implemented]
+
+
+def implementation(technique: "Technique | str"):
+    """The technique's implementation (an instance of base.BFSTechnique); missing ones raise."""
+    tech = Technique.parse(technique)
+    module, _, name = _REGISTRY[tech].partition(":")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)()
+
+
+def knobs_of(technique: "Technique | str") -> type[KnobSet]:
+    """The technique's KnobSet class: its knobs' declarations."""
+    return implementation(technique).Knobs
+
+
+def make_knobs(technique: "Technique | str", values: "KnobSet | dict | None" = None) -> KnobSet:
+    """Knobs for `technique` from a dict (unknown names and bad values raise KnobError)."""
+    cls = knobs_of(technique)
+    if isinstance(values, KnobSet):
+        if not isinstance(values, cls):
+            raise KnobError(f"knobs of type {type(values).__name__} do not belong to technique "
+                            f"{Technique.parse(technique).value!r}")
+        return values
+    return cls.from_dict(values)
+
+
+def _member_docs() -> dict[Technique, str]:
+    """The `#:` comment above each member, so the UI shows the same text as the source."""
+    docs: dict[Technique, str] = {}
+    lines: list[str] = []
+    for line in inspect.getsource(Technique).splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#:"):
+            lines.append(stripped[2:].strip())
+            continue
+        m = re.match(r"([A-Z_0-9]+)\s*=", stripped)
+        if m and lines:
+            docs[Technique[m.group(1)]] = " ".join(lines)
+        lines = []
+    return docs
+
+
+_DOCS = _member_docs()

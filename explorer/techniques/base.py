@@ -1,0 +1,128 @@
+"""What a technique provides to the enactor, and what the enactor gives it.
+
+A technique (registered in `explorer.techniques`) is a `BFSTechnique`: its knobs, its record
+extras, the runtimes it runs on, checks that need the device (`check`), and `start(ctx)`, the
+untimed set-up that returns a `LevelLoop`. The enactor (`explorer.engine.enactor`) then owns the
+loop: while the loop has not converged it times `launch(go)`, reads `readback` back, and turns
+what `collect(ms)` returns (a `Batch`: one level, or several from one launch) into records.
+No technique writes a loop over levels, times anything or yields.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+
+from ..knobs import KnobSet, NoKnobs
+from ..stats import Direction, Extra, Kernel
+
+
+@dataclass
+class RunContext:
+    """Everything a technique's set-up may use; made by the enactor for one run."""
+
+    graph: Any  # CSRGraph
+    source: int
+    knobs: KnobSet
+    instrument: bool
+    runtime: Any  # engine.runtime.Runtime
+    limits: Any  # engine.runtime.DeviceLimits (None on the CPU)
+    pool: Any  # engine.session.BufferPool: this run's buffers
+    graph_arrays: tuple  # (offsets, indices) where the runtime reads them
+    status: Callable[[str], None]
+
+    def buffer(self, name: str, shape, dtype, host: bool = False):
+        return self.pool.buffer(name, shape, dtype, host)
+
+    def view(self, name: str, base, lo: int, hi: int):
+        return self.pool.view(name, base, lo, hi)
+
+    def compiling(self, name: str) -> None:
+        self.status(f"compiling the {name} kernel (first use in this process; "
+                    "later processes load it from the disk cache)")
+
+    def launch_now(self, kernel, blocks, threads, shared, *args) -> None:
+        """An untimed set-up launch."""
+        self.runtime.launch_now(self.compiling, kernel, blocks, threads, shared, *args)
+
+
+@dataclass
+class Batch:
+    """What one step ran: a row per level (core fields without `level`, `technique` and
+    `time_ms`, plus the technique's extras by name) and, for a launch that ran several levels,
+    each level's weight in its time (the SM's cycle counter); equal shares when None."""
+
+    rows: list[dict]
+    weights: Sequence[float] | None = None
+
+
+class LevelLoop:
+    """A technique's state during one run. The enactor calls, while not `converged`:
+    launch(go) [timed] -> read-back of `readback` -> collect(ms) -> Batch."""
+
+    converged: bool = False
+    #: (device array, host array) copied back after each step's kernels, or None.
+    readback: tuple | None = None
+
+    def launch(self, go) -> None:
+        raise NotImplementedError
+
+    def collect(self, ms: float) -> Batch:
+        raise NotImplementedError
+
+    def result(self) -> tuple[np.ndarray, np.ndarray]:
+        """Host copies of (distances, parents) once converged."""
+        raise NotImplementedError
+
+
+class BFSTechnique:
+    """A registered technique. Subclasses set the class attributes and implement `start`."""
+
+    technique: ClassVar[Any]  # its Technique member
+    Knobs: ClassVar[type[KnobSet]] = NoKnobs
+    extras: ClassVar[tuple[Extra, ...]] = ()
+    runtimes: ClassVar[frozenset] = frozenset({"gpu", "simulator"})
+    #: Knob values that keep a simulator run to seconds (every CUDA thread is a Python thread);
+    #: applied where the user did not set the knob, and said so.
+    simulator_knobs: ClassVar[dict] = {}
+    #: Knob settings the conformance suite runs besides the defaults and each knob's extremes.
+    test_knobs: ClassVar[tuple[dict, ...]] = ()
+    #: Kernel kinds and directions its records may show.
+    kernels: ClassVar[tuple[Kernel, ...]] = (Kernel.MULTI_BLOCK,)
+    directions: ClassVar[tuple[Direction, ...]] = (Direction.TOP_DOWN,)
+
+    @property
+    def name(self) -> str:
+        return self.technique.value
+
+    def creates_duplicates(self, knobs: KnobSet) -> bool:
+        """Whether a frontier may hold a vertex twice with these knobs (then frontier_in may exceed
+        the level's size)."""
+        return False
+
+    def check(self, graph, knobs: KnobSet, limits) -> None:
+        """Refuse, before anything runs, what this device cannot do with these knobs (KnobError)."""
+
+    def start(self, ctx: RunContext) -> LevelLoop:
+        raise NotImplementedError
+
+
+def init_search(ctx: RunContext, dist, parent, frontier, *stamps) -> None:
+    """Distances, parents and duplicate stamps to -1, then the source at level 0 in the frontier
+    (untimed set-up, shared by the GPU techniques)."""
+    from kernels import common
+
+    n = ctx.graph.num_vertices
+    for arr in (dist, parent, *stamps):
+        ctx.launch_now(common.fill_int32, max(1, -(-n // 256)), 256, 0, arr, -1)
+    stamp = stamps[0] if stamps else dist
+    ctx.launch_now(common.set_source, 1, 1, 0, dist, parent, frontier, stamp, ctx.source)
+
+
+def measured(instrument: bool, value) -> int | None:
+    """A count as the record shows it: None when the run did not measure it."""
+    return int(value) if instrument else None
+
+
+__all__ = ["BFSTechnique", "Batch", "LevelLoop", "RunContext", "init_search", "measured"]

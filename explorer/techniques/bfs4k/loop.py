@@ -1,0 +1,211 @@
+"""BFS-4K's level loop: what each step launches (the single-block kernel or its cluster form, many
+levels in one launch; or one multi-block level with its child grid and statistics kernel) and how
+its counters and the single block's log become records. The enactor times and yields them."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ...stats import Kernel
+from ..base import Batch, LevelLoop, RunContext, init_search
+from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
+
+STATS_THREADS = 256  # block size of the next-frontier statistics kernel and of bfs4k_commit
+MAX_LOG = 4096  # levels one single-block launch may log
+
+
+def _grid(n: int, block: int) -> int:
+    return max(1, (n + block - 1) // block)
+
+
+def cluster_log(rows: np.ndarray, C: int, L) -> np.ndarray:
+    """The cluster form's log (a row per block and level: level x C + rank) as the single block's,
+    a row a level: counts summed over the blocks; the level's sizes, decisions and clock from
+    block 0 (every block takes the same, but for the §5.1 binary scan: used if any block did)."""
+    per = rows.reshape(-1, C, rows.shape[1])
+    out = per[:, 0].copy()
+    for f in (L.L_EDGES, L.L_GEN, L.L_DET, L.L_CONF, L.L_UNDET, L.L_COAL, L.L_EXT):
+        out[:, f] = per[:, :, f].sum(axis=1)
+    for f in (L.L_OVERFLOW, L.L_BINARY):
+        out[:, f] = per[:, :, f].max(axis=1)
+    out[:, L.L_FOUND] = out[:, L.L_NEXT] + out[:, L.L_DET]  # claims: kept + dropped
+    return out
+
+
+def cycle_weights(ends, clock_start, clock_end) -> np.ndarray:
+    """Each level's cycles in a single-block launch that ran several: the block's cycle counter as
+    the kernel started, as each level ended and as the kernel ended. The first level also gets the
+    kernel's set-up (loading the visited flags), the last its exit (the final histogram)."""
+    bounds = np.concatenate([[clock_start], np.asarray(ends, np.int64)])
+    cycles = np.diff(bounds).astype(np.float64)
+    cycles[-1] += float(clock_end - bounds[-1])
+    return cycles
+
+
+class BFS4KLoop(LevelLoop):
+    def __init__(self, ctx: RunContext, impl):
+        from kernels import bfs4k
+        from kernels.bfs4k import layout as L
+        from kernels.rules import heavy_limit
+
+        self.ctx, self.L = ctx, L
+        knobs, limits, n = ctx.knobs, ctx.limits, ctx.graph.num_vertices
+        self.single_layout = single_block_layout(knobs, limits, n) if knobs.K5 > 0 else None
+        self.multi_layout = multi_block_layout(knobs, limits)
+        self.race = knobs.claim == "race"
+        self.shared_visited = knobs.visited == "shared"
+        self.C = knobs.cluster
+        self.heavy_cap = max(1, heavy_limit(n, knobs.K2))
+        self.heavy_lim = heavy_limit(n, knobs.K2)
+        dedup = {"none": L.NO_DEDUP, "hash64": L.HASH64, "warp-culling": L.WARP_CULL}[knobs.dedup]
+        self.kern = bfs4k.kernels_for(ctx.instrument, not self.race, dedup, knobs.single_block_threads,
+                                      self.shared_visited, self.C)
+        self.commit_blocks = min(_grid(n, STATS_THREADS), 4 * limits.sm_count)
+
+        # With the racy claim a level can enqueue a vertex once per arc that reaches it.
+        self.capacity = max(1, ctx.graph.num_arcs if self.race else n)
+        self.dist = ctx.buffer("dist", n, np.int32)
+        self.parent = ctx.buffer("parent", n, np.int32)
+        self.stamp = ctx.buffer("stamp", n, np.int32)  # level in which a vertex was last claimed
+        self.stamp2 = ctx.buffer("stamp2", n, np.int32)  # same, after the filter: duplicates it missed
+        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        # Read back each step: the level's counters, then the next frontier's degree histogram.
+        size = L.NUM_COUNTERS + 2 * L.DEGREE_BINS
+        level_out = ctx.buffer("level_out", size, np.int64)
+        self.readback = (level_out, ctx.buffer("level_out", size, np.int64, host=True))
+        self.counters = ctx.view("counters", level_out, 0, L.NUM_COUNTERS)
+        self.hist = ctx.view("hist", level_out, L.NUM_COUNTERS, size)
+        self.heavy_ctr = ctx.view("heavy_ctr", level_out, L.HEAVY_CTR, L.HEAVY_CTR + 1)
+        self.heavy_v = ctx.buffer("heavy_v", self.heavy_cap, np.int32)
+        self.heavy_off = ctx.buffer("heavy_off", self.heavy_cap, np.int64)
+        # Up to MAX_LOG levels a single-block launch (the cluster form: a row per level and block).
+        self.log = ctx.buffer("log", (MAX_LOG * self.C, L.LOG_FIELDS), np.int64)
+        self.state = ctx.buffer("state", L.STATE_FIELDS, np.int64)
+        # The single block's visit log (vertex, parent, level): each vertex is claimed once.
+        self.visits = ctx.buffer("visits", 3 * n if self.shared_visited else 3, np.int32)
+        init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
+
+        self.frontier = FrontierStats.of_vertices(ctx.graph.degrees()[[ctx.source]])
+        self.level, self.in_a = 0, True
+        self.plan = self._plan()
+        # Compile (or load from the disk cache) every kernel the run may use before its clock
+        # starts: one first needed at a later level would compile inside the elapsed time.
+        probe = dataclasses.replace(plan_level(self.frontier, knobs, limits, n), heavy_vertices=1, heavy_blocks=1)
+        ctx.runtime.prepare(lambda go: self._multi(go, probe, 0, 1), ctx.compiling)
+        if self.single_layout is not None:
+            ctx.runtime.prepare(self._single, ctx.compiling)
+
+    # ------------------------------------------------------------------ launches
+    def _plan(self):
+        return plan_level(self.frontier, self.ctx.knobs, self.ctx.limits, self.ctx.graph.num_vertices)
+
+    def launch(self, go) -> None:
+        if self.plan.kernel == "single-block":
+            self._single(go)
+        else:
+            # The next frontier holds at most one entry per edge examined (and per vertex, without
+            # duplicates); a few entries per thread, at most a few blocks per SM.
+            bound = min(self.frontier.edges, self.capacity)
+            self._multi(go, self.plan, self.frontier.size, min(_grid(bound, 4 * STATS_THREADS),
+                                                                4 * self.ctx.limits.sm_count))
+
+    def _single(self, go) -> None:
+        ctx, knobs, lay, C = self.ctx, self.ctx.knobs, self.single_layout, self.C
+        offsets, indices = ctx.graph_arrays
+        qa, qb = self.queues
+        args = (offsets, indices, self.dist, self.parent, qa, qb, self.frontier.size, self.in_a, self.capacity,
+                self.hist, self.log, MAX_LOG, self.level, self.state, self.stamp, self.stamp2,
+                lay.frontier_capacity * C, lay.frontier_capacity, knobs.K1, self.heavy_lim, knobs.K3, knobs.K4,
+                max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words, self.visits)
+        if C == 1:
+            go(self.kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes, *args)
+        else:  # the cluster form: one cluster of C blocks, C log rows a level
+            go.cluster(self.kern.single, C, C, knobs.single_block_threads, lay.dynamic_bytes, *args)
+        if self.shared_visited:
+            go(self.kern.commit, self.commit_blocks, STATS_THREADS, 0, self.visits, self.state, self.dist,
+               self.parent, qa, qb)
+
+    def _multi(self, go, plan, size, stats_blocks) -> None:
+        ctx, knobs, lay = self.ctx, self.ctx.knobs, self.multi_layout
+        offsets, indices = ctx.graph_arrays
+        qa, qb = self.queues
+        src, dst = (qa, qb) if self.in_a else (qb, qa)
+        hmask = max(lay.hash_entries - 1, 0)
+        go.zero(self.readback[0])
+        go(self.kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
+           offsets, indices, self.dist, self.parent, src, size, dst, self.capacity, self.counters, self.level,
+           self.stamp, self.stamp2, plan.warp_size, plan.edge_discover, plan.heavy_threshold, self.heavy_v,
+           self.heavy_off, self.heavy_ctr, hmask, plan.binary_scan, knobs.K7)
+        if plan.heavy_vertices:
+            go(self.kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
+               offsets, indices, self.dist, self.parent, dst, self.capacity, self.counters, self.level,
+               self.stamp, self.stamp2, self.heavy_v, self.heavy_off, self.heavy_ctr, knobs.K3, hmask, knobs.K7)
+        # The next frontier's degree histogram, for the next level's plan.
+        go(self.kern.stats, stats_blocks, STATS_THREADS, 0, offsets, dst, self.counters, self.hist)
+
+    # ------------------------------------------------------------------ records
+    def collect(self, ms: float) -> Batch:
+        batch = self._collect_single() if self.plan.kernel == "single-block" else self._collect_multi()
+        self.converged = self.frontier.size == 0
+        if not self.converged:
+            self.plan = self._plan()
+        return batch
+
+    def _collect_single(self) -> Batch:
+        L, rt = self.L, self.ctx.runtime
+        s = rt.to_host(self.state)
+        nlev = int(s[L.S_LEVELS])
+        rows = rt.to_host(self.log[:nlev * self.C])
+        if self.C > 1:
+            rows = cluster_log(rows, self.C, L)
+        out = []
+        for i, row in enumerate(rows):
+            self._check_overflow(row[L.L_OVERFLOW])
+            out.append(self._row(
+                row[L.L_FRONTIER], row[L.L_EDGES], row[L.L_FOUND], row[L.L_NEXT], row[L.L_GEN], row[L.L_DET],
+                row[L.L_CONF], row[L.L_UNDET], kernel=Kernel.CLUSTER if self.C > 1 else Kernel.SINGLE_BLOCK,
+                warp_size=int(row[L.L_WARP]), edge_discover=bool(row[L.L_ED]), heavy_vertices=0,
+                binary_scan=bool(row[L.L_BINARY]), coalesced_writes=bool(row[L.L_COAL]),
+                launches=(2 if self.shared_visited else 1) if i == 0 else 0))
+        self.level += nlev
+        self.in_a = bool(s[L.S_IN_A])
+        self.frontier = FrontierStats.from_histogram(int(s[L.S_FSIZE]), self.readback[1][L.NUM_COUNTERS:])
+        return Batch(out, cycle_weights(rows[:, L.L_CLOCK], s[L.S_CLOCK_START], s[L.S_CLOCK_END]))
+
+    def _collect_multi(self) -> Batch:
+        L, plan, host = self.L, self.plan, self.readback[1]
+        c = host.tolist()  # Python ints for the record, in one call
+        self._check_overflow(c[L.OVERFLOW])
+        # Edges examined are the frontier's degree sum; claims are the kept plus the dropped.
+        row = self._row(self.frontier.size, self.frontier.edges, c[L.NEXT_SIZE] + c[L.DUP_DETECTED],
+                        c[L.NEXT_SIZE], c[L.DUP_GENERATED], c[L.DUP_DETECTED], c[L.DUP_CONFLICTS], c[L.UNDETECTED],
+                        kernel=Kernel.MULTI_BLOCK, warp_size=plan.warp_size, edge_discover=plan.edge_discover,
+                        heavy_vertices=int(c[L.HEAVY]), binary_scan=plan.binary_scan,
+                        coalesced_writes=bool(c[L.COALESCED]),
+                        launches=4 if plan.heavy_vertices else 3)  # memset, level, [child grid,] statistics
+        self.level += 1
+        self.in_a = not self.in_a
+        self.frontier = FrontierStats.from_histogram(c[L.NEXT_SIZE], host[L.NUM_COUNTERS:])
+        return Batch([row])
+
+    def _row(self, fin, edges, found, nxt, gen, det, conf, undet, **rest) -> dict:
+        inst = self.ctx.instrument
+        if inst:
+            discovered = int(found - gen)
+        else:
+            # Without the stamps the racy claim cannot tell first claims from repeats.
+            discovered = None if self.race else int(found)
+        return dict(frontier_in=int(fin), edges_examined=int(edges), discovered=discovered, frontier_out=int(nxt),
+                    dup_generated=int(gen) if inst else None, dup_detected=int(det),
+                    dup_undetected=int(undet) if inst else None, dup_conflicts=int(conf), **rest)
+
+    def _check_overflow(self, overflow) -> None:
+        if overflow > 0:
+            raise RuntimeError(
+                f"next frontier overflowed its capacity of {self.capacity:,} entries "
+                f"({int(overflow):,} needed); this is a bug, please report it")
+
+    def result(self):
+        rt = self.ctx.runtime
+        return rt.to_host(self.dist), rt.to_host(self.parent)

@@ -1,0 +1,65 @@
+"""topdown-queue: one thread per frontier vertex, a compare-and-swap claim, one launch a level
+(the CS406 report's frontier-based top-down BFS; kernels/topdown.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..knobs import BLOCK_THREADS, KnobSet, knob
+from . import Technique
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+
+
+@dataclass(frozen=True)
+class TopdownQueueKnobs(KnobSet):
+    owner = "topdown-queue"
+    block_threads: int = knob(BLOCK_THREADS)
+
+
+class TopdownQueue(BFSTechnique):
+    technique = Technique.TOPDOWN_QUEUE
+    Knobs = TopdownQueueKnobs
+    simulator_knobs = {"block_threads": 32}
+
+    def start(self, ctx: RunContext) -> LevelLoop:
+        return _Loop(ctx)
+
+
+class _Loop(LevelLoop):
+    def __init__(self, ctx: RunContext):
+        from kernels import topdown
+
+        self.ctx, self.k = ctx, topdown
+        n = ctx.graph.num_vertices
+        self.dist = ctx.buffer("dist", n, np.int32)
+        self.parent = ctx.buffer("parent", n, np.int32)
+        self.stamp = ctx.buffer("stamp", n, np.int32)
+        self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
+        self.counters = ctx.buffer("counters", topdown.NUM_COUNTERS, np.int64)
+        self.readback = (self.counters, ctx.buffer("counters", topdown.NUM_COUNTERS, np.int64, host=True))
+        init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)
+        self.size, self.level = 1, 0
+
+    def launch(self, go) -> None:
+        ctx, block = self.ctx, self.ctx.knobs.block_threads
+        offsets, indices = ctx.graph_arrays
+        go.zero(self.counters)
+        go(self.k.topdown_queue, max(1, -(-self.size // block)), block, 0, offsets, indices, self.dist,
+           self.parent, self.queues[0], self.size, self.queues[1], self.counters, self.level, self.stamp,
+           ctx.instrument)
+
+    def collect(self, ms: float) -> Batch:
+        c, k, inst = self.readback[1], self.k, self.ctx.instrument
+        nxt = int(c[k.NEXT_SIZE])
+        row = dict(frontier_in=self.size, edges_examined=measured(inst, c[k.EDGES]), discovered=nxt,
+                   frontier_out=nxt, dup_generated=measured(inst, c[k.DUP_GENERATED]),
+                   dup_detected=0, dup_undetected=measured(inst, c[k.DUP_GENERATED]), kernel="multi-block",
+                   launches=2)  # the memset of the counters and the level's kernel
+        self.queues.reverse()
+        self.size, self.level = nxt, self.level + 1
+        self.converged = nxt == 0
+        return Batch([row])
+
+    def result(self):
+        return self.ctx.runtime.to_host(self.dist), self.ctx.runtime.to_host(self.parent)
