@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.bench_bfs import GRAPHS, source_for  # noqa: E402
 from explorer import backend  # noqa: E402
 from explorer import launcher  # noqa: E402
-from explorer.engine import run_bfs  # noqa: E402
+from explorer.api import run_bfs  # noqa: E402
+from explorer.engine import Session  # noqa: E402
 
 
 class HostClock:
@@ -74,9 +75,10 @@ def main(argv=None) -> int:
     g = GRAPHS[args.graph]()
     src = source_for(g, args.graph, args.source)
     knobs = parse_knobs(args.knobs)
-    run_bfs(g, src, args.technique, knobs, instrument=False).complete()  # compile, warm up
+    session = Session(g)
+    run_bfs(g, src, args.technique, knobs, instrument=False, session=session).complete()  # compile, warm up
     clock = HostClock()
-    run = run_bfs(g, src, args.technique, knobs, instrument=False)
+    run = run_bfs(g, src, args.technique, knobs, instrument=False, session=session)
     rows, t = [], time.perf_counter()
     for lv in run:
         now = time.perf_counter()
@@ -97,7 +99,7 @@ def main(argv=None) -> int:
             if i == half:
                 print("  ...")
             continue
-        print(f"{lv.level:5d} {lv.frontier_in:9d} {lv.edges_examined:11d} {lv.kernel:>12} {lv.warp_size:3d} "
+        print(f"{lv.level:5d} {lv.frontier_in:9d} {lv.edges_examined:11d} {lv.kernel.value:>12} {lv.warp_size:3d} "
               f"{int(lv.edge_discover):2d} {lv.heavy_vertices:5d} {lv.time_ms:8.3f} {host_ms:8.3f}")
     if args.cprofile:
         import cProfile
@@ -105,7 +107,7 @@ def main(argv=None) -> int:
 
         prof = cProfile.Profile()
         prof.enable()
-        run_bfs(g, src, args.technique, knobs, instrument=False).complete()
+        run_bfs(g, src, args.technique, knobs, instrument=False, session=session).complete()
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(args.cprofile)
     return 0

@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.bench_bfs import GRAPHS, source_for  # noqa: E402
 from benchmarks.profile_levels import parse_knobs  # noqa: E402
 from explorer import backend  # noqa: E402
-from explorer.engine import run_bfs  # noqa: E402
+from explorer.api import run_bfs  # noqa: E402
+from explorer.engine import Session  # noqa: E402
 from explorer.reference import compare_distances, cpu_bfs  # noqa: E402
 
 
@@ -47,15 +48,17 @@ def main(argv=None) -> int:
     for combo in itertools.product(*values):
         knobs = {**base, **dict(zip(names, combo))}
         try:
-            run_bfs(g, src, "bfs4k", knobs, instrument=False).complete()
-            rs = [run_bfs(g, src, "bfs4k", knobs, instrument=False).complete() for _ in range(args.repeats)]
+            with Session(g) as s:
+                run_bfs(g, src, "bfs4k", knobs, instrument=False, session=s).complete()
+                rs = [run_bfs(g, src, "bfs4k", knobs, instrument=False, session=s).complete()
+                      for _ in range(args.repeats)]
         except Exception as exc:  # one bad setting must not hide the others
             rows.append((float("inf"), knobs, f"FAILED {type(exc).__name__}: {exc}"))
             continue
         ok = all(compare_distances(ref, r.distances) is None for r in rs)
         el = statistics.median(r.elapsed_ms for r in rs)
         kern = statistics.median(r.total_ms for r in rs)
-        kinds = "".join("S" if lv.kernel == "single-block" else "M" for lv in rs[0].levels)
+        kinds = "".join("M" if lv.kernel == "multi-block" else "S" for lv in rs[0].levels)
         rows.append((el, knobs, f"kernels {kern:8.3f} ms  levels {rs[0].num_levels:5d}  "
                                 f"{'ok' if ok else 'WRONG'}  {kinds[:24]}"))
     print(f"{args.graph} source={src} base={base}")

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer import backend, graphs
-from explorer.policy import DeviceLimits
+from explorer.engine import DeviceLimits
 
 from _support import checked_run, small_graphs
 
@@ -35,41 +35,8 @@ def bfs4k(g, source="max-degree", limits=TINY, **knobs):
     return r
 
 
-@pytest.mark.parametrize("name", sorted(SMALL))
-def test_defaults_on_small_graphs(name):
-    bfs4k(SMALL[name])
-
-
-@pytest.mark.parametrize("name", ["fig2", "kron6", "grid6x7", "star40", "directed"])
-@pytest.mark.parametrize("knobs", [
-    {"K5": 0},                                   # multi-block only
-    {"K5": 0, "K4": 0, "K1": 1},                 # virtual warps from 1 thread up
-    {"K5": 0, "K4": 0, "K1": 32},                # one full warp per vertex
-    {"K4": 0, "K1": 4},                          # single block with virtual warps
-    {"K5": 0, "K4": 4},                          # edge-discover as long as possible
-    {"claim": "atomic"},
-    {"dedup": "warp-culling"},
-    {"dedup": "none", "K5": 0, "K4": 0},
-    {"K7": 1, "K4": 0, "K5": 0},                 # induced coalescence whenever a queue has a vertex
-    {"K7": 0},
-    {"hash_entries": 1, "K5": 0},                # every vertex collides: all conflicts
-    {"K5": 16, "single_block_threads": 32},      # the extremes of K5 and of the block size
-    {"K6": 32, "K5": 0},
-    {"warp_size_rule": "frontier-degree", "K5": 0, "K4": 0},
-    {"claim": "atomic", "visited": "shared"},   # the single block's visited flags in shared memory
-    {"claim": "atomic", "visited": "shared", "K4": 0, "K1": 1, "dedup": "none"},
-    # The single block's cluster form: 2-16 blocks, each feature on.
-    {"claim": "atomic", "visited": "shared", "cluster": 2},
-    {"claim": "atomic", "visited": "shared", "cluster": 4, "K4": 0, "K1": 1, "dedup": "none"},
-    {"claim": "atomic", "visited": "shared", "cluster": 16, "single_block_threads": 32, "K5": 16,
-     "dedup": "warp-culling", "K7": 1, "K4": 0},
-], ids=lambda k: ",".join(f"{a}={b}" for a, b in k.items()))
-def test_knob_grid(name, knobs):
-    bfs4k(SMALL[name], **knobs)
-
-
-def test_largest_blocks():
-    bfs4k(SMALL["fig2"], K6=1024, K5=0)  # 1024 Python threads a block under the simulator: one graph
+# The defaults and the knob grid (BFS4K.test_knobs, every knob's extremes) on every small graph:
+# tests/conformance. Here: what makes BFS-4K BFS-4K.
 
 
 def test_heavy_vertices_multi_block_child_grid():
@@ -116,10 +83,10 @@ def test_cluster_form_across_kernel_switches(C):
     # back (Fig. 7), each launch dealing the queue out over its blocks' shared memory.
     g = graphs.generate("kronecker", scale=7 + C // 2, edge_factor=8, seed=1)  # its widest level > C x 32
     r = bfs4k(g, single_block_threads=32, K2=0, claim="atomic", visited="shared", cluster=C)
-    assert {lv.kernel for lv in r.levels} == {"single-block", "multi-block"}
+    assert {lv.kernel for lv in r.levels} == {"cluster", "multi-block"}
     # A path: one vertex a level, so most blocks hold no frontier at all, level after level.
     r = bfs4k(SMALL["path25"], 0, claim="atomic", visited="shared", cluster=C, K1=1, K4=0)
-    assert all(lv.kernel == "single-block" for lv in r.levels)
+    assert all(lv.kernel == "cluster" for lv in r.levels)
     assert r.levels[0].launches == 2 and sum(lv.launches for lv in r.levels) == 2  # one cluster, one commit
 
 
@@ -132,7 +99,7 @@ def test_heavy_vertex_leaves_the_cluster():
         dst += list(range(lo, hi))
     g = graphs.from_edges(np.array(src), np.array(dst), directed=False, name="three-hubs")
     r = bfs4k(g, 0, K2=5.0, K3=1, K6=32, single_block_threads=32, claim="atomic", visited="shared", cluster=4)
-    assert r.levels[0].kernel == "single-block"
+    assert r.levels[0].kernel == "cluster"
     assert r.levels[1].kernel == "multi-block" and r.levels[1].heavy_vertices == 3
 
 

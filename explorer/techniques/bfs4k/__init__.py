@@ -35,6 +35,9 @@ class BFS4K(BFSTechnique):
         {"warp_size_rule": "frontier-degree", "K5": 0, "K4": 0},
         {"claim": "atomic", "visited": "shared"},
         {"claim": "atomic", "visited": "shared", "cluster": 4, "K4": 0, "K1": 1, "dedup": "none"},
+        # The extremes that need other knobs: the largest cluster, with the largest K5 and every feature.
+        {"claim": "atomic", "visited": "shared", "cluster": 16, "single_block_threads": 32, "K5": 16,
+         "dedup": "warp-culling", "K7": 1, "K4": 0},
     )
 
     def creates_duplicates(self, knobs) -> bool:

@@ -1,0 +1,136 @@
+"""The conformance suite: every registered technique x small named graphs x the knob grid the
+technique declares for testing (its defaults, its `test_knobs` and every knob's range extremes).
+A technique gets these tests by being registered; they run under the simulator in CI and on a GPU.
+
+Each run must give exact distances and a Graph500-valid parent tree (one `check_result`), one
+record per level in order whose core fields agree with each other and with the answer, and the
+extras its technique declares."""
+import numpy as np
+import pytest
+
+from explorer import backend, graphs
+from explorer.api import run_bfs
+from explorer.knobs import KnobError
+from explorer.reference import check_result
+from explorer.stats import LEVEL_FIELDS, Direction, Kernel
+from explorer.techniques import implementation, implemented_techniques
+
+SIM = backend.current().is_simulator
+TECHS = [t.value for t in implemented_techniques()]
+
+
+def _graphs() -> dict:
+    e = np.array([], np.int64)
+    hub = 60
+    star_src = np.r_[np.zeros(hub, np.int64), np.arange(1, hub)]
+    star_dst = np.r_[np.arange(1, hub + 1), np.arange(2, hub + 1)]  # a hub and a path through its leaves
+    loops = graphs.from_edges(np.array([0, 0, 1, 1, 2, 3]), np.array([0, 1, 1, 2, 3, 3]), directed=False,
+                              drop_self_loops=False, name="self-loops")
+    return {
+        "edgeless": graphs.from_edges(e, e, num_vertices=5, name="edgeless5"),
+        "single": graphs.from_edges(e, e, num_vertices=1, name="single"),
+        "path": graphs.from_edges(np.arange(30), np.arange(1, 31), directed=False, name="path31"),
+        "star": graphs.from_edges(star_src, star_dst, directed=False, name="hub60"),
+        "grid": graphs.generate("grid2d", rows=7, cols=9),
+        "disconnected": graphs.from_edges(np.array([0, 1, 2, 6, 7]), np.array([1, 2, 3, 7, 8]),
+                                          num_vertices=11, directed=False, name="two-parts+isolated"),
+        "directed": graphs.from_edges(np.array([0, 0, 1, 2, 3, 4, 5, 6]), np.array([1, 2, 3, 3, 0, 5, 6, 4]),
+                                      num_vertices=8, directed=True, name="directed8"),
+        "self-loops": loops,
+        "teaching": graphs.sample_graph("bfs4k_fig2"),
+        "kronecker": graphs.generate("kronecker", scale=6, edge_factor=8, seed=2),
+    }
+
+
+GRAPHS = _graphs()
+#: Knob extremes run on these graphs only under the simulator (1,024 Python threads a block);
+#: on a GPU on every graph.
+EXTREME_GRAPHS = ("teaching", "star") if SIM else tuple(GRAPHS)
+
+
+def knob_grid(tech: str) -> list[tuple[str, dict]]:
+    impl = implementation(tech)
+    grid = [("defaults", {})] + [(",".join(f"{k}={v}" for k, v in k.items()), k) for k in impl.test_knobs]
+    for spec in impl.Knobs.specs():
+        for value in spec.extremes():
+            if value != spec.default and not any(k.get(spec.name) == value for _, k in grid):
+                grid.append((f"extreme:{spec.name}={value}", {spec.name: value}))
+    return grid
+
+
+def cases():
+    for tech in TECHS:
+        for label, knobs in knob_grid(tech):
+            names = EXTREME_GRAPHS if label.startswith("extreme:") else GRAPHS
+            for name in names:
+                yield pytest.param(tech, name, knobs, id=f"{tech}-{name}-{label}")
+
+
+def _sim_knobs(impl, knobs: dict) -> dict:
+    return {**(impl.simulator_knobs if SIM else {}), **knobs}
+
+
+@pytest.mark.parametrize("tech", TECHS)
+def test_every_knob_extreme_is_runnable_or_covered(tech):
+    """An extreme that needs other knobs (a cross-knob rule) must appear in the declared test grid."""
+    impl = implementation(tech)
+    for label, knobs in knob_grid(tech):
+        try:
+            impl.Knobs.from_dict(_sim_knobs(impl, knobs) if label == "defaults" else knobs)
+        except KnobError as err:
+            pytest.fail(f"{tech}: knob setting {label} is refused ({err}); declare it in test_knobs with "
+                        "the knobs it needs")
+
+
+@pytest.mark.parametrize("tech,name,knobs", list(cases()))
+def test_conformance(tech, name, knobs):
+    impl = implementation(tech)
+    g = GRAPHS[name]
+    try:
+        full = impl.Knobs.from_dict(_sim_knobs(impl, knobs))
+    except KnobError:
+        pytest.skip("needs other knobs: covered by the declared grid (test_every_knob_extreme_is_runnable_or_covered)")
+    source = int(np.argmax(g.degrees())) if g.num_vertices else 0
+    run = run_bfs(g, source, tech, full)
+    levels = list(run)
+    r = run.result
+
+    report = check_result(g, source, r.distances, r.parents)
+    assert report.ok, report.message
+    d = report.expected
+    depth = int(d.max()) + 1
+    sizes = np.bincount(d[d >= 0], minlength=depth)
+
+    assert [lv.level for lv in levels] == list(range(depth))
+    dups = impl.creates_duplicates(full)
+    declared = {e.name: e for e in impl.extras}
+    deg = g.degrees()
+    for i, lv in enumerate(levels):
+        assert lv.technique == tech and lv.time_ms >= 0
+        assert lv.kernel in impl.kernels and isinstance(lv.kernel, Kernel)
+        assert lv.direction in impl.directions and isinstance(lv.direction, Direction)
+        assert set(lv.extras) == set(declared), "extras must be exactly the declared ones"
+        for name_, e in declared.items():
+            v = lv.extras[name_]
+            assert v is None or isinstance(v, e.kind) or (e.kind is int and isinstance(v, (int, np.integer))), (name_, v)
+        assert set(lv.as_row()) == set(LEVEL_FIELDS) | set(declared)
+        if not dups:
+            assert lv.frontier_in == sizes[i], "frontier in must be the level's size"
+            if lv.edges_examined is not None:
+                assert lv.edges_examined == int(deg[d == i].sum())
+        else:
+            assert lv.frontier_in >= sizes[i]
+        if lv.discovered is not None:
+            assert lv.discovered == (sizes[i + 1] if i + 1 < depth else 0)
+        if i + 1 < depth:
+            assert lv.frontier_out == levels[i + 1].frontier_in
+        assert lv.frontier_out >= (sizes[i + 1] if i + 1 < depth else 0)
+        counts = [lv.dup_generated, lv.dup_detected, lv.dup_undetected]
+        if None not in counts:
+            assert lv.dup_generated == lv.dup_detected + lv.dup_undetected
+            assert lv.frontier_out == (sizes[i + 1] if i + 1 < depth else 0) + lv.dup_undetected
+            if not dups:
+                assert lv.dup_generated == 0
+    assert levels[-1].frontier_out == 0
+    assert r.total_ms == pytest.approx(sum(lv.time_ms for lv in levels))
+    assert r.reached == int((d >= 0).sum())
