@@ -1,4 +1,4 @@
-"""Warp intrinsics: simulator (kernels.cudasim) against numpy references.
+"""Warp intrinsics and the grid barrier: simulator (kernels.cudasim) against numpy references.
 
 Every test that is not marked ``simulator_only`` runs unchanged on a real GPU,
 where it checks that the simulator's semantics are the hardware's. The
@@ -522,7 +522,8 @@ def k_exit_then_shfl(out):
 @simulator_only
 def test_mask_naming_exited_lane_raises():
     out = np.zeros(32, np.int64)
-    with pytest.raises(cudasim.WarpSyncError, match=r"shfl_sync in lane \d+ of block \(0, 0, 0\), warp 0 .*names lanes"):
+    with pytest.raises(cudasim.WarpSyncError,
+                       match=r"shfl_sync in lane \d+ of block \(0, 0, 0\), warp 0 .*names lanes"):
         k_exit_then_shfl[1, 32](out)
     _drain_sim_threads()
 
@@ -698,3 +699,174 @@ def test_upstream_mismatch_says_what_to_recheck(monkeypatch):
     assert "numba_cuda/numba/cuda/simulator/kernel.py" in msg and "update FOLLOWS" in msg
     monkeypatch.setitem(blockmanager.UPSTREAM_FILES, "numba_cuda/numba/cuda/simulator/kernelapi.py", "0" * 64)
     assert "changed there: numba_cuda/numba/cuda/simulator/kernelapi.py" in blockmanager.upstream_mismatch()
+
+
+# --------------------------------------------------------------------------
+# grid-wide synchronisation: cuda.cg.this_grid().sync() across every block (a cooperative launch on
+# a GPU; blocks side by side under the simulator)
+
+
+def _cooperative_blocks(kernel, threads):
+    """Numba's bound on a cooperative grid for this kernel (the simulator's cap under it)."""
+    signature = None if SIM else kernel.signatures[0]
+    return kernel.overloads[signature].max_cooperative_grid_blocks(threads)
+
+
+def _grid_graph(rows, cols):
+    """CSR of a rows x cols 4-neighbour grid, and the distances from vertex 0 (breadth-first)."""
+    adj = [[] for _ in range(rows * cols)]
+    for r in range(rows):
+        for c in range(cols):
+            v = r * cols + c
+            adj[v] += [v - cols] * (r > 0) + [v + cols] * (r + 1 < rows) + [v - 1] * (c > 0) + [v + 1] * (c + 1 < cols)
+    offsets = np.cumsum([0] + [len(a) for a in adj]).astype(np.int32)
+    indices = np.array([u for a in adj for u in a], np.int32)
+    dist = np.array([r + c for r in range(rows) for c in range(cols)], np.int32)  # Manhattan from 0
+    return offsets, indices, dist
+
+
+@cuda.jit
+def k_grid_bfs(offsets, indices, dist, found):
+    """Level-synchronous BFS in one launch: each level every thread claims, over a grid stride, the
+    unvisited neighbours of the vertices at that level; one grid barrier ends the level, after
+    which every thread reads how many were found (written by any block) to decide whether to go on."""
+    grid = cuda.cg.this_grid()
+    n = dist.shape[0]
+    level = 0
+    while level < found.shape[0]:
+        for v in range(cuda.grid(1), n, cuda.gridsize(1)):
+            if dist[v] == level:
+                for e in range(offsets[v], offsets[v + 1]):
+                    if cuda.atomic.cas(dist, indices[e], -1, level + 1) == -1:
+                        cuda.atomic.add(found, level, 1)
+        grid.sync()
+        if found[level] == 0:
+            break
+        level += 1
+
+
+def test_grid_sync_bfs_levels_across_blocks():
+    rows, cols = 6, 30  # 180 vertices over 4 x 32 threads: every block's stride reaches the others' rows
+    offsets, indices, ref = _grid_graph(rows, cols)
+    dist = np.full(rows * cols, -1, np.int32)
+    dist[0] = 0
+    found = np.zeros(rows + cols, np.int32)
+    k_grid_bfs[4, 32](offsets, indices, dist, found)
+    np.testing.assert_array_equal(dist, ref)
+    levels = ref.max()
+    np.testing.assert_array_equal(found[:levels], np.bincount(ref)[1:])
+    assert found[levels:].sum() == 0
+    assert _cooperative_blocks(k_grid_bfs, 32) >= 4
+
+
+@cuda.jit(device=True)
+def _exchange_round(data, out, r, gid, nthreads):
+    """One round: write, grid barrier, read another block's write, grid barrier (before the next
+    round overwrites it). Called in a loop: repeated barriers from a device function."""
+    data[gid] = r * 1000 + gid
+    cuda.cg.this_grid().sync()
+    out[r, gid] = data[(gid + cuda.blockDim.x) % nthreads]
+    cuda.cg.this_grid().sync()
+
+
+@cuda.jit
+def k_grid_exchange(data, out, own):
+    sh = cuda.shared.array(1, int32)
+    gid = cuda.grid(1)
+    nthreads = cuda.gridsize(1)
+    if cuda.threadIdx.x == 0:
+        sh[0] = cuda.blockIdx.x
+    cuda.syncthreads()
+    for r in range(out.shape[0]):
+        _exchange_round(data, out, r, gid, nthreads)
+    own[gid] = sh[0]  # every block kept its own shared memory through the barriers
+
+
+@pytest.mark.parametrize("blocks,threads", [(4, 32), (3, 64), (1, 32)])
+def test_grid_sync_repeated_in_a_device_function(blocks, threads):
+    n, rounds = blocks * threads, 5
+    data = np.zeros(n, np.int64)
+    out = np.full((rounds, n), -1, np.int64)
+    own = np.full(n, -1, np.int32)
+    k_grid_exchange[blocks, threads](data, out, own)
+    gid = np.arange(n)
+    expect = np.arange(rounds)[:, None] * 1000 + (gid + threads) % n
+    np.testing.assert_array_equal(out, expect)
+    np.testing.assert_array_equal(own, gid // threads)
+
+
+@cuda.jit
+def k_grid_returns_early(out):
+    if cuda.blockIdx.x == 2 and cuda.threadIdx.x == 5:
+        return
+    cuda.cg.this_grid().sync()
+    out[cuda.grid(1)] = 1
+
+
+@cuda.jit
+def k_grid_block_returns(out):
+    if cuda.blockIdx.x == 0:
+        return  # block 0 finishes before block 1 reaches the barrier
+    cuda.cg.this_grid().sync()
+    out[cuda.grid(1)] = 1
+
+
+@simulator_only
+@pytest.mark.parametrize("kernel,who", [(k_grid_returns_early, r"block \(2, 0, 0\): threads 5\)"),
+                                        (k_grid_block_returns, r"block \(0, 0, 0\): threads 0-31\)")])
+def test_grid_sync_with_a_thread_that_returned_raises(kernel, who):
+    t0 = time.monotonic()
+    with pytest.raises(cudasim.GridSyncError, match=r"have returned from the kernel and will never arrive \(" + who):
+        kernel[4, 32](np.zeros(128, np.int32))
+    _drain_sim_threads()
+    assert time.monotonic() - t0 < 30
+
+
+@cuda.jit
+def k_grid_vs_syncthreads(out):
+    if cuda.blockIdx.x == 1 and cuda.threadIdx.x == 0:
+        cuda.syncthreads()  # never met: the rest of its block is at the grid barrier
+    else:
+        cuda.cg.this_grid().sync()
+    out[cuda.grid(1)] = 1
+
+
+@simulator_only
+def test_grid_sync_that_cannot_complete_times_out_with_diagnosis():
+    with cudasim.settings(timeout=1.5):
+        with pytest.raises(cudasim.GridTimeoutError) as info:
+            k_grid_vs_syncthreads[2, 32](np.zeros(64, np.int32))
+    _drain_sim_threads()
+    msg = str(info.value)
+    assert "timed out after 1.5 s waiting for block (1, 0, 0), threads 0 (thread 0: " in msg
+    assert re.search(r"thread 0: lane 0 (waits in syncthreads|is running)", msg), msg
+
+
+@simulator_only
+def test_grid_larger_than_the_simulator_runs_side_by_side_raises():
+    with cudasim.settings(grid_threads=64):
+        assert _cooperative_blocks(k_grid_exchange, 32) == 2
+        with pytest.raises(cudasim.GridSyncError, match=r"4 blocks of 32 threads, but the simulator runs at most 2"):
+            k_grid_exchange[4, 32](np.zeros(128, np.int64), np.zeros((1, 128), np.int64), np.zeros(128, np.int32))
+    _drain_sim_threads()
+    with pytest.raises(ValueError, match="grid_threads must be at least 1"):
+        with cudasim.settings(grid_threads=0):
+            pass
+
+
+@cuda.jit
+def k_grid_fails_while_others_wait(out):
+    if cuda.blockIdx.x == 3 and cuda.threadIdx.x == 7:
+        out[10_000] = 1  # IndexError in the simulator
+    cuda.cg.this_grid().sync()
+    out[cuda.grid(1)] = 1
+
+
+@simulator_only
+def test_grid_sync_failure_in_one_block_releases_the_others():
+    t0 = time.monotonic()
+    with pytest.raises(IndexError, match="out of bounds"):
+        k_grid_fails_while_others_wait[4, 32](np.zeros(128, np.int32))
+    _drain_sim_threads(timeout=10)
+    assert not any(t.is_alive() for t in threading.enumerate() if type(t).__name__ == "BlockThread")
+    assert time.monotonic() - t0 < 30

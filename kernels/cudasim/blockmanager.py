@@ -6,8 +6,9 @@ Copied from numba-cuda 0.30.4, ``numba_cuda/numba/cuda/simulator/kernel.py``:
 * :func:`fake_arg` is the argument preparation inside ``FakeCUDAKernel.__call__``, for the
   launches this package runs itself (``run_cluster``).
 
-``installer.py`` also wraps ``BlockThread`` (``__init__``, ``run``, ``syncthreads``, ``abort``) and
-``BlockManager.__init__`` from that file and adds methods to ``FakeCUDAModule`` (``kernelapi.py``).
+``installer.py`` also wraps ``BlockThread`` (``__init__``, ``run``, ``syncthreads``, ``abort``),
+``BlockManager`` (``__init__``, ``run``) and ``FakeOverload.max_cooperative_grid_blocks`` from that
+file, and adds methods to ``FakeCUDAModule`` and replaces ``GridGroup.sync`` (``kernelapi.py``).
 All of it depends on those two files: :func:`upstream_mismatch` says when the installed
 numba-cuda is not the one followed here, and tests/test_sim.py fails with its message.
 """
@@ -117,9 +118,9 @@ def upstream_mismatch() -> str | None:
         f"kernels/cudasim follows numba-cuda {FOLLOWS}, but numba-cuda {installed} is installed "
         f"({files_note}). kernels/cudasim/blockmanager.py copies BlockManager.run and "
         "FakeCUDAKernel.__call__'s argument preparation from numba_cuda/numba/cuda/simulator/kernel.py, "
-        "and kernels/cudasim/installer.py patches BlockThread, BlockManager and FakeCUDAModule "
-        "(simulator/kernel.py, simulator/kernelapi.py). Re-check: diff those two files between "
-        f"numba-cuda {FOLLOWS} and {installed}, port upstream changes into the copies, make sure every "
+        "and kernels/cudasim/installer.py patches BlockThread, BlockManager, FakeCUDAModule, GridGroup "
+        "and FakeOverload (simulator/kernel.py, simulator/kernelapi.py). Re-check: diff those two files "
+        f"between numba-cuda {FOLLOWS} and {installed}, port upstream changes into the copies, make sure every "
         "patched attribute still exists with the same meaning, run tests/test_sim.py, tests/test_cluster.py "
         "and tests/test_primitives.py under the simulator, then update FOLLOWS and UPSTREAM_FILES in "
         "kernels/cudasim/blockmanager.py and the numba-cuda pin in pyproject.toml."

@@ -18,6 +18,16 @@ class WarpTimeoutError(WarpSyncError):
     """A warp barrier did not complete within ``config.timeout`` seconds."""
 
 
+class GridSyncError(RuntimeError):
+    """Misuse of the grid barrier (``cuda.cg.this_grid().sync()``) under the simulator: a thread of
+    the grid has exited, the grid is larger than the simulator runs side by side, the kernel was
+    launched as clusters."""
+
+
+class GridTimeoutError(GridSyncError):
+    """A grid barrier did not complete within ``config.timeout`` seconds."""
+
+
 class _Config:
     """Mutable simulator settings (see ``kernels.cudasim``'s docstring)."""
 
@@ -25,18 +35,19 @@ class _Config:
         self.timeout = float(os.environ.get("BFS4K_SIM_WARP_TIMEOUT", "60"))
         self.exited_lanes = "raise"
         self.undefined_read = "raise"
+        self.grid_threads = int(os.environ.get("BFS4K_SIM_GRID_THREADS", "1024"))
 
     def __repr__(self):
         return (
             f"SimConfig(timeout={self.timeout!r}, exited_lanes={self.exited_lanes!r}, "
-            f"undefined_read={self.undefined_read!r})"
+            f"undefined_read={self.undefined_read!r}, grid_threads={self.grid_threads!r})"
         )
 
 
 config = _Config()
 
 _CHOICES = {"exited_lanes": ("raise", "ignore"), "undefined_read": ("raise", "poison")}
-_CASTS = {"timeout": float}
+_CASTS = {"timeout": float, "grid_threads": int}
 
 
 @contextmanager
@@ -47,6 +58,8 @@ def settings(**overrides):
             raise AttributeError(f"unknown simulator setting {key!r}")
         if key in _CHOICES and value not in _CHOICES[key]:
             raise ValueError(f"{key} must be one of {_CHOICES[key]}, got {value!r}")
+        if key == "grid_threads" and int(value) < 1:
+            raise ValueError(f"grid_threads must be at least 1, got {value!r}")
     saved = {key: getattr(config, key) for key in overrides}
     for key, value in overrides.items():
         setattr(config, key, _CASTS.get(key, lambda v: v)(value))

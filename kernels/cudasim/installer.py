@@ -4,9 +4,15 @@ What it changes (numba-cuda 0.30.4, see ``blockmanager.py`` for the version chec
 
 * ``FakeCUDAModule`` (the ``cuda`` a simulated kernel sees) gains the warp intrinsics of
   ``warp.METHODS`` and correct ``popc``/``clz``/``ffs``/``brev``;
-* ``BlockManager.run`` becomes ``blockmanager.run_block_threads`` (a poll loop that sleeps);
+* ``BlockManager.run`` becomes ``grid.run_block``: ``blockmanager.run_block_threads`` (a poll loop
+  that sleeps) within the launch's grid, whose blocks go side by side at the first grid barrier;
+* ``GridGroup.sync`` (``cuda.cg.this_grid().sync()``) becomes ``grid.grid_sync``, the barrier of
+  every thread of the grid; ``FakeOverload.max_cooperative_grid_blocks`` says how many blocks
+  that may be (``grid.max_blocks``); ``FakeCUDAModule.shared`` gives each block started side by
+  side its own shared memory;
 * ``BlockManager.__init__`` makes the block's warps; ``BlockThread.__init__`` puts each thread in
-  its warp; ``BlockThread.run`` records its exit (warp and cluster barriers stop waiting for it);
+  its warp; ``BlockThread.run`` records its exit (warp and cluster barriers stop waiting for it,
+  grid barriers raise);
   ``BlockThread.syncthreads`` marks the thread as blocked for ``activemask``; ``BlockThread.abort``
   becomes a property that wakes the thread's warp barrier when the BlockManager aborts a failed
   block.
@@ -16,7 +22,7 @@ from __future__ import annotations
 
 import threading
 
-from .blockmanager import run_block_threads
+from . import grid
 from .common import WARP_SIZE, simulator_enabled
 from .warp import METHODS, warps_of
 
@@ -94,6 +100,9 @@ def install() -> bool:
                 cluster = getattr(self._manager, "_bfs4k_cluster", None)
                 if cluster is not None:
                     cluster.thread_exited()
+                launch = getattr(self._manager, "_bfs4k_grid", None)
+                if launch is not None:
+                    launch.thread_exited(self, failure)
 
         def bt_syncthreads(self):
             # Lets activemask() see this lane as blocked (diverged).
@@ -101,7 +110,10 @@ def install() -> bool:
                 orig_bt_syncthreads(self)
 
         block_manager.__init__ = bm_init
-        block_manager.run = run_block_threads
+        block_manager.run = grid.run_block
+        kernelapi.GridGroup.sync = grid.grid_sync
+        kernel.FakeOverload.max_cooperative_grid_blocks = grid.max_cooperative_grid_blocks
+        module_cls.shared = property(grid.block_shared)
         block_thread.syncthreads = bt_syncthreads
         block_thread.abort = property(_abort_get, _abort_set)
         block_thread.__init__ = bt_init
