@@ -1,0 +1,157 @@
+"""Device helpers of the BFS-4K kernels: index and bit helpers, the per-level formulas of
+kernels.rules as device functions, the blocks' counters and the degree histogram."""
+from numba import cuda, int32, int64, uint32, uint64
+from numba.core import config
+
+from .. import rules
+from ..primitives import warp_sum
+from .layout import (A_COAL, A_CONF, A_DET, A_EXT, A_GEN, A_UNDET, COALESCED, CULL_ENTRIES, DUP_CONFLICTS,
+                     DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_ACC, NUM_COUNTERS, SUM_BIN,
+                     UNDETECTED, WARP_CULL)
+
+FULL = 0xFFFFFFFF
+
+# The multi-block and heavy kernels may run in blocks of 1024 threads (the largest K6), and
+# 1024 threads x 64 registers fill the register file; the simulator has no such option.
+_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
+
+_degree_bin = cuda.jit(device=True)(rules.degree_bin)
+_virtual_warp_size = cuda.jit(device=True)(rules.virtual_warp_size)
+_use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
+
+
+@cuda.jit(device=True)
+def _u(i):
+    """An index known to be >= 0, as unsigned: Numba then skips the negative-index wraparound
+    (a compare, a select and a 64-bit add on every access of the hot loops)."""
+    return uint64(i)
+
+
+@cuda.jit(device=True)
+def _popc(x):
+    return cuda.popc(uint32(x))
+
+
+@cuda.jit(device=True)
+def _no_cluster(offsets, arr):
+    """The cluster context `cl` of every kernel but bfs4k_cluster: cl[0] = -1, the rest (of the
+    cluster kernel's types) never read; a constant, so the cluster paths compile away. In
+    bfs4k_cluster: (log2 of its blocks; shared-window addresses of the bitmap slice, of block 0's
+    next-frontier counter (mapped), of F_d_new, its first edges and its degrees; offsets; the
+    heavy-vertex degree K3 x block size; the level's counter row)."""
+    return (int32(-1), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), offsets, int64(0), arr)
+
+
+@cuda.jit(device=True)
+def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
+    # One 64-bit atomic gives both the slot and the vertex's first edge in the flat edge space,
+    # so slots come out sorted by offset and the child grid can binary-search them.
+    old = cuda.atomic.add(heavy_ctr, 0, (int64(1) << 40) | int64(deg))
+    slot = old >> 40
+    heavy_v[slot] = u
+    heavy_off[slot] = old & ((int64(1) << 40) - 1)
+
+
+@cuda.jit(device=True)
+def _acc_counts(acc, cnt, heavy):
+    """Per-thread accumulators into the block's shared counters.
+
+    Edges examined and claims are not counted here: the host derives them (edges = degree sum of
+    the frontier, claims = kept + detected), which keeps same-address atomics off the hot path.
+    """
+    if acc[A_GEN]:
+        cuda.atomic.add(cnt, DUP_GENERATED, int32(acc[A_GEN]))
+    if acc[A_DET]:
+        cuda.atomic.add(cnt, DUP_DETECTED, int32(acc[A_DET]))
+    if acc[A_CONF]:
+        cuda.atomic.add(cnt, DUP_CONFLICTS, int32(acc[A_CONF]))
+    if acc[A_UNDET]:
+        cuda.atomic.add(cnt, UNDETECTED, int32(acc[A_UNDET]))
+    if acc[A_EXT]:
+        cuda.atomic.add(cnt, EXT_ROUNDS, int32(acc[A_EXT]))
+    if acc[A_COAL]:
+        cuda.atomic.add(cnt, COALESCED, int32(acc[A_COAL]))
+    if heavy:
+        cuda.atomic.add(cnt, HEAVY, int32(heavy))
+
+
+@cuda.jit(device=True)
+def _last_warp_publishes(cnt, finished, counters):
+    """The block's counters go to global memory once, by the block's last warp.
+
+    No block barrier: a warp done early leaves at once instead of idling until its block's
+    slowest warp (a barrier here was a third of the multi-block kernel's stalls on an H200).
+    Collective per warp; every lane has already added to cnt.
+    """
+    lane = cuda.laneid
+    cuda.threadfence_block()
+    cuda.syncwarp(FULL)
+    arrived = 0
+    if lane == 0:
+        arrived = cuda.atomic.add(finished, 0, 1)
+    arrived = cuda.shfl_sync(FULL, arrived, 0)
+    if arrived != cuda.blockDim.x // 32 - 1:
+        return
+    cuda.threadfence_block()
+    if lane < NUM_COUNTERS and lane != NEXT_SIZE and cnt[lane] != 0:  # NEXT_SIZE is global already
+        cuda.atomic.add(counters, lane, cnt[lane])
+
+
+@cuda.jit(device=True)
+def _start_block(cnt, finished, cull, cull_base, dedup, acc):
+    """Zero the block's shared counters, empty the culling tables; ends with the block barrier
+    that publishes them."""
+    tid = cuda.threadIdx.x
+    if tid < NUM_COUNTERS:
+        cnt[tid] = 0
+    if tid == 0:
+        finished[0] = 0
+    if dedup == WARP_CULL:
+        for i in range(cuda.laneid, CULL_ENTRIES, 32):
+            cull[cull_base + i] = -1
+    for i in range(NUM_ACC):
+        acc[i] = 0
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def _count_degrees(frontier, i, n, stride, offsets, hist_c, hist_s):
+    """Degree histogram of frontier[i], frontier[i + stride], ... (below n) into the block's
+    hist_c (vertices per bin floor(log2(degree))) and hist_s (degree sums from bin SUM_BIN up;
+    lighter degrees summed together in bin 0). i - laneid and stride are uniform over the warp.
+    Collective."""
+    lane = cuda.laneid
+    light = int64(0)
+    while i - lane < n:
+        b = -1
+        if i < n:
+            u = frontier[_u(i)]
+            deg = offsets[_u(u + 1)] - offsets[_u(u)]
+            b = _degree_bin(deg)
+            if b >= SUM_BIN:
+                cuda.atomic.add(hist_s, b, deg)
+            else:
+                light += deg
+        # Lanes with the same bin add their count with one atomic: most entries share a bin.
+        peers = cuda.match_any_sync(FULL, b)
+        if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
+            cuda.atomic.add(hist_c, b, int32(_popc(peers)))
+        i += stride
+    light = warp_sum(light)
+    if lane == 0 and light:
+        cuda.atomic.add(hist_s, 0, light)
+
+
+@cuda.jit(device=True)
+def _heavy_slot(heavy_off, count, x):
+    """Last heavy vertex whose first flat edge is <= x (slots are sorted by offset)."""
+    lo = 0
+    hi = count - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if heavy_off[mid] <= x:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+

@@ -1,0 +1,188 @@
+"""BFS-4K's level expansion: dynamic virtual warps (§5.2) and edge-discover (§5.4) over a
+frontier, with heavy vertices set aside for their child grid (§5.3); _expand runs one of them
+over the single block's shared frontier."""
+from numba import cuda, int32, int64
+
+from ..primitives import warp_inclusive_scan, warp_search_owner
+from .device import FULL, _heavy_push, _popc, _u
+from .layout import A_EXT, QLEN
+from .visit import _flush, _visit, _visit_pair
+
+
+@cuda.jit(device=True)
+def _row(u, i, frontier, offsets, rows64, rb_off, deg_off):
+    """First edge and end of frontier entry i (vertex u): from the single block's shared copy
+    (rb_off >= 0, see _load_rows), else from global memory."""
+    if rb_off >= 0:
+        beg = rows64[_u(rb_off + i)]
+        return beg, beg + frontier[_u(deg_off + i)]
+    return offsets[_u(u)], offsets[_u(u + 1)]
+
+
+@cuda.jit(device=True)
+def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+             nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
+             cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
+             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base, cl):
+    """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
+    The single block (rb_off >= 0: rows in shared memory) takes two neighbours per lane and round."""
+    lane = cuda.laneid
+    l = lane & (W - 1)
+    leader = lane - l
+    single = rb_off >= 0
+    u = int32(0)
+    beg = int64(0)
+    end = int64(0)
+    if l == 0 and vw < fsize:
+        # §5.6 reads: the leader loads the vertex and its row once, shuffles share them.
+        u = frontier[_u(fbase + vw)]
+        beg, end = _row(u, vw, frontier, offsets, rows64, rb_off, deg_off)
+    u = cuda.shfl_sync(FULL, u, leader)
+    beg = cuda.shfl_sync(FULL, beg, leader)
+    end = cuda.shfl_sync(FULL, end, leader)
+    heavy = 0
+    if heavy_thr > 0 and end - beg >= heavy_thr:
+        if l == 0:
+            heavy = 1
+            _heavy_push(u, end - beg, heavy_v, heavy_off, heavy_ctr)
+        end = beg
+    e = beg + l
+    qn = int32(0)
+    rounds = int32(0)
+    if single:
+        # The single block: two neighbours per lane and round, claimed together.
+        while cuda.any_sync(FULL, e < end):
+            has_a = e < end
+            has_b = e + W < end
+            va = int32(0)
+            vb = int32(0)
+            if has_a:
+                va = indices[_u(e)]
+            if has_b:
+                vb = indices[_u(e + W)]
+            e += W + W
+            qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim,
+                             dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off, cl)
+            rounds = int32(rounds + 1)
+            if rounds == QLEN // 2:  # a lane gains at most two vertices a round
+                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
+                            nxt, cl)
+                rounds = int32(0)
+        _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+        return heavy
+    # Each round loads the next round's neighbour before visiting this one: the load is in
+    # flight during the claim instead of after it.
+    v_next = int32(0)
+    if e < end:
+        v_next = indices[_u(e)]
+    while cuda.any_sync(FULL, e < end):
+        has = e < end
+        v = v_next
+        if has:
+            e += W
+            if e < end:
+                v_next = indices[_u(e)]
+        qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
+                    tid, cull, cull_base, lane, q, qn, acc, single, bm_off, cl)
+        rounds = int32(rounds + 1)
+        if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
+                        nxt, cl)
+            rounds = int32(0)
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+    return heavy
+
+
+@cuda.jit(device=True)
+def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+             nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
+             cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
+             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base, cl):
+    """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
+    Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
+    lane = cuda.laneid
+    idx = wid * 32 + lane
+    u = int32(0)
+    beg = int64(0)
+    deg = int64(0)
+    heavy = 0
+    if idx < fsize:
+        u = frontier[_u(fbase + idx)]
+        beg, end = _row(u, idx, frontier, offsets, rows64, rb_off, deg_off)
+        deg = end - beg
+        if heavy_thr > 0 and deg >= heavy_thr:
+            heavy = 1
+            _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
+            deg = 0
+    incl = warp_inclusive_scan(deg)
+    total = cuda.shfl_sync(FULL, incl, 31)
+    base = int64(0)
+    qn = int32(0)
+    rounds = int32(0)
+    cur = _popc(cuda.ballot_sync(FULL, incl <= 0))  # owner of item 0
+    while base < total:
+        cur_end = cuda.shfl_sync(FULL, incl, cur & 31)
+        if cur_end >= base + 32:
+            # EXT: the whole round lies inside one vertex, no search needed.
+            owner = cur
+            if lane == 0:
+                acc[A_EXT] += 1
+        else:
+            k = base + lane
+            if k >= total:
+                k = total - 1
+            owner = warp_search_owner(incl, k)  # §5.4: 5 shuffles
+        o_u = cuda.shfl_sync(FULL, u, owner)
+        o_beg = cuda.shfl_sync(FULL, beg, owner)
+        o_excl = cuda.shfl_sync(FULL, incl - deg, owner)
+        k = base + lane
+        has = k < total
+        v = int32(0)
+        if has:
+            v = indices[_u(o_beg + (k - o_excl))]
+        qn = _visit(has, v, o_u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
+                    tid, cull, cull_base, lane, q, qn, acc, rb_off >= 0, bm_off, cl)
+        rounds = int32(rounds + 1)
+        if rounds == QLEN:
+            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
+                        nxt, cl)
+            rounds = int32(0)
+        base += 32
+        if cur_end <= base:
+            cur = _popc(cuda.ballot_sync(FULL, incl <= base))
+    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+    return heavy
+
+
+@cuda.jit(device=True)
+def _expand(ed, W, binary, fsize, sh32, f_off, offsets, indices, out, out_n, cnt, nxt, dist, parent, stamp,
+            stamp2, instrument, atomic_claim, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
+            fcap, rb_off, deg_off, bm_off, log_base, cl):
+    """One level of the single block (or of one block of the cluster form): its fsize frontier
+    entries at sh32[f_off:], their rows beside them, by edge-discover or virtual warps of W lanes.
+    Collective over the block."""
+    tid = cuda.threadIdx.x
+    B = cuda.blockDim.x
+    if ed:
+        wid = tid >> 5
+        while wid * 32 < fsize:  # a warp past the frontier's end has no more work
+            _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
+                     parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
+                     cull_base, q, acc, out, out_n, cnt, False, k7, sh32, fn_off,
+                     fcap, table, rb_off, deg_off, bm_off, log_base, cl)
+            wid = int32(wid + (B >> 5))
+        return
+    wshift = int32(0)  # W is a power of two: shifts instead of divisions
+    while (int32(1) << wshift) < W:
+        wshift = int32(wshift + 1)
+    # vbase is uniform over the warp (its lanes' virtual warps call the collectives
+    # together); a warp whose first virtual warp is past the frontier's end is done.
+    vbase = int32(0)
+    wfirst = int32((tid & ~31) >> wshift)
+    while vbase + wfirst < fsize:
+        _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
+                 out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
+                 hmask, tid, cull, cull_base, q, acc, out, out_n, cnt, binary,
+                 k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, log_base, cl)
+        vbase = int32(vbase + (B >> wshift))
+

@@ -1,0 +1,123 @@
+"""One level per launch (§5.5, multi-block): bfs4k_multi, the heavy-vertex child grid
+bfs4k_heavy (§5.3) and bfs4k_stats, the next frontier's degree histogram."""
+import functools
+
+from numba import cuda, int32, int64
+
+from .device import (_OPTIONS, _acc_counts, _count_degrees, _heavy_slot, _last_warp_publishes, _no_cluster,
+                     _start_block)
+from .expand import _ed_loop, _vw_loop
+from .layout import CULL_ENTRIES, DEGREE_BINS, NEXT_SIZE, NUM_ACC, NUM_COUNTERS, QLEN
+from .visit import _flush, _visit
+
+
+@functools.cache
+def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
+    """The multi-block kernel, the heavy child grid (one level per launch) and the statistics
+    kernel that follows them."""
+
+    @cuda.jit(cache=True, **_OPTIONS)
+    def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters,
+                    level, stamp, stamp2, W, edge_discover, heavy_thr, heavy_v, heavy_off, heavy_ctr,
+                    hmask, binary, k7):
+        """One level, multi-block (§5.5). Dynamic shared memory: the block's hash64 table (int64 x
+        hmask+1) or the warps' culling tables (int32 x 128 per warp)."""
+        tid = cuda.threadIdx.x
+        gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
+        table = cuda.shared.array(0, int64)
+        cull = cuda.shared.array(0, int32)
+        cnt = cuda.shared.array(NUM_COUNTERS, int32)
+        finished = cuda.shared.array(1, int32)
+        cull_base = (tid // 32) * CULL_ENTRIES
+        acc = cuda.local.array(NUM_ACC, int64)
+        _start_block(cnt, finished, cull, cull_base, dedup, acc)
+        q = cuda.local.array((1, QLEN), int32)  # the vertices row only: no visit log here
+        nxt = int32(level + 1)
+        if edge_discover:
+            heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
+                             heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
+                             table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
+                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1, _no_cluster(offsets, cnt))
+        else:
+            heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
+                             heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
+                             table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
+                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1, _no_cluster(offsets, cnt))
+        _acc_counts(acc, cnt, heavy)
+        _last_warp_publishes(cnt, finished, counters)
+
+    @cuda.jit(cache=True, **_OPTIONS)
+    def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, level, stamp, stamp2,
+                    heavy_v, heavy_off, heavy_ctr, k3, hmask, k7):
+        """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
+        [b*K3*B, (b+1)*K3*B), each thread K3 of them, B apart so loads coalesce."""
+        tid = cuda.threadIdx.x
+        lane = cuda.laneid
+        table = cuda.shared.array(0, int64)
+        cull = cuda.shared.array(0, int32)
+        cnt = cuda.shared.array(NUM_COUNTERS, int32)
+        finished = cuda.shared.array(1, int32)
+        cull_base = (tid // 32) * CULL_ENTRIES
+        acc = cuda.local.array(NUM_ACC, int64)
+        _start_block(cnt, finished, cull, cull_base, dedup, acc)
+        q = cuda.local.array((1, QLEN), int32)
+        qn = int32(0)
+        nocl = _no_cluster(offsets, cnt)
+        packed = heavy_ctr[0]
+        count = int32(packed >> 40)
+        total = packed & ((int64(1) << 40) - 1)
+        B = cuda.blockDim.x
+        start = int64(cuda.blockIdx.x) * k3 * B + tid
+        nxt = int32(level + 1)
+        # One binary search per thread; its K3 edges are B apart, so the slot only ever moves forward.
+        s = _heavy_slot(heavy_off, count, start) if start < total else 0
+        s_end = heavy_off[s + 1] if s + 1 < count else total
+        u = heavy_v[s]
+        row = offsets[u] - heavy_off[s]
+        for j in range(k3):
+            x = start + j * B
+            has = x < total
+            v = int32(0)
+            if has:
+                while x >= s_end:
+                    s += 1
+                    s_end = heavy_off[s + 1] if s + 1 < count else total
+                    u = heavy_v[s]
+                    row = offsets[u] - heavy_off[s]
+                v = indices[row + x]
+            qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
+                        hmask, tid, cull, cull_base, lane, q, qn, acc, False, -1, nocl)
+            if (j + 1) % QLEN == 0:
+                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt, nocl)
+        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt, nocl)
+        _acc_counts(acc, cnt, 0)
+        _last_warp_publishes(cnt, finished, counters)
+
+    @cuda.jit(cache=True, **_OPTIONS)
+    def bfs4k_stats(offsets, frontier, counters, hist):
+        """The next frontier's degree histogram, which the host plans the next level from (§5.2-§5.4
+        decisions, §5.3 heavy vertices): vertices per bin floor(log2(degree)) and, from bin
+        SUM_BIN up, their degree sums; lighter degrees are summed together in bin 0's sum.
+
+        One coalesced pass over the frontier the level wrote (counters[NEXT_SIZE] entries), after
+        its kernels: the level's claiming rounds then need no dependent row loads (two on every
+        round that claims something, most rounds of a large level).
+        """
+        tid = cuda.threadIdx.x
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # 32-bit: native shared atomics
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
+        if tid < DEGREE_BINS:
+            hist_c[tid] = 0
+            hist_s[tid] = 0
+        cuda.syncthreads()
+        n = min(counters[NEXT_SIZE], frontier.shape[0])
+        _count_degrees(frontier, cuda.grid(1), n, cuda.gridsize(1), offsets, hist_c, hist_s)
+        cuda.syncthreads()
+        if tid < DEGREE_BINS:
+            if hist_c[tid]:
+                cuda.atomic.add(hist, tid, int64(hist_c[tid]))
+            if hist_s[tid]:
+                cuda.atomic.add(hist, DEGREE_BINS + tid, hist_s[tid])
+
+    return bfs4k_multi, bfs4k_heavy, bfs4k_stats
+
