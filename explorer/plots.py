@@ -34,13 +34,14 @@ from bokeh.models import (
     NoOverlap,
     NumberFormatter,
     Scatter,
+    StringFormatter,
     TableColumn,
 )
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
-from .report import TABLE_FIELDS, TABLE_TITLES, default_label
+from .report import COUNT_FIELDS, TABLE_FIELDS, TABLE_TITLES, default_label, format_count
 from .stats import LEVEL_FIELDS, LevelStats, RunResult
 
 #: Log axes cannot show 0: zeros are drawn at this height (below 1, so never mistaken for a
@@ -51,12 +52,16 @@ LOG_FLOOR = 0.5
 PLOT_COLUMNS = (
     "frontier_in_log",  # frontier_in clamped to LOG_FLOOR
     "discovered_log",
-    "edges_examined_log",  # NaN when not measured (-1: instrumentation off)
-    "dup_generated_plot",  # the dup_* counts with -1 ("not measured") turned into NaN gaps
+    "edges_examined_log",  # NaN when not measured (instrumentation off)
+    "dup_generated_plot",  # the dup_* counts with "not measured" turned into NaN gaps
     "dup_detected_plot",
     "dup_undetected_plot",
     "dup_conflicts_plot",
     "step",  # categorical label of what ran: "technique · kernel"
+    # The counts as the tables show them (report.format_count: NOT_MEASURED when not measured),
+    # for the level table and the hover tooltips.
+    *(f"{name}_text" for name in COUNT_FIELDS),
+    "extras_text",  # the technique's declared extras of the level, for the hover (extras_text())
 )
 
 #: Every column of every source, in order.
@@ -73,7 +78,7 @@ TOOLS = "pan,box_zoom,wheel_zoom,reset,save"
 # ------------------------------------------------------------------ plain row functions
 
 def _measured(value) -> float:
-    """Counts of -1 mean "not measured" (instrumentation off): a gap, not a point at -1."""
+    """A count not measured (None; -1 in older records) is a gap, not a point."""
     return float("nan") if value is None or value < 0 else float(value)
 
 
@@ -84,7 +89,12 @@ def log_safe(value) -> float:
 
 
 def step_label(stats: LevelStats) -> str:
-    return f"{stats.technique} · {stats.kernel}"
+    return f"{stats.technique} · {_shown('kernel', stats.kernel)}"
+
+
+def extras_text(stats: LevelStats) -> str:
+    """The technique's own per-level quantities (BFS-4K's warp size, ...) as one hover line."""
+    return ", ".join(f"{k.replace('_', ' ')} {_shown(k, v)}" for k, v in stats.extras.items()) or "none"
 
 
 def level_row(stats: LevelStats, run_label: str) -> dict:
@@ -95,8 +105,11 @@ def level_row(stats: LevelStats, run_label: str) -> dict:
     row["discovered_log"] = log_safe(stats.discovered)
     row["edges_examined_log"] = log_safe(stats.edges_examined)
     for name in ("dup_generated", "dup_detected", "dup_undetected", "dup_conflicts"):
-        row[f"{name}_plot"] = _measured(getattr(stats, name))
+        row[f"{name}_plot"] = _measured(getattr(stats, name, None))  # dup_conflicts: BFS-4K's extra
     row["step"] = step_label(stats)
+    for name in COUNT_FIELDS:
+        row[f"{name}_text"] = format_count(getattr(stats, name, None))
+    row["extras_text"] = extras_text(stats)
     return row
 
 
@@ -136,18 +149,16 @@ DEDUP_SERIES = (Series("dup_generated_plot", "generated", "solid", "circle"),
 TIME_SERIES = (Series("time_ms", "time", "solid", "circle"),)
 
 _TIPS = {
-    "frontier": [("run", "@run"), ("level", "@level"), ("frontier in", "@frontier_in{0,0}"),
-                 ("discovered", "@discovered{0,0}"), ("frontier out", "@frontier_out{0,0}")],
-    "edges": [("run", "@run"), ("level", "@level"), ("edges examined", "@edges_examined{0,0}"),
-              ("frontier in", "@frontier_in{0,0}")],
-    "dedup": [("run", "@run"), ("level", "@level"), ("generated", "@dup_generated{0,0}"),
-              ("detected", "@dup_detected{0,0}"), ("undetected", "@dup_undetected{0,0}"),
-              ("conflicts", "@dup_conflicts{0,0}")],
+    "frontier": [("run", "@run"), ("level", "@level"), ("frontier in", "@frontier_in_text"),
+                 ("discovered", "@discovered_text"), ("frontier out", "@frontier_out_text")],
+    "edges": [("run", "@run"), ("level", "@level"), ("edges examined", "@edges_examined_text"),
+              ("frontier in", "@frontier_in_text")],
+    "dedup": [("run", "@run"), ("level", "@level"), ("generated", "@dup_generated_text"),
+              ("detected", "@dup_detected_text"), ("undetected", "@dup_undetected_text"),
+              ("conflicts", "@dup_conflicts_text")],
     "time": [("run", "@run"), ("level", "@level"), ("time", "@time_ms{0.000} ms"), ("launches", "@launches")],
     "technique": [("run", "@run"), ("level", "@level"), ("technique", "@technique"), ("kernel", "@kernel"),
-                  ("warp size", "@warp_size"), ("edge discover", "@edge_discover"),
-                  ("heavy vertices", "@heavy_vertices"), ("binary scan", "@binary_scan"),
-                  ("coalesced writes", "@coalesced_writes"), ("launches", "@launches")],
+                  ("direction", "@direction"), ("launches", "@launches"), ("per technique", "@extras_text")],
 }
 
 
@@ -333,6 +344,26 @@ class RunOverlay:
                 r.visible = visible
 
 
+#: Level-table text is 12 px (bold in the titles) with 4 px of padding a side (Bokeh's DataTable):
+#: a column this many pixels a character, plus the padding, shows its text whole.
+TABLE_CHAR_PX = 7.5
+TABLE_PAD_PX = 20
+
+
+def table_px(text: str) -> int:
+    """Width in pixels of a level-table column that shows `text` whole."""
+    return math.ceil(TABLE_CHAR_PX * len(text)) + TABLE_PAD_PX
+
+
+def _shown(field: str, value) -> str:
+    """A value as the level table and the hovers draw it."""
+    if field == "time_ms":
+        return f"{value:.3f}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(getattr(value, "value", value))  # an enum (kernel, direction) as its value
+
+
 class LevelStream:
     """The level sources and figures of an explorer session or a report.
 
@@ -355,6 +386,7 @@ class LevelStream:
         self._runs_started = 0
         self.table_source = empty_source()
         self._layout = None
+        self._table: DataTable | None = None
 
     @property
     def max_runs(self) -> int:
@@ -394,6 +426,8 @@ class LevelStream:
         new = rows_to_columns(rows)
         src.stream(new)
         self.table_source.stream(new)
+        if self._table is not None:
+            self._fit_table(rows)
         return rows
 
     def add_result(self, result: RunResult, label: str | None = None) -> str:
@@ -421,17 +455,43 @@ class LevelStream:
         return self._layout
 
     def level_table(self, height: int = 240) -> DataTable:
-        """A DataTable over every run's rows (the same columns as the CLI table)."""
-        int_fmt = NumberFormatter(format="0,0")
-        # Fixed widths that add up to about two figures: the run label needs the most room.
-        cols = [TableColumn(field="run", title="run", width=165)]
-        for name in TABLE_FIELDS:
-            fmt = NumberFormatter(format="0.000") if name == "time_ms" else (
-                None if name in ("technique", "kernel") else int_fmt)
-            kw = {"formatter": fmt} if fmt is not None else {}
-            title = TABLE_TITLES.get(name, name)
-            width = {"level": 38, "technique": 95, "kernel": 80}.get(name, max(52, round(6.2 * len(title) + 10)))
-            cols.append(TableColumn(field=name, title=title, width=width, **kw))
-        return DataTable(source=self.table_source, columns=cols, height=height,
-                         width=sum(c.width for c in cols) + 20, index_position=None, autosize_mode="none",
-                         sizing_mode="fixed")
+        """A DataTable over every run's rows (the same columns as the CLI table), built once.
+
+        Each column starts as wide as its title and widens as wider cells arrive (a long run label,
+        a big count), so nothing is cut off; the table is at most as wide as the plots above it and
+        scrolls sideways beyond that. Counts show as `format_count` text (NOT_MEASURED when not
+        measured), so they do not sort: the rows stay in run and level order."""
+        if self._table is None:
+            right = StringFormatter(text_align="right")
+            cols = [TableColumn(field="run", title="run", width=table_px("#1 topdown-queue (graph)"))]
+            for name in TABLE_FIELDS:
+                title = TABLE_TITLES.get(name, name)
+                kw = {"title": title, "width": table_px(title), "field": name}
+                if name in COUNT_FIELDS:
+                    kw.update(field=f"{name}_text", formatter=right, sortable=False)
+                elif name == "time_ms":
+                    kw.update(formatter=NumberFormatter(format="0.000"))
+                cols.append(TableColumn(**kw))
+            self._table = DataTable(source=self.table_source, columns=cols, height=height,
+                                    index_position=None, autosize_mode="none", sizing_mode="fixed")
+            data = self.table_source.data
+            self._fit_table([{c: data[c][i] for c in data} for i in range(len(data["run"]))])
+            self._table.width = self._table_width()
+        return self._table
+
+    def _fit_table(self, rows: list[dict]) -> None:
+        # Widen (never narrow) each column whose new cells are wider than it: a change per column
+        # that grows, which is rare after a run's first rows.
+        grew = False
+        for col in self._table.columns:
+            need = max((table_px(_shown(col.field, r[col.field])) for r in rows), default=0)
+            if need > col.width:
+                col.width = need
+                grew = True
+        if grew:
+            self._table.width = self._table_width()
+
+    def _table_width(self) -> int:
+        # As wide as the columns (+ 20 px of vertical scroll bar), at most the two figures and
+        # the toolbar beside them.
+        return min(sum(c.width for c in self._table.columns) + 20, 2 * self.fig_width + 40)

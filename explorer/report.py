@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Iterable, Mapping
 
 from .stats import LevelStats, RunResult, write_text_atomic
-from .techniques import Knobs
+from .techniques import knobs_of
 
 #: Level-record columns shown in tables, with short titles.
 TABLE_FIELDS = ("level", "frontier_in", "discovered", "frontier_out", "edges_examined", "dup_generated",
@@ -23,6 +23,12 @@ TABLE_TITLES = {"frontier_in": "frontier_in", "frontier_out": "frontier_out", "e
                 "dup_generated": "dup_gen", "dup_detected": "dup_det", "dup_undetected": "dup_left",
                 "dup_conflicts": "conflicts", "time_ms": "time_ms"}
 _TEXT_COLUMNS = ("technique", "kernel")
+#: Table columns that hold counts (the rest: level, the text columns and time_ms).
+COUNT_FIELDS = tuple(f for f in TABLE_FIELDS if f not in ("level", *_TEXT_COLUMNS, "time_ms"))
+
+#: How tables and the Explorer show a count that was not measured (instrumentation off); CSV
+#: files leave its cell empty (RunResult.to_csv).
+NOT_MEASURED = "–"
 
 SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock times of the simulation, "
                   "not GPU timings, and GTEPS is not meaningful.")
@@ -37,21 +43,27 @@ def default_label(index: int, result: RunResult) -> str:
     return run_label(index, result.technique, result.graph)
 
 
+def format_count(value, missing: str = NOT_MEASURED) -> str:
+    """A count as the tables, the Explorer's table and its hovers show it: `missing` when it was not
+    measured (None; -1 in records made before counts not measured became None)."""
+    return missing if value is None or value < 0 else f"{value:,}"
+
+
 def _cell(name: str, value) -> str:
     if name in _TEXT_COLUMNS:
-        return str(value)
+        return str(getattr(value, "value", value))  # an enum (kernel) as its value
     if name == "time_ms":
         return f"{value:.3f}"
-    return "-" if value < 0 else f"{value:,}"  # -1: not measured (instrumentation off)
+    return format_count(value)
 
 
 # ------------------------------------------------------------------ text
 
 def format_level_table(levels: Iterable[LevelStats] | RunResult) -> str:
-    """The per-level table as aligned text; '-' marks counts not measured."""
+    """The per-level table as aligned text; NOT_MEASURED marks counts not measured."""
     if isinstance(levels, RunResult):
         levels = levels.levels
-    rows = [[_cell(f, getattr(lv, f)) for f in TABLE_FIELDS] for lv in levels]
+    rows = [[_cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS] for lv in levels]
     header = [TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
@@ -80,12 +92,12 @@ class LevelTablePrinter:
         self.write(self._line([TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]))
 
     def row(self, lv: LevelStats) -> None:
-        self.write(self._line([_cell(f, getattr(lv, f)) for f in TABLE_FIELDS]))
+        self.write(self._line([_cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS]))
 
 
-def changed_knobs(knobs: Mapping) -> dict:
-    """The knobs that differ from their defaults (the rest go without saying)."""
-    defaults = {s.name: s.default for s in Knobs.specs()}
+def changed_knobs(technique: str, knobs: Mapping) -> dict:
+    """The technique's knobs that differ from their defaults (the rest go without saying)."""
+    defaults = knobs_of(technique).defaults()
     return {k: v for k, v in dict(knobs).items() if defaults.get(k, object()) != v}
 
 
@@ -94,7 +106,7 @@ def summary_fields(result: RunResult) -> dict:
     s = result.summary()
     dev = s.get("device") or {}
     sim = dev.get("backend") == "simulator"
-    knobs = changed_knobs(s.get("knobs") or {})
+    knobs = changed_knobs(result.technique, s.get("knobs") or {})
     dups = s.get("duplicates_generated")
     return {
         "graph": str(s["graph"]),
@@ -166,7 +178,7 @@ def level_table_html(result: RunResult | Iterable[LevelStats]) -> str:
     levels = result.levels if isinstance(result, RunResult) else list(result)
     head = "".join(f"<th>{_esc(TABLE_TITLES.get(f, f))}</th>" for f in TABLE_FIELDS)
     rows = "".join(
-        "<tr>" + "".join(f"<td class='{'txt' if f in _TEXT_COLUMNS else 'num'}'>{_esc(_cell(f, getattr(lv, f)))}</td>"
+        "<tr>" + "".join(f"<td class='{'txt' if f in _TEXT_COLUMNS else 'num'}'>{_esc(_cell(f, getattr(lv, f, None)))}</td>"
                          for f in TABLE_FIELDS) + "</tr>" for lv in levels)
     return f"<table class='levels'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
@@ -267,7 +279,7 @@ def write_report(results, path, graph_stats: Mapping | None = None, title: str =
     page = file_html(plots, INLINE, title=title, template=Template(_PAGE), template_variables={
         "css": CSS,
         "heading": _esc(title),
-        "meta": f"{len(labelled)} run(s), written {when}. '-' marks counts not measured "
+        "meta": f"{len(labelled)} run(s), written {when}. '{NOT_MEASURED}' marks counts not measured "
                 "(instrumentation off).",
         "note": f"<p class='note'>{_esc(SIMULATOR_NOTE)}</p>" if sim else "",
         "summary": summary_table_html(labelled, colors),

@@ -7,18 +7,19 @@ import numpy as np
 import pytest
 
 pytest.importorskip("bokeh", reason="the plots need Bokeh (pip install -e .[notebook])")
-from bokeh.models import LogScale  # noqa: E402
+from bokeh.models import HoverTool, LogScale  # noqa: E402
 
 from explorer import plots, report
-from explorer.stats import LEVEL_FIELDS, LevelStats, RunResult
+from explorer.stats import LEVEL_FIELDS, Extra, LevelStats, RunResult
 
 
 def level(i, frontier_in, discovered, edges=10, dups=(0, 0, 0, 0), technique="topdown-queue",
           kernel="multi-block", ms=1.0):
-    gen, det, und, conf = dups
+    gen, det, und, conf = dups  # conflicts: BFS-4K's extra (hash64 collisions)
+    extras = {"warp_size": 4, "edge_discover": False, "dup_conflicts": conf} if technique == "bfs4k" else {}
     return LevelStats(level=i, frontier_in=frontier_in, edges_examined=edges, discovered=discovered,
-                      frontier_out=discovered, dup_generated=gen, dup_detected=det, dup_conflicts=conf,
-                      dup_undetected=und, technique=technique, kernel=kernel, time_ms=ms)
+                      frontier_out=discovered, dup_generated=gen, dup_detected=det, dup_undetected=und,
+                      technique=technique, kernel=kernel, time_ms=ms, extras=extras)
 
 
 def result(levels, technique="topdown-queue", graph="toy", backend="simulator"):
@@ -26,12 +27,15 @@ def result(levels, technique="topdown-queue", graph="toy", backend="simulator"):
     return RunResult(graph=graph, source=0, technique=technique, knobs={"K1": 8},
                      distances=np.arange(n, dtype=np.int32), parents=np.zeros(n, np.int32), levels=levels,
                      total_ms=sum(lv.time_ms for lv in levels), traversed_edges=14,
-                     device={"backend": backend, "name": "Numba CUDA simulator (CPU)"}, validation="ok")
+                     device={"backend": backend, "name": "Numba CUDA simulator (CPU)"}, validation="ok",
+                     extras=tuple(Extra(name, name) for name in levels[0].extras))
 
 
 RUN_A = [level(0, 1, 3), level(1, 3, 4, dups=(2, 1, 1, 0)), level(2, 4, 0, edges=0)]
 RUN_B = [level(0, 1, 2, technique="bfs4k", kernel="single-block"),
-         level(1, 2, 0, technique="bfs4k", kernel="multi-block", edges=-1, dups=(-1, -1, -1, -1))]
+         level(1, 2, 0, technique="bfs4k", kernel="multi-block", edges=None, dups=(None, None, None, None))]
+# Instrumentation off as records made before counts became None said it: -1.
+RUN_C = [level(0, 1, 2, technique="bfs4k", edges=-1, dups=(-1, -1, -1, -1))]
 
 
 def test_level_row_has_every_declared_column():
@@ -39,6 +43,17 @@ def test_level_row_has_every_declared_column():
     assert tuple(row) == plots.SOURCE_COLUMNS
     assert set(LEVEL_FIELDS) | {"run"} <= set(row)
     assert row["run"] == "a" and row["step"] == "topdown-queue · multi-block"
+    assert row["extras_text"] == "none" and math.isnan(row["dup_conflicts_plot"])
+
+
+def test_a_techniques_extras_reach_the_hover():
+    row = plots.level_row(RUN_B[0], "b")
+    assert set(plots.SOURCE_COLUMNS) <= set(row)
+    assert row["step"] == "bfs4k · single-block"
+    assert row["extras_text"] == "warp size 4, edge discover no, dup conflicts 0"
+    stream = plots.LevelStream()
+    stream.push_many(RUN_B, "b")
+    assert stream.sources["b"].data["extras_text"][0] == row["extras_text"]
 
 
 def test_stream_fills_the_run_source_and_the_table_source():
@@ -85,9 +100,9 @@ def test_log_axes_draw_zero_at_the_floor_and_skip_unmeasured():
     data = stream.sources["a"].data
     assert data["discovered"][2] == 0 and data["discovered_log"][2] == plots.LOG_FLOOR
     assert data["edges_examined_log"][2] == plots.LOG_FLOOR
-    assert math.isnan(data["edges_examined_log"][3])  # -1: not measured, a gap
+    assert math.isnan(data["edges_examined_log"][3])  # not measured: a gap
     assert math.isnan(data["dup_generated_plot"][3])
-    assert data["edges_examined"][3] == -1  # the true value stays for tooltips and tables
+    assert data["edges_examined"][3] is None and data["edges_examined_text"][3] == report.NOT_MEASURED
     for name in ("frontier", "edges"):
         assert isinstance(stream.figures[name].y_scale, LogScale)
     assert 0 < plots.LOG_FLOOR < 1
@@ -110,11 +125,76 @@ def test_figure_builders_take_a_source():
     assert src.data["level"] == [0, 1, 2]
 
 
-def test_text_level_table_marks_unmeasured_counts():
-    text = report.format_level_table(RUN_B)
-    header, *rows = text.splitlines()
+UNMEASURED = ("edges_examined", "dup_generated", "dup_detected", "dup_undetected", "dup_conflicts")
+
+
+@pytest.mark.parametrize("levels", [RUN_B[1:], RUN_C], ids=["None", "-1"])
+def test_counts_not_measured_show_a_dash_in_every_table(levels):
+    # Issue 16 item 13: with instrumentation off the tables showed -1.
+    text = report.format_level_table(levels)
+    header, row = text.splitlines()
     assert header.split()[:3] == ["level", "frontier_in", "discovered"]
-    assert len(rows) == 2 and " - " in rows[1]
+    cells = dict(zip(header.split(), row.split()))
+    assert [cells[report.TABLE_TITLES[f]] for f in UNMEASURED] == [report.NOT_MEASURED] * 5
+    assert "-1" not in row and "None" not in row
+
+    printed = []
+    printer = report.LevelTablePrinter(write=printed.append)
+    printer.row(levels[0])
+    assert printed[0].split() == row.split()
+
+    html_table = report.level_table_html(levels)
+    assert html_table.count(f">{report.NOT_MEASURED}<") == 5 and "-1" not in html_table
+
+    # The Explorer's level table and hovers read the same text.
+    row = plots.level_row(levels[0], "a")
+    assert [row[f"{f}_text"] for f in UNMEASURED] == [report.NOT_MEASURED] * 5
+    assert row["frontier_in_text"] == str(levels[0].frontier_in)
+
+
+def test_format_count():
+    assert report.format_count(1234567) == "1,234,567"
+    assert report.format_count(0) == "0"
+    assert report.format_count(None) == report.format_count(-1) == report.NOT_MEASURED == "–"
+    assert report.format_count(None, missing="") == ""
+    assert report.format_count(np.int64(1234)) == "1,234"
+
+
+def test_the_explorer_table_and_hovers_show_counts_as_the_text_tables_do():
+    stream = plots.LevelStream()
+    table = stream.level_table()
+    stream.push_many(RUN_B, "b")
+    by_title = {c.title: c for c in table.columns}
+    for f in report.COUNT_FIELDS:
+        col = by_title[report.TABLE_TITLES.get(f, f)]
+        assert col.field == f"{f}_text" and not col.sortable
+    assert stream.table_source.data["dup_generated_text"] == ["0", report.NOT_MEASURED]
+    assert stream.table_source.data["dup_conflicts_text"] == ["0", report.NOT_MEASURED]
+    tips = [t for fig in stream.figures.values() for tool in fig.tools if isinstance(tool, HoverTool)
+            for t in tool.tooltips]
+    assert ("generated", "@dup_generated_text") in tips and ("edges examined", "@edges_examined_text") in tips
+    assert not any("{0,0}" in t[1] for t in tips if t[1].startswith("@dup") or t[1].startswith("@edges"))
+
+
+def test_level_table_columns_fit_their_titles_and_cells():
+    # Issue 16 item 15: titles and cells were cut off (frontier_out had 84 px for 12 bold characters).
+    stream = plots.LevelStream(fig_width=450)
+    table = stream.level_table()
+    for col in table.columns:
+        assert col.width >= plots.table_px(col.title), col.title
+    long_label = "#12 topdown-queue (soc-LiveJournal1_symmetrized)"
+    stream.push_many([level(0, 1, 12_345_678, edges=123_456_789, technique="topdown-queue", kernel="single-block")],
+                     long_label)
+    widths = {c.field: c.width for c in table.columns}
+    assert widths["run"] >= plots.table_px(long_label)
+    assert widths["edges_examined_text"] >= plots.table_px("123,456,789")
+    assert widths["kernel"] >= plots.table_px("single-block")
+    # The table is no wider than the two plots above it: it scrolls sideways instead.
+    assert table.width == min(sum(c.width for c in table.columns) + 20, 2 * 450 + 40)
+    # A table built after rows arrived fits them too.
+    late = plots.LevelStream()
+    late.push_many(RUN_A, long_label)
+    assert {c.field: c.width for c in late.level_table().columns}["run"] >= plots.table_px(long_label)
 
 
 def test_report_is_a_self_contained_html_file(tmp_path):
