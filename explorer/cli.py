@@ -12,26 +12,31 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-from .backend import SIMULATOR_KNOBS, simulator_knobs_note
+from .backend import simulator_knobs_note
 from .stats import write_text_atomic
-from .techniques import Knobs, KnobError, Technique, implemented_techniques, missing_techniques
+from .techniques import (KnobError, Technique, implementation, implemented_techniques, knobs_of, make_knobs,
+                         missing_techniques)
 
 PROG = "bfs4k"
 EXIT_OK, EXIT_INVALID_RESULT, EXIT_USAGE = 0, 1, 2
 DEMO_GRAPH = "bfs4k_fig2"  # the 10-vertex teaching graph: the demo finishes in seconds on the simulator
 DEMO_REPORT = "bfs4k-report.html"
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart.ipynb"
+LAB_HOST = "127.0.0.1"  # the demo's JupyterLab answers this machine only (reach it by an SSH tunnel)
+LAB_PORT = 8888  # JupyterLab's usual port, when it is free
 
 
-def simulator_knobs(user_values: dict) -> dict:
-    """The block-size knobs the user did not set, at their simulator-friendly values."""
-    return {k: v for k, v in SIMULATOR_KNOBS.items() if k not in user_values}
+def simulator_knobs(technique, user_values: dict) -> dict:
+    """The technique's block-size knobs the user did not set, at their simulator-friendly values."""
+    return {k: v for k, v in implementation(technique).simulator_knobs.items() if k not in user_values}
 
 
 class UsageError(ValueError):
@@ -76,17 +81,19 @@ def _split_assignment(item: str, what: str) -> tuple[str, str]:
     return name.strip(), value
 
 
-def parse_knobs(items: list[str] | None) -> Knobs:
-    """['K1=4', 'dedup=none'] -> Knobs; unknown names and out-of-range values raise KnobError."""
-    return Knobs.from_dict(parse_knob_values(items))
+def parse_knobs(technique, items: list[str] | None):
+    """['K1=4', 'dedup=none'] -> the technique's knobs; unknown names and out-of-range values raise KnobError."""
+    return make_knobs(technique, parse_knob_values(technique, items))
 
 
-def parse_knob_values(items: list[str] | None) -> dict:
-    """['K1=4', 'dedup=none'] -> {'K1': 4, 'dedup': 'none'}, each value typed and range-checked."""
+def parse_knob_values(technique, items: list[str] | None) -> dict:
+    """['K1=4', 'dedup=none'] -> {'K1': 4, 'dedup': 'none'}, each value typed and range-checked
+    against the technique's declared knobs."""
+    Knobs = knobs_of(technique)
     values = {}
     for item in items or []:
         name, raw = _split_assignment(item, "--knob")
-        spec = Knobs.spec(name)  # KnobError listing the knobs for an unknown name
+        spec = Knobs.spec(name)  # KnobError listing the technique's knobs for an unknown name
         like = spec.choices[0] if spec.choices else spec.kind()
         try:
             values[name] = _coerce(raw, like, f"knob {name}")
@@ -141,6 +148,55 @@ def load_graph_spec(spec: str, undirected: bool = False):
     return graphs.load_graph(path, **opts)
 
 
+def check_output_path(path: str, option: str, make_parents: bool = False) -> Path:
+    """Refuse an output path that cannot be written, before minutes of BFS: its directory must
+    exist (or, with make_parents, the nearest existing ancestor, since the writer creates the rest)
+    and be writable, and the path must not be a directory."""
+    target = Path(path).expanduser()
+    if target.is_dir():
+        raise UsageError(f"{option} {path}: is a directory; give a file name")
+    parent = target.parent
+    if make_parents:
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise UsageError(f"{option} {path}: the directory {parent} {what}")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} {path}: the directory {parent} is not writable")
+    return target
+
+
+class _Stdout:
+    """sys.stdout while a command runs. Once its reader has gone (`bfs4k graphs | head -1`), output
+    goes to devnull and the command goes on: not an error, and a run still writes the files it was
+    asked for. (Python ignores SIGPIPE, so every later write would raise BrokenPipeError.)"""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except BrokenPipeError:
+            self._reader_gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except BrokenPipeError:
+            self._reader_gone()
+
+    def _reader_gone(self) -> None:
+        # The descriptor to devnull, so what is still buffered, and the interpreter's final
+        # flush, go there instead of failing again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
 # ------------------------------------------------------------------ backend
 
 def select_backend(simulator: bool, out=print):
@@ -159,23 +215,26 @@ def _no_gpu_message(err) -> str:
 # ------------------------------------------------------------------ commands
 
 def cmd_run(args) -> int:
-    from . import engine, report
+    from . import api, report
     from .reference import compare_distances, cpu_bfs, validate
 
+    for option, path in (("--json", args.json), ("--csv", args.csv)):
+        if path:
+            check_output_path(path, option)
     tech = Technique.parse(args.technique)
-    knob_values = parse_knob_values(args.knob)
+    knob_values = parse_knob_values(tech, args.knob)
     graph = load_graph_spec(args.graph, args.undirected)
-    source = engine.resolve_source(graph, args.source, args.seed)  # before the backend: input errors first
+    source = api.resolve_source(graph, args.source, args.seed)  # before the backend: input errors first
     info = select_backend(args.simulator)
-    if info.is_simulator and simulator_knobs(knob_values):
-        print(simulator_knobs_note(simulator_knobs(knob_values)) + "; --knob overrides")
-        knob_values = {**simulator_knobs(knob_values), **knob_values}
-    knobs = Knobs.from_dict(knob_values)
+    if info.is_simulator and simulator_knobs(tech, knob_values):
+        print(simulator_knobs_note(simulator_knobs(tech, knob_values)) + "; --knob overrides")
+        knob_values = {**simulator_knobs(tech, knob_values), **knob_values}
+    knobs = make_knobs(tech, knob_values)
     kind = "directed" if graph.directed else "undirected"
     print(f"graph: {graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs ({kind}); "
           f"source {source}; technique {tech.value}; instrumentation {'on' if args.instrument else 'off'}")
 
-    run = engine.run_bfs(graph, source, tech, knobs, instrument=args.instrument, seed=args.seed,
+    run = api.run_bfs(graph, source, tech, knobs, instrument=args.instrument, seed=args.seed,
                          on_status=lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True))
     printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True))
     printer.header()
@@ -215,7 +274,8 @@ def cmd_demo(args) -> int:
     if _missing("bokeh"):  # say so before minutes of BFS, not after
         raise UsageError("demo --headless writes its report with Bokeh, which is not installed: "
                          f"pip install 'bfs4k-explorer[notebook]' (`{PROG} run ... --json/--csv` needs no Bokeh)")
-    from . import backend, engine, report
+    check_output_path(args.out, "--out", make_parents=True)
+    from . import api, backend, report
     from .graphs import graph_stats
     from .reference import compare_distances, cpu_bfs, validate
 
@@ -228,9 +288,6 @@ def cmd_demo(args) -> int:
                   "(CPU) instead. Its timings are not GPU timings.")
             simulator = True
     info = select_backend(simulator)
-    knobs = Knobs.from_dict(SIMULATOR_KNOBS if info.is_simulator else {})
-    if info.is_simulator:
-        print(simulator_knobs_note())
     graph = load_graph_spec(args.graph)
     techs = [Technique.parse(t) for t in args.technique] if args.technique else implemented_techniques()
     # One run per technique from the graph's vertex 0, then one from the max-degree vertex, so the
@@ -239,7 +296,10 @@ def cmd_demo(args) -> int:
     results = []
     expected_cache = {}
     for i, (tech, src) in enumerate(plan, 1):
-        run = engine.run_bfs(graph, src, tech, knobs, on_status=lambda m: print(f"  ... {m}", flush=True))
+        knobs = simulator_knobs(tech, {}) if info.is_simulator else {}
+        if knobs and (tech, src) == plan[0]:
+            print(simulator_knobs_note(knobs))
+        run = api.run_bfs(graph, src, tech, knobs, on_status=lambda m: print(f"  ... {m}", flush=True))
         where = f"vertex {src}" if isinstance(src, int) else f"the {src} vertex"
         print(f"\nrun {i}: {tech.value} from {where} on {graph.name}")
         res = run.complete()
@@ -264,8 +324,44 @@ def _open_notebook() -> int:
     if _missing("jupyterlab", "jupyter_bokeh", "ipywidgets") or shutil.which("jupyter") is None:
         raise UsageError("JupyterLab is not installed: pip install 'bfs4k-explorer[notebook]' "
                          f"(or run `{PROG} demo --headless` for an HTML report)")
-    print(f"opening {NOTEBOOK} in JupyterLab (Ctrl-C to stop)")
-    return subprocess.call(["jupyter", "lab", str(NOTEBOOK)])
+    port = free_port(LAB_HOST, LAB_PORT)
+    token = secrets.token_hex(24)  # given through the environment, so `ps` does not show it
+    print(f"opening {NOTEBOOK} in JupyterLab (Ctrl-C to stop); it listens on {LAB_HOST} only, at\n"
+          f"  {lab_url(NOTEBOOK, port, token)}", flush=True)
+    return subprocess.call(jupyter_lab_argv(NOTEBOOK, port, as_root=_is_root()),
+                           env={**os.environ, "JUPYTER_TOKEN": token})
+
+
+def _is_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def jupyter_lab_argv(notebook: Path, port: int, as_root: bool) -> list[str]:
+    """The JupyterLab command line of `demo`: on localhost, on exactly `port` (so the URL printed
+    is right), and allowed to run as root, which containers and cloud notebooks often are (Jupyter
+    refuses root without --allow-root)."""
+    argv = ["jupyter", "lab", f"--ServerApp.ip={LAB_HOST}", f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0"]
+    if as_root:
+        argv.append("--allow-root")
+    return [*argv, str(notebook)]
+
+
+def lab_url(notebook: Path, port: int, token: str) -> str:
+    """Where `jupyter_lab_argv`'s server shows the notebook (its folder is the server's root)."""
+    return f"http://{LAB_HOST}:{port}/lab/tree/{Path(notebook).name}?token={token}"
+
+
+def free_port(host: str, preferred: int) -> int:
+    """`preferred` if nothing listens there, else a port the system says is free."""
+    for port in (preferred, 0):
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((host, port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise UsageError(f"no free TCP port on {host} for JupyterLab")
 
 
 def _wrap(text: str, indent: str = "    ") -> str:
@@ -305,11 +401,16 @@ def cmd_techniques(args) -> int:
 
 
 def cmd_knobs(args) -> int:
-    print("Knobs (set with --knob NAME=VALUE; each technique reads the ones it uses):")
-    for s in Knobs.specs():
-        where = f"; {s.section}" if s.section else ""
-        print(f"  {s.name}  default {s.default!r}; {s.describe_range()}{where}")
-        print(_wrap(s.meaning, "      "))
+    techs = [Technique.parse(args.technique)] if args.technique else implemented_techniques()
+    for t in techs:
+        specs = knobs_of(t).specs()
+        print(f"Knobs of {t.value} (set with --technique {t.value} --knob NAME=VALUE):" if specs else
+              f"{t.value} has no knobs.")
+        for s in specs:
+            where = f"; {s.section}" if s.section else ""
+            print(f"  {s.name}  default {s.default!r}; {s.describe_range()}{where}")
+            print(_wrap(s.meaning, "      "))
+        print()
     return EXIT_OK
 
 
@@ -348,7 +449,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--technique", default=Technique.TOPDOWN_QUEUE.value,
                    help=f"BFS technique (default %(default)s); implemented: {techs}; see `{PROG} techniques`")
     r.add_argument("--knob", action="append", metavar="NAME=VALUE",
-                   help=f"set a knob, repeatable (e.g. --knob K1=8); see `{PROG} knobs`")
+                   help=f"set a knob of the technique, repeatable (e.g. --knob K1=8); see `{PROG} knobs`")
     r.add_argument("--no-instrument", dest="instrument", action="store_false",
                    help="skip the per-level counters (edges, duplicates): time only")
     r.add_argument("--simulator", action="store_true",
@@ -385,9 +486,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("techniques", help="list implemented and missing techniques",
                    description="List the BFS techniques with their documentation."
                    ).set_defaults(func=cmd_techniques)
-    sub.add_parser("knobs", help="list knobs with meaning, range, default and paper section",
-                   description="List every knob: default, valid range, paper section and meaning."
-                   ).set_defaults(func=cmd_knobs)
+    k = sub.add_parser("knobs", help="list each technique's knobs with meaning, range, default and paper section",
+                       description="List each technique's knobs: default, valid range, paper section and meaning.")
+    k.add_argument("--technique", metavar="NAME", help="only this technique's knobs")
+    k.set_defaults(func=cmd_knobs)
     return p
 
 
@@ -395,21 +497,21 @@ def main(argv: list[str] | None = None) -> int:
     from .backend import BackendError, NoGPUError
 
     args = build_parser().parse_args(argv)
+    stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)
     try:
-        return args.func(args)
+        status = args.func(args)
+        sys.stdout.flush()  # what is buffered, while a reader that has gone is still handled
+        return status
     except NoGPUError as err:
         print(f"{PROG}: error: {_no_gpu_message(err)}", file=sys.stderr)
-    except (ValueError, NotImplementedError, BackendError, OSError) as err:  # after BrokenPipeError
+    except (ValueError, NotImplementedError, BackendError, OSError) as err:
         # KnobError, GraphError, TechniqueNotImplemented and bad sources all land here: one line.
         print(f"{PROG}: error: {err}", file=sys.stderr)
-    except BrokenPipeError:
-        # Output piped into `head` and closed early: not an error. Point stdout at devnull so the
-        # interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        sys.stdout = stdout
     return EXIT_USAGE
 
 

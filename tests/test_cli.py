@@ -2,8 +2,11 @@
 import csv
 import json
 import os
+import socket
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -27,6 +30,13 @@ def clean_env(**extra):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env.update(extra)
     return env
+
+
+def bfs4k(*args, cwd, umask=None, timeout=300):
+    """`python3 -m explorer ARGS` in a fresh process, as a user runs it (under `umask` if given)."""
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True,
+                          env=clean_env(), timeout=timeout, cwd=cwd,
+                          preexec_fn=None if umask is None else (lambda: os.umask(umask)))
 
 
 def test_run_prints_the_level_table_and_writes_json_and_csv(tmp_path, capsys):
@@ -60,8 +70,8 @@ def test_run_without_instrumentation_and_with_a_generator(capsys):
 def test_simulator_uses_small_blocks_unless_told_otherwise(capsys):
     code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--technique", "bfs4k", "--knob", "K6=64", *SIM)
     assert code == 0, err
-    assert "simulator: using 32-thread blocks (single_block_threads=32, block_threads=32)" in out
-    assert "knobs            K6=64, single_block_threads=32, block_threads=32" in out
+    assert "simulator: using 32-thread blocks (single_block_threads=32)" in out
+    assert "knobs            K6=64, single_block_threads=32" in out
 
 
 def _bad_edge_file(tmp_path):
@@ -74,12 +84,12 @@ BAD_INPUTS = [
     (["bfs4k_fig2", "--technique", "nope"], "unknown technique 'nope'"),
     (["bfs4k_fig2", "--technique", missing_techniques()[0].value if missing_techniques() else "nope"],
      "not implemented yet" if missing_techniques() else "unknown technique"),
-    (["bfs4k_fig2", "--knob", "K3=5000"], "knob K3=5000 is out of range: int in [1, 1024]"),
-    (["bfs4k_fig2", "--knob", "K1=3"], "one of 1, 2, 4, 8, 16, 32"),
+    (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "K3=5000"], "knob K3=5000 is out of range: int in [1, 1024]"),
+    (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "K1=3"], "one of 1, 2, 4, 8, 16, 32"),
     (["bfs4k_fig2", "--knob", "K9=1"], "unknown knob 'K9'"),
-    (["bfs4k_fig2", "--knob", "K3=many"], "knob K3='many' is invalid"),
+    (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "K3=many"], "knob K3='many' is invalid"),
     (["bfs4k_fig2", "--knob", "K3"], "expected NAME=VALUE"),
-    (["bfs4k_fig2", "--knob", "hash_entries=3"], "power of two"),
+    (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "hash_entries=3"], "power of two"),
     (["{tmp}/missing.txt"], "missing.txt: no such file"),
     (["{bad}"], "line 3: malformed edge line '2 x3'"),
     (["no_such_sample"], "neither a sample graph nor an existing file"),
@@ -126,14 +136,124 @@ def test_run_needs_neither_bokeh_nor_ipywidgets(tmp_path):
 def test_demo_headless_writes_a_report_and_says_which_backend(tmp_path):
     pytest.importorskip("bokeh", reason="the report is drawn with Bokeh")
     out = tmp_path / "demo.html"
-    p = subprocess.run([sys.executable, "-m", "explorer", "demo", "--headless", "--out", str(out)],
-                       capture_output=True, text=True, env=clean_env(), timeout=300, cwd=tmp_path)
+    p = bfs4k("demo", "--headless", "--out", str(out), cwd=tmp_path, umask=0o027)
     assert p.returncode == 0, p.stderr
     if not GPU:
         assert "No CUDA GPU detected" in p.stdout and "simulator" in p.stdout
     assert f"report written to {out}" in p.stdout
     html = out.read_text(encoding="utf-8")
     assert "Frontier size per level" in html and "bfs4k_fig2" in html
+    # Issue 16 item 16: the report was 0600 whatever the umask.
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+
+
+# ------------------------------------------------------------------ issue 16: CLI fit and finish
+
+def test_files_the_user_asks_for_get_the_mode_the_umask_gives(tmp_path):
+    # Item 16: JSON and CSV were written 0600 (mkstemp's mode).
+    p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--simulator", "--json", "r.json", "--csv", "r.csv",
+              cwd=tmp_path, umask=0o022)
+    assert p.returncode == 0, p.stderr
+    assert {n: stat.S_IMODE((tmp_path / n).stat().st_mode) for n in ("r.json", "r.csv")} == \
+        {"r.json": 0o644, "r.csv": 0o644}
+    assert sorted(q.name for q in tmp_path.iterdir()) == ["r.csv", "r.json"]  # no temporary left
+
+
+def test_the_demo_report_is_ignored_by_git():
+    # Item 16: `demo --headless` writes ./bfs4k-report.html, the notebook quickstart-report.html.
+    ignored = (Path(__file__).resolve().parent.parent / ".gitignore").read_text().splitlines()
+    assert cli.DEMO_REPORT in ignored and "quickstart-report.html" in ignored
+
+
+def test_counts_not_measured_are_a_dash_on_screen_and_an_empty_csv_cell(tmp_path):
+    # Item 13: with --no-instrument the CSV held -1 for the counts not measured.
+    p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--simulator", "--no-instrument", "--csv", "r.csv",
+              cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["level", "frontier_in"])
+    cells = dict(zip(lines[header].split(), lines[header + 1].split()))
+    assert cells["dup_gen"] == cells["edges"] == "–"
+    with (tmp_path / "r.csv").open() as f:
+        first = next(csv.DictReader(f))
+    assert first["dup_generated"] == first["edges_examined"] == "" and first["frontier_in"] == "1"
+
+
+OUTPUT_PATHS = [
+    (["run", "bfs4k_fig2", "--json", "/nonexistent/x.json"],
+     "--json /nonexistent/x.json: the directory /nonexistent does not exist"),
+    (["run", "bfs4k_fig2", "--csv", "{tmp}/afile/x.csv"], "--csv {tmp}/afile/x.csv: the directory {tmp}/afile "
+                                                         "is not a directory"),
+    (["run", "bfs4k_fig2", "--json", "{tmp}"], "--json {tmp}: is a directory; give a file name"),
+    (["demo", "--headless", "--out", "{tmp}/afile/sub/report.html"],
+     "--out {tmp}/afile/sub/report.html: the directory {tmp}/afile is not a directory"),
+]
+
+
+@pytest.mark.parametrize("args,message", OUTPUT_PATHS, ids=[" ".join(a) for a, _ in OUTPUT_PATHS])
+def test_output_paths_are_checked_before_the_bfs_runs(tmp_path, args, message):
+    # Item 6: `--json /nonexistent/x.json` failed only after the whole BFS had run.
+    (tmp_path / "afile").write_text("")
+    p = bfs4k(*[a.format(tmp=tmp_path) for a in args], "--simulator", cwd=tmp_path, timeout=120)
+    assert (p.returncode, p.stderr, p.stdout) == (2, f"bfs4k: error: {message.format(tmp=tmp_path)}\n", "")
+
+
+def test_an_output_directory_that_is_not_writable_is_refused(tmp_path, monkeypatch, capsys):
+    # (In-process: root may write anywhere, so a read-only folder cannot show this under root.)
+    monkeypatch.setattr(cli.os, "access", lambda path, mode: Path(path) != tmp_path)
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--csv", str(tmp_path / "x.csv"), *SIM)
+    assert (code, out) == (2, "") and err == f"bfs4k: error: --csv {tmp_path}/x.csv: the directory {tmp_path} " \
+                                            "is not writable\n"
+
+
+@pytest.mark.parametrize("unbuffered", ["", "1"], ids=["buffered", "unbuffered"])
+@pytest.mark.parametrize("args", [["graphs"], ["run", "bfs4k_fig2", "--source", "0", "--simulator", "--csv", "r.csv"]],
+                         ids=["graphs", "run"])
+def test_a_reader_that_leaves_early_is_not_an_error(tmp_path, args, unbuffered):
+    # Item 7: `bfs4k graphs | head -1` printed "Broken pipe" and exited 2. Here the reader has gone
+    # before anything is written, so every write meets the closed pipe.
+    p = subprocess.Popen([sys.executable, "-m", "explorer", *args], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, env=clean_env(PYTHONUNBUFFERED=unbuffered), cwd=tmp_path)
+    p.stdout.close()
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=300) == 0, err
+    assert "error" not in err.lower() and "Broken pipe" not in err and "Traceback" not in err, err
+    if args[0] == "run":
+        assert (tmp_path / "r.csv").exists()  # the run went on and wrote the file it was asked for
+
+
+def test_demo_runs_jupyterlab_on_localhost_and_allows_root():
+    # Item 10: as root, Jupyter refused to start ("Running as root is not recommended").
+    argv = cli.jupyter_lab_argv(cli.NOTEBOOK, 8899, as_root=True)
+    assert argv[:2] == ["jupyter", "lab"] and argv[-1] == str(cli.NOTEBOOK)
+    assert {"--allow-root", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=8899",
+            "--ServerApp.port_retries=0"} <= set(argv)
+    assert "--allow-root" not in cli.jupyter_lab_argv(cli.NOTEBOOK, 8899, as_root=False)
+
+
+def test_demo_prints_the_url_jupyterlab_listens_on(capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr(cli, "_missing", lambda *modules: [])
+    monkeypatch.setattr(cli.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(cli, "_is_root", lambda: True)
+    monkeypatch.setattr(cli.subprocess, "call", lambda argv, env: calls.append((argv, env)) or 0)
+    code, out, err = run_cli(capsys, "demo")
+    assert code == 0, err
+    (argv, env), = calls
+    assert "--allow-root" in argv
+    port = next(a for a in argv if a.startswith("--ServerApp.port=")).partition("=")[2]
+    token = env["JUPYTER_TOKEN"]
+    assert len(token) >= 32 and token not in " ".join(argv)  # not shown to other users by `ps`
+    assert f"http://127.0.0.1:{port}/lab/tree/01_quickstart.ipynb?token={token}" in out
+
+
+def test_demo_takes_another_port_when_jupyterlabs_usual_one_is_busy():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = busy.getsockname()[1]
+        port = cli.free_port("127.0.0.1", taken)
+    assert port != taken and port > 0
 
 
 @pytest.fixture
