@@ -89,7 +89,7 @@ class BFSTechnique:
     #: Knob settings the conformance suite runs besides the defaults and each knob's extremes.
     test_knobs: ClassVar[tuple[dict, ...]] = ()
     #: Kernel kinds and directions its records may show.
-    kernels: ClassVar[tuple[Kernel, ...]] = (Kernel.MULTI_BLOCK,)
+    kernel_kinds: ClassVar[tuple[Kernel, ...]] = (Kernel.MULTI_BLOCK,)
     directions: ClassVar[tuple[Direction, ...]] = (Direction.TOP_DOWN,)
 
     @property

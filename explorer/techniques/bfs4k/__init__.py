@@ -12,7 +12,7 @@ from .knobs import BFS4KKnobs, recommend_knobs  # noqa: F401
 class BFS4K(BFSTechnique):
     technique = Technique.BFS4K
     Knobs = BFS4KKnobs
-    kernels = (Kernel.MULTI_BLOCK, Kernel.SINGLE_BLOCK, Kernel.CLUSTER)
+    kernel_kinds = (Kernel.MULTI_BLOCK, Kernel.SINGLE_BLOCK, Kernel.CLUSTER)
     extras = (
         Extra("warp_size", "(virtual) warp size: threads sharing one frontier vertex (§5.2)", "threads"),
         Extra("edge_discover", "edge-discover ran instead of virtual warps (§5.4)", kind=bool),
