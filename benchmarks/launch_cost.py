@@ -26,7 +26,7 @@ def main(argv=None) -> int:
     from numba import cuda
 
     from explorer import backend
-    from explorer.launcher import Launcher
+    from explorer.engine.launcher import Launcher
 
     backend.select("gpu")
 

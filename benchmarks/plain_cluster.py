@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from numba import cuda, int32, uint32  # noqa: E402
 
 from benchmarks.plain_single_block import grid_case, spread, timed_runs  # noqa: E402
-from explorer.launcher import Launcher  # noqa: E402
+from explorer.engine.launcher import Launcher  # noqa: E402
 from kernels.cluster import cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr  # noqa: E402
 from kernels.primitives import warp_inclusive_scan, warp_reserve  # noqa: E402
 

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from numba import cuda, int32, uint32  # noqa: E402
 
 from explorer import backend, graphs  # noqa: E402
-from explorer.launcher import Launcher  # noqa: E402
+from explorer.engine.launcher import Launcher  # noqa: E402
 from explorer.reference import cpu_bfs  # noqa: E402
 from kernels.primitives import warp_reserve  # noqa: E402
 

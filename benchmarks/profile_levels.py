@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_bfs import GRAPHS, source_for  # noqa: E402
 from explorer import backend  # noqa: E402
-from explorer import launcher  # noqa: E402
+from explorer.engine import launcher  # noqa: E402
 from explorer.api import run_bfs  # noqa: E402
 from explorer.engine import Session  # noqa: E402
 

@@ -8,7 +8,7 @@ from numba import cuda, int32
 
 from benchmarks import plain_cluster
 from explorer import graphs
-from explorer.launcher import Launcher, PlainLauncher
+from explorer.engine.launcher import Launcher, PlainLauncher
 from explorer.reference import cpu_bfs, validate
 from kernels import cudasim
 from kernels.cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_store,

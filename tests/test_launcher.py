@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from numba.cuda import types
 
-from explorer import launcher
+from explorer.engine import launcher
 
 
 class FakeArray:

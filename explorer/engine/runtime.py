@@ -131,7 +131,7 @@ class Runtime:
         self.launcher = self._make_launcher()
 
     def _make_launcher(self):
-        from ..launcher import Launcher
+        from .launcher import Launcher
 
         return Launcher.shared()
 
@@ -197,7 +197,7 @@ class SimulatorRuntime(Runtime):
     kind = "simulator"
 
     def _make_launcher(self):
-        from ..launcher import PlainLauncher
+        from .launcher import PlainLauncher
 
         return PlainLauncher()
 
