@@ -165,16 +165,16 @@ def test_single_block_levels_share_its_time_by_their_cycles():
 
 
 def test_reported_time_excludes_the_callers_work_between_levels():
-    # The caller sleeps 0.3 s on each of grid6x7's 12 levels: none of it is BFS time.
+    # The caller sleeps 0.3 s on each of grid6x7's 12 levels (3.6 s): none of it is BFS time.
+    # The elapsed time is the levels' own times plus the host's work between them (milliseconds;
+    # the bound leaves room for a loaded machine, not for the sleeps).
     g = SMALL["grid6x7"]
-    quick = run_bfs(g, 0).complete()
     run = run_bfs(g, 0)
     for _ in run:
         time.sleep(0.3)
-    slow = run.result
-    assert slow.num_levels == 12
-    assert slow.elapsed_ms < 12 * 300 / 4, (slow.elapsed_ms, quick.elapsed_ms)
-    assert slow.elapsed_ms < 3 * quick.elapsed_ms + 50
+    r = run.result
+    assert r.num_levels == 12
+    assert r.total_ms <= r.elapsed_ms < r.total_ms + 12 * 300 / 3, (r.elapsed_ms, r.total_ms)
 
 
 def test_two_runs_on_one_session_advanced_alternately_do_not_interfere():

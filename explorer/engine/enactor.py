@@ -90,7 +90,7 @@ class BFSRun:
             rt = self.runtime
             ctx = RunContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=self.instrument,
                              runtime=rt, limits=rt.limits, pool=pool, graph_arrays=session.graph_arrays(rt),
-                             status=self.status)
+                             status=self.status, session=session)
             loop = self.impl.start(ctx)  # set-up: buffers, initial state, kernels compiled; untimed
             clock, go = rt.clock(), rt.launcher
             levels: list[LevelStats] = []

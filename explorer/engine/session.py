@@ -28,6 +28,7 @@ class Session:
         self.graph = graph
         self._status = on_status or (lambda msg: None)
         self._graph_arrays: dict = {}  # runtime kind -> (offsets, indices)
+        self._derived: dict = {}  # (name, runtime kind) -> arrays built from the graph
         self._free: dict = {}  # runtime kind -> [pool, ...] not in use by a run
         self._closed = False
 
@@ -40,6 +41,7 @@ class Session:
     def close(self) -> None:
         """Drop the device arrays and buffers (GPU memory is freed when no run holds them)."""
         self._graph_arrays.clear()
+        self._derived.clear()
         self._free.clear()
         self._closed = True
 
@@ -58,6 +60,17 @@ class Session:
             arrays = (runtime.to_device(np.ascontiguousarray(g.offsets, dtype=np.int64)),
                       runtime.to_device(np.ascontiguousarray(g.indices, dtype=np.int32)))
             self._graph_arrays[runtime.kind] = arrays
+        return arrays
+
+    def derived(self, name: str, build, runtime: Runtime) -> tuple:
+        """Arrays a technique derives from the graph (e.g. its reverse CSR for bottom-up steps):
+        `build(graph)` returns a tuple of numpy arrays, built once a session and copied to where
+        `runtime` reads them."""
+        self._check_open()
+        key = (name, runtime.kind)
+        arrays = self._derived.get(key)
+        if arrays is None:
+            arrays = self._derived[key] = tuple(runtime.to_device(np.ascontiguousarray(a)) for a in build(self.graph))
         return arrays
 
     def acquire(self, runtime: Runtime) -> "BufferPool":

@@ -31,12 +31,18 @@ class RunContext:
     pool: Any  # engine.session.BufferPool: this run's buffers
     graph_arrays: tuple  # (offsets, indices) where the runtime reads them
     status: Callable[[str], None]
+    session: Any = None  # engine.session.Session: for arrays derived from the graph
 
     def buffer(self, name: str, shape, dtype, host: bool = False):
         return self.pool.buffer(name, shape, dtype, host)
 
     def view(self, name: str, base, lo: int, hi: int):
         return self.pool.view(name, base, lo, hi)
+
+    def derived(self, name: str, build) -> tuple:
+        """Arrays derived from the graph once a session (`build(graph)` -> tuple of numpy arrays),
+        where the runtime reads them; e.g. the reverse CSR of a directed graph."""
+        return self.session.derived(name, build, self.runtime)
 
     def compiling(self, name: str) -> None:
         self.status(f"compiling the {name} kernel (first use in this process; "
