@@ -41,7 +41,7 @@ from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
-from .report import COUNT_FIELDS, TABLE_FIELDS, TABLE_TITLES, default_label, format_count
+from .tables import COUNT_FIELDS, TABLE_FIELDS, TABLE_TITLES, default_label, format_count
 from .stats import LEVEL_FIELDS, LevelStats, RunResult
 
 #: Log axes cannot show 0: zeros are drawn at this height (below 1, so never mistaken for a
@@ -58,7 +58,7 @@ PLOT_COLUMNS = (
     "dup_undetected_plot",
     "dup_conflicts_plot",
     "step",  # categorical label of what ran: "technique · kernel"
-    # The counts as the tables show them (report.format_count: NOT_MEASURED when not measured),
+    # The counts as the tables show them (tables.format_count: NOT_MEASURED when not measured),
     # for the level table and the hover tooltips.
     *(f"{name}_text" for name in COUNT_FIELDS),
     "extras_text",  # the technique's declared extras of the level, for the hover (extras_text())

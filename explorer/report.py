@@ -15,46 +15,10 @@ from typing import Iterable, Mapping
 
 from .stats import LevelStats, RunResult, write_text_atomic
 from .techniques import knobs_of
-
-#: Level-record columns shown in tables, with short titles.
-TABLE_FIELDS = ("level", "frontier_in", "discovered", "frontier_out", "edges_examined", "dup_generated",
-                "dup_detected", "dup_undetected", "dup_conflicts", "technique", "kernel", "time_ms")
-TABLE_TITLES = {"frontier_in": "frontier_in", "frontier_out": "frontier_out", "edges_examined": "edges",
-                "dup_generated": "dup_gen", "dup_detected": "dup_det", "dup_undetected": "dup_left",
-                "dup_conflicts": "conflicts", "time_ms": "time_ms"}
-_TEXT_COLUMNS = ("technique", "kernel")
-#: Table columns that hold counts (the rest: level, the text columns and time_ms).
-COUNT_FIELDS = tuple(f for f in TABLE_FIELDS if f not in ("level", *_TEXT_COLUMNS, "time_ms"))
-
-#: How tables and the Explorer show a count that was not measured (instrumentation off); CSV
-#: files leave its cell empty (RunResult.to_csv).
-NOT_MEASURED = "–"
+from .tables import NOT_MEASURED, TABLE_FIELDS, TABLE_TITLES, TEXT_COLUMNS, cell, default_label
 
 SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock times of the simulation, "
                   "not GPU timings, and GTEPS is not meaningful.")
-
-
-def run_label(index: int, technique: str, graph: str) -> str:
-    """How runs are named in legends and tables: '#1 topdown-queue (graph)'."""
-    return f"#{index} {technique} ({graph})"
-
-
-def default_label(index: int, result: RunResult) -> str:
-    return run_label(index, result.technique, result.graph)
-
-
-def format_count(value, missing: str = NOT_MEASURED) -> str:
-    """A count as the tables, the Explorer's table and its hovers show it: `missing` when it was not
-    measured (None; -1 in records made before counts not measured became None)."""
-    return missing if value is None or value < 0 else f"{value:,}"
-
-
-def _cell(name: str, value) -> str:
-    if name in _TEXT_COLUMNS:
-        return str(getattr(value, "value", value))  # an enum (kernel) as its value
-    if name == "time_ms":
-        return f"{value:.3f}"
-    return format_count(value)
 
 
 # ------------------------------------------------------------------ text
@@ -63,12 +27,12 @@ def format_level_table(levels: Iterable[LevelStats] | RunResult) -> str:
     """The per-level table as aligned text; NOT_MEASURED marks counts not measured."""
     if isinstance(levels, RunResult):
         levels = levels.levels
-    rows = [[_cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS] for lv in levels]
+    rows = [[cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS] for lv in levels]
     header = [TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
     def line(cells):
-        return "  ".join(c.ljust(w) if f in _TEXT_COLUMNS else c.rjust(w)
+        return "  ".join(c.ljust(w) if f in TEXT_COLUMNS else c.rjust(w)
                          for c, w, f in zip(cells, widths, TABLE_FIELDS)).rstrip()
 
     return "\n".join([line(header), *(line(r) for r in rows)])
@@ -85,14 +49,14 @@ class LevelTablePrinter:
         self.widths = [max(self.WIDTHS.get(f, 9), len(TABLE_TITLES.get(f, f))) for f in TABLE_FIELDS]
 
     def _line(self, cells) -> str:
-        return "  ".join(c.ljust(w) if f in _TEXT_COLUMNS else c.rjust(w)
+        return "  ".join(c.ljust(w) if f in TEXT_COLUMNS else c.rjust(w)
                          for c, w, f in zip(cells, self.widths, TABLE_FIELDS)).rstrip()
 
     def header(self) -> None:
         self.write(self._line([TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]))
 
     def row(self, lv: LevelStats) -> None:
-        self.write(self._line([_cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS]))
+        self.write(self._line([cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS]))
 
 
 def changed_knobs(technique: str, knobs: Mapping) -> dict:
@@ -178,7 +142,7 @@ def level_table_html(result: RunResult | Iterable[LevelStats]) -> str:
     levels = result.levels if isinstance(result, RunResult) else list(result)
     head = "".join(f"<th>{_esc(TABLE_TITLES.get(f, f))}</th>" for f in TABLE_FIELDS)
     rows = "".join(
-        "<tr>" + "".join(f"<td class='{'txt' if f in _TEXT_COLUMNS else 'num'}'>{_esc(_cell(f, getattr(lv, f, None)))}</td>"
+        "<tr>" + "".join(f"<td class='{'txt' if f in TEXT_COLUMNS else 'num'}'>{_esc(cell(f, getattr(lv, f, None)))}</td>"
                          for f in TABLE_FIELDS) + "</tr>" for lv in levels)
     return f"<table class='levels'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("bokeh", reason="the plots need Bokeh (pip install -e .[notebook])")
 from bokeh.models import HoverTool, LogScale  # noqa: E402
 
-from explorer import plots, report
+from explorer import plots, report, tables
 from explorer.stats import LEVEL_FIELDS, Extra, LevelStats, RunResult
 
 
@@ -102,7 +102,7 @@ def test_log_axes_draw_zero_at_the_floor_and_skip_unmeasured():
     assert data["edges_examined_log"][2] == plots.LOG_FLOOR
     assert math.isnan(data["edges_examined_log"][3])  # not measured: a gap
     assert math.isnan(data["dup_generated_plot"][3])
-    assert data["edges_examined"][3] is None and data["edges_examined_text"][3] == report.NOT_MEASURED
+    assert data["edges_examined"][3] is None and data["edges_examined_text"][3] == tables.NOT_MEASURED
     for name in ("frontier", "edges"):
         assert isinstance(stream.figures[name].y_scale, LogScale)
     assert 0 < plots.LOG_FLOOR < 1
@@ -135,7 +135,7 @@ def test_counts_not_measured_show_a_dash_in_every_table(levels):
     header, row = text.splitlines()
     assert header.split()[:3] == ["level", "frontier_in", "discovered"]
     cells = dict(zip(header.split(), row.split()))
-    assert [cells[report.TABLE_TITLES[f]] for f in UNMEASURED] == [report.NOT_MEASURED] * 5
+    assert [cells[tables.TABLE_TITLES[f]] for f in UNMEASURED] == [tables.NOT_MEASURED] * 5
     assert "-1" not in row and "None" not in row
 
     printed = []
@@ -144,20 +144,20 @@ def test_counts_not_measured_show_a_dash_in_every_table(levels):
     assert printed[0].split() == row.split()
 
     html_table = report.level_table_html(levels)
-    assert html_table.count(f">{report.NOT_MEASURED}<") == 5 and "-1" not in html_table
+    assert html_table.count(f">{tables.NOT_MEASURED}<") == 5 and "-1" not in html_table
 
     # The Explorer's level table and hovers read the same text.
     row = plots.level_row(levels[0], "a")
-    assert [row[f"{f}_text"] for f in UNMEASURED] == [report.NOT_MEASURED] * 5
+    assert [row[f"{f}_text"] for f in UNMEASURED] == [tables.NOT_MEASURED] * 5
     assert row["frontier_in_text"] == str(levels[0].frontier_in)
 
 
 def test_format_count():
-    assert report.format_count(1234567) == "1,234,567"
-    assert report.format_count(0) == "0"
-    assert report.format_count(None) == report.format_count(-1) == report.NOT_MEASURED == "–"
-    assert report.format_count(None, missing="") == ""
-    assert report.format_count(np.int64(1234)) == "1,234"
+    assert tables.format_count(1234567) == "1,234,567"
+    assert tables.format_count(0) == "0"
+    assert tables.format_count(None) == tables.format_count(-1) == tables.NOT_MEASURED == "–"
+    assert tables.format_count(None, missing="") == ""
+    assert tables.format_count(np.int64(1234)) == "1,234"
 
 
 def test_the_explorer_table_and_hovers_show_counts_as_the_text_tables_do():
@@ -165,11 +165,11 @@ def test_the_explorer_table_and_hovers_show_counts_as_the_text_tables_do():
     table = stream.level_table()
     stream.push_many(RUN_B, "b")
     by_title = {c.title: c for c in table.columns}
-    for f in report.COUNT_FIELDS:
-        col = by_title[report.TABLE_TITLES.get(f, f)]
+    for f in tables.COUNT_FIELDS:
+        col = by_title[tables.TABLE_TITLES.get(f, f)]
         assert col.field == f"{f}_text" and not col.sortable
-    assert stream.table_source.data["dup_generated_text"] == ["0", report.NOT_MEASURED]
-    assert stream.table_source.data["dup_conflicts_text"] == ["0", report.NOT_MEASURED]
+    assert stream.table_source.data["dup_generated_text"] == ["0", tables.NOT_MEASURED]
+    assert stream.table_source.data["dup_conflicts_text"] == ["0", tables.NOT_MEASURED]
     tips = [t for fig in stream.figures.values() for tool in fig.tools if isinstance(tool, HoverTool)
             for t in tool.tooltips]
     assert ("generated", "@dup_generated_text") in tips and ("edges examined", "@edges_examined_text") in tips
