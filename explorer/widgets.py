@@ -4,8 +4,8 @@
     ex = Explorer(graph="bfs4k_fig2")        # display it: controls, live plots, summary
     result = ex.run(source=0)                # the same run as the Run button, from code
 
-Every control is generated from a declaration (SAMPLE_GRAPHS, GENERATORS, Technique, Knobs.specs()),
-so nothing here restates a range or a default. Errors from bad input (KnobError, GraphError,
+Every control is generated from a declaration (SAMPLE_GRAPHS, GENERATORS, Technique, each
+technique's knobs), so nothing here restates a range or a default. Errors from bad input (KnobError, GraphError,
 ValueError) show as one line in the status bar, never as a traceback. Plots stream each LevelStats
 as the engine yields it (LevelStream + jupyter_bokeh.BokehModel). No kernel module is imported here.
 """
@@ -19,16 +19,19 @@ import ipywidgets as W
 from bokeh.layouts import column
 from jupyter_bokeh import BokehModel
 
-from . import backend, engine, graphs
-from .backend import SIMULATOR_KNOBS, simulator_knobs_note
+from . import api, backend, graphs
+from .backend import simulator_knobs_note
 from .cli import parse_generator
 from .graphs import CSRGraph
 from .plots import LevelStream
 from .reference import compare_distances, cpu_bfs, validate
-from .report import graph_stats_html, run_label, summary_table_html
+from .report import graph_stats_html, summary_table_html
 from .stats import RunResult
-from .techniques import (Knobs, KnobSpec, Technique, implemented_techniques, missing_techniques,
-                         recommend_knobs)
+from .tables import run_label
+from .knobs import KnobSpec
+from .techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
+                         missing_techniques)
+from .techniques.bfs4k import recommend_knobs
 
 log = logging.getLogger("explorer")
 
@@ -44,6 +47,10 @@ PLOT_WIDTH = 450  # two columns + toolbar fit JupyterLab's output area (~970 px 
 SUMMARY_OMIT = ("graph", "technique", "device")
 _WIDE = W.Layout(width="340px")
 _LABEL = {"description_width": "130px"}
+_LABEL_WIDTH = "130px"  # the same, for a control behind `labelled`
+#: Shown while the explorer works: a Font Awesome spinner (ipywidgets ships the font, as for the
+#: buttons' icons) beside words that say what is happening; no emoji font needed.
+BUSY_ICON = "<i class='fa fa-spinner fa-spin' aria-hidden='true'></i> "
 
 
 def _esc(x) -> str:
@@ -61,12 +68,28 @@ def load_bokehjs() -> None:
     output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
 
 
+def labelled(control: W.DOMWidget, label_width: str) -> W.HBox:
+    """`control` behind a label of its description that shows its tooltip on hover.
+
+    ipywidgets 8's selection views (Dropdown, Select, ToggleButtons) never put `tooltip` on the
+    description label, and on the control itself only when there is no description: a Dropdown with
+    a description shows no tooltip in the browser (text boxes do). So the description moves into
+    this label, which carries the tooltip as its title, and the control keeps the tooltip with no
+    description, which those views draw on the control.
+    """
+    text, tip = control.description, control.tooltip or ""
+    control.description = ""
+    label = W.HTML(f"<div class='widget-label' title='{_esc(tip)}' style='width:100%'>{_esc(text)}</div>",
+                   layout=W.Layout(width=label_width, flex="0 0 auto"))
+    return W.HBox([label, control])
+
+
 def knob_widget(spec: KnobSpec, value=None) -> W.ValueWidget:
-    """A control for one knob: a dropdown for a set of choices, else a text box bounded by the range."""
+    """A control for one knob: a dropdown for a set of choices, else a text box bounded by the range.
+    Put it in the panel through `labelled`, which shows its tooltip."""
     value = spec.default if value is None else value
     tip = f"{spec.meaning} [{spec.section or 'explorer'}; {spec.describe_range()}; default {spec.default!r}]"
-    common = dict(description=spec.name, tooltip=tip, style={"description_width": "145px"},
-                  layout=W.Layout(width="300px"))
+    common = dict(description=spec.name, tooltip=tip, layout=W.Layout(width="150px"))
     if spec.choices is not None:
         return W.Dropdown(options=list(spec.choices), value=value, **common)
     if spec.kind is int:
@@ -98,6 +121,10 @@ class Explorer(W.VBox):
         self._graph_object: CSRGraph | None = None  # a CSRGraph handed to run()/__init__ directly
         self._running = False
         self._last_validation = None  # (ValidationReport, distance mismatch or None) of the last run
+        # The last §7 advice: (the graph it is for, its name, {knob: (value, why)}). It is shown
+        # only while that graph is picked, and only for the knobs that still have its values.
+        self._advice: tuple | None = None
+        self.knob_advice = W.HTML()
 
         # ---- graph picker: a sample, a file, or a generator with its parameters
         self.graph_mode = W.ToggleButtons(options=[("sample", "sample"), ("file", "file"),
@@ -107,26 +134,29 @@ class Explorer(W.VBox):
                                           style={"button_width": "90px"})
         self.sample = W.Dropdown(
             options=[(f"{k}: {v.family}", k) for k, v in graphs.SAMPLE_GRAPHS.items()],
-            description="sample", style=_LABEL, layout=W.Layout(width="460px"))
+            description="sample", layout=W.Layout(width="330px"),
+            tooltip="a small real graph from sample_graphs/ (sources and licences in its README.md)")
         self.file_path = W.Text(description="file", placeholder="edges.txt / matrix.mtx / graph.metis (.gz ok)",
                                 style=_LABEL, layout=W.Layout(width="460px"))
         self.file_undirected = W.Checkbox(value=False, description="undirected (each line both ways)",
                                           indent=False)
-        self.generator = W.Dropdown(options=list(graphs.GENERATORS), description="generator", style=_LABEL,
-                                    layout=_WIDE)
+        self.generator = W.Dropdown(options=list(graphs.GENERATORS), description="generator",
+                                    layout=W.Layout(width="210px"),
+                                    tooltip="a seeded generator of a graph family from the papers; "
+                                            "its parameters follow")
         self.generator_doc = W.HTML()
         self.gen_params = W.VBox()
         self.graph_stack = W.Stack([
-            self.sample,
+            labelled(self.sample, _LABEL_WIDTH),
             W.HBox([self.file_path, self.file_undirected]),
-            W.VBox([self.generator, self.generator_doc, self.gen_params]),
+            W.VBox([labelled(self.generator, _LABEL_WIDTH), self.generator_doc, self.gen_params]),
         ], selected_index=0)
         self.graph_mode.observe(self._on_graph_mode, names="value")
         self.generator.observe(lambda _: self._build_gen_params(), names="value")
         self._build_gen_params()
 
         # ---- source
-        self.source_mode = W.Dropdown(options=SOURCE_MODES, description="source", style=_LABEL, layout=_WIDE,
+        self.source_mode = W.Dropdown(options=SOURCE_MODES, description="source", layout=W.Layout(width="210px"),
                                       tooltip="BFS start: the highest-degree vertex, a random vertex "
                                               "(degree >= 1, seeded) or a vertex id")
         self.vertex = W.IntText(value=0, description="vertex id", style=_LABEL, layout=W.Layout(width="230px"))
@@ -136,33 +166,35 @@ class Explorer(W.VBox):
 
         # ---- technique: only implemented ones are offered; the missing ones are listed, not hidden
         impl = implemented_techniques()
-        self.technique = W.Dropdown(options=[t.value for t in impl], description="technique", style=_LABEL,
-                                    layout=_WIDE)
+        self.technique = W.Dropdown(options=[t.value for t in impl], description="technique",
+                                    layout=W.Layout(width="210px"),
+                                    tooltip="the BFS technique to run (implemented ones; what it does is "
+                                            "written below)")
         self.technique_doc = W.HTML()
         missing = missing_techniques()
         note = ("Not implemented yet: " + ", ".join(
             f"<span title='{_esc(t.doc)}' style='text-decoration: underline dotted'>{_esc(t.value)}</span>"
             for t in missing)) if missing else ""
         self.missing_note = W.HTML(f"<small style='color:#666'>{note}</small>")
-        self.technique.observe(lambda _: self._show_technique_doc(), names="value")
-        self._show_technique_doc()
 
-        # ---- knobs, generated from the one declaration
-        self.knob_widgets = {s.name: knob_widget(s) for s in Knobs.specs()}
-        self.knob_box = W.GridBox(list(self.knob_widgets.values()),
-                                  layout=W.Layout(grid_template_columns="repeat(3, 305px)"))
-        self.knob_reset = W.Button(description="defaults", tooltip="reset every knob to the paper's default",
+        # ---- knobs: each technique's, generated from its declaration; the panel shows the chosen one's
+        self.knob_widgets_of = {t.value: {s.name: knob_widget(s) for s in knobs_of(t).specs()} for t in impl}
+        self.knob_reset = W.Button(description="defaults", tooltip="reset the technique's knobs to their defaults",
                                    layout=W.Layout(width="90px"))
-        self.knob_reset.on_click(lambda _: self.set_knobs({s.name: s.default for s in Knobs.specs()}))
+        self.knob_reset.on_click(lambda _: self.set_knobs(knobs_of(self.technique.value).defaults()))
         self.knob_advice_button = W.Button(description="§7 advice", layout=W.Layout(width="100px"),
                                            tooltip="set K1..K7 by BFS-4K §7's rules of thumb for this graph")
-        self.knob_advice = W.HTML()
         self.knob_advice_button.on_click(lambda _: self.apply_recommended_knobs())
+        self.knob_pages = W.Stack([self._knob_page(t.value) for t in impl])
+        for w in [*(w for ws in self.knob_widgets_of.values() for w in ws.values()), self.graph_mode,
+                  self.sample, self.file_path, self.file_undirected, self.generator]:
+            w.observe(self._show_advice, names="value")
         self.knobs_panel = W.Accordion([W.VBox([
             W.HTML("<small>Hover a knob for its meaning, paper section and range.</small>"),
-            self.knob_box, W.HBox([self.knob_reset, self.knob_advice_button]), self.knob_advice])],
-            titles=("Knobs (BFS-4K K1..K7 and friends)",))
+            self.knob_pages, self.knob_reset])])
         self.knobs_panel.selected_index = None
+        self.technique.observe(lambda _: self._show_technique(), names="value")
+        self._show_technique()
 
         # ---- actions and status
         self.instrument = W.Checkbox(value=True, description="instrument", indent=False,
@@ -172,8 +204,10 @@ class Explorer(W.VBox):
                                    tooltip="run the BFS; levels stream into the plots")
         self.clear_button = W.Button(description="Clear runs", icon="trash",
                                      tooltip="forget the runs shown in the plots and the summary")
+        # Its own width and no shrinking: beside a long no-GPU message a flex box would squeeze
+        # the label to "Use the CUDA si...".
         self.simulator_button = W.Button(description="Use the CUDA simulator", button_style="warning",
-                                         layout=W.Layout(display="none", width="220px"),
+                                         layout=W.Layout(display="none", width="auto", flex="0 0 auto"),
                                          tooltip="run the kernels on Numba's CUDA simulator (CPU, small graphs)")
         self.backend_line = W.HTML()
         self.status = W.HTML()
@@ -189,8 +223,9 @@ class Explorer(W.VBox):
         controls = W.VBox([
             W.HBox([W.Label("graph", layout=W.Layout(width="60px")), self.graph_mode]),
             self.graph_stack,
-            W.HBox([self.source_mode, self.vertex, self.seed]),
-            W.HBox([self.technique, self.instrument, self.run_button, self.clear_button]),
+            W.HBox([labelled(self.source_mode, _LABEL_WIDTH), self.vertex, self.seed]),
+            W.HBox([labelled(self.technique, _LABEL_WIDTH), self.instrument, self.run_button,
+                    self.clear_button]),
             self.technique_doc, self.missing_note,
             self.knobs_panel,
             W.HBox([self.backend_line, self.simulator_button]),
@@ -221,6 +256,7 @@ class Explorer(W.VBox):
         self._graph_object = None
         if isinstance(graph, CSRGraph):
             self._graph_object = graph
+            self._show_advice()  # the picker's observers do this for the other kinds
             self._set_status(f"graph object {graph.name!r} given from code (the picker is not used)")
             return
         spec = str(graph)
@@ -250,24 +286,51 @@ class Explorer(W.VBox):
             self.vertex.value = vid
         self._sync_source_controls()
 
+    @property
+    def knob_widgets(self) -> dict[str, W.ValueWidget]:
+        """The chosen technique's knob controls, by knob name."""
+        return self.knob_widgets_of[self.technique.value]
+
     def set_knobs(self, values: dict) -> None:
-        """Set knob controls; names and values are checked by Knobs (KnobError names the range)."""
-        Knobs.from_dict({**self.knob_values(), **values})
+        """Set the chosen technique's knob controls; names and values are checked against its
+        declaration (KnobError names the knob and its range)."""
+        make_knobs(self.technique.value, {**self.knob_values(), **values})
         for name, value in values.items():
             self.knob_widgets[name].value = value
 
     def apply_recommended_knobs(self) -> dict:
-        """Set K1..K7 by the paper's §7 rules of thumb for the current graph; show why."""
+        """Choose BFS-4K and set K1..K7 by its §7 rules of thumb for the current graph; show why."""
         try:
             rec, why = recommend_knobs(self._graph_stats(self.current_graph()))
         except (ValueError, OSError) as err:  # GraphError is a ValueError
             self._show_error(err)
             return {}
         values = {k: getattr(rec, k) for k in why}
+        self.technique.value = Technique.BFS4K.value
         self.set_knobs(values)
-        self.knob_advice.value = "<small>" + "<br>".join(
-            f"<b>{k}={_esc(v)}</b>: {_esc(why[k])}" for k, v in values.items()) + "</small>"
+        self._advice = (self._graph_identity(), self.current_graph().name,
+                        {k: (v, why[k]) for k, v in values.items()})
+        self._show_advice()
         return values
+
+    def _graph_identity(self):
+        """What the picker (or the graph object given from code) names now."""
+        return self._graph_object if self._graph_object is not None else self._graph_key()
+
+    def _show_advice(self, _change=None) -> None:
+        """The last §7 advice, as far as it still holds: none once another graph is picked, and
+        only the knobs still at its values (a knob changed since drops out)."""
+        lines = []
+        if self._advice is not None:
+            graph, name, advice = self._advice
+            if graph != self._graph_identity():
+                self._advice = None
+            else:
+                now = self.knob_values()
+                lines = [f"<b>{k}={_esc(v)}</b>: {_esc(why)}" for k, (v, why) in advice.items() if now[k] == v]
+                if lines:
+                    lines.insert(0, f"BFS-4K §7 advice for {_esc(name)} (a knob you change leaves this list):")
+        self.knob_advice.value = "<small>" + "<br>".join(lines) + "</small>" if lines else ""
 
     def knob_values(self) -> dict:
         return {name: w.value for name, w in self.knob_widgets.items()}
@@ -287,14 +350,29 @@ class Explorer(W.VBox):
         self.generator_doc.value = (f"<small style='color:#555'>{_esc(spec.description)}."
                                     f"{_esc(limit) if sim else ''}</small>")
         self.gen_params.children = [param_widget(k, v, spec.description) for k, v in spec.params.items()]
+        for w in self.gen_params.children:
+            w.observe(self._show_advice, names="value")
 
     def _sync_source_controls(self) -> None:
         self.vertex.layout.display = "" if self.source_mode.value == "vertex id" else "none"
         self.seed.layout.display = "" if self.source_mode.value == "random" else "none"
 
-    def _show_technique_doc(self) -> None:
-        doc = Technique(self.technique.value).doc
-        self.technique_doc.value = f"<small style='color:#444'>{_esc(doc)}</small>"
+    def _show_technique(self) -> None:
+        """The chosen technique's description and knobs."""
+        tech = self.technique.value
+        self.technique_doc.value = f"<small style='color:#444'>{_esc(Technique(tech).doc)}</small>"
+        self.knob_pages.selected_index = list(self.knob_widgets_of).index(tech)
+        self.knobs_panel.titles = (f"Knobs of {tech}",)
+
+    def _knob_page(self, tech: str) -> W.Widget:
+        widgets = self.knob_widgets_of[tech]
+        if not widgets:
+            return W.HTML(f"<small>{_esc(tech)} has no knobs.</small>")
+        grid = W.GridBox([labelled(w, "145px") for w in widgets.values()],
+                         layout=W.Layout(grid_template_columns="repeat(3, 305px)"))
+        if tech != Technique.BFS4K.value:
+            return grid
+        return W.VBox([grid, self.knob_advice_button, self.knob_advice])  # §7 is BFS-4K's advice
 
     # ------------------------------------------------------------------ backend
 
@@ -311,8 +389,12 @@ class Explorer(W.VBox):
         self.run_button.disabled = False
         self.backend_line.value = f"<small><b>backend:</b> {_esc(info.describe())}</small>"
         if info.is_simulator and preset_knobs:
-            self.set_knobs(SIMULATOR_KNOBS)
-            self._set_status(simulator_knobs_note() + " (change them in Knobs)")
+            applied = {}
+            for tech, widgets in self.knob_widgets_of.items():
+                for name, value in implementation(tech).simulator_knobs.items():
+                    widgets[name].value = applied[name] = value
+            if applied:
+                self._set_status(simulator_knobs_note(applied) + " (change them in Knobs)")
         return True
 
     def _on_use_simulator(self, _=None) -> None:
@@ -327,7 +409,7 @@ class Explorer(W.VBox):
 
     def _set_status(self, text: str, kind: str = "info") -> None:
         color = {"info": "#333", "busy": "#1f5fa8", "ok": "#11772b", "error": "#b00020"}[kind]
-        icon = {"info": "", "busy": "⏳ ", "ok": "✓ ", "error": "✗ "}[kind]
+        icon = {"info": "", "busy": BUSY_ICON, "ok": "✓ ", "error": "✗ "}[kind]
         self.status.value = f"<span style='color:{color}'>{icon}{_esc(text)}</span>"
 
     def _show_error(self, err: BaseException) -> None:
@@ -425,12 +507,12 @@ class Explorer(W.VBox):
 
     def _execute_inner(self) -> RunResult:
         tech = Technique.parse(self.technique.value)
-        knobs = Knobs.from_dict(self.knob_values())
+        knobs = make_knobs(tech, self.knob_values())
         if not self._check_backend(preset_knobs=False):
             raise backend.NoGPUError("no CUDA GPU: read the note above and click 'Use the CUDA simulator'")
         g = self.current_graph()
-        run = engine.run_bfs(g, self._source_value(), tech, knobs, instrument=self.instrument.value,
-                             seed=self.seed.value, on_status=lambda m: self._set_status(m, "busy"))
+        run = api.run_bfs(g, self._source_value(), tech, knobs, instrument=self.instrument.value,
+                          seed=self.seed.value, on_status=lambda m: self._set_status(m, "busy"))
         label = run_label(len(self.history) + 1, tech.value, g.name)
         self._set_status(f"running {label} from vertex {run.source} ...", "busy")
         for lv in run:  # each level appears in the plots as soon as the engine yields it

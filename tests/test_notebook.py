@@ -5,8 +5,10 @@ import pytest
 
 W = pytest.importorskip("ipywidgets", reason="the notebook needs ipywidgets (pip install -e .[notebook])")
 
-from explorer import backend
-from explorer.techniques import KnobError, Knobs, implemented_techniques, missing_techniques
+import html
+
+from explorer import backend, graphs, widgets
+from explorer.techniques import KnobError, implemented_techniques, knobs_of, missing_techniques
 from explorer.widgets import Explorer
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart.ipynb"
@@ -69,7 +71,7 @@ def test_runs_overlay_and_keep_history(explorer):
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"knobs": {"K3": 5000}}, "out of range"),
+    ({"technique": "bfs4k", "knobs": {"K3": 5000}}, "out of range"),
     ({"source": 99}, "source vertex 99 is out of range"),
     ({"graph": "/nonexistent/graph.txt"}, "no such file"),
     ({"graph": "gen:grid2d:rows=0"}, "rows, cols must be >= 1"),
@@ -82,19 +84,25 @@ def test_bad_input_shows_one_line_in_the_status(explorer, kwargs, message):
     assert "Traceback" not in status
     explorer.set_graph("bfs4k_fig2")
     explorer.set_source(0)
+    explorer.technique.value = "topdown-queue"
 
 
 def test_controls_are_generated_from_the_declarations(explorer):
     assert list(explorer.technique.options) == [t.value for t in implemented_techniques()]
     for t in missing_techniques():
         assert t.value in explorer.missing_note.value
-    for spec in Knobs.specs():
-        w = explorer.knob_widgets[spec.name]
-        assert spec.meaning in w.tooltip
-        if spec.choices is not None:
-            assert isinstance(w, W.Dropdown) and tuple(w.options) == spec.choices
-        else:
-            assert (w.min, w.max) == (spec.low, spec.high)
+    for t in implemented_techniques():
+        explorer.technique.value = t.value
+        assert explorer.knobs_panel.titles == (f"Knobs of {t.value}",)
+        assert list(explorer.knob_widgets) == [s.name for s in knobs_of(t).specs()]
+        for spec in knobs_of(t).specs():
+            w = explorer.knob_widgets[spec.name]
+            assert spec.meaning in w.tooltip
+            if spec.choices is not None:
+                assert isinstance(w, W.Dropdown) and tuple(w.options) == spec.choices
+            else:
+                assert (w.min, w.max) == (spec.low, spec.high)
+    explorer.technique.value = "topdown-queue"
     explorer.graph_mode.value = "generator"
     explorer.generator.value = "grid2d"
     assert [w.description for w in explorer.gen_params.children] == ["rows", "cols"]
@@ -102,8 +110,12 @@ def test_controls_are_generated_from_the_declarations(explorer):
 
 
 def test_knob_errors_name_the_range(explorer):
+    explorer.technique.value = "bfs4k"
     with pytest.raises(KnobError, match="power of two"):
         explorer.set_knobs({"hash_entries": 3})
+    explorer.technique.value = "topdown-queue"
+    with pytest.raises(KnobError, match="unknown knob 'hash_entries' of topdown-queue"):
+        explorer.set_knobs({"hash_entries": 4})
 
 
 @pytest.mark.skipif(backend.gpu_present()[0], reason="checks the no-GPU path (backend.select is faked)")
@@ -125,6 +137,75 @@ def test_no_gpu_offers_the_simulator(monkeypatch):
 def test_section7_advice_sets_knobs_and_says_why():
     ex = Explorer(graph="3elt")
     values = ex.apply_recommended_knobs()
+    assert ex.technique.value == "bfs4k"  # §7 is BFS-4K's advice
     assert values["K1"] == 4 and values["K2"] == 0.0  # a mesh: low degree and deviation, no hubs
     assert ex.knob_values()["K1"] == 4
     assert "K1=4" in ex.knob_advice.value and "§7" in ex.knob_advice.value
+
+
+# ------------------------------------------------------------------ issue 16: Explorer fit and finish
+
+def test_section7_advice_follows_the_knobs_and_the_graph():
+    # Item 14: the advice stayed after the graph or the knobs changed.
+    ex = Explorer(graph="3elt")
+    ex.apply_recommended_knobs()
+    assert "for 3elt" in ex.knob_advice.value and "<b>K1=4</b>" in ex.knob_advice.value
+    ex.set_knobs({"K1": 8})  # K1 no longer follows the advice: its line goes, the others stay
+    assert "<b>K1=" not in ex.knob_advice.value and "<b>K4=1</b>" in ex.knob_advice.value
+    ex.set_knobs({"K1": 4})
+    assert "<b>K1=4</b>" in ex.knob_advice.value
+    ex.set_graph("bfs4k_fig2")  # another graph: the advice was not for it
+    assert ex.knob_advice.value == ""
+    ex.set_graph("3elt")  # and it does not come back by itself
+    assert ex.knob_advice.value == ""
+    ex.apply_recommended_knobs()
+    ex.graph_mode.value = "generator"
+    assert ex.knob_advice.value == ""
+    ex.set_graph("gen:grid2d:rows=10,cols=10")
+    ex.apply_recommended_knobs()
+    assert "for grid2d" in ex.knob_advice.value
+    ex.gen_params.children[0].value = 11  # a generator parameter changes the graph too
+    assert ex.knob_advice.value == ""
+    ex.apply_recommended_knobs()
+    ex.set_graph(graphs.sample_graph("bfs4k_fig2"))  # a graph object from code
+    assert ex.knob_advice.value == ""
+
+
+def _dropdowns(widget, parent=None):
+    """(dropdown, the box it sits in) for every dropdown under `widget`."""
+    if isinstance(widget, W.Dropdown):
+        yield widget, parent
+    for child in getattr(widget, "children", ()):
+        yield from _dropdowns(child, widget)
+
+
+def test_every_dropdown_shows_its_tooltip_in_the_browser():
+    # Item 12: ipywidgets 8's Dropdown view draws `tooltip` only when the widget has no
+    # description (then on the <select>); with one, the hover showed nothing. So every dropdown has
+    # no description of its own and sits behind a label that carries the tooltip as its title.
+    ex = Explorer(graph="bfs4k_fig2")
+    found = {}
+    for dd, box in _dropdowns(ex):
+        label = box.children[0]
+        assert dd.tooltip and dd.description == "", dd
+        assert isinstance(label, W.HTML) and f"title='{html.escape(dd.tooltip)}'" in label.value, dd
+        found[html.unescape(label.value.rpartition("'>")[2].partition("<")[0])] = dd
+    knob_dropdowns = {s.name for t in implemented_techniques() for s in knobs_of(t).specs() if s.choices}
+    assert {"K1", "K4", "K6", "claim", "dedup", "warp_size_rule", "visited", "cluster",
+            "single_block_threads", "block_threads"} <= knob_dropdowns
+    assert knob_dropdowns | {"source", "technique", "sample", "generator"} == set(found)
+
+
+def test_the_busy_status_needs_no_emoji_font():
+    # Item 15: the ⏳ glyph needs a font most machines lack; a Font Awesome spinner (the font
+    # ipywidgets' button icons use) and words instead.
+    ex = Explorer(graph="bfs4k_fig2")
+    ex._set_status("loading graph", "busy")
+    assert "⏳" not in ex.status.value and "fa-spinner" in ex.status.value and "loading graph" in ex.status.value
+    assert all(ord(c) < 0x2300 or c in "✓✗⚠" for c in widgets.__loader__.get_source("explorer.widgets"))
+
+
+def test_the_simulator_button_keeps_its_label_whole():
+    # Item 15: beside the long no-GPU message the button shrank and cut its label off.
+    layout = Explorer(graph="bfs4k_fig2").simulator_button.layout
+    assert layout.flex == "0 0 auto" and layout.width == "auto"
