@@ -301,3 +301,28 @@ def test_demo_without_headless_explains_what_it_needs(capsys, monkeypatch):
     monkeypatch.setattr(cli.shutil, "which", lambda name: None)  # no jupyter on PATH
     code, out, err = run_cli(capsys, "demo")
     assert code == 2 and ("JupyterLab is not installed" in err or "notebook is not at" in err)
+
+
+def test_readme_says_how_files_load_where_the_cache_is_and_what_threads_may_do(tmp_path, monkeypatch):
+    # Item 18: the README said nothing of directedness, the cache or threads. It says it now, and
+    # what it says is what the code does.
+    from explorer import graphs
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    for phrase in ("**directed**", "`--undirected`", "directed=False", "`symmetrize=True`",
+                   "**`general` directed**", "`graphs.cache_dir()`", "`$BFS4K_CACHE_DIR`", "`~/.cache/bfs4k`",
+                   "rm -rf ~/.cache/bfs4k", "### Threads", "under the CUDA simulator they break each other"):
+        assert phrase in readme, phrase
+    snap = tmp_path / "e.txt"
+    snap.write_text("0 1\n1 2\n")
+    assert graphs.load_graph(snap, cache=False).directed
+    assert not graphs.load_graph(snap, directed=False, cache=False).directed
+    assert not graphs.load_graph(snap, symmetrize=True, cache=False).directed
+    for kind, directed in (("general", True), ("symmetric", False)):
+        mtx = tmp_path / f"{kind}.mtx"
+        mtx.write_text(f"%%MatrixMarket matrix coordinate pattern {kind}\n3 3 2\n2 1\n3 2\n")
+        assert graphs.load_graph(mtx, cache=False).directed is directed
+    monkeypatch.setenv("BFS4K_CACHE_DIR", str(tmp_path / "c"))
+    assert graphs.cache_dir() == tmp_path / "c"
+    monkeypatch.delenv("BFS4K_CACHE_DIR")
+    assert graphs.cache_dir() == Path.home() / ".cache" / "bfs4k"
