@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from explorer import graphs as G
-from explorer.graphs import CSRGraph, GraphError
+from explorer.graphs import CSRGraph, GraphError, generators
+from explorer.graphs import cache as gcache
 from explorer.reference import cpu_bfs
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_graphs"
@@ -55,7 +56,7 @@ def check_csr(g: CSRGraph, merged: bool = True) -> None:
 
 
 def arc_set(g: CSRGraph) -> set:
-    lab = g.ids if g.ids is not None else np.arange(g.num_vertices)
+    lab = g.original_ids if g.original_ids is not None else np.arange(g.num_vertices)
     src = np.repeat(np.arange(g.num_vertices), g.degrees())
     return set(zip(lab[src].tolist(), lab[g.indices].tolist()))
 
@@ -134,7 +135,8 @@ def test_sample_graph_counts_from_readme():
         g = G.sample_graph(name)
         assert (g.num_vertices, g.num_edges) == (nv, ne), name
     wiki = G.sample_graph("Wiki-Vote")
-    assert wiki.ids is not None and wiki.ids.max() <= 8297 and np.all(np.diff(wiki.ids) > 0)
+    assert wiki.original_ids is not None and wiki.original_ids.max() <= 8297
+    assert np.all(np.diff(wiki.original_ids) > 0)
     assert wiki.notes["ids_remapped"] is True
 
 
@@ -230,9 +232,9 @@ def test_non_contiguous_ids_are_remapped(edges, directed):
     used = sorted(set(src.tolist()) | set(dst.tolist()))
     assert g.num_vertices == len(used)
     if used == list(range(len(used))):
-        assert g.ids is None
+        assert g.original_ids is None
     else:
-        assert g.ids.tolist() == used
+        assert g.original_ids.tolist() == used
     arcs = {(u, v) for u, v in edges if u != v}
     if not directed:
         arcs |= {(v, u) for u, v in arcs}
@@ -244,7 +246,8 @@ def test_non_contiguous_ids_are_remapped(edges, directed):
         p.write_text("# ids far apart\n" + "".join(f"{u}\t{v}\n" for u, v in edges))
         h = G.load_snap(p, directed=directed, cache=False)
     assert np.array_equal(h.offsets, g.offsets) and np.array_equal(h.indices, g.indices)
-    assert (h.ids is None and g.ids is None) or np.array_equal(h.ids, g.ids)
+    assert (h.original_ids is None and g.original_ids is None) or np.array_equal(
+        h.original_ids, g.original_ids)
 
 
 def test_edge_cases_empty_single_vertex_loops_disconnected():
@@ -276,12 +279,12 @@ def test_from_networkx_and_scipy():
     k = nx.karate_club_graph()
     g = G.from_networkx(k)
     check_csr(g)
-    assert not g.directed and g.num_edges == k.number_of_edges() and g.ids is None
+    assert not g.directed and g.num_edges == k.number_of_edges() and g.original_ids is None
     assert arc_set(g) == set(k.edges()) | {(v, u) for u, v in k.edges()}
 
     d = nx.DiGraph([(10, 30), (30, 20), (20, 10), (10, 30)])
     g = G.from_networkx(d)
-    assert g.directed and g.ids.tolist() == [10, 20, 30] and arc_set(g) == set(d.edges())
+    assert g.directed and g.original_ids.tolist() == [10, 20, 30] and arc_set(g) == set(d.edges())
 
     m = nx.MultiGraph([("a", "b"), ("a", "b"), ("b", "c")])
     g = G.from_networkx(m)
@@ -370,7 +373,7 @@ def test_kronecker_relabel_is_a_bijection():
     key = np.array([0x4519840211493211, 0x3050852102C843A5, 12345, 999], np.uint64) | np.uint64(1)
     for k in range(1, 15):
         mask = np.uint64((1 << k) - 1)
-        img = [int(G._scramble(x, k, mask, key)) for x in range(1 << k)]
+        img = [int(generators._scramble(x, k, mask, key)) for x in range(1 << k)]
         assert sorted(img) == list(range(1 << k)), k
 
 
@@ -536,7 +539,7 @@ def test_cache_round_trip_skips_generation(cache_dir, monkeypatch):
     def boom(*a, **k):
         raise AssertionError("generated again instead of read from the cache")
 
-    monkeypatch.setattr(G, "_build", boom)
+    monkeypatch.setattr(generators, "build", boom)
     h = G.grid2d(rows=30, cols=40)
     assert same(g, h) and h.notes == g.notes and h.name == g.name
 
@@ -548,7 +551,7 @@ def test_interrupted_cache_write_leaves_nothing(cache_dir, monkeypatch):
         f.write(b"PK\x03\x04 half a zip")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(G, "_savez", interrupted)
+    monkeypatch.setattr(gcache, "_savez", interrupted)
     with pytest.raises(KeyboardInterrupt):
         G.grid2d(rows=11, cols=13, cache=True)
     assert set(cache_dir.iterdir()) == before  # no temp file, no half-written entry
@@ -558,7 +561,8 @@ def test_corrupt_cache_entry_is_rebuilt(cache_dir):
     g = G.grid3d(nx=5, ny=6, nz=7, cache=True)
     (entry,) = cache_dir.glob("gen-grid3d-*.npz")
     entry.write_bytes(entry.read_bytes()[:100])  # truncated, as by a crash without os.replace
-    h = G.grid3d(nx=5, ny=6, nz=7, cache=True)
+    with pytest.warns(RuntimeWarning, match="damaged"):
+        h = G.grid3d(nx=5, ny=6, nz=7, cache=True)
     assert same(g, h)
     with np.load(entry) as z:  # rewritten whole
         assert np.array_equal(z["indices"], g.indices)
@@ -583,7 +587,7 @@ def test_file_cache_follows_file_changes(cache_dir):
 def test_entries_of_older_code_are_dropped(cache_dir):
     G.uniform_random(n=17, m=23, cache=True)
     (entry,) = cache_dir.glob("gen-uniform_random-*.npz")
-    stale = entry.with_name(entry.name.replace(G._CODE_VERSION, "0" * len(G._CODE_VERSION)))
+    stale = entry.with_name(entry.name.replace(gcache.CODE_VERSION, "0" * len(gcache.CODE_VERSION)))
     entry.rename(stale)  # as if written by an older graphs.py
     assert G.uniform_random(n=17, m=23, cache=True).num_vertices == 17  # not read: rebuilt
     assert [p.name for p in cache_dir.glob("gen-uniform_random-*.npz")] == [entry.name]
@@ -623,3 +627,337 @@ def test_stats_directed_and_empty():
     assert s["avg_degree"] == pytest.approx(103689 / 7115)
     e = G.graph_stats(G.from_edges([], []))
     assert e["vertices"] == 0 and e["approx_diameter"] == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The package: one public API, its code version and where the samples are
+
+
+def test_package_exports_the_public_api():
+    for name in ("sample_graph", "generate", "generator_size", "from_edges", "from_networkx",
+                 "from_scipy", "load_graph", "load_snap", "load_matrix_market", "load_metis",
+                 "CSRGraph", "GraphError", "GENERATORS", "SAMPLE_GRAPHS", "graph_stats",
+                 "degree_histogram", "cache_dir", "sample_graph_path", "SAMPLES_DIR"):
+        assert name in G.__all__ and hasattr(G, name), name
+    assert G.SAMPLES_DIR == SAMPLES  # the top-level sample_graphs/, not one inside the package
+
+
+def test_code_version_hashes_every_module_of_the_package(tmp_path):
+    pkg = Path(gcache.__file__).parent
+    for f in pkg.glob("*.py"):
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    assert gcache.code_version(tmp_path) == gcache.CODE_VERSION
+    for name in ("io.py", "generators.py", "csr.py"):  # not only the cache's own module
+        f = tmp_path / name
+        f.write_bytes(f.read_bytes() + b"\n# edited\n")
+        assert gcache.code_version(tmp_path) != gcache.CODE_VERSION, name
+        f.write_bytes((pkg / name).read_bytes())
+
+
+def test_reference_does_not_import_graphs():
+    # graphs.stats uses the reference BFS; the reference reads any CSR-shaped object. One way only.
+    import ast
+
+    ref = Path(G.__file__).parent.parent / "reference"
+    for f in ref.glob("*.py"):
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert "graphs" not in (node.module or ""), f.name
+            elif isinstance(node, ast.Import):
+                assert not any("graphs" in a.name for a in node.names), f.name
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights
+
+
+@st.composite
+def weighted_edge_lists(draw):
+    n = draw(st.integers(1, 8))
+    v = st.integers(0, n - 1)
+    edges = draw(st.lists(st.tuples(v, v, st.integers(-3, 9)), max_size=30))
+    opts = dict(directed=draw(st.booleans()), symmetrize=draw(st.booleans()),
+                drop_self_loops=draw(st.booleans()), merge_multi_edges=True)
+    return n, edges, opts
+
+
+@settings(max_examples=100, deadline=None)
+@given(weighted_edge_lists())
+def test_weights_follow_their_arcs_and_merges_keep_the_smallest(case):
+    n, edges, o = case
+    g = G.from_edges([e[0] for e in edges], [e[1] for e in edges], num_vertices=n,
+                     weights=[e[2] / 2 for e in edges], **o)
+    both = not o["directed"] or o["symmetrize"]
+    best: dict = {}
+    for u, v, w in edges:
+        if u == v and o["drop_self_loops"]:
+            continue
+        for arc in ([(u, v), (v, u)] if both and u != v else [(u, v)]):
+            best[arc] = min(best.get(arc, np.inf), w / 2)
+    src = np.repeat(np.arange(n), g.degrees())
+    got = dict(zip(zip(src.tolist(), g.indices.tolist()), g.weights.tolist()))
+    assert got == best and g.weights.dtype == np.float64
+
+
+def test_weights_from_every_source_and_through_the_cache(cache_dir):
+    g = G.from_edges([0, 1], [1, 2], weights=[2.5, 4], directed=False)
+    assert g.weights.tolist() == [2.5, 2.5, 4.0, 4.0] and g.summary()["weighted"]
+    assert G.from_edges([0, 1], [1, 2]).weights is None
+    with pytest.raises(GraphError, match=r"weights\[1\] is NaN"):
+        G.from_edges([0, 1], [1, 2], weights=[1, np.nan])
+    with pytest.raises(GraphError, match="one per arc"):
+        G.from_edges([0, 1], [1, 2], weights=[1])
+
+    d = nx.DiGraph()
+    d.add_edge(10, 20, weight=0.5)
+    d.add_edge(20, 30)  # no attribute: weighs 1, as in networkx
+    g = G.from_networkx(d)
+    assert g.weights.tolist() == [0.5, 1.0]
+    assert G.from_networkx(d, weight=None).weights is None
+    assert G.from_networkx(nx.path_graph(3)).weights is None
+    d.add_edge(30, 10, weight="heavy")
+    with pytest.raises(GraphError, match="'heavy', not a number"):
+        G.from_networkx(d)
+    back = G.from_networkx(G.from_edges([0], [1], weights=[7.0]).to_networkx())
+    assert back.weights.tolist() == [7.0]
+
+    a = sp.csr_array(np.array([[0, 3.0, 0], [0, 0, 1.5], [0, 0, 0]]))
+    g = G.from_scipy(a)
+    assert g.directed and g.weights.tolist() == [3.0, 1.5]
+    assert (g.to_scipy() != a).nnz == 0
+    assert G.from_scipy(a, weighted=False).weights is None
+    # same pattern both ways, different values: a directed graph; read undirected, the smaller
+    s = sp.csr_array(np.array([[0, 2.0], [5.0, 0]]))
+    assert G.from_scipy(s).directed
+    assert G.from_scipy(s, directed=False).weights.tolist() == [2.0, 2.0]
+
+    with tempfile.TemporaryDirectory() as d:
+        mtx = _write(d, "w.mtx", "%%MatrixMarket matrix coordinate real symmetric\n"
+                                 "3 3 2\n2 1 0.25\n3 2 -4e1\n")
+        g = G.load_graph(mtx, cache=True)
+        assert rows(g) == [[1], [0, 2], [1]] and g.weights.tolist() == [0.25, 0.25, -40, -40]
+        assert G.load_graph(mtx, cache=True).weights.tolist() == g.weights.tolist()  # cached
+        assert G.load_graph(mtx, weighted=False, cache=False).weights is None
+        snap = _write(d, "w.txt", "# from to weight\n0 1 0.1\n1 2 1.0000000000000000001e0\n"
+                                  "2 0 7 extra\n0 1 0.05\n")
+        g = G.load_snap(snap, cache=True)
+        assert g.weights.tolist() == [0.05, 1.0, 7.0]  # exact, and the repeat 0->1 kept its min
+        h = G.load_snap(snap, cache=True)
+        assert np.array_equal(h.weights, g.weights)
+        mixed = _write(d, "m.txt", "0 1 2.5\n1 2\n")
+        g = G.load_snap(mixed, cache=False)
+        assert g.weights is None and "line 2" in g.notes["weights"]
+        metis = _write(d, "w.graph", "3 2 1\n2 5\n1 5 3 6\n2 6\n")
+        assert G.load_metis(metis, cache=False).weights.tolist() == [5, 5, 6, 6]
+
+
+def test_snap_reals_match_python_float():
+    # the tokenizer's fast path is exact where it applies; the rest go through float()
+    texts = ["0.1", "2.5e-3", "-7", "1e22", "1e23", "123456789012345678", "4.9e-324",
+             "0.30000000000000004", "+.5", "5.", "1E+2"]
+    with tempfile.TemporaryDirectory() as d:
+        p = _write(d, "r.txt", "".join(f"{i} {i + 1} {t}\n" for i, t in enumerate(texts)))
+        g = G.load_snap(p, cache=False)
+    assert g.weights.tolist() == [float(t) for t in texts]
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 16: the file's own vertex ids, line ends, cache checks, sizes, METIS, temporaries
+
+
+def test_snap_ids_are_kept_and_translated(cache_dir):
+    with tempfile.TemporaryDirectory() as d:
+        one = _write(d, "one.txt", "1 2\n2 3\n3 4\n")
+        g = G.load_snap(one, cache=False)
+        assert g.original_ids.tolist() == [1, 2, 3, 4]
+        assert g.to_dense(1) == 0 and g.to_dense(np.int64(4)) == 3 and g.to_original(0) == 1
+        with pytest.raises(GraphError, match=r"vertex id 5 is not in SNAP edge list one\.txt"):
+            g.to_dense(5)
+        hundred = _write(d, "hundred.txt", "".join(f"{v} {v + 1}\n" for v in range(101, 112)))
+        g = G.load_snap(hundred, cache=True)
+        assert g.to_dense(101) == 0 and g.to_original(11) == 112
+        with pytest.raises(GraphError, match=r"vertex id 0 is not in .*hundred\.txt.*101 to 112"):
+            g.to_dense(0)
+        cached = G.load_snap(hundred, cache=True)
+        assert cached.original_ids.tolist() == list(range(101, 113))
+        with pytest.raises(GraphError, match="out of range"):
+            g.to_original(12)
+        with pytest.raises(GraphError, match="not an integer"):
+            g.to_dense("101")
+        # remap=False, Matrix Market, METIS: the ids need no map
+        assert G.load_snap(one, remap=False, cache=False).original_ids is None
+        mtx = _write(d, "p.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 3\n")
+        g = G.load_graph(mtx, cache=False)
+        assert g.original_ids is None and g.to_dense(0) == 0 and rows(g) == [[2], [], []]
+        with pytest.raises(GraphError, match=r"vertex id 3 is not in Matrix Market p\.mtx.*0\.\.2"):
+            g.to_dense(3)
+
+
+@pytest.mark.parametrize("fname", ["g.txt", "g.mtx", "g.graph"])
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("bom", [b"", b"\xef\xbb\xbf"])
+def test_every_line_end_and_a_byte_order_mark(fname, end, bom):
+    text = {"g.txt": "# c\n0 1\n1 2\n2 3\n",
+            "g.mtx": "%%MatrixMarket matrix coordinate pattern general\n% c\n3 3 2\n1 2\n2 3\n",
+            "g.graph": "% c\n4 1\n2\n1\n\n\n"}[fname]
+    expect = {"g.txt": [[1], [2], [3], []], "g.mtx": [[1], [2], []],
+              "g.graph": [[1], [0], [], []]}[fname]
+    with tempfile.TemporaryDirectory() as d:
+        p = _write(d, fname, bom + text.replace("\n", end).encode())
+        assert rows(G.load_graph(p, cache=False)) == expect
+
+
+def _entry(cache_dir: Path, kind: str, **params) -> Path:
+    p = gcache.cache_path(f"gen-{kind}", {"kind": kind, "params": params})
+    assert p.parent == cache_dir and p.exists()
+    return p
+
+
+def _rewrite_entry(entry: Path, **changes):
+    """Change arrays of a cache entry in place, keeping its metadata (and stored checksum)."""
+    arrays = gcache.read_npz(entry)
+    for name, fn in changes.items():
+        arrays[name] = fn(arrays[name].copy())
+    with open(entry, "wb") as f:
+        np.savez(f, **arrays)
+
+
+@pytest.mark.parametrize("damage", ["one id", "offset", "offset past the end"])
+def test_damaged_cache_entry_is_detected_and_rebuilt(cache_dir, damage):
+    g = G.grid2d(rows=9, cols=8, cache=True)
+    entry = _entry(cache_dir, "grid2d", rows=9, cols=8)
+
+    def one_id(a):
+        a[3] = (a[3] + 1) % 72
+        return a
+
+    def offset(a):
+        a[5] = 10**6
+        return a
+
+    def past_end(a):
+        a[-1] += 1
+        return a
+
+    _rewrite_entry(entry, **({"one id": {"indices": one_id}, "offset": {"offsets": offset},
+                              "offset past the end": {"offsets": past_end}}[damage]))
+    with pytest.warns(RuntimeWarning, match="damaged.*checksum"):
+        h = G.grid2d(rows=9, cols=8, cache=True)
+    assert same(g, h)
+    assert G.graph_stats(G.grid2d(rows=9, cols=8, cache=True))["approx_diameter"] == 15
+
+
+def test_broken_csr_never_reaches_numba():
+    ok = G.grid2d(rows=3, cols=3, cache=False)
+    off = ok.offsets.copy()
+    off[5] = 10**6
+    with pytest.raises(GraphError, match=r"offsets\[5\] = 1000000 > offsets\[6\]"):
+        CSRGraph(off, ok.indices, False)
+    # even with a matching checksum, a broken entry's CSR is refused when it is read
+    bad = ok.indices.copy()
+    bad[0] = 9
+    with pytest.raises(GraphError, match=r"indices\[0\] = 9 \(an arc of vertex 0\) is out of"):
+        CSRGraph(ok.offsets, bad, False)
+    with pytest.raises(GraphError, match="must start at 0 and end at len"):
+        CSRGraph(ok.offsets[:-1], ok.indices, False)
+    with pytest.raises(GraphError, match="holds? integers"):
+        CSRGraph(ok.offsets.astype(float), ok.indices, False)
+    with pytest.raises(GraphError, match="original_ids must be strictly increasing"):
+        CSRGraph(ok.offsets, ok.indices, False, original_ids=[5, 4, 6, 7, 8, 9, 10, 11, 12])
+    g = CSRGraph(ok.offsets.astype(np.int32), ok.indices.astype(np.int64), False)
+    assert g.offsets.dtype == np.int64 and g.indices.dtype == np.int32
+
+
+def test_entry_with_a_valid_checksum_but_a_broken_csr_is_rebuilt(cache_dir, monkeypatch):
+    # as if the checksum missed the damage: the CSR check still refuses the entry
+    monkeypatch.setattr(gcache, "checksum", lambda arrays, meta: "always the same")
+    g = G.grid2d(rows=4, cols=4, cache=True)
+    entry = _entry(cache_dir, "grid2d", rows=4, cols=4)
+    _rewrite_entry(entry, offsets=lambda a: np.where(np.arange(a.size) == 5, 10**6, a))
+    with pytest.warns(RuntimeWarning, match="damaged.*never decrease"):
+        h = G.grid2d(rows=4, cols=4, cache=True)
+    assert same(g, h)
+
+
+@pytest.mark.parametrize("size", ["1099511627776 1099511627776", "2147483649 2147483649"])
+def test_matrix_market_huge_size_line_is_a_clear_error(size):
+    with tempfile.TemporaryDirectory() as d:
+        p = _write(d, "huge.mtx", f"%%MatrixMarket matrix coordinate pattern general\n{size} 1\n"
+                                  "1 2\n")
+        with pytest.raises(GraphError, match=r"huge\.mtx: size line says .* do not fit int32"):
+            G.load_graph(p, cache=False)
+
+
+def test_memory_is_checked_before_allocating(monkeypatch):
+    from explorer.graphs import memory
+
+    monkeypatch.setattr(memory, "available_bytes", lambda: 8 << 30)
+    with pytest.raises(GraphError, match=r"generator 'kronecker' \(scale=27.*needs about "
+                                         r"\d+\.\d GB of memory, but only 8\.0 GB"):
+        G.generate("kronecker", scale=27, cache=False)
+    with tempfile.TemporaryDirectory() as d:
+        p = _write(d, "big.mtx", "%%MatrixMarket matrix coordinate pattern general\n"
+                                 "2000000000 2000000000 1\n1 2\n")
+        with pytest.raises(GraphError, match=r"big\.mtx: reading 2,000,000,000 vertices .* needs"):
+            G.load_graph(p, cache=False)
+    assert G.generate("grid2d", rows=3, cols=3, cache=False).num_vertices == 9  # small: fine
+
+
+def test_metis_accepts_the_undirected_flag_and_refuses_directed():
+    with tempfile.TemporaryDirectory() as d:
+        p = _write(d, "c4.graph", METIS_TEXT)
+        want = rows(G.load_metis(p, cache=False))
+        # what the CLI's --undirected passes
+        assert rows(G.load_graph(p, directed=False, cache=False)) == want
+        assert rows(G.load_metis(p, directed=False, symmetrize=True, cache=False)) == want
+        with pytest.raises(GraphError, match="undirected by format"):
+            G.load_graph(p, directed=True, cache=False)
+
+
+@pytest.mark.parametrize("kind", list(SMALL))
+def test_generator_size_bounds_the_graph(kind):
+    n, arcs = G.generator_size(kind, **SMALL[kind])
+    g = G.generate(kind, **SMALL[kind], cache=False)
+    assert n == g.num_vertices and arcs >= g.num_arcs
+    if kind.startswith("grid"):
+        assert arcs == g.num_arcs
+    assert G.generator_size("grid3d", nx=3, ny=4, nz=5, periodic=True) == (60, 360)
+
+
+def test_generator_refuses_over_max_arcs_before_building(monkeypatch):
+    def boom(*a, **k):
+        raise AssertionError("built before refusing")
+
+    assert G.generator_size("kronecker", scale=22) == (2**22, 2**27)
+    monkeypatch.setattr(generators, "build", boom)
+    with pytest.raises(GraphError, match=r"'kronecker' \(scale=22.* up to 134,217,728 arcs, over "
+                                         r"the limit of 200,000"):
+        G.generate("kronecker", scale=22, max_arcs=200_000)
+    with pytest.raises(GraphError, match="scale must be in 1..30"):
+        G.generator_size("kronecker", scale=40)
+    with pytest.raises(GraphError, match="unknown generator"):
+        G.generator_size("nope")
+    with pytest.raises(GraphError, match="grid2d"):
+        G.generator_size("grid2d", colz=3)
+
+
+def test_stale_cache_temporaries_are_removed(cache_dir):
+    import subprocess
+    import sys
+    import time
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_pid = int(dead.stdout)
+    killed = cache_dir / f".gen-x-1-2.npz.{dead_pid}.k1ll3d.tmp"
+    live = cache_dir / f".gen-x-1-2.npz.{os.getpid()}.wr1t1ng.tmp"
+    forgotten = cache_dir / f".gen-x-1-2.npz.{os.getpid()}.0ld.tmp"
+    for p in (killed, live, forgotten):
+        p.write_bytes(b"half an entry")
+    an_hour_ago = time.time() - 3600
+    os.utime(forgotten, (an_hour_ago, an_hour_ago))
+    os.utime(killed, (time.time() - 60,) * 2)
+    G.grid2d(rows=5, cols=7, cache=True)  # a store cleans up
+    left = {p.name for p in cache_dir.iterdir() if p.name.endswith(".tmp")}
+    assert left == {live.name}
+    live.unlink()

@@ -12,9 +12,12 @@ from hypothesis import strategies as st
 from explorer.graphs import CSRGraph
 from explorer.reference import (
     RULES,
+    CheckReport,
     ValidationError,
     ValidationReport,
     assert_valid_bfs,
+    bfs_layers,
+    check_result,
     compare_distances,
     cpu_bfs,
     traversed_edges,
@@ -513,3 +516,102 @@ def test_validate_unsigned_unreached_is_out_of_range():
     d, p = cpu_bfs(g, 0)
     # -1 wrapped to 2**32 - 1 by an unsigned GPU buffer is not a vertex level.
     _expect(validate(g, 0, d.astype(np.uint32), p), "range", "vertex 2", "4294967295")
+
+
+# ---------------------------------------------------------------------------------------------
+# bfs_layers: the levels as a frontier generator
+
+
+def _queue_order(g: CSRGraph, sources) -> list[int]:
+    """Vertices in the order a FIFO queue BFS from `sources` (in order) first reaches them."""
+    seen = set(sources)
+    order = list(dict.fromkeys(sources))
+    q = deque(order)
+    while q:
+        u = q.popleft()
+        for v in g.indices[g.offsets[u]: g.offsets[u + 1]].tolist():
+            if v not in seen:
+                seen.add(v)
+                order.append(v)
+                q.append(v)
+    return order
+
+
+@pytest.mark.parametrize("name", sorted(NAMED))
+def test_bfs_layers_match_networkx(name):
+    G = NAMED[name]
+    g = _csr(G, name)
+    n = g.num_vertices
+    for sources in ([0], [n - 1], [0, n // 2], list(range(0, n, 3))):
+        layers = list(bfs_layers(g, sources if len(sources) > 1 else sources[0]))
+        expected = list(nx.bfs_layers(G, sources))
+        assert [sorted(x.tolist()) for x in layers] == [sorted(x) for x in expected]
+        assert all(x.dtype == np.int32 for x in layers)
+        # each level in the order cpu_bfs's queue discovers it
+        assert np.concatenate(layers).tolist() == _queue_order(g, sources)
+        if len(sources) == 1:
+            d, _ = cpu_bfs(g, sources[0])
+            for level, x in enumerate(layers):
+                assert np.all(d[x] == level)
+
+
+def test_bfs_layers_sources_and_early_stop():
+    g = _csr(nx.path_graph(6))
+    assert [x.tolist() for x in bfs_layers(g, [2, 2, 4])] == [[2, 4], [1, 3, 5], [0]]
+    assert [x.tolist() for x in bfs_layers(g, np.array([5]))] == [[5], [4], [3], [2], [1], [0]]
+    assert list(bfs_layers(g, [])) == []
+    layers = bfs_layers(g, 0)
+    assert next(layers).tolist() == [0] and next(layers).tolist() == [1]  # lazy: stop any time
+    with pytest.raises(ValueError, match="out of range"):
+        list(bfs_layers(g, [0, 6]))
+    with pytest.raises(ValueError, match="not an integer"):
+        list(bfs_layers(g, 1.5))
+
+
+# ---------------------------------------------------------------------------------------------
+# check_result: the one check of a BFS result
+
+
+def test_check_result_passes_a_correct_result_and_runs_the_cpu_bfs_once(monkeypatch):
+    import importlib
+
+    # the module: the package's attribute `validate` is the function
+    vmod = importlib.import_module("explorer.reference.validate")
+
+    g = _csr(nx.karate_club_graph())
+    d, p = cpu_bfs(g, 0)
+    calls = []
+    real = vmod.cpu_bfs
+    monkeypatch.setattr(vmod, "cpu_bfs", lambda *a: calls.append(a) or real(*a))
+    monkeypatch.setattr(vmod, "_bfs_kernel", lambda *a: pytest.fail("validate ran a second BFS"))
+    r = check_result(g, 0, d, p)
+    assert isinstance(r, CheckReport) and r.ok and r.rule is None and len(calls) == 1
+    assert "distances equal the CPU reference" in r.message
+    np.testing.assert_array_equal(r.expected, d)
+    assert r.raise_if_failed() is r
+    r = check_result(g, 0, d, p, expected=d)
+    assert r.ok and len(calls) == 1  # given the expected distances, no CPU BFS at all
+    with pytest.raises(Exception):
+        r.ok = False  # frozen
+
+
+def test_check_result_names_the_first_broken_rule():
+    g = _csr(nx.path_graph(5))
+    d, p = cpu_bfs(g, 0)
+    p2 = p.copy()
+    p2[3] = 1
+    r = check_result(g, 0, d, p2)
+    assert not r.ok and r.rule == "tree-edge-levels" and "1 -> 3" in r.message
+    np.testing.assert_array_equal(r.expected, d)
+    with pytest.raises(ValidationError, match="tree-edge-levels"):
+        r.raise_if_failed()
+    # a valid tree whose distances differ from the reference the caller holds
+    wrong = d.copy()
+    wrong[4] = 3
+    r = check_result(g, 0, d, p, expected=wrong)
+    assert not r.ok and r.rule == "distances" and "vertex 4" in r.message
+    with pytest.raises(ValidationError) as exc:
+        assert_valid_bfs(g, 0, d, p2)
+    assert exc.value.rule == "tree-edge-levels"
+    with pytest.raises(ValueError, match="out of range"):
+        check_result(g, 9, d, p)

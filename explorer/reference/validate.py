@@ -1,34 +1,17 @@
-"""CPU reference BFS, Graph500 TEPS edge counting and the Graph500 result validator.
-
-Every GPU result the explorer shows or the tests accept goes through `validate()` and an exact
-`compare_distances()` against `cpu_bfs()`. The per-arc work is Numba-compiled and the per-vertex
-work is vectorised numpy, so validation stays linear on graphs of millions of vertices.
-
-Conventions (shared with the GPU kernels):
-  distances int32[n]: BFS level, -1 for unreached vertices
-  parents   int32[n]: BFS-tree parent, -1 for unreached vertices, parents[source] == source
-"""
+"""The Graph500 result validator, the exact comparison with the CPU reference, and
+`check_result`, the one check every BFS result goes through (the CLI, the Explorer, the tests and
+the benchmarks): the CPU BFS runs once, then the Graph500 rules and the distances are checked."""
 from __future__ import annotations
 
-import operator
-import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 
-from explorer.graphs import CSRGraph
+from .bfs import CSRLike, _bfs_kernel, _check_graph, _check_source, cpu_bfs
 
-__all__ = [
-    "cpu_bfs",
-    "traversed_edges",
-    "validate",
-    "compare_distances",
-    "assert_valid_bfs",
-    "ValidationReport",
-    "ValidationError",
-    "RULES",
-]
+__all__ = ["RULES", "ValidationReport", "ValidationError", "CheckReport", "validate",
+           "compare_distances", "check_result", "assert_valid_bfs"]
 
 # Stable rule identifiers, in the order validate() checks them. The order matters: a broken tree
 # usually violates several rules at once, and the earlier, more specific rule is the one reported.
@@ -42,159 +25,6 @@ RULES = (
     "parent-is-edge",  # parents[v] -> v is an arc of the graph
     "graph-edge-levels",  # every edge joins levels differing by at most one (see validate())
 )
-
-
-# --------------------------------------------------------------------------------------------
-# Source validation
-
-
-def _check_source(source, n: int) -> int:
-    """Return `source` as a Python int, or raise ValueError naming it and the valid range."""
-    # bool is an int subclass, but True as a vertex id is almost certainly a bug at the call site.
-    if isinstance(source, (bool, np.bool_)):
-        raise ValueError(
-            f"source vertex {source!r} is not an integer vertex id; valid ids are 0..{n - 1} "
-            f"(range [0, {n}))"
-        )
-    try:
-        s = operator.index(source)  # accepts int and numpy integers, rejects 2.0 and "2"
-    except TypeError:
-        raise ValueError(
-            f"source vertex {source!r} is not an integer vertex id; valid ids are 0..{n - 1} "
-            f"(range [0, {n}))"
-        ) from None
-    if not 0 <= s < n:
-        raise ValueError(
-            f"source vertex {s} is out of range: the graph has {n} vertices, valid ids are "
-            f"0..{n - 1} (range [0, {n}))"
-        )
-    return s
-
-
-def _check_graph(graph: CSRGraph) -> None:
-    # O(1) sanity checks only: the Numba kernels do no bounds checking, and a CSR whose offsets
-    # disagree with indices would read out of bounds. (Index ranges are graphs.py's job.)
-    offsets, indices = graph.offsets, graph.indices
-    if offsets.ndim != 1 or len(offsets) < 1 or indices.ndim != 1:
-        raise ValueError(f"graph {graph.name!r}: offsets/indices must be 1-D with len(offsets) >= 1")
-    if offsets[0] != 0 or offsets[-1] != len(indices):
-        raise ValueError(
-            f"graph {graph.name!r}: offsets[0]={offsets[0]} and offsets[-1]={offsets[-1]} must be "
-            f"0 and len(indices)={len(indices)}"
-        )
-
-
-# --------------------------------------------------------------------------------------------
-# Reference BFS
-
-
-@numba.njit(cache=True)
-def _bfs_kernel(offsets, indices, source):
-    n = offsets.shape[0] - 1
-    dist = np.full(n, -1, np.int32)
-    parent = np.full(n, -1, np.int32)
-    queue = np.empty(n, np.int32)
-    dist[source] = 0
-    parent[source] = source
-    queue[0] = source
-    head = 0
-    tail = 1
-    while head < tail:
-        u = queue[head]
-        head += 1
-        du = dist[u] + 1
-        for k in range(offsets[u], offsets[u + 1]):
-            v = indices[k]
-            # First discoverer in queue order wins: this makes parents deterministic.
-            if dist[v] < 0:
-                dist[v] = du
-                parent[v] = u
-                queue[tail] = v
-                tail += 1
-    return dist, parent
-
-
-def cpu_bfs(graph: CSRGraph, source) -> tuple[np.ndarray, np.ndarray]:
-    """Sequential queue BFS from `source`, following out-arcs.
-
-    Returns (distances, parents), both int32[n]: -1 for unreached vertices, parents[source] ==
-    source, and each parent is the first discoverer in FIFO queue order (so the tree is
-    deterministic for a given CSR arc order). Raises ValueError for a source that is not an
-    integer in [0, n).
-    """
-    _check_graph(graph)
-    s = _check_source(source, graph.num_vertices)
-    return _bfs_kernel(graph.offsets, graph.indices, s)
-
-
-# --------------------------------------------------------------------------------------------
-# TEPS edge counting
-
-
-@numba.njit(cache=True)
-def _self_loops_per_vertex(offsets, indices):
-    n = offsets.shape[0] - 1
-    loops = np.zeros(n, np.int32)
-    for u in range(n):
-        for k in range(offsets[u], offsets[u + 1]):
-            if indices[k] == u:
-                loops[u] += 1
-    return loops
-
-
-# A graph's self loops, found once: scanning every arc again after each run delayed the result of
-# a BFS of Kronecker scale 22 by 0.2 s. An empty array stands for "none" (the loaders drop them).
-_self_loops: "weakref.WeakKeyDictionary[CSRGraph, np.ndarray]" = weakref.WeakKeyDictionary()
-
-
-def _loops_of(graph: CSRGraph) -> np.ndarray:
-    loops = _self_loops.get(graph)
-    if loops is None:
-        loops = _self_loops_per_vertex(graph.offsets, graph.indices)
-        if not loops.any():
-            loops = np.zeros(0, np.int32)
-        _self_loops[graph] = loops
-    return loops
-
-
-@numba.njit(cache=True)
-def _count_reached_arcs(offsets, loops_per_vertex, reached):
-    """(arcs leaving reached vertices, self-loop arcs among them); loops_per_vertex empty: none."""
-    n = offsets.shape[0] - 1
-    has_loops = loops_per_vertex.shape[0] > 0
-    arcs = 0
-    loops = 0
-    for u in range(n):
-        if reached[u]:
-            arcs += offsets[u + 1] - offsets[u]
-            if has_loops:
-                loops += loops_per_vertex[u]
-    return arcs, loops
-
-
-def traversed_edges(graph: CSRGraph, distances) -> int:
-    """Edges a BFS traversed, counted the Graph500 way, for TEPS = traversed_edges / time.
-
-    Undirected graph: the number of undirected edges with an endpoint in the reached component
-    (vertices with distance >= 0). A CSR stores each edge {u, v} as the two arcs u->v and v->u,
-    and a self loop {v, v} as a single arc, so the count is
-        (arcs leaving reached vertices - self-loop arcs) / 2 + self-loop arcs,
-    i.e. sum of reached degrees // 2 with each self loop counted once. Multi-edges, if the graph
-    kept them, count once per copy.
-    Directed graph: the number of arcs leaving reached vertices (self loops included), i.e. the
-    sum of out-degrees of reached vertices.
-    """
-    _check_graph(graph)
-    d = np.asarray(distances)
-    if d.ndim != 1 or len(d) != graph.num_vertices:
-        raise ValueError(
-            f"distances has shape {d.shape}, expected ({graph.num_vertices},) for graph {graph.name!r}"
-        )
-    reached = d >= 0
-    arcs, loops = _count_reached_arcs(graph.offsets, _loops_of(graph), reached)
-    if graph.directed:
-        return int(arcs)
-    return int((arcs - loops) // 2 + loops)
 
 
 # --------------------------------------------------------------------------------------------
@@ -328,7 +158,7 @@ def _describe_cycle(parents: np.ndarray, u: int, limit: int = 8) -> str:
 
 
 def validate(
-    graph: CSRGraph, source, distances, parents, *, reference_distances=None
+    graph: CSRLike, source, distances, parents, *, reference_distances=None
 ) -> ValidationReport:
     """Check a BFS result against the Graph500 rules; return the first broken rule.
 
@@ -469,12 +299,33 @@ def compare_distances(expected, actual) -> str | None:
     )
 
 
-def assert_valid_bfs(graph: CSRGraph, source, distances, parents) -> None:
-    """What every GPU result in the tests goes through: validate() with the Graph500 rules, then
-    an exact comparison of distances with cpu_bfs. Raises ValidationError (rule "distances" for
-    the comparison) on the first problem."""
-    expected, _ = cpu_bfs(graph, source)
-    validate(graph, source, distances, parents, reference_distances=expected).raise_if_failed()
+@dataclass(frozen=True, eq=False)
+class CheckReport(ValidationReport):
+    """Outcome of `check_result()`: ok, rule (the first broken rule id of RULES, or "distances"
+    when the tree is valid but the distances differ from the CPU reference's), a message naming
+    the offending vertex or edge, and the CPU reference distances it was checked against."""
+
+    expected: np.ndarray | None = field(default=None, repr=False)
+
+
+def check_result(graph: CSRLike, source, distances, parents, expected=None) -> CheckReport:
+    """Check a BFS result: validate() with the Graph500 rules, then an exact comparison of the
+    distances with the CPU reference's. The CPU BFS runs once, or not at all when `expected`
+    (cpu_bfs(graph, source)[0]) is given. `.raise_if_failed()` turns a failure into a
+    ValidationError. A source that is not a vertex raises ValueError (a caller bug)."""
+    if expected is None:
+        expected, _ = cpu_bfs(graph, source)
+    report = validate(graph, source, distances, parents, reference_distances=expected)
+    if not report.ok:
+        return CheckReport(False, report.rule, report.message, expected)
     msg = compare_distances(expected, distances)
     if msg is not None:
-        raise ValidationError(ValidationReport(False, "distances", msg))
+        return CheckReport(False, "distances", msg, expected)
+    return CheckReport(True, None, f"{report.message}; distances equal the CPU reference BFS",
+                       expected)
+
+
+def assert_valid_bfs(graph: CSRLike, source, distances, parents) -> None:
+    """check_result(...).raise_if_failed(): raises ValidationError (rule "distances" for the
+    comparison) on the first problem."""
+    check_result(graph, source, distances, parents).raise_if_failed()

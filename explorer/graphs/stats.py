@@ -1,0 +1,52 @@
+"""BFS-4K Table 1 statistics of a graph."""
+from __future__ import annotations
+
+import numpy as np
+
+from explorer.reference.bfs import cpu_bfs
+
+from .csr import CSRGraph
+
+__all__ = ["degree_histogram", "graph_stats"]
+
+
+def degree_histogram(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
+    """(degree, count) of the degrees that occur, in increasing degree (out-degree for a
+    directed graph): count[i] vertices have degree degree[i]."""
+    counts = np.bincount(graph.degrees()) if graph.num_vertices else np.zeros(0, np.int64)
+    deg = np.flatnonzero(counts)
+    return deg, counts[deg]
+
+
+def graph_stats(graph: CSRGraph) -> dict:
+    """BFS-4K Table 1 characteristics of a graph.
+
+    vertices |V|; edges |E| (undirected edges for an undirected graph, arcs for a directed one;
+    `arcs` is given too); approx_diameter: double sweep lower bound (BFS from the max-degree
+    vertex, then BFS from the farthest vertex it reached; the larger eccentricity), over the
+    part reachable from there; avg_degree (arcs / |V|: 2|E|/|V| if undirected, loop-free),
+    std_degree (population), max_degree and mode_degree (most frequent degree, smallest on
+    ties). Degrees are out-degrees. BFS-4K's Table 1 column "Mode" looks like the maximum degree
+    (roadNet-CA 12, Amazon0505 10), so both are reported.
+    """
+    n = graph.num_vertices
+    deg = graph.degrees()
+    out = {"vertices": n, "edges": graph.num_edges, "arcs": graph.num_arcs,
+           "directed": bool(graph.directed)}
+    if n == 0:
+        out.update(approx_diameter=0, avg_degree=0.0, std_degree=0.0, max_degree=0,
+                   mode_degree=0)
+        return out
+    start = int(np.argmax(deg))
+    dist, _ = cpu_bfs(graph, start)
+    ecc0 = int(dist.max())
+    far = int(np.argmax(dist))  # first vertex at the largest distance
+    dist2, _ = cpu_bfs(graph, far)
+    out.update(
+        approx_diameter=max(ecc0, int(dist2.max())),
+        avg_degree=float(graph.num_arcs / n),
+        std_degree=float(deg.std()),
+        max_degree=int(deg.max()),
+        mode_degree=int(np.argmax(np.bincount(deg))),
+    )
+    return out

@@ -1,0 +1,29 @@
+"""CPU reference BFS and the Graph500 validator.
+
+  bfs.py       cpu_bfs (distances and parents), bfs_layers (the levels, one array each, as
+               networkx's bfs_layers), traversed_edges (Graph500 TEPS counting)
+  validate.py  validate (the Graph500 rules, stable ids in RULES), compare_distances, and
+               check_result: the one check of a BFS result (CPU BFS once, rules, distances)
+
+Every result the explorer shows or the tests accept goes through `check_result`. This package
+imports nothing of explorer.graphs (which uses it for its statistics): it reads any CSR-shaped
+object.
+"""
+from .bfs import CSRLike, bfs_layers, cpu_bfs, traversed_edges
+from .validate import (RULES, CheckReport, ValidationError, ValidationReport, assert_valid_bfs,
+                       check_result, compare_distances, validate)
+
+__all__ = [
+    "cpu_bfs",
+    "bfs_layers",
+    "traversed_edges",
+    "validate",
+    "compare_distances",
+    "check_result",
+    "assert_valid_bfs",
+    "CheckReport",
+    "ValidationReport",
+    "ValidationError",
+    "RULES",
+    "CSRLike",
+]
