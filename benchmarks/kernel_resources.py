@@ -4,9 +4,10 @@ Compiles each kernel to PTX with Numba for a compute capability (default 9.0) an
 with the CUDA toolkit's `ptxas -v` (needs a CUDA toolkit: CUDA_HOME or /usr/local/cuda; with
 CUOBJDUMP=path/to/cuobjdump it also counts the SASS instructions). Spills
 in the single-block kernel are what its level loop pays for on every level, so check this after
-touching kernels/bfs4k.py:
+touching kernels/bfs4k/ or kernels/frontier_ops.py, for the static knobs you changed code for
+(the default compiles no duplicate filter and no instrumentation):
 
-    python3 benchmarks/kernel_resources.py [--cc 9.0]
+    python3 benchmarks/kernel_resources.py [--cc 9.0] [--dedup hash64] [--race] [--instrument]
 """
 from __future__ import annotations
 
@@ -37,6 +38,11 @@ def main(argv=None) -> int:
     ap.add_argument("--shared-visited", action="store_true", help="the single block with knob visited='shared'")
     ap.add_argument("--cluster", type=int, default=1, help="the single block's cluster form of this many blocks "
                     "(implies --shared-visited)")
+    ap.add_argument("--dedup", choices=("none", "hash64", "warp-culling"), default="none",
+                    help="the duplicate filter compiled in (knob dedup)")
+    ap.add_argument("--race", action="store_true", help="the paper's racy claim (knob claim='race'; "
+                    "not with --shared-visited or --cluster)")
+    ap.add_argument("--instrument", action="store_true", help="with the duplicates' ground truth (instrument=True)")
     args = ap.parse_args(argv)
     cc = tuple(int(x) for x in args.cc.split("."))
 
@@ -49,9 +55,13 @@ def main(argv=None) -> int:
     dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
     from kernels import bfs4k
     ptxas = _ptxas()
-    for name, kernel, sig, maxreg in bfs4k.kernel_signatures(single_block_threads=args.single_block_threads,
-                                                            shared_visited=args.shared_visited or args.cluster > 1,
-                                                            cluster=args.cluster):
+    dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[args.dedup]
+    try:
+        signatures = bfs4k.kernel_signatures(args.instrument, not args.race, dedup, args.single_block_threads,
+                                             args.shared_visited or args.cluster > 1, args.cluster)
+    except ValueError as e:
+        sys.exit(f"kernel_resources: {e}")
+    for name, kernel, sig, maxreg in signatures:
         ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc, lineinfo=False)
         with tempfile.TemporaryDirectory() as tmp:
             src = Path(tmp) / f"{name}.ptx"

@@ -1,14 +1,22 @@
-"""BFS-4K's per-level formulas as plain arithmetic, shared by the host policy and the kernels.
+"""BFS-4K's per-level formulas as plain arithmetic, shared by the host policy and the kernels,
+and the codes of the duplicate filters the host picks and the kernels compile in.
 
-Pure Python on scalars, no imports: the host calls them directly (explorer.policy) and the
-single-block kernel, which decides its levels on the device, calls the `cuda.jit(device=True)`
-wrappers made in kernels.bfs4k. One formula, one place. Each function is self-contained (no
-calls to the others), because the device wrappers can only see jitted callees.
+Pure Python on scalars, no imports: the host calls them directly
+(explorer.techniques.bfs4k.policy) and the single-block kernel, which decides its levels on the
+device, calls the `cuda.jit(device=True)` wrappers made in kernels.bfs4k.device. One formula,
+one place. Each function is self-contained (no calls to the others), because the device wrappers
+can only see jitted callees.
 """
 
 #: Degrees are binned by floor(log2(degree)) (bin 0 also holds degree 0), so a threshold at a
 #: power of two splits the bins exactly and the host knows the count and the edge total above it.
 DEGREE_BINS = 32
+
+#: Duplicate filters (kernels.frontier_ops), as a static knob of the kernels: none, BFS-4K's
+#: hash64 (§6) or Merrill, Garland & Grimshaw's warp culling, whose table has CULL_ENTRIES
+#: int32 entries per warp.
+NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
+CULL_ENTRIES = 128
 
 
 def pow2_floor(x):

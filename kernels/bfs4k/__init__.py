@@ -30,9 +30,9 @@ what the shuffles need on the GPU and what kernels.sim checks under the simulato
 
 Modules: layout (the constants the host shares, no Numba: `from kernels.bfs4k import layout`),
 build (kernels_for, Kernels, kernel_signatures), multi, single, cluster, commit (the kernels),
-expand (virtual warps, edge-discover), visit (claim, duplicate filters, local queues, flush),
-device (helpers). Importing this package imports no Numba: the names of build are loaded on
-first use.
+expand (virtual warps, edge-discover), device (helpers). The claims, duplicate filters, local
+queues and flushes are kernels.frontier_ops', shared with other techniques. Importing this
+package imports no Numba: the names of build are loaded on first use.
 """
 from .layout import *  # noqa: F401,F403  (the constants the host reads: L_*, S_*, dedup codes, slots)
 

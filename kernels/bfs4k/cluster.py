@@ -7,10 +7,11 @@ from numba import cuda, int32, int64
 from numba.core import config
 
 from ..cluster import cluster_load, cluster_map, cluster_rank, cluster_sync, smem_addr
+from ..frontier_ops import A_EDGES, A_TOP
 from ..primitives import clock64, warp_max, warp_sum
-from .device import FULL, _acc_counts, _degree_bin, _u, _use_edge_discover, _virtual_warp_size
+from .device import FULL, NUM_ACC, _acc_counts, _degree_bin, _u, _use_edge_discover, _virtual_warp_size
 from .expand import _expand
-from .layout import (A_EDGES, A_TOP, CULL_ENTRIES, DEGREE_BINS, L_CLOCK, NEXT_SIZE, NUM_ACC_CLUSTER, QLEN, R_HEAVY,
+from .layout import (CULL_ENTRIES, DEGREE_BINS, L_CLOCK, NEXT_SIZE, OVERFLOW, QLEN, R_HEAVY,
                      R_TOP, ROW, ROW_CLUSTER, ROWS_CLUSTER, S_CLOCK_START, WARP_CULL, register_cap)
 from .single import _leave, _load_rows, _load_visited, _log_level
 
@@ -150,7 +151,11 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
 
         a_is_in = in_a
         level = level0
-        acc = cuda.local.array(NUM_ACC_CLUSTER, int64)
+        acc = cuda.local.array(NUM_ACC, int64)
+        graph = (dist, parent)
+        mode = (True, True, cull, bm_off)  # claims through the bitmap
+        inst = (instrument, stamp, stamp2)
+        filt = (dedup, table, hmask, tid, cull, cull_base)
         q = cuda.local.array((2, QLEN), int32)
         while True:
             pb = prev * ROW_CLUSTER
@@ -166,7 +171,7 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
                 for i in range(lane, CULL_ENTRIES, 32):
                     cull[cull_base + i] = -1
                 cuda.syncwarp(FULL)
-            for i in range(NUM_ACC_CLUSTER):
+            for i in range(NUM_ACC):
                 acc[i] = 0
             edges = warp_sum(wsum[prev, lane])  # this block's share of the frontier's degree sum
             # A heavy vertex returns the frontier to the host, as in bfs4k_single: every block
@@ -184,10 +189,11 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
             nxt = int32(level + 1)
             cl = (int32(shift), bm_addr, cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0),
                   smem_addr(sh32, fn_off), smem_addr(sh32, 2 * rbn_off), smem_addr(sh32, dgn_off), offsets,
-                  heavy_min, cnt)
-            _expand(ed, W, binary, local, sh32, f_off, offsets, indices, visits, log_cap, cnt, nxt, dist, parent,
-                    stamp, stamp2, instrument, True, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
-                    fcap, rb_off, deg_off, bm_off, logged, cl)
+                  heavy_min, cnt[R_HEAVY:])
+            src = (sh32, f_off, local, offsets, indices, table, rb_off, deg_off)
+            out = (visits, log_cap, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, logged)  # the visit log
+            ops = (nxt, graph, mode, inst, filt, out, cl)
+            _expand(ed, W, binary, src, ops, q, acc, k7)
             _acc_counts(acc, cnt, 0)
             claimed_edges = warp_sum(acc[A_EDGES])
             claimed_top = warp_max(int32(acc[A_TOP]))

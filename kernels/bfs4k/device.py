@@ -1,45 +1,27 @@
-"""Device helpers of the BFS-4K kernels: index and bit helpers, the per-level formulas of
-kernels.rules as device functions, the blocks' counters and the degree histogram."""
-from numba import cuda, int32, int64, uint32, uint64
+"""Device helpers of the BFS-4K kernels: the per-level formulas of kernels.rules as device
+functions, the heavy-vertex list, the blocks' counters and the degree histogram."""
+from numba import cuda, int32, int64
 from numba.core import config
 
 from .. import rules
+from ..frontier_ops import (A_COAL, A_CONF, A_DET, A_GEN, A_UNDET, FULL, NUM_ACC_CLUSTER, no_cluster, popc,
+                            uidx)
 from ..primitives import warp_sum
-from .layout import (A_COAL, A_CONF, A_DET, A_EXT, A_GEN, A_UNDET, COALESCED, CULL_ENTRIES, DUP_CONFLICTS,
-                     DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_ACC, NUM_COUNTERS, SUM_BIN,
-                     UNDETECTED, WARP_CULL)
+from .layout import (COALESCED, CULL_ENTRIES, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY,
+                     NEXT_SIZE, NUM_COUNTERS, SUM_BIN, UNDETECTED, WARP_CULL)
 
-FULL = 0xFFFFFFFF
+# BFS-4K's own per-thread count after frontier_ops' slots: edge-discover rounds without a search.
+A_EXT = NUM_ACC_CLUSTER
+NUM_ACC = A_EXT + 1  # every BFS-4K kernel's accumulators (the cluster statistics' slots included)
 
 # The multi-block and heavy kernels may run in blocks of 1024 threads (the largest K6), and
 # 1024 threads x 64 registers fill the register file; the simulator has no such option.
 _OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
 
+_u, _popc, _no_cluster = uidx, popc, no_cluster
 _degree_bin = cuda.jit(device=True)(rules.degree_bin)
 _virtual_warp_size = cuda.jit(device=True)(rules.virtual_warp_size)
 _use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
-
-
-@cuda.jit(device=True)
-def _u(i):
-    """An index known to be >= 0, as unsigned: Numba then skips the negative-index wraparound
-    (a compare, a select and a 64-bit add on every access of the hot loops)."""
-    return uint64(i)
-
-
-@cuda.jit(device=True)
-def _popc(x):
-    return cuda.popc(uint32(x))
-
-
-@cuda.jit(device=True)
-def _no_cluster(offsets, arr):
-    """The cluster context `cl` of every kernel but bfs4k_cluster: cl[0] = -1, the rest (of the
-    cluster kernel's types) never read; a constant, so the cluster paths compile away. In
-    bfs4k_cluster: (log2 of its blocks; shared-window addresses of the bitmap slice, of block 0's
-    next-frontier counter (mapped), of F_d_new, its first edges and its degrees; offsets; the
-    heavy-vertex degree K3 x block size; the level's counter row)."""
-    return (int32(-1), uint32(0), uint32(0), uint32(0), uint32(0), uint32(0), offsets, int64(0), arr)
 
 
 @cuda.jit(device=True)

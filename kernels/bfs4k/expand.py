@@ -1,18 +1,30 @@
 """BFS-4K's level expansion: dynamic virtual warps (§5.2) and edge-discover (§5.4) over a
 frontier, with heavy vertices set aside for their child grid (§5.3); _expand runs one of them
-over the single block's shared frontier."""
+over the single block's shared frontier. The claims, filters, local queues and flushes are
+kernels.frontier_ops'.
+
+Groups (tuples) besides frontier_ops' (graph, claim mode, inst, filt, out, cl):
+  src    (frontier, fbase, fsize, offsets, indices, rows64, rb_off, deg_off): the frontier's fsize
+         entries at frontier[fbase:]; rb_off >= 0: their rows are in shared memory beside them
+         (first edges at rows64[rb_off:], degrees at frontier[deg_off:], see single._load_rows),
+         -1: read from offsets.
+  heavy  (heavy_thr, heavy_v, heavy_off, heavy_ctr): a vertex of degree >= heavy_thr (> 0) goes
+         to the heavy list for its child grid instead (see _heavy_push).
+  ops    (nxt, graph, mode, inst, filt, out, cl): what a visit and a flush of the level need.
+"""
 from numba import cuda, int32, int64
 
+from ..frontier_ops import flush, visit, visit_pair
 from ..primitives import warp_inclusive_scan, warp_search_owner
-from .device import FULL, _heavy_push, _popc, _u
-from .layout import A_EXT, QLEN
-from .visit import _flush, _visit, _visit_pair
+from .device import A_EXT, FULL, _heavy_push, _popc, _u
+from .layout import QLEN
 
 
 @cuda.jit(device=True)
-def _row(u, i, frontier, offsets, rows64, rb_off, deg_off):
+def _row(u, i, src):
     """First edge and end of frontier entry i (vertex u): from the single block's shared copy
     (rb_off >= 0, see _load_rows), else from global memory."""
+    frontier, _, _, offsets, _, rows64, rb_off, deg_off = src
     if rb_off >= 0:
         beg = rows64[_u(rb_off + i)]
         return beg, beg + frontier[_u(deg_off + i)]
@@ -20,12 +32,12 @@ def _row(u, i, frontier, offsets, rows64, rb_off, deg_off):
 
 
 @cuda.jit(device=True)
-def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
-             nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
-             cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base, cl):
-    """Dynamic virtual warps (§5.2): W lanes share one frontier vertex. Returns heavy (0/1).
+def _vw_loop(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
+    """Dynamic virtual warps (§5.2): W lanes share frontier entry vw. Returns heavy (0/1).
     The single block (rb_off >= 0: rows in shared memory) takes two neighbours per lane and round."""
+    frontier, fbase, fsize, _, indices, _, rb_off, _ = src
+    heavy_thr, heavy_v, heavy_off, heavy_ctr = heavy_grp
+    nxt, graph, mode, inst, filt, out, cl = ops
     lane = cuda.laneid
     l = lane & (W - 1)
     leader = lane - l
@@ -36,7 +48,7 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
     if l == 0 and vw < fsize:
         # §5.6 reads: the leader loads the vertex and its row once, shuffles share them.
         u = frontier[_u(fbase + vw)]
-        beg, end = _row(u, vw, frontier, offsets, rows64, rb_off, deg_off)
+        beg, end = _row(u, vw, src)
     u = cuda.shfl_sync(FULL, u, leader)
     beg = cuda.shfl_sync(FULL, beg, leader)
     end = cuda.shfl_sync(FULL, end, leader)
@@ -61,14 +73,12 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             if has_b:
                 vb = indices[_u(e + W)]
             e += W + W
-            qn = _visit_pair(has_a, va, has_b, vb, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim,
-                             dedup, table, hmask, tid, cull, cull_base, lane, q, qn, acc, bm_off, cl)
+            qn = visit_pair(has_a, va, has_b, vb, u, nxt, graph, mode, inst, filt, q, qn, acc, cl)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
-                qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
-                            nxt, cl)
+                qn = flush(q, qn, out, binary, k7, acc, nxt, cl)
                 rounds = int32(0)
-        _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+        flush(q, qn, out, binary, k7, acc, nxt, cl)
         return heavy
     # Each round loads the next round's neighbour before visiting this one: the load is in
     # flight during the claim instead of after it.
@@ -82,24 +92,23 @@ def _vw_loop(vw, fsize, W, frontier, fbase, offsets, indices, heavy_thr, heavy_v
             e += W
             if e < end:
                 v_next = indices[_u(e)]
-        qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
-                    tid, cull, cull_base, lane, q, qn, acc, single, bm_off, cl)
+        qn = visit(has, v, u, nxt, graph, mode, inst, filt, q, qn, acc, cl)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
-                        nxt, cl)
+            qn = flush(q, qn, out, binary, k7, acc, nxt, cl)
             rounds = int32(0)
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+    flush(q, qn, out, binary, k7, acc, nxt, cl)
     return heavy
 
 
 @cuda.jit(device=True)
-def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, heavy_off, heavy_ctr,
-             nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid,
-             cull, cull_base, q, acc, out, out_cap, counters, binary, k7,
-             sh_out, sh_base, sh_cap, rows64, rb_off, deg_off, bm_off, log_base, cl):
-    """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of 32 frontier vertices.
-    Returns how many of the warp's vertices took the heavy path on this lane (0/1)."""
+def _ed_loop(wid, src, heavy_grp, ops, q, acc, binary, k7):
+    """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of the 32 frontier
+    entries from wid * 32. Returns how many of the warp's vertices took the heavy path on this
+    lane (0/1)."""
+    frontier, fbase, fsize, _, indices, _, _, _ = src
+    heavy_thr, heavy_v, heavy_off, heavy_ctr = heavy_grp
+    nxt, graph, mode, inst, filt, out, cl = ops
     lane = cuda.laneid
     idx = wid * 32 + lane
     u = int32(0)
@@ -108,7 +117,7 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
     heavy = 0
     if idx < fsize:
         u = frontier[_u(fbase + idx)]
-        beg, end = _row(u, idx, frontier, offsets, rows64, rb_off, deg_off)
+        beg, end = _row(u, idx, src)
         deg = end - beg
         if heavy_thr > 0 and deg >= heavy_thr:
             heavy = 1
@@ -140,36 +149,31 @@ def _ed_loop(wid, fsize, frontier, fbase, offsets, indices, heavy_thr, heavy_v, 
         v = int32(0)
         if has:
             v = indices[_u(o_beg + (k - o_excl))]
-        qn = _visit(has, v, o_u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask,
-                    tid, cull, cull_base, lane, q, qn, acc, rb_off >= 0, bm_off, cl)
+        qn = visit(has, v, o_u, nxt, graph, mode, inst, filt, q, qn, acc, cl)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
-            qn = _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base,
-                        nxt, cl)
+            qn = flush(q, qn, out, binary, k7, acc, nxt, cl)
             rounds = int32(0)
         base += 32
         if cur_end <= base:
             cur = _popc(cuda.ballot_sync(FULL, incl <= base))
-    _flush(q, qn, out, out_cap, counters, binary, k7, sh_out, sh_base, sh_cap, acc, log_base, nxt, cl)
+    flush(q, qn, out, binary, k7, acc, nxt, cl)
     return heavy
 
 
 @cuda.jit(device=True)
-def _expand(ed, W, binary, fsize, sh32, f_off, offsets, indices, out, out_n, cnt, nxt, dist, parent, stamp,
-            stamp2, instrument, atomic_claim, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
-            fcap, rb_off, deg_off, bm_off, log_base, cl):
-    """One level of the single block (or of one block of the cluster form): its fsize frontier
-    entries at sh32[f_off:], their rows beside them, by edge-discover or virtual warps of W lanes.
-    Collective over the block."""
+def _expand(ed, W, binary, src, ops, q, acc, k7):
+    """One level of the single block (or of one block of the cluster form): its frontier entries
+    (src: in shared memory, rows beside them), by edge-discover or virtual warps of W lanes; no
+    heavy vertices (a frontier holding one went back to the host). Collective over the block."""
+    fsize = src[2]
+    no_heavy = (0, src[0], src[0], src[0])
     tid = cuda.threadIdx.x
     B = cuda.blockDim.x
     if ed:
         wid = tid >> 5
         while wid * 32 < fsize:  # a warp past the frontier's end has no more work
-            _ed_loop(wid, fsize, sh32, f_off, offsets, indices, 0, out, out, cnt, nxt, dist,
-                     parent, stamp, stamp2, instrument, atomic_claim, dedup, table, hmask, tid, cull,
-                     cull_base, q, acc, out, out_n, cnt, False, k7, sh32, fn_off,
-                     fcap, table, rb_off, deg_off, bm_off, log_base, cl)
+            _ed_loop(wid, src, no_heavy, ops, q, acc, False, k7)
             wid = int32(wid + (B >> 5))
         return
     wshift = int32(0)  # W is a power of two: shifts instead of divisions
@@ -180,9 +184,5 @@ def _expand(ed, W, binary, fsize, sh32, f_off, offsets, indices, out, out_n, cnt
     vbase = int32(0)
     wfirst = int32((tid & ~31) >> wshift)
     while vbase + wfirst < fsize:
-        _vw_loop(int32(vbase + (tid >> wshift)), fsize, W, sh32, f_off, offsets, indices, 0, out,
-                 out, cnt, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
-                 hmask, tid, cull, cull_base, q, acc, out, out_n, cnt, binary,
-                 k7, sh32, fn_off, fcap, table, rb_off, deg_off, bm_off, log_base, cl)
+        _vw_loop(int32(vbase + (tid >> wshift)), W, src, no_heavy, ops, q, acc, binary, k7)
         vbase = int32(vbase + (B >> wshift))
-

@@ -3,7 +3,7 @@
 No Numba here: the host imports this module (`from kernels.bfs4k import layout`) before it
 chooses a backend, and a constant added for BFS-4K changes no other technique's layout.
 """
-from ..rules import DEGREE_BINS
+from ..rules import CULL_ENTRIES, DEGREE_BINS, HASH64, NO_DEDUP, WARP_CULL  # noqa: F401  (BFS-4K's too)
 
 # ------------------------------------------------------------------------------ per-level counters
 # The small int64 array the host reads back after a multi-block level (the single block keeps
@@ -23,17 +23,7 @@ HEAVY_CTR = 11  # heavy-vertex list: count << 40 | total degree
 NUM_COUNTERS = 12
 
 # ------------------------------------------------------------------------------ static knobs
-NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2  # knob dedup: none, §6's hash64, Merrill et al.'s warp culling
 QLEN = 16  # local queue length (registers/local memory per thread)
-CULL_ENTRIES = 128  # Merrill et al.: 128-entry table per warp
-
-# Per-thread accumulators (a local array, so device functions can update them).
-A_GEN, A_DET, A_CONF, A_UNDET, A_EXT, A_COAL = 0, 1, 2, 3, 4, 5
-NUM_ACC = 6
-# The cluster kernel's claimers also sum the degrees of what they claim and keep the largest:
-# the next frontier's statistics, ready when the level's cluster barrier has passed.
-A_EDGES, A_TOP = 6, 7
-NUM_ACC_CLUSTER = 8
 # Degree sums are kept per bin only from this bin up (the heavy path's bins, which need them);
 # lighter vertices' degrees are summed per lane and reported together in bin 0.
 SUM_BIN = 5

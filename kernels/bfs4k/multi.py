@@ -4,11 +4,11 @@ import functools
 
 from numba import cuda, int32, int64
 
-from .device import (_OPTIONS, _acc_counts, _count_degrees, _heavy_slot, _last_warp_publishes, _no_cluster,
-                     _start_block)
+from ..frontier_ops import flush, visit
+from .device import (NUM_ACC, _OPTIONS, _acc_counts, _count_degrees, _heavy_slot, _last_warp_publishes,
+                     _no_cluster, _start_block)
 from .expand import _ed_loop, _vw_loop
-from .layout import CULL_ENTRIES, DEGREE_BINS, NEXT_SIZE, NUM_ACC, NUM_COUNTERS, QLEN
-from .visit import _flush, _visit
+from .layout import CULL_ENTRIES, DEGREE_BINS, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, QLEN
 
 
 @functools.cache
@@ -33,16 +33,15 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
         q = cuda.local.array((1, QLEN), int32)  # the vertices row only: no visit log here
         nxt = int32(level + 1)
+        src = (frontier, 0, fsize, offsets, indices, table, -1, -1)  # rows from offsets
+        heavy_grp = (heavy_thr, heavy_v, heavy_off, heavy_ctr)
+        ops = (nxt, (dist, parent), (atomic_claim, False, cull, -1), (instrument, stamp, stamp2),
+               (dedup, table, hmask, tid, cull, cull_base),
+               (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
         if edge_discover:
-            heavy = _ed_loop(gtid // 32, fsize, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
-                             heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                             table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
-                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1, _no_cluster(offsets, cnt))
+            heavy = _ed_loop(gtid // 32, src, heavy_grp, ops, q, acc, binary, k7)
         else:
-            heavy = _vw_loop(gtid // W, fsize, W, frontier, 0, offsets, indices, heavy_thr, heavy_v, heavy_off,
-                             heavy_ctr, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup,
-                             table, hmask, tid, cull, cull_base, q, acc, out, out_cap,
-                             counters, binary, k7, out, 0, 0, table, -1, -1, -1, -1, _no_cluster(offsets, cnt))
+            heavy = _vw_loop(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
         _acc_counts(acc, cnt, heavy)
         _last_warp_publishes(cnt, finished, counters)
 
@@ -52,7 +51,6 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
         [b*K3*B, (b+1)*K3*B), each thread K3 of them, B apart so loads coalesce."""
         tid = cuda.threadIdx.x
-        lane = cuda.laneid
         table = cuda.shared.array(0, int64)
         cull = cuda.shared.array(0, int32)
         cnt = cuda.shared.array(NUM_COUNTERS, int32)
@@ -63,6 +61,11 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         q = cuda.local.array((1, QLEN), int32)
         qn = int32(0)
         nocl = _no_cluster(offsets, cnt)
+        graph = (dist, parent)
+        mode = (atomic_claim, False, cull, -1)
+        inst = (instrument, stamp, stamp2)
+        filt = (dedup, table, hmask, tid, cull, cull_base)
+        out_grp = (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1)
         packed = heavy_ctr[0]
         count = int32(packed >> 40)
         total = packed & ((int64(1) << 40) - 1)
@@ -85,11 +88,10 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
                     u = heavy_v[s]
                     row = offsets[u] - heavy_off[s]
                 v = indices[row + x]
-            qn = _visit(has, v, u, nxt, dist, parent, stamp, stamp2, instrument, atomic_claim, dedup, table,
-                        hmask, tid, cull, cull_base, lane, q, qn, acc, False, -1, nocl)
+            qn = visit(has, v, u, nxt, graph, mode, inst, filt, q, qn, acc, nocl)
             if (j + 1) % QLEN == 0:
-                qn = _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt, nocl)
-        _flush(q, qn, out, out_cap, counters, False, k7, out, 0, 0, acc, -1, nxt, nocl)
+                qn = flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
+        flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
         _acc_counts(acc, cnt, 0)
         _last_warp_publishes(cnt, finished, counters)
 

@@ -7,12 +7,12 @@ from numba import cuda, int32, int64
 from numba.core import config
 
 from ..primitives import clock64, warp_max, warp_sum
-from .device import (FULL, _acc_counts, _count_degrees, _degree_bin, _no_cluster, _u, _use_edge_discover,
+from .device import (FULL, NUM_ACC, _acc_counts, _count_degrees, _degree_bin, _no_cluster, _u, _use_edge_discover,
                      _virtual_warp_size)
 from .expand import _expand
 from .layout import (CULL_ENTRIES, DEGREE_BINS, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, COALESCED,
                      L_BINARY, L_CLOCK, L_COAL, L_CONF, L_DET, L_ED, L_EDGES, L_EXT, L_FOUND, L_FRONTIER, L_GEN,
-                     L_NEXT, L_OVERFLOW, L_UNDET, L_WARP, NEXT_SIZE, NUM_ACC, OVERFLOW, QLEN, R_HEAVY, ROW,
+                     L_NEXT, L_OVERFLOW, L_UNDET, L_WARP, NEXT_SIZE, OVERFLOW, QLEN, R_HEAVY, ROW,
                      S_CLOCK_END, S_CLOCK_START, S_FSIZE, S_IN_A, S_LAST, S_LEVELS, S_LOGGED, UNDETECTED, WARP_CULL,
                      register_cap)
 
@@ -201,6 +201,10 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
         log_cap = int32(visits.shape[0] // 3)
         nocl = _no_cluster(offsets, hist_c)
+        graph = (dist, parent)
+        mode = (atomic_claim, True, cull, bm_off)  # latency-bound: one block
+        inst = (instrument, stamp, stamp2)
+        filt = (dedup, table, hmask, tid, cull, cull_base)
         logged = int32(0)  # visit log entries of the levels before this one
         last = int32(0)  # where the latest level's entries start in it
 
@@ -259,9 +263,10 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 out_n = log_cap
                 log_base = logged
             nxt = int32(level + 1)
-            _expand(ed, W, binary, fsize, sh32, f_off, offsets, indices, out, out_n, cnt, nxt, dist, parent, stamp,
-                    stamp2, instrument, atomic_claim, dedup, table, hmask, cull, cull_base, q, acc, k7, fn_off,
-                    fcap, rb_off, deg_off, bm_off, log_base, nocl)
+            src = (sh32, f_off, fsize, offsets, indices, table, rb_off, deg_off)
+            ops = (nxt, graph, mode, inst, filt, (out, out_n, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, log_base),
+                   nocl)
+            _expand(ed, W, binary, src, ops, q, acc, k7)
             _acc_counts(acc, cnt, 0)
             cuda.syncthreads()  # F_d_new and the level's counters are complete
             if tid == B - 32:
