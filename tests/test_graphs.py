@@ -895,12 +895,33 @@ def test_memory_is_checked_before_allocating(monkeypatch):
     with pytest.raises(GraphError, match=r"generator 'kronecker' \(scale=27.*needs about "
                                          r"\d+\.\d GB of memory, but only 8\.0 GB"):
         G.generate("kronecker", scale=27, cache=False)
+    monkeypatch.setattr(memory, "available_bytes", lambda: 100 << 20)
     with tempfile.TemporaryDirectory() as d:
         p = _write(d, "big.mtx", "%%MatrixMarket matrix coordinate pattern general\n"
                                  "2000000000 2000000000 1\n1 2\n")
         with pytest.raises(GraphError, match=r"big\.mtx: reading 2,000,000,000 vertices .* needs"):
             G.load_graph(p, cache=False)
+        big = _write(d, "big.txt", b"0 1\n" * 5_000_000)  # large text: checked before parsing
+        with pytest.raises(GraphError, match=r"big\.txt: reading 20,000,000 bytes of text needs"):
+            G.load_graph(big, cache=False)
     assert G.generate("grid2d", rows=3, cols=3, cache=False).num_vertices == 9  # small: fine
+
+
+def test_container_memory_limit_counts(tmp_path):
+    from explorer.graphs import memory
+
+    assert memory._cgroup_available(str(tmp_path)) is None  # no cgroup files: no limit known
+    (tmp_path / "memory.max").write_text("max\n")
+    assert memory._cgroup_available(str(tmp_path)) is None
+    (tmp_path / "memory.max").write_text(f"{16 << 30}\n")
+    (tmp_path / "memory.current").write_text(f"{15 << 30}\n")
+    (tmp_path / "memory.stat").write_text(f"anon 1\ninactive_file {4 << 30}\nfile 9\n")
+    assert memory._cgroup_available(str(tmp_path)) == 5 << 30  # reclaimable page cache counts
+    v1 = tmp_path / "v1"
+    (v1 / "memory").mkdir(parents=True)
+    (v1 / "memory" / "memory.limit_in_bytes").write_text(f"{8 << 30}")
+    (v1 / "memory" / "memory.usage_in_bytes").write_text(f"{2 << 30}")
+    assert memory._cgroup_available(str(v1)) == 6 << 30
 
 
 def test_metis_accepts_the_undirected_flag_and_refuses_directed():

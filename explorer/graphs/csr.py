@@ -94,17 +94,20 @@ class CSRGraph:
         explorer.graphs); GraphError naming the id and the input when it has none."""
         x = _as_int(original, "vertex id")
         n = self.num_vertices
-        if self.original_ids is None:
-            if 0 <= x < n:
-                return x
-            span = f"its ids are 0..{n - 1}" if n else "it has no vertices"
-            raise GraphError(f"vertex id {x} is not in {self._where()}: {span}")
-        k = int(np.searchsorted(self.original_ids, x))
-        if k < n and self.original_ids[k] == x:
-            return k
         ids = self.original_ids
-        raise GraphError(f"vertex id {x} is not in {self._where()}: its {n:,} ids run from "
-                         f"{int(ids[0])} to {int(ids[-1])} with gaps, and {x} is not one of them")
+        if ids is None and 0 <= x < n:
+            return x
+        if ids is not None:
+            k = int(np.searchsorted(ids, x))
+            if k < n and ids[k] == x:
+                return k
+        if n == 0:
+            span = "it has no vertices"
+        elif ids is None:
+            span = f"its ids are 0..{n - 1}"
+        else:
+            span = f"its {n:,} ids run from {int(ids[0])} to {int(ids[-1])} with gaps"
+        raise GraphError(f"vertex id {x} is not in {self._where()}: {span}")
 
     def to_original(self, dense) -> int:
         """The input's own id of vertex `dense` (0..n-1)."""

@@ -12,6 +12,7 @@ import numba
 import numpy as np
 
 from .csr import GraphError
+from .memory import check_memory
 
 _BOM = b"\xef\xbb\xbf"
 
@@ -142,8 +143,11 @@ def _tokenize(buf, comment, max_tokens, keep_empty, real_col):
     for i in range(nb):
         if buf[i] == 10:
             nlines += 1
-    values = np.empty(nb // 2 + 1, np.int64)
-    reals = np.empty(nb // 2 + 1 if real_col >= 0 else 0, np.float64)
+    cap = nb // 2 + 1  # one number takes at least a digit and a separator
+    if max_tokens > 0:
+        cap = min(cap, max_tokens * nlines)
+    values = np.empty(cap, np.int64)
+    reals = np.empty(cap if real_col >= 0 else 0, np.float64)
     line_start = np.empty(nlines + 1, np.int64)
     line_no = np.empty(nlines, np.int64)
     nv = 0
@@ -233,6 +237,11 @@ def tokens(data: bytes, path: Path, comment: str, max_tokens: int, keep_empty: b
     """(values, reals, line_start, line_no) of `_tokenize`, with every real exact (the few the
     fast path left are parsed by float()); a malformed integer raises GraphError naming the
     file, the line and the text."""
+    if len(data) > 1 << 24:
+        lines = data.count(b"\n") + 1
+        cap = min(len(data) // 2 + 1, max_tokens * lines) if max_tokens > 0 else len(data) // 2
+        check_memory(cap * (16 if real_col >= 0 else 8) + 16 * lines,
+                     f"{path}: reading {len(data):,} bytes of text")
     buf = np.frombuffer(data, dtype=np.uint8)
     values, reals, starts, line_no, err, err_line, err_pos = _tokenize(
         buf, ord(comment), max_tokens, keep_empty, real_col)
