@@ -1,6 +1,6 @@
 """`python -m explorer ...`: the same command line as `bfs4k`."""
 import sys
 
-from .cli import main
+from .ui.cli import main
 
 sys.exit(main())

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer import backend, cli
+from explorer import backend
+from explorer.ui import cli
 from explorer.stats import LEVEL_FIELDS
 from explorer.techniques import missing_techniques
 
@@ -124,7 +125,7 @@ def test_without_gpu_run_needs_simulator_flag():
 
 def test_run_needs_neither_bokeh_nor_ipywidgets(tmp_path):
     # The GPU machine has neither: the run path must not import them.
-    code = ("import sys; from explorer import cli; rc = cli.main(['run', 'bfs4k_fig2', '--simulator']); "
+    code = ("import sys; from explorer.ui import cli; rc = cli.main(['run', 'bfs4k_fig2', '--simulator']); "
             "bad = [m for m in sys.modules if m.split('.')[0] in ('bokeh', 'ipywidgets', 'jupyter_bokeh')]; "
             "print('IMPORTED', bad); sys.exit(rc)")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=clean_env(),

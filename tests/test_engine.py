@@ -202,3 +202,28 @@ def test_a_session_belongs_to_its_graph():
 def test_knobs_belong_to_their_technique():
     with pytest.raises(KnobError, match=r"unknown knob 'K1' of topdown-queue; its knobs: block_threads"):
         run_bfs(SMALL["karate"], 0, "topdown-queue", {"K1": 4})
+
+
+def test_runs_in_several_threads_take_turns():
+    # Numba's simulator keeps thread state in globals and the GPU launcher shares marshalled
+    # arguments: without the engine's step lock, parallel runs failed ('Thread' object has no
+    # attribute 'blockIdx') or crashed the process (8 threads on an H100).
+    import threading
+
+    g, results, errors = SMALL["grid6x7"], {}, []
+
+    def work(i):
+        try:
+            results[i] = run_bfs(g, i, "topdown-queue").complete()
+        except Exception as err:  # collected, reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    for i, r in results.items():
+        check = checked_run(g, i, "topdown-queue")
+        assert r.distances.tolist() == check.distances.tolist()

@@ -7,9 +7,10 @@ W = pytest.importorskip("ipywidgets", reason="the notebook needs ipywidgets (pip
 
 import html
 
-from explorer import backend, graphs, widgets
+from explorer import backend, graphs
+from explorer.ui import widgets
 from explorer.techniques import KnobError, implemented_techniques, knobs_of, missing_techniques
-from explorer.widgets import Explorer
+from explorer.ui.widgets import Explorer
 
 NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart.ipynb"
 
@@ -202,7 +203,7 @@ def test_the_busy_status_needs_no_emoji_font():
     ex = Explorer(graph="bfs4k_fig2")
     ex._set_status("loading graph", "busy")
     assert "⏳" not in ex.status.value and "fa-spinner" in ex.status.value and "loading graph" in ex.status.value
-    assert all(ord(c) < 0x2300 or c in "✓✗⚠" for c in widgets.__loader__.get_source("explorer.widgets"))
+    assert all(ord(c) < 0x2300 or c in "✓✗⚠" for c in widgets.__loader__.get_source("explorer.ui.widgets"))
 
 
 def test_the_simulator_button_keeps_its_label_whole():

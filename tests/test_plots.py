@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("bokeh", reason="the plots need Bokeh (pip install -e .[notebook])")
 from bokeh.models import HoverTool, LogScale  # noqa: E402
 
-from explorer import plots, report, tables
+from explorer.ui import plots, report, tables
 from explorer.stats import LEVEL_FIELDS, Extra, LevelStats, RunResult
 
 

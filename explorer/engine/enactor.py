@@ -20,7 +20,7 @@ import numpy as np
 
 from ..stats import LEVEL_FIELDS, LevelStats, RunResult
 from ..techniques.base import Batch, RunContext
-from .runtime import for_technique
+from .runtime import STEP_LOCK, for_technique
 from .session import Session
 
 log = logging.getLogger("explorer")
@@ -91,24 +91,28 @@ class BFSRun:
             ctx = RunContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=self.instrument,
                              runtime=rt, limits=rt.limits, pool=pool, graph_arrays=session.graph_arrays(rt),
                              status=self.status, session=session)
-            loop = self.impl.start(ctx)  # set-up: buffers, initial state, kernels compiled; untimed
+            with STEP_LOCK:
+                loop = self.impl.start(ctx)  # set-up: buffers, initial state, kernels compiled; untimed
             clock, go = rt.clock(), rt.launcher
             levels: list[LevelStats] = []
             while not loop.converged:
-                rt.prepare(loop.launch, ctx.compiling)
-                clock.start(go)
-                loop.launch(go)
-                clock.stop(go)
-                if loop.readback is not None:
-                    rt.read(*loop.readback)
-                ms = clock.step_ms()
-                for rec in self._records(loop.collect(ms), ms, len(levels)):
+                with STEP_LOCK:
+                    rt.prepare(loop.launch, ctx.compiling)
+                    clock.start(go)
+                    loop.launch(go)
+                    clock.stop(go)
+                    if loop.readback is not None:
+                        rt.read(*loop.readback)
+                    ms = clock.step_ms()
+                    batch = loop.collect(ms)
+                for rec in self._records(batch, ms, len(levels)):
                     levels.append(rec)
                     held = time.perf_counter()
                     yield rec
                     clock.hold(time.perf_counter() - held)
             elapsed = clock.elapsed_ms()
-            distances, parents = loop.result()
+            with STEP_LOCK:
+                distances, parents = loop.result()
         finally:
             session.release(pool)
             if own:

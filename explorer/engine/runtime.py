@@ -7,6 +7,7 @@ this module branches on the backend.
 """
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable
@@ -14,6 +15,12 @@ from typing import Callable
 import numpy as np
 
 from .. import backend
+
+
+#: One run's set-up or step at a time in a process: the simulator keeps its threads' state in
+#: Numba's globals, and the launcher keeps marshalled arguments per kernel. Runs in several threads
+#: take turns step by step (never across a yield, so a run held by its caller blocks no other).
+STEP_LOCK = threading.RLock()
 
 
 @dataclass(frozen=True)

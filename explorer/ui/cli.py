@@ -20,16 +20,16 @@ import sys
 import textwrap
 from pathlib import Path
 
-from .backend import simulator_knobs_note
-from .stats import write_text_atomic
-from .techniques import (KnobError, Technique, implementation, implemented_techniques, knobs_of, make_knobs,
+from ..backend import simulator_knobs_note
+from ..stats import write_text_atomic
+from ..techniques import (KnobError, Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
 
 PROG = "bfs4k"
 EXIT_OK, EXIT_INVALID_RESULT, EXIT_USAGE = 0, 1, 2
 DEMO_GRAPH = "bfs4k_fig2"  # the 10-vertex teaching graph: the demo finishes in seconds on the simulator
 DEMO_REPORT = "bfs4k-report.html"
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "01_quickstart.ipynb"
 LAB_HOST = "127.0.0.1"  # the demo's JupyterLab answers this machine only (reach it by an SSH tunnel)
 LAB_PORT = 8888  # JupyterLab's usual port, when it is free
 
@@ -105,7 +105,7 @@ def parse_knob_values(technique, items: list[str] | None) -> dict:
 
 def parse_generator(spec: str) -> tuple[str, dict]:
     """'gen:KIND:p=v,q=w' -> (KIND, {p: v, q: w}) with values typed like the defaults."""
-    from .graphs import GENERATORS, GraphError
+    from ..graphs import GENERATORS, GraphError
 
     _, _, rest = spec.partition(":")
     kind, _, params_text = rest.partition(":")
@@ -126,7 +126,7 @@ def parse_generator(spec: str) -> tuple[str, dict]:
 
 def load_graph_spec(spec: str, undirected: bool = False):
     """A sample graph name, a graph file path, or gen:KIND:param=value,... -> CSRGraph."""
-    from . import graphs
+    from .. import graphs
 
     opts = {"directed": False} if undirected else {}
     if spec.startswith("gen:"):
@@ -201,7 +201,7 @@ class _Stdout:
 
 def select_backend(simulator: bool, out=print):
     """The simulator only when asked; without a GPU NoGPUError carries the way out."""
-    from . import backend
+    from .. import backend
 
     info = backend.select("simulator" if simulator else "auto")
     out(f"backend: {info.describe()}")
@@ -215,8 +215,9 @@ def _no_gpu_message(err) -> str:
 # ------------------------------------------------------------------ commands
 
 def cmd_run(args) -> int:
-    from . import api, report
-    from .reference import compare_distances, cpu_bfs, validate
+    from .. import api
+    from . import report
+    from ..reference import compare_distances, cpu_bfs, validate
 
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
@@ -275,9 +276,10 @@ def cmd_demo(args) -> int:
         raise UsageError("demo --headless writes its report with Bokeh, which is not installed: "
                          f"pip install 'bfs4k-explorer[notebook]' (`{PROG} run ... --json/--csv` needs no Bokeh)")
     check_output_path(args.out, "--out", make_parents=True)
-    from . import api, backend, report
-    from .graphs import graph_stats
-    from .reference import compare_distances, cpu_bfs, validate
+    from .. import api, backend
+    from . import report
+    from ..graphs import graph_stats
+    from ..reference import compare_distances, cpu_bfs, validate
 
     simulator = args.simulator
     if not simulator and not backend.simulator_requested():
@@ -369,7 +371,7 @@ def _wrap(text: str, indent: str = "    ") -> str:
 
 
 def cmd_graphs(args) -> int:
-    from . import graphs
+    from .. import graphs
 
     print("Sample graphs (give the name to `run`):")
     width = max(len(k) for k in graphs.SAMPLE_GRAPHS)
@@ -494,7 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .backend import BackendError, NoGPUError
+    from ..backend import BackendError, NoGPUError
 
     args = build_parser().parse_args(argv)
     stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)

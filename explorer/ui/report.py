@@ -13,8 +13,8 @@ import html
 from pathlib import Path
 from typing import Iterable, Mapping
 
-from .stats import LevelStats, RunResult, write_text_atomic
-from .techniques import knobs_of
+from ..stats import LevelStats, RunResult, write_text_atomic
+from ..techniques import knobs_of
 from .tables import NOT_MEASURED, TABLE_FIELDS, TABLE_TITLES, TEXT_COLUMNS, cell, default_label
 
 SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock times of the simulation, "

@@ -1,6 +1,6 @@
 """The notebook explorer: pick a graph, a source, a technique and knobs; watch the levels arrive.
 
-    from explorer.widgets import Explorer
+    from explorer.ui.widgets import Explorer
     ex = Explorer(graph="bfs4k_fig2")        # display it: controls, live plots, summary
     result = ex.run(source=0)                # the same run as the Run button, from code
 
@@ -19,19 +19,19 @@ import ipywidgets as W
 from bokeh.layouts import column
 from jupyter_bokeh import BokehModel
 
-from . import api, backend, graphs
-from .backend import simulator_knobs_note
+from .. import api, backend, graphs
+from ..backend import simulator_knobs_note
 from .cli import parse_generator
-from .graphs import CSRGraph
+from ..graphs import CSRGraph
 from .plots import LevelStream
-from .reference import compare_distances, cpu_bfs, validate
+from ..reference import compare_distances, cpu_bfs, validate
 from .report import graph_stats_html, summary_table_html
-from .stats import RunResult
+from ..stats import RunResult
 from .tables import run_label
-from .knobs import KnobSpec
-from .techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
+from ..knobs import KnobSpec
+from ..techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
-from .techniques.bfs4k import recommend_knobs
+from ..techniques.bfs4k import recommend_knobs
 
 log = logging.getLogger("explorer")
 

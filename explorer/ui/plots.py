@@ -42,7 +42,7 @@ from bokeh.plotting import figure
 from bokeh.transform import dodge
 
 from .tables import COUNT_FIELDS, TABLE_FIELDS, TABLE_TITLES, default_label, format_count
-from .stats import LEVEL_FIELDS, LevelStats, RunResult
+from ..stats import LEVEL_FIELDS, LevelStats, RunResult
 
 #: Log axes cannot show 0: zeros are drawn at this height (below 1, so never mistaken for a
 #: count) and hover tooltips always show the true value.
