@@ -312,7 +312,7 @@ def test_readme_says_how_files_load_where_the_cache_is_and_what_threads_may_do(t
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     for phrase in ("**directed**", "`--undirected`", "directed=False", "`symmetrize=True`",
                    "**`general` directed**", "`graphs.cache_dir()`", "`$BFS4K_CACHE_DIR`", "`~/.cache/bfs4k`",
-                   "rm -rf ~/.cache/bfs4k", "### Threads", "under the CUDA simulator they break each other"):
+                   "rm -rf ~/.cache/bfs4k", "### Threads", "take turns, one step"):
         assert phrase in readme, phrase
     snap = tmp_path / "e.txt"
     snap.write_text("0 1\n1 2\n")
