@@ -86,9 +86,12 @@ def test_random_source_needs_an_edge():
     assert r.num_levels == 1 and r.reached == 1
 
 
-def test_unknown_and_missing_techniques():
+def test_unknown_and_missing_techniques(monkeypatch):
+    from explorer import techniques
+
     with pytest.raises(ValueError, match=r"unknown technique 'dfs'; known techniques: topdown-queue, bfs4k"):
         run_bfs(SMALL["karate"], 0, "dfs")
+    monkeypatch.delitem(techniques._REGISTRY, Technique.BOTTOM_UP)  # declared, not implemented
     with pytest.raises(TechniqueNotImplemented, match=r"'bottom-up' is declared but not implemented.*missing: .*bottom-up"):
         run_bfs(SMALL["karate"], 0, Technique.BOTTOM_UP)
 

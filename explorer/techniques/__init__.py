@@ -38,13 +38,24 @@ class Technique(str, enum.Enum):
     #: Luo, Wong & Hwu (DAC 2010): hierarchical warp/block/grid frontier queues and kernels.
     LUO_HIERARCHICAL = "luo-hierarchical"
 
-    #: Bottom-up: every unvisited vertex looks for a parent in the frontier (Beamer et al.), as
-    #: studied in the CS406 report. Wins when the frontier holds most of the graph.
+    #: Bottom-up (Beamer et al., SC'12; CS406 report §3.1.2): every level a thread per vertex; an
+    #: unvisited vertex walks its in-edges (a reverse CSR on a directed graph) and stops at the first
+    #: neighbour in the frontier, read as a bitmap or as dist == level. No claims, no duplicates.
+    #: Wins when the frontier holds much of the graph; loses on small frontiers and long searches
+    #: (every level checks every unvisited vertex).
     BOTTOM_UP = "bottom-up"
 
-    #: Direction-optimising hybrid: top-down while the frontier is small, bottom-up once it
-    #: exceeds |V|/32 (the CS406 report's switch rule).
+    #: The CS406 report's hybrid (§3.1.3, §5): top-down while the frontier holds fewer than |V|/32
+    #: vertices (the divisor is a knob), bottom-up otherwise, in the report's layer-based or
+    #: frontier-based form. Wins on low-diameter graphs whose middle levels hold much of the graph.
     HYBRID = "hybrid"
+
+    #: Direction-optimizing BFS (Beamer, Asanović & Patterson, SC'12): top-down until the frontier's
+    #: edges m_f exceed m_u/α (the unvisited vertices' edges), bottom-up until the shrinking frontier
+    #: holds fewer than n/β vertices; queue and bitmap frontiers converted on the device. Its
+    #: top-down half is topdown-queue's kernel for now. Wins on low-diameter graphs with skewed
+    #: degrees (Kronecker, social); on long searches it stays top-down.
+    DIRECTION_OPTIMIZING = "direction-optimizing"
 
     @property
     def implemented(self) -> bool:
@@ -78,6 +89,9 @@ class Technique(str, enum.Enum):
 _REGISTRY = {
     Technique.TOPDOWN_QUEUE: "topdown_queue:TopdownQueue",
     Technique.BFS4K: "bfs4k:BFS4K",
+    Technique.BOTTOM_UP: "bottom_up:BottomUp",
+    Technique.HYBRID: "hybrid:Hybrid",
+    Technique.DIRECTION_OPTIMIZING: "direction_optimizing:DirectionOptimizing",
 }
 
 

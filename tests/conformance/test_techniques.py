@@ -116,8 +116,11 @@ def test_conformance(tech, name, knobs):
         assert set(lv.as_row()) == set(LEVEL_FIELDS) | set(declared)
         if not dups:
             assert lv.frontier_in == sizes[i], "frontier in must be the level's size"
-            if lv.edges_examined is not None:
+            if lv.edges_examined is not None and lv.direction is Direction.TOP_DOWN:
                 assert lv.edges_examined == int(deg[d == i].sum())
+            elif lv.edges_examined is not None:  # bottom-up: the unvisited stop at their first parent
+                in_deg = np.bincount(g.indices, minlength=g.num_vertices)
+                assert lv.discovered <= lv.edges_examined <= int(in_deg[(d == -1) | (d > i)].sum())
         else:
             assert lv.frontier_in >= sizes[i]
         if lv.discovered is not None:

@@ -1,0 +1,197 @@
+"""What the GPU techniques that change direction share (bottom-up, hybrid, direction-optimizing):
+the reverse CSR a bottom-up step walks on a directed graph, their record extras, and one level
+loop that runs a top-down or a bottom-up step on a queue, bitmap or distance frontier
+(kernels/direction.py, kernels/topdown.py) and turns the counters into a record.
+
+A technique says, per level, which `Step` to run (`DirectionLoop.plan`); the loop converts the
+frontier on the device when the step reads another form than the last step wrote (queue <->
+bitmap; the distance array holds every level's frontier as dist == level, so it needs none).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..stats import Direction, Extra
+from .base import Batch, LevelLoop, RunContext, init_search, measured
+
+#: How a level reads its frontier.
+FORMS = ("queue", "bitmap", "distance")
+
+FRONTIER_FORM = Extra("frontier_form", "how the level read its frontier: queue (a list of vertices), bitmap "
+                      "(a bit a vertex) or distance (dist == level, the CS406 report's layer-based form)", kind=str)
+FRONTIER_CONVERTED = Extra("frontier_converted", "the frontier was converted on the device (queue to bitmap "
+                           "or back) before the level ran", kind=bool)
+VERTICES_CHECKED = Extra("vertices_checked", "unvisited vertices that looked for a parent among their "
+                         "in-neighbours (bottom-up; 0 in a top-down level)", "vertices")
+
+
+def reverse_csr(graph) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int64[n+1], indices int32[m]) of the in-edges: u is in v's list for each arc u -> v."""
+    n = graph.num_vertices
+    dst = np.asarray(graph.indices)
+    src = np.repeat(np.arange(n, dtype=np.int32), np.diff(graph.offsets))
+    indices = src[np.argsort(dst, kind="stable")]
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.bincount(dst, minlength=n), out=offsets[1:])
+    return offsets, indices.astype(np.int32, copy=False)
+
+
+def in_edges(ctx: RunContext) -> tuple:
+    """The in-edges where the runtime reads them: an undirected graph's own arrays, else its
+    reverse CSR, built once a session."""
+    if not ctx.graph.directed:
+        return ctx.graph_arrays
+    return ctx.derived("reverse-csr", reverse_csr)
+
+
+def in_degree(graph, v: int) -> int:
+    if not graph.directed:
+        return int(graph.offsets[v + 1] - graph.offsets[v])
+    return int(np.count_nonzero(np.asarray(graph.indices) == v))
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one level runs: its direction and the frontier form its kernel reads. A bottom-up step
+    writes the next frontier as a bitmap (`write_bits`), a queue (`write_queue`), or only into
+    the distances; a top-down step on a queue writes a queue, on the distances only distances."""
+
+    direction: Direction
+    form: str
+    write_bits: bool = False
+    write_queue: bool = False
+
+    def writes(self) -> str:
+        if self.direction is Direction.TOP_DOWN:
+            return self.form
+        return "bitmap" if self.write_bits else "queue" if self.write_queue else "distance"
+
+
+TOP_DOWN_QUEUE = Step(Direction.TOP_DOWN, "queue")
+TOP_DOWN_LAYER = Step(Direction.TOP_DOWN, "distance")
+
+
+def _grid(items: int, block: int) -> int:
+    return max(1, -(-items // block))
+
+
+class DirectionLoop(LevelLoop):
+    """The level loop of the direction-switching techniques; a subclass plans each step.
+
+    State between steps: `size` (n_f, the frontier's vertices), `form` (where the last step left
+    the frontier: queue or bitmap, besides the distances), and with `track_degrees` Beamer's
+    quantities m_f (out-edges of the frontier) and m_u (in-edges of the unvisited vertices).
+    `launch` changes no state (the engine calls it once to compile, once to run); `collect`
+    moves to the next level and asks `plan()` for its step.
+    """
+
+    track_degrees = False
+
+    def __init__(self, ctx: RunContext, impl):
+        from kernels import direction, topdown
+
+        self.ctx, self.impl, self.kd, self.kt = ctx, impl, direction, topdown
+        g, n = ctx.graph, ctx.graph.num_vertices
+        self.n, self.words = n, max(1, -(-n // 32))
+        self.block = ctx.knobs.block_threads
+        self.dist = ctx.buffer("dist", n, np.int32)
+        self.parent = ctx.buffer("parent", n, np.int32)
+        self.stamp = ctx.buffer("stamp", n, np.int32)
+        self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
+        self.bits = [ctx.buffer("bits_a", self.words, np.uint32), ctx.buffer("bits_b", self.words, np.uint32)]
+        # topdown_queue's counters and this module's side by side: one memset, one read-back.
+        total = topdown.NUM_COUNTERS + direction.NUM_COUNTERS
+        counters = ctx.buffer("direction_counters", total, np.int64)
+        self.td_counters = ctx.view("direction_td_counters", counters, 0, topdown.NUM_COUNTERS)
+        self.counters = ctx.view("direction_own_counters", counters, topdown.NUM_COUNTERS, total)
+        self.readback = (counters, ctx.buffer("direction_counters", total, np.int64, host=True))
+        self.in_offsets, self.in_indices = in_edges(ctx)
+        init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)
+        self.level, self.size, self.prev_size, self.form = 0, 1, 0, "queue"
+        s = ctx.source
+        self.m_f = int(g.offsets[s + 1] - g.offsets[s])
+        self.m_u = g.num_arcs - in_degree(g, s)
+        self.step = None
+        self.step = self.plan()
+
+    def plan(self) -> Step:
+        """The next level's step, from `size`, `prev_size`, `m_f`, `m_u` and the last `step`."""
+        raise NotImplementedError
+
+    def _converts(self, step: Step) -> bool:
+        return step.form in ("queue", "bitmap") and step.form != self.form
+
+    # ---- one step (timed by the engine)
+    def launch(self, go) -> None:
+        ctx, kd, kt, s, b = self.ctx, self.kd, self.kt, self.step, self.block
+        offsets, indices = ctx.graph_arrays
+        q, bits = self.queues, self.bits
+        go.zero(self.readback[0])
+        if self._converts(s) and s.form == "bitmap":
+            go.zero(bits[0])
+            go(kd.queue_to_bitmap, _grid(self.size, b), b, 0, q[0], self.size, bits[0])
+        elif self._converts(s):
+            go(kd.bitmap_to_queue, _grid(self.words * 32, b), b, 0, bits[0], self.n, q[0], self.counters)
+        if s.direction is Direction.BOTTOM_UP:
+            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_offsets, self.in_indices, offsets, self.dist,
+               self.parent, self.level, bits[0], s.form == "bitmap", bits[1], s.write_bits, q[1], s.write_queue,
+               self.counters, ctx.instrument)
+        elif s.form == "queue":
+            go(kt.topdown_queue, _grid(self.size, b), b, 0, offsets, indices, self.dist, self.parent, q[0],
+               self.size, q[1], self.td_counters, self.level, self.stamp, ctx.instrument)
+            if self.track_degrees:
+                go(kd.frontier_degrees, _grid(min(self.n, self.degree_threads()), b), b, 0, offsets,
+                   self.in_offsets, q[1], self.td_counters, kt.NEXT_SIZE, self.counters)
+        else:
+            go(kd.topdown_layer, _grid(self.n, b), b, 0, offsets, indices, self.dist, self.parent, self.level,
+               self.counters, ctx.instrument)
+
+    def degree_threads(self) -> int:
+        """Threads of frontier_degrees, which learns the queue's size on the device: enough to fill it."""
+        limits = self.ctx.limits
+        return limits.res_threads if limits is not None else self.n
+
+    def _launches(self, s: Step, converted: bool) -> int:
+        count = 2  # the counters' memset and the level's kernel
+        if converted:
+            count += 2 if s.form == "bitmap" else 1  # memset + queue_to_bitmap, or bitmap_to_queue
+        if s.direction is Direction.TOP_DOWN and s.form == "queue" and self.track_degrees:
+            count += 1  # frontier_degrees
+        return count
+
+    def collect(self, ms: float) -> Batch:
+        host, kd, kt, inst, s = self.readback[1], self.kd, self.kt, self.ctx.instrument, self.step
+        td, own = host[:kt.NUM_COUNTERS], host[kt.NUM_COUNTERS:]
+        queue_td = s.direction is Direction.TOP_DOWN and s.form == "queue"
+        nxt = int(td[kt.NEXT_SIZE] if queue_td else own[kd.NEXT_SIZE])
+        edges = td[kt.EDGES] if queue_td else own[kd.EDGES]
+        dups = int(td[kt.DUP_GENERATED]) if queue_td else 0  # bottom-up and CAS claims make none
+        converted = self._converts(s)
+        extras = dict(frontier_form=s.form, frontier_converted=converted, m_f=self.m_f, m_u=self.m_u, n_f=self.size,
+                      vertices_checked=measured(inst, own[kd.CHECKED]))
+        row = dict(frontier_in=self.size, edges_examined=measured(inst, edges), discovered=nxt,
+                   frontier_out=nxt, dup_generated=measured(inst, dups), dup_detected=0,
+                   dup_undetected=measured(inst, dups), kernel="multi-block", direction=s.direction,
+                   launches=self._launches(s, converted))
+        row.update({e.name: extras[e.name] for e in self.impl.extras})
+        # Move to the next level.
+        wrote = s.writes()
+        if wrote == "queue":
+            self.queues.reverse()
+        elif wrote == "bitmap":
+            self.bits.reverse()
+        if wrote != "distance":
+            self.form = wrote
+        if self.track_degrees:
+            self.m_f = int(own[kd.NEXT_OUT_DEGREE])
+            self.m_u -= int(own[kd.NEXT_IN_DEGREE])
+        self.prev_size, self.size, self.level = self.size, nxt, self.level + 1
+        self.converged = nxt == 0
+        if not self.converged:
+            self.step = self.plan()
+        return Batch([row])
+
+    def result(self):
+        return self.ctx.runtime.to_host(self.dist), self.ctx.runtime.to_host(self.parent)
