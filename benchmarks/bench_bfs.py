@@ -29,7 +29,7 @@ from explorer import backend, graphs  # noqa: E402
 from explorer.api import run_bfs  # noqa: E402
 from explorer.engine import Session  # noqa: E402
 from explorer.techniques.bfs4k import recommend_knobs  # noqa: E402
-from explorer.reference import compare_distances, cpu_bfs, validate  # noqa: E402
+from explorer.reference import check_result, cpu_bfs  # noqa: E402
 
 GRAPHS = {
     "kron22": lambda: graphs.generate("kronecker", scale=22, edge_factor=16, seed=1),
@@ -152,10 +152,9 @@ def main(argv=None) -> int:
                 rows.append({"graph": name, "config": label, "error": f"{type(exc).__name__}: {exc}"})
                 continue
             r = m.pop("_result")
-            mismatch = compare_distances(ref, r.distances)
-            report = validate(g, source, r.distances, r.parents, reference_distances=ref)
+            report = check_result(g, source, r.distances, r.parents, expected=ref)
             m.update(graph=name, config=label, vertices=g.num_vertices, arcs=g.num_arcs, source=source,
-                     correct=mismatch is None and report.ok, build_s=round(load_s, 2))
+                     correct=report.ok, build_s=round(load_s, 2))
             rows.append(m)
             print(f"  {label:52s} {m['elapsed_ms']:9.3f} ms  kernels {m['kernels_ms']:9.3f} ms  "
                   f"instr {m['instrumented_elapsed_ms']:9.3f} ms  {m['gteps']:7.3f} GTEPS  "

@@ -217,7 +217,7 @@ def _no_gpu_message(err) -> str:
 def cmd_run(args) -> int:
     from .. import api
     from . import report
-    from ..reference import compare_distances, cpu_bfs, validate
+    from ..reference import check_result
 
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
@@ -245,12 +245,10 @@ def cmd_run(args) -> int:
 
     status = EXIT_OK
     if args.validate:
-        expected, _ = cpu_bfs(graph, source)
-        rep = validate(graph, source, result.distances, result.parents)
-        mismatch = compare_distances(expected, result.distances)
-        result.validation = "ok" if rep.ok and mismatch is None else (rep.rule or "distances")
-        if not rep.ok or mismatch:
-            print(f"{PROG}: validation FAILED: {rep.message if not rep.ok else mismatch}", file=sys.stderr)
+        rep = check_result(graph, source, result.distances, result.parents)
+        result.validation = "ok" if rep.ok else rep.rule
+        if not rep.ok:
+            print(f"{PROG}: validation FAILED: [{rep.rule}] {rep.message}", file=sys.stderr)
             status = EXIT_INVALID_RESULT
     print()
     print(report.format_summary(result))
@@ -279,7 +277,7 @@ def cmd_demo(args) -> int:
     from .. import api, backend
     from . import report
     from ..graphs import graph_stats
-    from ..reference import compare_distances, cpu_bfs, validate
+    from ..reference import check_result, cpu_bfs
 
     simulator = args.simulator
     if not simulator and not backend.simulator_requested():
@@ -307,9 +305,8 @@ def cmd_demo(args) -> int:
         res = run.complete()
         if res.source not in expected_cache:
             expected_cache[res.source] = cpu_bfs(graph, res.source)[0]
-        rep = validate(graph, res.source, res.distances, res.parents)
-        bad = compare_distances(expected_cache[res.source], res.distances)
-        res.validation = "ok" if rep.ok and bad is None else (rep.rule or "distances")
+        rep = check_result(graph, res.source, res.distances, res.parents, expected=expected_cache[res.source])
+        res.validation = "ok" if rep.ok else rep.rule
         print(report.format_level_table(res))
         print(f"levels {res.num_levels}, reached {res.reached:,}, validation {res.validation}")
         results.append((report.default_label(i, res), res))
