@@ -20,7 +20,9 @@ from .techniques import Technique, implementation, make_knobs
 
 
 def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
-    """A vertex id, "max-degree" (first vertex of highest out-degree) or "random" (seeded, degree >= 1)."""
+    """The vertex (0..n-1) to start from: a vertex id in the graph's own ids (a file's ids when its
+    loader kept them: `graph.original_ids`), "max-degree" (first vertex of highest out-degree) or
+    "random" (seeded, degree >= 1)."""
     n = graph.num_vertices
     if isinstance(source, str):
         key = source.strip().lower()
@@ -39,6 +41,8 @@ def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
             raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
     if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
         raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
+    if graph.original_ids is not None:
+        return graph.to_dense(source)  # GraphError (a ValueError) naming the id and the file
     if not 0 <= source < n:
         raise ValueError(f"source vertex {int(source)} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
     return int(source)

@@ -131,6 +131,11 @@ def select(mode: str = "auto") -> BackendInfo:
     return _selected
 
 
+def selected() -> BackendInfo | None:
+    """The backend chosen so far, or None (nothing is selected by asking)."""
+    return _selected
+
+
 def current() -> BackendInfo:
     """The selected backend, selecting "auto" on first use."""
     return _selected if _selected is not None else select("auto")

@@ -118,6 +118,14 @@ class RunResult:
     instrumented: bool = True
     validation: str | None = None  # "ok" or the first violated Graph500 rule, once validated
     extras: tuple[Extra, ...] = ()  # the technique's declared per-level extras
+    # The input's own id of each vertex (a file's ids, when its loader remapped them), else None:
+    # `source` and the arrays' indices are vertices 0..n-1; `source_id` is the input's id.
+    original_ids: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def source_id(self) -> int:
+        """The source in the input's own ids."""
+        return self.source if self.original_ids is None else int(self.original_ids[self.source])
 
     @property
     def num_levels(self) -> int:
@@ -141,7 +149,8 @@ class RunResult:
         dups = [lv.dup_generated for lv in self.levels]
         return {
             "graph": self.graph,
-            "source": self.source,
+            "source": self.source_id,
+            **({"source_vertex": self.source} if self.source_id != self.source else {}),
             "technique": self.technique,
             "levels": self.num_levels,
             "reached": self.reached,
@@ -163,8 +172,11 @@ class RunResult:
         doc = {"summary": self.summary(), "levels": self.level_rows(),
                "extras": {e.name: {"meaning": e.meaning, "unit": e.unit} for e in self.extras}}
         if include_arrays:
+            # Indexed by vertex 0..n-1; parents are vertices too. "ids" maps them to the input's ids.
             doc["distances"] = self.distances.tolist()
             doc["parents"] = self.parents.tolist()
+            doc["ids"] = (self.original_ids.tolist() if self.original_ids is not None
+                          else f"the input's ids are the vertices 0..{len(self.distances) - 1}")
         return json.dumps(doc, indent=2, default=_json_default)
 
     def to_csv(self) -> str:

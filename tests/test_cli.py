@@ -327,3 +327,34 @@ def test_readme_says_how_files_load_where_the_cache_is_and_what_threads_may_do(t
     assert graphs.cache_dir() == tmp_path / "c"
     monkeypatch.delenv("BFS4K_CACHE_DIR")
     assert graphs.cache_dir() == Path.home() / ".cache" / "bfs4k"
+
+
+def test_sources_and_results_speak_the_files_own_ids(tmp_path):
+    # Issue 16 item 1: a SNAP file with ids 1..4 was remapped to 0..3 and `--source 1` silently
+    # started at the file's id 2; a file with ids 101..112 refused `--source 101`.
+    path = tmp_path / "ones.txt"
+    path.write_text("1 2\n2 3\n3 4\n")
+    out = tmp_path / "r.json"
+    p = bfs4k("run", str(path), "--source", "1", "--simulator", "--json", str(out), "--arrays", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "source 1 (vertex 0 after remapping the file's ids)" in p.stdout
+    doc = json.loads(out.read_text())
+    assert doc["summary"]["source"] == 1 and doc["summary"]["source_vertex"] == 0
+    assert doc["ids"] == [1, 2, 3, 4] and doc["distances"] == [0, 1, 2, 3]
+    hundreds = tmp_path / "hundreds.txt"
+    hundreds.write_text("".join(f"{v} {v + 1}\n" for v in range(101, 112)))
+    p = bfs4k("run", str(hundreds), "--source", "105", "--simulator", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "source 105 (vertex 4 after" in p.stdout and "levels 8" not in p.stderr
+    p = bfs4k("run", str(hundreds), "--source", "7", "--simulator", cwd=tmp_path)
+    assert p.returncode == 2 and "vertex id 7 is not in" in p.stderr and "101 to 112" in p.stderr
+
+
+def test_simulator_refuses_a_generated_graph_before_building_it(tmp_path):
+    # Issue 16 item 8: gen:kronecker:scale=22 --simulator built 128 M arcs and cached 547 MB first.
+    cache = tmp_path / "cache"
+    env = clean_env(BFS4K_CACHE_DIR=str(cache))
+    p = subprocess.run([sys.executable, "-m", "explorer", "run", "gen:kronecker:scale=22", "--simulator"],
+                       capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
+    assert p.returncode == 2 and "over the limit of 200,000" in p.stderr and "nothing was built" in p.stderr
+    assert not cache.exists() or not any(cache.rglob("*.npz"))

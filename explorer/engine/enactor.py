@@ -123,7 +123,8 @@ class BFSRun:
             graph=self.graph.name, source=self.source, technique=self.impl.name, knobs=self.knobs.as_dict(),
             distances=distances, parents=parents, levels=levels, total_ms=sum(lv.time_ms for lv in levels),
             elapsed_ms=elapsed, traversed_edges=traversed_edges(self.graph, distances),
-            device=rt.device_dict(ctx.limits), instrumented=self.instrument, extras=self.impl.extras)
+            device=rt.device_dict(ctx.limits), instrumented=self.instrument, extras=self.impl.extras,
+            original_ids=self.graph.original_ids)
 
     def _records(self, batch: Batch, ms: float, first: int) -> list[LevelStats]:
         declared = {e.name for e in self.impl.extras}

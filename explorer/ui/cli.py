@@ -124,8 +124,9 @@ def parse_generator(spec: str) -> tuple[str, dict]:
     return kind, params
 
 
-def load_graph_spec(spec: str, undirected: bool = False):
-    """A sample graph name, a graph file path, or gen:KIND:param=value,... -> CSRGraph."""
+def load_graph_spec(spec: str, undirected: bool = False, max_arcs: int | None = None):
+    """A sample graph name, a graph file path, or gen:KIND:param=value,... -> CSRGraph. A generator
+    whose graph would exceed `max_arcs` is refused before it builds anything."""
     from .. import graphs
 
     opts = {"directed": False} if undirected else {}
@@ -133,7 +134,7 @@ def load_graph_spec(spec: str, undirected: bool = False):
         if undirected:
             raise UsageError("--undirected applies to graph files and samples, not to generators")
         kind, params = parse_generator(spec)
-        return graphs.generate(kind, **params)
+        return graphs.generate(kind, max_arcs=max_arcs, **params)
     samples = {k.lower(): k for k in graphs.SAMPLE_GRAPHS}
     samples.update({v.file.lower(): k for k, v in graphs.SAMPLE_GRAPHS.items()})
     if spec.lower() in samples and not Path(spec).exists():
@@ -224,7 +225,8 @@ def cmd_run(args) -> int:
             check_output_path(path, option)
     tech = Technique.parse(args.technique)
     knob_values = parse_knob_values(tech, args.knob)
-    graph = load_graph_spec(args.graph, args.undirected)
+    # The simulator's size limit before a generator builds (and caches) a graph it would refuse.
+    graph = load_graph_spec(args.graph, args.undirected, _arc_limit(args.simulator))
     source = api.resolve_source(graph, args.source, args.seed)  # before the backend: input errors first
     info = select_backend(args.simulator)
     if info.is_simulator and simulator_knobs(tech, knob_values):
@@ -233,9 +235,10 @@ def cmd_run(args) -> int:
     knobs = make_knobs(tech, knob_values)
     kind = "directed" if graph.directed else "undirected"
     print(f"graph: {graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs ({kind}); "
-          f"source {source}; technique {tech.value}; instrumentation {'on' if args.instrument else 'off'}")
+          f"source {_vertex_text(graph, source)}; technique {tech.value}; "
+          f"instrumentation {'on' if args.instrument else 'off'}")
 
-    run = api.run_bfs(graph, source, tech, knobs, instrument=args.instrument, seed=args.seed,
+    run = api.run_bfs(graph, graph.to_original(source), tech, knobs, instrument=args.instrument, seed=args.seed,
                          on_status=lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True))
     printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True))
     printer.header()
@@ -259,6 +262,18 @@ def cmd_run(args) -> int:
         write_text_atomic(args.csv, result.to_csv())
         print(f"wrote {args.csv}")
     return status
+
+
+def _arc_limit(simulator: bool) -> int | None:
+    from .. import backend
+
+    return backend.SIMULATOR_MAX_ARCS if simulator or backend.simulator_requested() else None
+
+
+def _vertex_text(graph, vertex: int) -> str:
+    """A vertex as the user's file names it, with the remapped vertex beside it when they differ."""
+    own = graph.to_original(vertex)
+    return str(own) if own == vertex else f"{own} (vertex {vertex} after remapping the file's ids)"
 
 
 def _missing(*modules: str) -> list[str]:
@@ -288,7 +303,7 @@ def cmd_demo(args) -> int:
                   "(CPU) instead. Its timings are not GPU timings.")
             simulator = True
     info = select_backend(simulator)
-    graph = load_graph_spec(args.graph)
+    graph = load_graph_spec(args.graph, max_arcs=_arc_limit(simulator))
     techs = [Technique.parse(t) for t in args.technique] if args.technique else implemented_techniques()
     # One run per technique from the graph's vertex 0, then one from the max-degree vertex, so the
     # report shows runs overlaid.

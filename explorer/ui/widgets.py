@@ -443,9 +443,15 @@ class Explorer(W.VBox):
                     raise graphs.GraphError("no graph file given: type a path in the file box")
                 g = graphs.load_graph(key[1], **({"directed": False} if key[2] else {}))
             else:
-                g = graphs.generate(key[1], **dict(key[2]))
+                g = graphs.generate(key[1], max_arcs=self._arc_limit(), **dict(key[2]))
             self._graph_cache[key] = g
         return g
+
+    @staticmethod
+    def _arc_limit() -> int | None:
+        """The simulator's size limit, so a generator refuses before building what it cannot run."""
+        info = backend.selected()
+        return info.max_arcs if info is not None else None
 
     def _graph_stats(self, g: CSRGraph) -> dict:
         if g.name not in self._stats_cache:
@@ -521,7 +527,7 @@ class Explorer(W.VBox):
                           seed=self.seed.value, session=self._session,
                           on_status=lambda m: self._set_status(m, "busy"))
         label = run_label(len(self.history) + 1, tech.value, g.name)
-        self._set_status(f"running {label} from vertex {run.source} ...", "busy")
+        self._set_status(f"running {label} from vertex {g.to_original(run.source)} ...", "busy")
         for lv in run:  # each level appears in the plots as soon as the engine yields it
             self.stream.push(lv, label)
             self._set_status(f"{label}: level {lv.level} done, frontier {lv.frontier_in:,} -> "
