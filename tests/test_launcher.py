@@ -1,7 +1,10 @@
 """The launcher's argument reuse (explorer.launcher), with a stand-in for a compiled kernel: on a
 GPU every BFS test also runs through it; here its bookkeeping is checked without one."""
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
+from numba import cuda
 from numba.cuda import types
 
 from explorer.engine import launcher
@@ -108,3 +111,98 @@ def test_plan_refuses_arguments_of_another_type(args):
     kern = FakeKernel((types.Array(types.int32, 1, "C"),) * 2 + (types.int64, types.boolean))
     plan = launcher._Plan(kern, (FakeArray(), FakeArray(), 5, True))
     assert not plan.update(args)
+
+
+# ---- cooperative launches (a kernel with a grid barrier)
+
+
+class FakeDispatcher:
+    """Stands in for a @cuda.jit dispatcher: the launcher keys plans by it and names it in errors."""
+
+    def __init__(self, name="k_grid"):
+        self.py_func = SimpleNamespace(__name__=name)
+
+
+class RecordingDriver:
+    """The driver's own types (cuda.bindings), with a cuLaunchKernelEx that records what it was given."""
+
+    def __init__(self, result="CUDA_SUCCESS"):
+        from cuda.bindings import driver
+
+        self._driver = driver
+        self._result = getattr(driver.CUresult, result)
+        self.launches = []
+        self.attributes = []
+
+    def __getattr__(self, name):
+        return getattr(self._driver, name)
+
+    def cuLaunchKernelEx(self, cfg, handle, params, extra):
+        attrs = [(a.id, a.value.cooperative) for a in cfg.attrs[:cfg.numAttrs]]
+        self.launches.append((cfg.gridDimX, cfg.blockDimX, cfg.sharedMemBytes, attrs, handle, params))
+        return (self._result,)
+
+    def cuKernelSetAttribute(self, attr, value, handle, device):
+        self.attributes.append((attr, value))
+        return (self._driver.CUresult.CUDA_SUCCESS,)
+
+
+def _cooperative_launcher(result="CUDA_SUCCESS"):
+    lau = launcher.Launcher()
+    lau._driver = RecordingDriver(result)
+    lau._launch = lambda *a: pytest.fail("a kernel with a grid barrier went through cuLaunchKernel")
+    kern = FakeKernel((types.int64, types.boolean))
+    kern.cooperative = True  # what Numba's overload says of a kernel that calls this_grid().sync()
+    disp = FakeDispatcher()
+    plan = lau._plans[disp] = launcher._Plan(kern, (5, True))
+    plan.cufunc.device = SimpleNamespace(id=0)
+    return lau, disp
+
+
+def test_cooperative_launch_sets_the_cooperative_attribute():
+    from cuda.bindings import driver
+
+    lau, disp = _cooperative_launcher()
+    lau.cooperative(disp, 132, 512, 16384, 6, True)
+    (blocks, threads, shared, attrs, handle, params), = lau._driver.launches
+    assert (blocks, threads, shared, handle) == (132, 512, 16384, "handle")
+    assert attrs == [(driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE, 1)]
+    # Dynamic shared memory is opted in to as for any launch (none needed below 48 KB, but any size opts in).
+    assert lau._driver.attributes == [(driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                                       16384)]
+    assert params == lau._plans[disp].params_address() and lau._plans[disp].args == [6, True]
+
+
+def test_grid_barrier_kernel_through_a_plain_launch_is_refused():
+    lau, disp = _cooperative_launcher()
+    with pytest.raises(RuntimeError, match=r"k_grid has a grid barrier .*launch it with go.cooperative"):
+        lau(disp, 4, 32, 0, 5, True)
+
+
+def test_cooperative_launch_too_large_names_the_error():
+    lau, disp = _cooperative_launcher("CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE")
+    with pytest.raises(RuntimeError, match=r"launching k_grid cooperatively \(9999 blocks of 512 threads, 0 B "
+                                           r"shared memory\) failed: CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"):
+        lau.cooperative(disp, 9999, 512, 0, 5, True)
+
+
+def test_preparing_a_cooperative_launch_launches_nothing():
+    lau, disp = _cooperative_launcher()
+    lau.preparing().cooperative(disp, 4, 32, 0, 5, True)  # compiled already (a plan): nothing to do
+    assert lau._driver.launches == []
+
+
+@cuda.jit
+def k_two_phase(out, seen):
+    i = cuda.grid(1)
+    out[i] = i + 1
+    cuda.cg.this_grid().sync()
+    seen[i] = out[(i + cuda.blockDim.x) % cuda.gridsize(1)]  # written by the next block before the barrier
+
+
+def test_plain_launcher_runs_a_grid_barrier_across_blocks():
+    """Numba's own launch: cooperative by itself on a GPU, blocks side by side under the simulator."""
+    out = np.zeros(128, np.int64)
+    seen = np.zeros(128, np.int64)
+    launcher.PlainLauncher().cooperative(k_two_phase, 4, 32, 0, out, seen)
+    np.testing.assert_array_equal(seen, (np.arange(128) + 32) % 128 + 1)

@@ -36,6 +36,12 @@ class PlainLauncher:
             raise NotImplementedError("Numba cannot launch thread-block clusters: use explorer.launcher.Launcher")
         sim.run_cluster(kernel, cluster_size, blocks, threads, shared, *args)
 
+    def cooperative(self, kernel, blocks, threads, shared, *args) -> None:
+        """A kernel with a grid barrier (cuda.cg.this_grid().sync()): Numba launches such a kernel
+        cooperatively itself on a GPU, and the simulator runs its blocks side by side at the barrier
+        (kernels.cudasim.grid). `blocks` must not exceed max_cooperative_grid_blocks."""
+        self(kernel, blocks, threads, shared, *args)
+
     def zero(self, arr) -> None:
         from kernels import common
 
@@ -54,7 +60,7 @@ class _Plan:
     pointers to them that cuLaunchKernel takes."""
 
     __slots__ = ("kern", "cufunc", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty",
-                 "shared_ok", "cluster_ok")
+                 "shared_ok", "cluster_ok", "cooperative")
 
     def __init__(self, kern, args):
         self.kern = kern
@@ -74,6 +80,7 @@ class _Plan:
         # may reach 48 KB: any dynamic size opts in (once a size), not to depend on the static one.
         self.shared_ok = 0
         self.cluster_ok = 8  # blocks a cluster may have without opting in (the portable size)
+        self.cooperative = bool(getattr(kern, "cooperative", False))  # it has a grid barrier
 
     def _marshal(self, i, value):
         is_array = hasattr(value, "_numba_type_")
@@ -208,6 +215,9 @@ class Launcher:
 
     def __call__(self, kernel, blocks, threads, shared, *args) -> None:
         plan = self._plan(kernel, blocks, threads, shared, args)
+        if plan.cooperative:  # cuLaunchKernel cannot: the grid barrier would fail or hang
+            raise RuntimeError(f"{kernel.py_func.__name__} has a grid barrier (cuda.cg.this_grid().sync()): "
+                               "launch it with go.cooperative(...)")
         err, = self._launch(plan.handle, blocks, 1, 1, threads, 1, 1, shared, 0, plan.params_address(), 0)
         if err != self._ok:
             raise RuntimeError(f"launching {kernel.py_func.__name__} ({blocks} blocks of {threads} threads, "
@@ -236,6 +246,26 @@ class Launcher:
         if err != self._ok:
             raise RuntimeError(f"launching {name} ({blocks} blocks of {threads} threads in clusters of "
                                f"{cluster_size}, {shared} B shared memory) failed: {err.name}")
+
+    def cooperative(self, kernel, blocks, threads, shared, *args) -> None:
+        """A kernel with a grid barrier (cuda.cg.this_grid().sync()): one cuLaunchKernelEx with the
+        cooperative attribute, so that every block is resident at once. `blocks` must not exceed the
+        overload's max_cooperative_grid_blocks(threads, shared): the driver refuses larger grids."""
+        drv = self._driver
+        plan = self._plan(kernel, blocks, threads, shared, args)
+        cfg = drv.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+        cfg.sharedMemBytes = shared
+        attr = drv.CUlaunchAttribute()
+        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+        attr.value.cooperative = 1
+        cfg.attrs = [attr]
+        cfg.numAttrs = 1
+        err, = drv.cuLaunchKernelEx(cfg, plan.handle, plan.params_address(), 0)
+        if err != self._ok:
+            raise RuntimeError(f"launching {kernel.py_func.__name__} cooperatively ({blocks} blocks of {threads} "
+                               f"threads, {shared} B shared memory) failed: {err.name}")
 
     def preparing(self, on_compile: Callable[[str], None] | None = None) -> "_Preparing":
         """A launcher-shaped object that only prepares: for the untimed first pass."""
@@ -273,6 +303,9 @@ class _Preparing:
             self._launcher.prepare(kernel, blocks, threads, shared, *args, on_compile=self._on_compile)
 
     def cluster(self, kernel, cluster_size, blocks, threads, shared, *args) -> None:
+        self(kernel, blocks, threads, shared, *args)
+
+    def cooperative(self, kernel, blocks, threads, shared, *args) -> None:
         self(kernel, blocks, threads, shared, *args)
 
     def zero(self, arr) -> None:
