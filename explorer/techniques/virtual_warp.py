@@ -1,0 +1,100 @@
+"""virtual-warp: Hong et al.'s static virtual warps, a fixed group of W threads per vertex (the
+chapter's §5.1.2 and Algorithm 8, BFS-4K §3 and Table 2); kernels/virtual_warp.py."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..knobs import BLOCK_THREADS, KnobSet, KnobSpec, knob
+from ..stats import Extra
+from . import Technique
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+
+W = KnobSpec(
+    "W", "virtual warp size: threads sharing one vertex's adjacency list, fixed for the whole search "
+    "(32: a physical warp per vertex; 1: Harish's thread per vertex). BFS-4K's Table 2 tuned it per "
+    "graph: W1 on road networks and meshes, W2-W4 on social graphs, W16 on uniform random, W32 on Kronecker",
+    32, choices=(1, 2, 4, 8, 16, 32), section="chapter §5.1.2; BFS-4K §3, Table 2")
+FRONTIER = KnobSpec(
+    "frontier", "how virtual warps find the frontier: 'scan' gives every vertex a virtual warp that reads "
+    "its level, as Hong et al. (work O(V·D + E), BFS-4K Table 2); 'queue' gives one to each entry of a "
+    "frontier queue (work O(V + E); beyond the paper)", "scan", choices=("scan", "queue"),
+    kind=str, section="chapter §2.1, §5.1.2; BFS-4K Table 2")
+
+
+@dataclass(frozen=True)
+class VirtualWarpKnobs(KnobSet):
+    owner = "virtual-warp"
+    W: int = knob(W)
+    frontier: str = knob(FRONTIER)
+    block_threads: int = knob(BLOCK_THREADS)
+
+
+class VirtualWarp(BFSTechnique):
+    technique = Technique.VIRTUAL_WARP
+    Knobs = VirtualWarpKnobs
+    extras = (
+        Extra("warp_size", "(virtual) warp size: threads sharing one frontier vertex (static: the knob W)",
+              "threads"),
+        Extra("vertices_scanned", "vertices (frontier='scan': all of them) or queue entries "
+              "(frontier='queue') whose level a virtual warp read", "vertices"),
+    )
+    simulator_knobs = {"block_threads": 32}
+    test_knobs = ({"frontier": "queue", "W": 1}, {"frontier": "queue", "W": 4})
+
+    def check(self, graph, knobs, limits) -> None:
+        if graph.num_vertices * knobs.W >= 2**31:
+            raise ValueError(f"virtual-warp launches W threads per vertex: {graph.num_vertices:,} vertices x "
+                             f"W={knobs.W} exceed the 2**31 - 1 threads its kernel can index; choose a smaller W")
+
+    def start(self, ctx: RunContext) -> LevelLoop:
+        return _Loop(ctx)
+
+
+class _Loop(LevelLoop):
+    def __init__(self, ctx: RunContext):
+        from kernels import common, virtual_warp
+
+        self.ctx, self.k = ctx, virtual_warp
+        n = ctx.graph.num_vertices
+        self.queue = ctx.knobs.frontier == "queue"
+        self.dist = ctx.buffer("dist", n, np.int32)
+        self.parent = ctx.buffer("parent", n, np.int32)
+        # Scanning needs no queue (nor duplicate stamps): one-entry scratch buffers stand in for them.
+        room = max(n, 1) if self.queue else 1
+        self.queues = [ctx.buffer("queue_a", room, np.int32), ctx.buffer("queue_b", room, np.int32)]
+        self.stamp = ctx.buffer("stamp", n if self.queue else 1, np.int32)
+        width = 2 * virtual_warp.NUM_COUNTERS
+        self.counters = ctx.buffer("counters", width, np.int64)
+        self.readback = (self.counters, ctx.buffer("counters", width, np.int64, host=True))
+        init_search(ctx, self.dist, self.parent, self.queues[0], *((self.stamp,) if self.queue else ()))
+        ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)
+        self.size, self.level = 1, 0
+
+    def launch(self, go) -> None:
+        ctx, knobs = self.ctx, self.ctx.knobs
+        offsets, indices = ctx.graph_arrays
+        items = self.size if self.queue else ctx.graph.num_vertices
+        threads = items * knobs.W
+        go(self.k.virtual_warp_level, max(1, -(-threads // knobs.block_threads)), knobs.block_threads, 0,
+           offsets, indices, self.dist, self.parent, self.queues[0], self.size, self.queues[1], self.counters,
+           self.level % 2, self.level, knobs.W, self.queue, self.stamp, ctx.instrument)
+
+    def collect(self, ms: float) -> Batch:
+        k, inst = self.k, self.ctx.instrument
+        c = self.readback[1][(self.level % 2) * k.NUM_COUNTERS:][:k.NUM_COUNTERS]
+        nxt = int(c[k.NEXT_SIZE])
+        dups = measured(inst, c[k.DUP_GENERATED]) if self.queue else 0  # scanning keeps no queue: none
+        row = dict(frontier_in=self.size, edges_examined=measured(inst, c[k.EDGES]), discovered=nxt,
+                   frontier_out=nxt, dup_generated=dups, dup_detected=0, dup_undetected=dups,
+                   kernel="multi-block", launches=1,  # the next level's counters are cleared by this one
+                   warp_size=self.ctx.knobs.W, vertices_scanned=measured(inst, c[k.SCANNED]))
+        if self.queue:
+            self.queues.reverse()
+        self.size, self.level = nxt, self.level + 1
+        self.converged = nxt == 0
+        return Batch([row])
+
+    def result(self):
+        return self.ctx.runtime.to_host(self.dist), self.ctx.runtime.to_host(self.parent)
