@@ -24,7 +24,9 @@ class Technique(str, enum.Enum):
 
     #: Top-down, one thread per frontier vertex, frontier kept as a queue; a vertex is claimed by
     #: atomic compare-and-swap on its distance, so no duplicates enter the next frontier. The
-    #: "frontier-based" GPU BFS of the CS406 report (Sevilmis et al.). Wins on low, even degrees;
+    #: "frontier-based" top-down GPU BFS of the CS406 report (Sevilmis et al., §5.2; the report
+    #: checks and writes distances without an atomic, so its queue may repeat a vertex; its
+    #: layer-based top-down, §5.1, is `harish`). Wins on low, even degrees;
     #: loses on skewed degrees (one thread walks a hub's whole adjacency list).
     TOPDOWN_QUEUE = "topdown-queue"
 
@@ -34,6 +36,34 @@ class Technique(str, enum.Enum):
     #: the child grids are launched by the host right after the level's kernel, sized by the
     #: paper's rule, and a frontier with a heavy vertex leaves the single-block kernel for that.
     BFS4K = "bfs4k"
+
+    #: Harish & Narayanan (IIIT-BFS, HiPC 2007; chapter §2.1, BFS-4K §3): no frontier queue; each
+    #: level a thread per vertex reads its level and expands the vertices of the current one, until a
+    #: level reaches nothing. Work O(V·D + E): every level scans all |V| vertices. It is also the
+    #: CS406 report's layer-based top-down (§5.1), which differs only in how it is written: a
+    #: distance == layer test instead of Harish's frontier flags, a grid-stride loop (its launch
+    #: gives a thread per vertex anyway) and a count of the layer instead of a "changed" flag.
+    #: Here a vertex is claimed by compare-and-swap (both write without atomics), so each level's
+    #: count, and the parent tree, are exact. Wins when the search has few levels and big
+    #: frontiers (dense graphs, small diameter); loses badly on long, narrow searches (road
+    #: networks, meshes: O(V²) when D = O(V)).
+    HARISH = "harish"
+
+    #: Edge-parallel (Jia et al.; chapter §1.3 and §2.1, multi-search paper §IV, BFS-4K §3): each
+    #: level a thread per arc of the whole graph (COO: source and destination arrays) claims the
+    #: destination of every arc whose source is at the current level. Work O(E·D). Perfect load
+    #: balance and coalescing whatever the degrees: wins when the frontier holds much of the graph
+    #: and degrees are skewed (Kronecker, social graphs); loses on long searches and high |E|/|V|.
+    EDGE_PARALLEL = "edge-parallel"
+
+    #: Static virtual warps (Hong, Kim, Oguntebi & Olukotun, PPoPP 2011; chapter §5.1.2, BFS-4K §3
+    #: and Table 2): a fixed group of W threads per vertex strides over its adjacency list; W = 1..32
+    #: for the whole search (BFS-4K makes it dynamic). As Hong et al., the virtual warps scan every
+    #: vertex each level (work O(V·D + E); W = 1 is Harish), or with frontier='queue' they take a
+    #: frontier queue's entries. Wins when W fits the degrees (Table 2's best: W1 on roads and
+    #: meshes, W2-W4 on social graphs, W16 on uniform random, W32 on Kronecker); loses when the
+    #: degrees vary too much for one W (idle lanes, or a hub walked by few threads).
+    VIRTUAL_WARP = "virtual-warp"
 
     #: Luo, Wong & Hwu (DAC 2010): hierarchical warp/block/grid frontier queues and kernels.
     LUO_HIERARCHICAL = "luo-hierarchical"
@@ -89,6 +119,9 @@ class Technique(str, enum.Enum):
 _REGISTRY = {
     Technique.TOPDOWN_QUEUE: "topdown_queue:TopdownQueue",
     Technique.BFS4K: "bfs4k:BFS4K",
+    Technique.HARISH: "harish:Harish",
+    Technique.EDGE_PARALLEL: "edge_parallel:EdgeParallel",
+    Technique.VIRTUAL_WARP: "virtual_warp:VirtualWarp",
     Technique.BOTTOM_UP: "bottom_up:BottomUp",
     Technique.HYBRID: "hybrid:Hybrid",
     Technique.DIRECTION_OPTIMIZING: "direction_optimizing:DirectionOptimizing",
