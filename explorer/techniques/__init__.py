@@ -65,7 +65,14 @@ class Technique(str, enum.Enum):
     #: degrees vary too much for one W (idle lanes, or a hub walked by few threads).
     VIRTUAL_WARP = "virtual-warp"
 
-    #: Luo, Wong & Hwu (DAC 2010): hierarchical warp/block/grid frontier queues and kernels.
+    #: Luo, Wong & Hwu (UIUC-BFS, DAC 2010, §3): a thread per frontier vertex, compare-and-swap
+    #: claims, hierarchical frontier queues (each warp's W-queue in shared memory written without
+    #: collisions by ballot, the block's B-queue as their union, its place in the grid's G-queue by
+    #: one atomic a block, coalesced copies) and three kernel layers by frontier size: one block
+    #: running levels with block barriers while the frontier fits it, a grid-synchronised
+    #: (cooperative) kernel of co-resident blocks with one grid barrier a level, one launch a level
+    #: beyond. Wins on long searches with small, even-degree frontiers (grids, meshes, road
+    #: networks): no host round trip a level; loses on skewed degrees (a thread walks a hub's list).
     LUO_HIERARCHICAL = "luo-hierarchical"
 
     #: Bottom-up (Beamer et al., SC'12; CS406 report §3.1.2): every level a thread per vertex; an
@@ -119,6 +126,7 @@ class Technique(str, enum.Enum):
 _REGISTRY = {
     Technique.TOPDOWN_QUEUE: "topdown_queue:TopdownQueue",
     Technique.BFS4K: "bfs4k:BFS4K",
+    Technique.LUO_HIERARCHICAL: "luo:LuoHierarchical",
     Technique.HARISH: "harish:Harish",
     Technique.EDGE_PARALLEL: "edge_parallel:EdgeParallel",
     Technique.VIRTUAL_WARP: "virtual_warp:VirtualWarp",
