@@ -97,6 +97,9 @@ class BFSTechnique:
     #: Kernel kinds and directions its records may show.
     kernel_kinds: ClassVar[tuple[Kernel, ...]] = (Kernel.MULTI_BLOCK,)
     directions: ClassVar[tuple[Direction, ...]] = (Direction.TOP_DOWN,)
+    #: What a class should notice when stepping through it (the Classroom, explorer/ui/classroom.py);
+    #: empty: the first sentence of its Technique member's doc and its "wins"/"loses" sentences.
+    classroom_note: ClassVar[str] = ""
 
     @property
     def name(self) -> str:
