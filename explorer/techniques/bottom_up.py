@@ -31,6 +31,9 @@ class BottomUp(BFSTechnique):
     directions = (Direction.BOTTOM_UP,)
     extras = (FRONTIER_FORM, FRONTIER_CONVERTED, VERTICES_CHECKED)
     simulator_knobs = {"block_threads": 32}
+    classroom_note = ("The search looks the other way: each unvisited vertex's thread walks its in-neighbours and "
+                      "stops at the first in the frontier. Few checks when the frontier is large, many wasted ones "
+                      "when it is small; only a vertex's own thread writes it, so no duplicates.")
     test_knobs = ({"frontier": "distance"},)
 
     def start(self, ctx: RunContext) -> DirectionLoop:

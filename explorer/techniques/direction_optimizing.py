@@ -64,6 +64,9 @@ class DirectionOptimizing(BFSTechnique):
         Extra("n_f", "Beamer's n_f: vertices in the frontier", "vertices"),
     )
     simulator_knobs = {"block_threads": 32}
+    classroom_note = ("Watch the direction change: top-down while the frontier's edges m_f are few against the "
+                      "unvisited vertices' m_u, bottom-up through the fat middle levels (m_f > m_u/alpha), top-down "
+                      "again once the frontier shrinks below n/beta.")
     test_knobs = ({"alpha": 1_000_000, "beta": 1},)  # bottom-up at once, top-down as soon as it shrinks
 
     def start(self, ctx: RunContext) -> DirectionLoop:

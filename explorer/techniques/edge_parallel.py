@@ -33,6 +33,9 @@ class EdgeParallel(BFSTechnique):
     extras = (Extra("arcs_inspected", "arcs whose source's level a thread read: every arc of the graph, "
                     "every level (Jia et al.'s edge parallelism)", "arcs"),)
     simulator_knobs = {"block_threads": 32}
+    classroom_note = ("A thread per arc of the whole graph, every level: each thread has exactly one edge (perfect "
+                      "balance, whatever the degrees), but every level reads all |E| arcs, even when the frontier "
+                      "holds a single vertex.")
 
     def check(self, graph, knobs, limits) -> None:
         if graph.num_arcs >= 2**31:

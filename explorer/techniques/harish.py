@@ -25,6 +25,9 @@ class Harish(BFSTechnique):
     extras = (Extra("vertices_scanned", "vertices whose level a thread read: all of them, every level "
                     "(Harish & Narayanan keep no frontier queue)", "vertices"),)
     simulator_knobs = {"block_threads": 32}
+    classroom_note = ("Harish scans every vertex every level: only the frontier's threads expand (the table), all "
+                      "the others just read their vertex's level. Levels x |V| reads: cheap on a short, wide search, "
+                      "ruinous on a long, thin one (try gen:grid2d:rows=2,cols=60).")
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

@@ -21,6 +21,9 @@ class TopdownQueue(BFSTechnique):
     technique = Technique.TOPDOWN_QUEUE
     Knobs = TopdownQueueKnobs
     simulator_knobs = {"block_threads": 32}
+    classroom_note = ("A thread per frontier vertex walks its whole adjacency list (see the table): a hub keeps one "
+                      "thread busy while the others idle. The compare-and-swap claim lets one thread win each vertex, "
+                      "so where two frontier arcs meet (magenta rings) no duplicate is born.")
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

@@ -41,6 +41,8 @@ class VirtualWarp(BFSTechnique):
               "(frontier='queue') whose level a virtual warp read", "vertices"),
     )
     simulator_knobs = {"block_threads": 32}
+    classroom_note = ("W threads share each vertex, lane l taking edges l, l+W, ...: with W above the degrees most "
+                      "lanes in the table have no edge; W = 1 is Harish. Try W=1, W=4 and W=32 on one graph.")
     test_knobs = ({"frontier": "queue", "W": 1}, {"frontier": "queue", "W": 4})
 
     def check(self, graph, knobs, limits) -> None:

@@ -23,6 +23,10 @@ class BFS4K(BFSTechnique):
     )
     # Every CUDA thread is a Python thread under the simulator.
     simulator_knobs = {"single_block_threads": 32, "K6": 32}
+    classroom_note = ("BFS-4K plans every level anew: watch the kernel (one block at the ends, many in the middle) "
+                      "and the warp size, or edge-discover, whose table spreads a warp's 32 lanes over its vertices' "
+                      "edges as in Fig. 6. Its claim is a benign race: where two frontier arcs meet (magenta rings) "
+                      "a vertex may be enqueued twice, and the hash64 filter removes the copies it sees.")
     test_knobs = (
         {"K5": 0},                                   # multi-block only
         {"K5": 0, "K4": 0, "K1": 1},                 # virtual warps from 1 thread up
