@@ -1,5 +1,6 @@
-"""Kernels for BFS that changes direction: the bottom-up step, the CS406 report's layer-based
-top-down step, and the conversions between a frontier queue and a frontier bitmap.
+"""Kernels for BFS that changes direction: the bottom-up step, the conversions between a
+frontier queue and a frontier bitmap, and the frontier's degree sums for Beamer's rule. (The
+top-down steps are kernels/topdown.py's queue kernel and kernels/scan.py's layer-based one.)
 
 Bottom-up (Beamer, Asanović & Patterson, SC'12; CS406 report §3.1.2, Appendices 4 and 6): a
 thread per vertex; an unvisited vertex walks its in-edges (on an undirected graph, its edges) and
@@ -105,32 +106,6 @@ def bottom_up(in_offsets, in_indices, out_offsets, dist, parent, level, bits, re
     if instrument:
         _flush(counters, EDGES, edges)
         _flush(counters, CHECKED, checked)
-
-
-@cuda.jit(cache=True)
-def topdown_layer(offsets, indices, dist, parent, level, counters, instrument):
-    """The report's layer-based top-down level (Appendix 3): a thread per vertex, those with
-    dist == level expand their edges. The claim is a compare-and-swap on the distance (the report
-    writes without one), so each vertex is found once and `discovered` is exact."""
-    n = dist.shape[0]
-    nxt = int32(level + 1)
-    found_n = int64(0)
-    edges = int64(0)
-    v = cuda.grid(1)
-    while v < n:
-        if dist[v] == level:
-            begin = offsets[v]
-            end = offsets[v + 1]
-            for e in range(begin, end):
-                x = indices[e]
-                if dist[x] == -1 and cuda.atomic.cas(dist, x, -1, nxt) == -1:
-                    parent[x] = v
-                    found_n += 1
-            edges += end - begin
-        v += cuda.gridsize(1)
-    _flush(counters, NEXT_SIZE, found_n)
-    if instrument:
-        _flush(counters, EDGES, edges)
 
 
 @cuda.jit(cache=True)

@@ -156,3 +156,47 @@ def test_bad_knobs_are_named(kron, tech, knob, value):
     g, source = kron
     with pytest.raises(KnobError, match=knob):
         run_bfs(g, source, tech, {knob: value})
+
+
+# ---- CPU multicore (Numba parallel=True)
+
+def test_cpu_techniques_give_the_gpu_techniques_record(kron):
+    g, source = kron
+    fields = ("direction", "frontier_in", "edges_examined", "discovered", "frontier_out")
+    for cpu, gpu, extras in (("cpu-hybrid", "hybrid", ("frontier_form", "vertices_checked")),
+                             ("cpu-bottom-up", "bottom-up", ("vertices_checked",))):
+        want = [[getattr(lv, f) for f in fields + extras] for lv in _run(g, source, gpu, GPU_SMALL)]
+        got = _run(g, source, cpu, {})
+        assert [[getattr(lv, f) for f in fields + extras] for lv in got] == want
+        assert all(lv.kernel.value == "cpu" for lv in got)
+    levels = _run(g, source, "cpu-topdown", {})
+    d, _ = cpu_bfs(g, source)
+    assert [lv.edges_examined for lv in levels] == [int(g.degrees()[d == i].sum()) for i in range(len(levels))]
+
+
+def test_cpu_bottom_up_walks_in_edges_on_a_directed_graph():
+    g = _directed()
+    levels = _run(g, 0, "cpu-bottom-up", {})
+    assert [(lv.edges_examined, lv.vertices_checked) for lv in levels] == _bottom_up_model(g, 0)
+
+
+@pytest.mark.parametrize("tech", ["cpu-topdown", "cpu-bottom-up", "cpu-hybrid"])
+def test_cpu_threads_knob(monkeypatch, tech):
+    import numba
+
+    from explorer.techniques import cpu_multicore, cpu_steps
+
+    seen = []
+    for name in ("topdown_step", "bottomup_step"):
+        step = getattr(cpu_steps, name)
+        monkeypatch.setattr(cpu_steps, name, lambda *a, _step=step: (seen.append(numba.get_num_threads()), _step(*a)))
+    g = graphs.generate("kronecker", scale=9, edge_factor=8, seed=3)
+    before = numba.get_num_threads()
+    for threads in sorted({1, cpu_multicore.CORES}):
+        seen.clear()
+        _run(g, int(np.argmax(g.degrees())), tech, {"threads": threads})
+        assert seen and set(seen) == {threads}
+        assert numba.get_num_threads() == before
+    for bad in (0, cpu_multicore.CORES + 1):
+        with pytest.raises(KnobError, match="threads"):
+            run_bfs(g, 0, tech, {"threads": bad})

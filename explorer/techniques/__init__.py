@@ -94,6 +94,20 @@ class Technique(str, enum.Enum):
     #: degrees (Kronecker, social); on long searches it stays top-down.
     DIRECTION_OPTIMIZING = "direction-optimizing"
 
+    #: CPU multicore top-down (CS406 report §4, Numba parallel=True): the frontier split into chunks
+    #: of equal edges, each with its own local frontier, merged by prefix sums; claims by
+    #: compare-and-swap. Wins where there is no GPU, and on small graphs where a launch costs more
+    #: than a level.
+    CPU_TOPDOWN = "cpu-topdown"
+
+    #: CPU multicore bottom-up (CS406 report §4.2.2): the frontier as a bit-set, each chunk of
+    #: vertices writing its own words of the next one. Wins on the CPU when frontiers are large.
+    CPU_BOTTOM_UP = "cpu-bottom-up"
+
+    #: CPU multicore hybrid (CS406 report §3.1.3, §4): cpu-topdown below |V|/32 frontier vertices,
+    #: cpu-bottom-up above. The report's best CPU form on low-diameter graphs.
+    CPU_HYBRID = "cpu-hybrid"
+
     @property
     def implemented(self) -> bool:
         return self in _REGISTRY
@@ -133,6 +147,9 @@ _REGISTRY = {
     Technique.BOTTOM_UP: "bottom_up:BottomUp",
     Technique.HYBRID: "hybrid:Hybrid",
     Technique.DIRECTION_OPTIMIZING: "direction_optimizing:DirectionOptimizing",
+    Technique.CPU_TOPDOWN: "cpu_multicore:CPUTopdown",
+    Technique.CPU_BOTTOM_UP: "cpu_multicore:CPUBottomUp",
+    Technique.CPU_HYBRID: "cpu_multicore:CPUHybrid",
 }
 
 

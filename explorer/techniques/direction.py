@@ -1,7 +1,8 @@
 """What the GPU techniques that change direction share (bottom-up, hybrid, direction-optimizing):
 the reverse CSR a bottom-up step walks on a directed graph, their record extras, and one level
 loop that runs a top-down or a bottom-up step on a queue, bitmap or distance frontier
-(kernels/direction.py, kernels/topdown.py) and turns the counters into a record.
+(kernels/direction.py; top-down: kernels/topdown.py's queue kernel, kernels/scan.py's
+layer-based one) and turns the counters into a record.
 
 A technique says, per level, which `Step` to run (`DirectionLoop.plan`); the loop converts the
 frontier on the device when the step reads another form than the last step wrote (queue <->
@@ -90,9 +91,9 @@ class DirectionLoop(LevelLoop):
     track_degrees = False
 
     def __init__(self, ctx: RunContext, impl):
-        from kernels import direction, topdown
+        from kernels import direction, scan, topdown
 
-        self.ctx, self.impl, self.kd, self.kt = ctx, impl, direction, topdown
+        self.ctx, self.impl, self.kd, self.kt, self.ks = ctx, impl, direction, topdown, scan
         g, n = ctx.graph, ctx.graph.num_vertices
         self.n, self.words = n, max(1, -(-n // 32))
         self.block = ctx.knobs.block_threads
@@ -101,11 +102,14 @@ class DirectionLoop(LevelLoop):
         self.stamp = ctx.buffer("stamp", n, np.int32)
         self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
         self.bits = [ctx.buffer("bits_a", self.words, np.uint32), ctx.buffer("bits_b", self.words, np.uint32)]
-        # topdown_queue's counters and this module's side by side: one memset, one read-back.
-        total = topdown.NUM_COUNTERS + direction.NUM_COUNTERS
+        # The three kernel families' counters side by side (topdown_queue's, harish_level's two
+        # rows, this module's): one memset, one read-back.
+        td, ks = topdown.NUM_COUNTERS, 2 * scan.NUM_COUNTERS
+        total = td + ks + direction.NUM_COUNTERS
         counters = ctx.buffer("direction_counters", total, np.int64)
-        self.td_counters = ctx.view("direction_td_counters", counters, 0, topdown.NUM_COUNTERS)
-        self.counters = ctx.view("direction_own_counters", counters, topdown.NUM_COUNTERS, total)
+        self.td_counters = ctx.view("direction_td_counters", counters, 0, td)
+        self.layer_counters = ctx.view("direction_layer_counters", counters, td, td + ks)
+        self.counters = ctx.view("direction_own_counters", counters, td + ks, total)
         self.readback = (counters, ctx.buffer("direction_counters", total, np.int64, host=True))
         self.in_offsets, self.in_indices = in_edges(ctx)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)
@@ -144,9 +148,9 @@ class DirectionLoop(LevelLoop):
             if self.track_degrees:
                 go(kd.frontier_degrees, _grid(min(self.n, self.degree_threads()), b), b, 0, offsets,
                    self.in_offsets, q[1], self.td_counters, kt.NEXT_SIZE, self.counters)
-        else:
-            go(kd.topdown_layer, _grid(self.n, b), b, 0, offsets, indices, self.dist, self.parent, self.level,
-               self.counters, ctx.instrument)
+        else:  # row 0 of harish_level's two (it clears row 1, which the memset cleared anyway)
+            go(self.ks.harish_level, _grid(self.n, b), b, 0, offsets, indices, self.dist, self.parent,
+               self.layer_counters, 0, self.level, ctx.instrument)
 
     def degree_threads(self) -> int:
         """Threads of frontier_degrees, which learns the queue's size on the device: enough to fill it."""
@@ -162,12 +166,16 @@ class DirectionLoop(LevelLoop):
         return count
 
     def collect(self, ms: float) -> Batch:
-        host, kd, kt, inst, s = self.readback[1], self.kd, self.kt, self.ctx.instrument, self.step
-        td, own = host[:kt.NUM_COUNTERS], host[kt.NUM_COUNTERS:]
+        host, kd, kt, ks, inst, s = self.readback[1], self.kd, self.kt, self.ks, self.ctx.instrument, self.step
+        td, layer = host[:kt.NUM_COUNTERS], host[kt.NUM_COUNTERS:kt.NUM_COUNTERS + ks.NUM_COUNTERS]
+        own = host[kt.NUM_COUNTERS + 2 * ks.NUM_COUNTERS:]
         queue_td = s.direction is Direction.TOP_DOWN and s.form == "queue"
-        nxt = int(td[kt.NEXT_SIZE] if queue_td else own[kd.NEXT_SIZE])
-        edges = td[kt.EDGES] if queue_td else own[kd.EDGES]
-        dups = int(td[kt.DUP_GENERATED]) if queue_td else 0  # bottom-up and CAS claims make none
+        if queue_td:
+            nxt, edges, dups = int(td[kt.NEXT_SIZE]), td[kt.EDGES], int(td[kt.DUP_GENERATED])
+        elif s.direction is Direction.TOP_DOWN:
+            nxt, edges, dups = int(layer[ks.NEXT_SIZE]), layer[ks.EDGES], 0  # CAS claims: none
+        else:
+            nxt, edges, dups = int(own[kd.NEXT_SIZE]), own[kd.EDGES], 0  # a vertex's own thread: none
         converted = self._converts(s)
         extras = dict(frontier_form=s.form, frontier_converted=converted, m_f=self.m_f, m_u=self.m_u, n_f=self.size,
                       vertices_checked=measured(inst, own[kd.CHECKED]))

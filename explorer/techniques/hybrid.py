@@ -2,7 +2,8 @@
 |V|/32, bottom-up otherwise, decided afresh each level, in the report's two GPU forms (§5.1
 layer-based: a thread per vertex testing dist == level, in both directions; §5.2 frontier-based:
 top-down over a frontier queue, bottom-up over a bitmap built from it, appending the next queue).
-Kernels: kernels/direction.py and kernels/topdown.py."""
+Kernels: kernels/direction.py (bottom-up), kernels/topdown.py (frontier-based top-down) and
+kernels/scan.py (layer-based top-down: harish's kernel, which is the report's §5.1)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -55,4 +56,6 @@ class _Loop(DirectionLoop):
         layer = k.variant == "layer"
         if not bottom_up_now(self.size, self.n, k.divisor):
             return TOP_DOWN_LAYER if layer else TOP_DOWN_QUEUE
-        return Step(Direction.BOTTOM_UP, "distance") if layer else Step(Direction.BOTTOM_UP, "bitmap", write_queue=True)
+        if layer:
+            return Step(Direction.BOTTOM_UP, "distance")
+        return Step(Direction.BOTTOM_UP, "bitmap", write_queue=True)
