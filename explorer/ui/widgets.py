@@ -215,6 +215,11 @@ class Explorer(W.VBox):
         self.status = W.HTML()
         self.run_button.on_click(self._on_run_clicked)
         self.clear_button.on_click(lambda _: self.clear())
+        # The classroom (issue 19): step through this graph's BFS level by level, below the plots.
+        self.classroom_button = W.Button(description="Classroom", icon="graduation-cap",
+                                         tooltip="step through a BFS of this (small) graph level by level")
+        self.classroom_button.on_click(lambda _: self.open_classroom())
+        self.classroom_box = W.Box()
         self.simulator_button.on_click(self._on_use_simulator)
 
         # ---- output: live plots and summary
@@ -227,13 +232,13 @@ class Explorer(W.VBox):
             self.graph_stack,
             W.HBox([labelled(self.source_mode, _LABEL_WIDTH), self.vertex, self.seed]),
             W.HBox([labelled(self.technique, _LABEL_WIDTH), self.instrument, self.run_button,
-                    self.clear_button]),
+                    self.clear_button, self.classroom_button]),
             self.technique_doc, self.missing_note,
             self.knobs_panel,
             W.HBox([self.backend_line, self.simulator_button]),
             self.status,
         ])
-        super().__init__([controls, self.plots_box, self.summary], **kwargs)
+        super().__init__([controls, self.plots_box, self.summary, self.classroom_box], **kwargs)
 
         # ---- initial values
         self.set_graph(graph)
@@ -552,6 +557,25 @@ class Explorer(W.VBox):
         self.stream = LevelStream(fig_width=PLOT_WIDTH)
         self.plot_view = BokehModel(column(self.stream.layout(), self.stream.level_table()))
         self.plots_box.children = [self.plot_view]
+
+    def open_classroom(self):
+        """The Classroom on the picked graph, source, technique and knobs, run to level 0, below the
+        summary; a graph too large to draw is refused in the status line. Returns it (or None)."""
+        from .classroom import Classroom
+
+        try:
+            defaults = knobs_of(self.technique.value).defaults()
+            room = Classroom(graph=self.current_graph(), source=self._source_value(), technique=self.technique.value,
+                             knobs={k: v for k, v in self.knob_values().items() if v != defaults[k]})
+            room.run()
+        except USER_ERRORS as err:
+            self._show_error(err)
+            return None
+        old, self.classroom_box.children = self.classroom_box.children, [room]
+        for w in old:
+            w.close()
+        self._set_status(f"classroom below: step through {room.result.technique} on {room.graph.name}", "ok")
+        return room
 
     def clear(self) -> None:
         """Forget every run: empty plots and summary."""
