@@ -108,7 +108,7 @@ def measure(g, source, technique, knobs, repeats):
         "kernels": "".join("M" if lv.kernel == "multi-block" else "S" for lv in inst.levels),
         "dup_generated": sum(lv.dup_generated for lv in inst.levels),
         "dup_detected": sum(lv.dup_detected for lv in inst.levels),
-        "heavy_vertices": sum(lv.heavy_vertices for lv in inst.levels),
+        "heavy_vertices": sum(lv.extras.get("heavy_vertices", 0) for lv in inst.levels),
         "_result": rs[0],
     }
 

@@ -75,9 +75,12 @@ class LevelStats:
     extras: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
-        object.__setattr__(self, "kernel", Kernel(self.kernel))
-        object.__setattr__(self, "direction", Direction(self.direction))
-        object.__setattr__(self, "extras", MappingProxyType(dict(self.extras)))
+        # Records are made between levels, while the GPU waits: convert only what needs it.
+        if type(self.kernel) is not Kernel:
+            object.__setattr__(self, "kernel", Kernel(self.kernel))
+        if type(self.direction) is not Direction:
+            object.__setattr__(self, "direction", Direction(self.direction))
+        object.__setattr__(self, "extras", MappingProxyType(self.extras))
 
     def __getattr__(self, name):
         # Only called for names that are not fields: a technique's extras.

@@ -25,8 +25,9 @@ from .session import Session
 
 log = logging.getLogger("explorer")
 
-#: Row keys a technique leaves to the enactor.
+#: Row keys a technique leaves to the enactor; the core keys a row may have.
 _ENACTOR_FIELDS = ("level", "technique", "time_ms")
+_CORE_ROW = frozenset(LEVEL_FIELDS) - frozenset(_ENACTOR_FIELDS)
 
 
 class RecordError(RuntimeError):
@@ -56,6 +57,7 @@ class BFSRun:
         self.session = session
         self._result: RunResult | None = None
         self._started = False
+        self._declared = frozenset(e.name for e in impl.extras)
 
     @property
     def technique(self):
@@ -127,16 +129,16 @@ class BFSRun:
             original_ids=self.graph.original_ids)
 
     def _records(self, batch: Batch, ms: float, first: int) -> list[LevelStats]:
-        declared = {e.name for e in self.impl.extras}
-        shares = level_shares(batch.weights, len(batch.rows))
+        rows = batch.rows
+        shares = [1.0] if batch.weights is None and len(rows) == 1 else level_shares(batch.weights, len(rows))
         out = []
-        for i, row in enumerate(batch.rows):
-            extras = {k: v for k, v in row.items() if k not in LEVEL_FIELDS}
-            if set(extras) != declared or any(k in row for k in _ENACTOR_FIELDS):
+        for i, row in enumerate(rows):
+            extras = {k: row.pop(k) for k in self._declared if k in row}
+            if len(extras) != len(self._declared) or not _CORE_ROW.issuperset(row):
                 raise RecordError(
-                    f"technique {self.impl.name!r} returned a row with extras {sorted(extras)}; it declares "
-                    f"{sorted(declared)} (and leaves {', '.join(_ENACTOR_FIELDS)} to the enactor)")
-            core = {k: v for k, v in row.items() if k in LEVEL_FIELDS}
+                    f"technique {self.impl.name!r} returned a row with fields {sorted(row)} and extras "
+                    f"{sorted(extras)}; it declares extras {sorted(self._declared)} (and leaves "
+                    f"{', '.join(_ENACTOR_FIELDS)} to the enactor)")
             out.append(LevelStats(level=first + i, technique=self.impl.name, time_ms=float(ms * shares[i]),
-                                  extras=extras, **core))
+                                  extras=extras, **row))
         return out

@@ -69,16 +69,24 @@ class DeviceLimits:
 
 
 class _HostClock:
-    """Wall-clock time of steps on the host (the simulator's events carry no time; the CPU has none)."""
+    """Wall-clock time of steps on the host (the simulator's events carry no time; the CPU has none).
+
+    The run's elapsed time runs from the first step's start to the last step's completion, less
+    the time the caller held levels in between (a hold after the last step is outside it anyway)."""
 
     def __init__(self):
         self._begin = self._start = self._stop = None
-        self._held = 0.0
+        self._held = self._pending = 0.0
 
     def start(self, go) -> None:
+        self._commit_holds()
         self._start = time.perf_counter()
         if self._begin is None:
             self._begin = self._start
+
+    def _commit_holds(self) -> None:
+        self._held += self._pending
+        self._pending = 0.0
 
     def stop(self, go) -> None:
         self._stop = time.perf_counter()
@@ -88,19 +96,18 @@ class _HostClock:
 
     def hold(self, seconds: float) -> None:
         """The caller held a level for `seconds`: not BFS time."""
-        self._held += seconds
+        self._pending += seconds
 
     def elapsed_ms(self) -> float:
-        """First step's start to the last step's completion, less the time the caller held levels."""
         if self._begin is None:
             return 0.0
-        return max(0.0, (time.perf_counter() - self._begin - self._held) * 1e3)
+        return max(0.0, (self._stop - self._begin - self._held) * 1e3)
 
 
 class _EventClock(_HostClock):
     """CUDA events around each step; the run's elapsed time from the first step's start event to
-    the last step's stop event, less the time the caller held levels (the GPU is idle then: the
-    next step is launched only when the caller asks for it)."""
+    the last step's stop event, less the time the caller held levels in between (the GPU is idle
+    then: the next step is launched only when the caller asks for it)."""
 
     def __init__(self):
         super().__init__()
@@ -110,6 +117,7 @@ class _EventClock(_HostClock):
         self._start, self._stop = cuda.event(), cuda.event()
 
     def start(self, go) -> None:
+        self._commit_holds()
         if self._begin is None:  # the run's clock starts with its first step
             self._begin = self._cuda.event()
             go.record(self._begin)
