@@ -57,3 +57,20 @@ def register_cap(block_threads: int) -> int:
     """Registers a thread may use when `block_threads` threads share one SM's 65,536 (at most 255):
     the single block compiled for 512 threads gets 128 and stops spilling its level loop."""
     return min(255, 65536 // block_threads // 8 * 8)
+
+# ------------------------------------------------------------------------------ provenance log
+# The duplicate analysis' variant of the multi-block kernels (kernels.bfs4k.provenance) logs each
+# claim of a sampled vertex as a row of PROV_FIELDS int32: the level expanded, the vertex and the
+# frontier vertex it came from, the claiming thread (block, warp in the block, lane), the verdict
+# of each duplicate filter on it (0 keep, 1 duplicate, 2 conflict; both filters see every claim,
+# only the knob's drops anything), whether the copy went into the next frontier, and the kernel
+# (P_MULTI or P_HEAVY, the child grid).
+P_LEVEL, P_VERTEX, P_PARENT, P_BLOCK, P_WARP, P_LANE, P_HASH, P_CULL, P_KEPT, P_KERNEL = range(10)
+PROV_FIELDS = 10
+P_MULTI, P_HEAVY = 0, 1
+
+
+def prov_sampled(v, mask):
+    """Whether vertex v is in the log's sample: its multiplicative hash's bits under `mask`
+    (2^k - 1: one vertex in 2^k, every copy of it) are zero. Host and device share it."""
+    return ((((int(v) * 2654435761) & 0xFFFFFFFF) >> 16) & mask) == 0
