@@ -1,71 +1,97 @@
-"""Time BFS-4K over a grid of knob settings on a real GPU; every result is checked.
+"""Time a technique over a grid (or a random sample) of knob settings; every result is checked.
 
     python benchmarks/sweep_knobs.py kron22 K1=4,8,32 K4=0,1,2 claim=race,atomic
     python benchmarks/sweep_knobs.py grid1000 --source center --base K5=2 K1=1,4 dedup=none,hash64
+    python benchmarks/sweep_knobs.py gen:kronecker:scale=18 K3 K1 --random 12 --json sweep.json
+    python benchmarks/sweep_knobs.py path/to/graph.mtx --technique virtual-warp block_threads
+    python benchmarks/sweep_knobs.py bfs4k_fig2 K1=1,32 --simulator --repeats 1
 
-Prints one line per setting, fastest first: the median elapsed time of --repeats runs
-(instrumentation off, after a warm-up run), the kernels' share and the kernel kind per level.
-A setting whose distances differ from the CPU reference is reported as wrong.
+GRAPH is a benchmark graph (kron22, grid1000), a sample graph, a graph file or a generator spec
+gen:KIND:param=value,... Each swept knob is KNOB=v1,v2,... or KNOB alone for values over its
+declared range (every choice; --points values of a number range). Every combination runs
+(--random N: N points drawn within the ranges instead). Prints one line per setting, fastest
+first: the median BFS wall time of --repeats runs (instrumentation off, after --warmup untimed
+runs), the kernels' share, the levels and the check against the CPU reference; --json writes the
+sweep, which the Explorer's Tuning panel (and explorer.sweep.load_sweep) reopens. The sweep
+itself is explorer.sweep's, shared with the notebooks. Exit status 1 if a setting failed or was
+wrong, 2 for bad input.
 """
 from __future__ import annotations
 
 import argparse
-import itertools
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bench_bfs import GRAPHS, source_for  # noqa: E402
-from benchmarks.profile_levels import parse_knobs  # noqa: E402
-from explorer import backend  # noqa: E402
-from explorer.api import run_bfs  # noqa: E402
-from explorer.engine import Session  # noqa: E402
-from explorer.reference import compare_distances, cpu_bfs  # noqa: E402
+from explorer import backend, graphs  # noqa: E402
+from explorer.knobs import KnobError  # noqa: E402
+from explorer.sweep import format_sweep, plan_sweep, run_sweep  # noqa: E402
+from explorer.ui.cli import UsageError, load_graph_spec, parse_knob_values  # noqa: E402
+
+
+def parse_axes(technique, items: list[str]) -> dict:
+    """['K1=4,8', 'dedup'] -> {'K1': [4, 8], 'dedup': None} (None: over the declared range), each
+    value typed and range-checked against the technique's knobs."""
+    axes = {}
+    for item in items:
+        name, sep, vals = item.partition("=")
+        name = name.strip()
+        if not sep:
+            axes[name] = None
+            parse_knob_values(technique, [])  # the technique exists
+            continue
+        if not vals.strip():
+            raise UsageError(f"{item!r}: no values after '=' (give KNOB=v1,v2 or KNOB alone for its range)")
+        axes[name] = [parse_knob_values(technique, [f"{name}={v}"])[name] for v in vals.split(",")]
+    return axes
+
+
+def load_graph(spec: str, undirected: bool):
+    """A benchmark graph by name, else what `bfs4k run` accepts (sample, file, gen: spec)."""
+    if spec in GRAPHS and spec not in graphs.SAMPLE_GRAPHS and not Path(spec).exists():
+        return GRAPHS[spec]()
+    return load_graph_spec(spec, undirected)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("graph", choices=list(GRAPHS))
-    ap.add_argument("grid", nargs="+", help="KNOB=v1,v2,... (every combination is run)")
-    ap.add_argument("--source", default="max-degree")
-    ap.add_argument("--base", nargs="*", default=[], help="KEY=VALUE settings common to all runs")
+    ap.add_argument("graph", help="benchmark graph, sample name, graph file or gen:KIND:param=value,...")
+    ap.add_argument("grid", nargs="+", help="KNOB=v1,v2,... or KNOB (its declared range)")
+    ap.add_argument("--technique", default="bfs4k")
+    ap.add_argument("--source", default="max-degree", help="vertex id, max-degree, random or center (grids)")
+    ap.add_argument("--base", nargs="*", default=[], help="KNOB=VALUE settings common to all runs")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--warmup", type=int, default=None, help="untimed runs per setting (default: 1 on a GPU)")
+    ap.add_argument("--random", type=int, default=None, metavar="N", help="N random points within the ranges")
+    ap.add_argument("--seed", type=int, default=0, help="seed of --random and of a random source")
+    ap.add_argument("--points", type=int, default=5, help="values of a number range swept without values")
+    ap.add_argument("--json", type=Path, default=None, help="write the sweep here (reopened by load_sweep)")
+    ap.add_argument("--undirected", action="store_true", help="read a graph file's lines both ways")
+    ap.add_argument("--simulator", action="store_true", help="Numba's CUDA simulator (small graphs only)")
     args = ap.parse_args(argv)
 
-    backend.select("gpu")
-    g = GRAPHS[args.graph]()
-    src = source_for(g, args.graph, args.source)
-    ref = cpu_bfs(g, src)[0]
-    base = parse_knobs(args.base)
-    names, values = [], []
-    for item in args.grid:
-        key, _, vals = item.partition("=")
-        names.append(key)
-        values.append([parse_knobs([f"{key}={v}"])[key] for v in vals.split(",")])
-    rows = []
-    for combo in itertools.product(*values):
-        knobs = {**base, **dict(zip(names, combo))}
-        try:
-            with Session(g) as s:
-                run_bfs(g, src, "bfs4k", knobs, instrument=False, session=s).complete()
-                rs = [run_bfs(g, src, "bfs4k", knobs, instrument=False, session=s).complete()
-                      for _ in range(args.repeats)]
-        except Exception as exc:  # one bad setting must not hide the others
-            rows.append((float("inf"), knobs, f"FAILED {type(exc).__name__}: {exc}"))
-            continue
-        ok = all(compare_distances(ref, r.distances) is None for r in rs)
-        el = statistics.median(r.elapsed_ms for r in rs)
-        kern = statistics.median(r.total_ms for r in rs)
-        kinds = "".join("M" if lv.kernel == "multi-block" else "S" for lv in rs[0].levels)
-        rows.append((el, knobs, f"kernels {kern:8.3f} ms  levels {rs[0].num_levels:5d}  "
-                                f"{'ok' if ok else 'WRONG'}  {kinds[:24]}"))
-    print(f"{args.graph} source={src} base={base}")
-    for el, knobs, what in sorted(rows, key=lambda r: r[0]):
-        shown = {k: knobs[k] for k in names}
-        print(f"  {el:9.3f} ms  {shown}  {what}", flush=True)
-    return 0 if all("WRONG" not in r[2] and "FAILED" not in r[2] for r in rows) else 1
+    try:
+        backend.select("simulator" if args.simulator else "gpu")
+        base = parse_knob_values(args.technique, args.base)
+        axes = parse_axes(args.technique, args.grid)
+        plan = plan_sweep(args.technique, axes, mode="random" if args.random else "grid", samples=args.random,
+                          seed=args.seed, base=base, points_per_axis=args.points)
+        g = load_graph(args.graph, args.undirected)
+        src = source_for(g, args.graph, args.source) if args.source in ("center", "max-degree") else args.source
+        if args.json is not None and args.json.is_dir():
+            raise UsageError(f"--json {args.json} is a folder: give a file name")
+        sweep = run_sweep(g, src, plan, repeats=args.repeats, warmup=args.warmup, seed=args.seed,
+                          graph_spec=args.graph, on_progress=lambda p: print(f"  {p}", end="\r", file=sys.stderr))
+    except (KnobError, UsageError, ValueError, backend.BackendError, OSError) as err:
+        print(f"sweep_knobs: error: {err}", file=sys.stderr)
+        return 2
+    print(file=sys.stderr)
+    print(format_sweep(sweep))
+    if args.json is not None:
+        print(f"sweep written to {sweep.save(args.json)}")
+    return 0 if all(p.usable for p in sweep.points) else 1
 
 
 if __name__ == "__main__":

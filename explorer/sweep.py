@@ -1,0 +1,449 @@
+"""Knob sweeps: time a technique over a grid (or a random sample) of knob values, each point the
+median of repeated runs, every run checked against the CPU reference.
+
+Pure host logic, no widgets: the Explorer's Tuning panel (explorer.ui.sweep_panel), the notebooks
+and benchmarks/sweep_knobs.py share it.
+
+    plan = plan_sweep("bfs4k", {"K1": None, "K4": [0, 1, 2]})     # None: values over the declared range
+    sweep = run_sweep(graph, "max-degree", plan, repeats=3, on_progress=print)
+    sweep.best                    # the fastest correct point
+    sweep.save("sweep.json")      # ... and load_sweep("sweep.json") reopens it
+
+The runs share one Session (the graph's device arrays and buffers are made once), are not
+instrumented (the counts cost time) and are timed by the engine: `elapsed_ms`, the BFS wall time
+(first launch to last level, host round trips included), is what a point's median is taken of;
+the kernels' share (`kernel_ms`) is kept beside it. Under the simulator, sweeps are refused beyond
+SIMULATOR_SWEEP_MAX_ARCS arcs or SIMULATOR_SWEEP_MAX_RUNS runs (see check_sweep_size).
+"""
+from __future__ import annotations
+
+import datetime
+import itertools
+import json
+import math
+import statistics
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from . import backend
+from .api import resolve_source, run_bfs
+from .engine import DeviceLimits, Session
+from .graphs import CSRGraph
+from .knobs import KnobError, KnobSpec
+from .reference import check_result, compare_distances, cpu_bfs
+from .stats import write_text_atomic
+from .techniques import Technique, implementation, knobs_of, make_knobs
+
+#: Every simulated GPU thread is a Python thread: one BFS-4K run of a graph of a thousand arcs
+#: takes seconds, so a sweep's graph and its number of runs are capped there.
+SIMULATOR_SWEEP_MAX_ARCS = 5_000
+SIMULATOR_SWEEP_MAX_RUNS = 200
+#: Values an axis gets from a numeric range when none are given.
+POINTS_PER_AXIS = 5
+FORMAT = 1  # of the saved JSON
+
+
+class SweepTooLarge(backend.BackendError):
+    """The sweep would take too long where it would run (the simulator); the message says why."""
+
+
+# ------------------------------------------------------------------ plans
+
+def axis_values(spec: KnobSpec, points: int = POINTS_PER_AXIS) -> list:
+    """Values of one knob over its declared range: every choice; for a number range `points`
+    values from low to high, spaced by factors when the range spans a factor of 16 or more from
+    low >= 1 (K3 1..1024: 1, 6, 32, 181, 1024), evenly otherwise (integers rounded, repeats dropped)."""
+    if spec.choices is not None:
+        return list(spec.choices)
+    if points < 1:
+        raise ValueError(f"points={points} must be >= 1")
+    lo, hi = float(spec.low), float(spec.high)
+    if points == 1:
+        raw = [lo]
+    elif lo >= 1 and hi / lo >= 16:
+        raw = np.geomspace(lo, hi, points).tolist()
+    else:
+        raw = np.linspace(lo, hi, points).tolist()
+    if spec.kind is int:
+        return list(dict.fromkeys(int(round(v)) for v in raw))
+    return list(dict.fromkeys(round(v, 6) for v in raw))
+
+
+def random_value(spec: KnobSpec, rng: np.random.Generator):
+    """One value drawn within the declared range: a choice, or a number (integers inclusive),
+    log-uniform when the range spans a factor of 16 or more from low >= 1."""
+    if spec.choices is not None:
+        return spec.choices[int(rng.integers(len(spec.choices)))]
+    lo, hi = float(spec.low), float(spec.high)
+    if lo >= 1 and hi / lo >= 16:
+        x = math.exp(rng.uniform(math.log(lo), math.log(hi)))
+    else:
+        x = rng.uniform(lo, hi)
+    if spec.kind is int:
+        return int(min(max(round(x), spec.low), spec.high))
+    return round(x, 6)
+
+
+@dataclass
+class SweepPlan:
+    """What a sweep runs: the technique, its swept knobs (axes: name -> values, in order), the
+    knobs common to every point (base), and the points (swept values each), in run order."""
+
+    technique: str
+    axes: dict
+    points: list
+    base: dict = field(default_factory=dict)
+    mode: str = "grid"
+    seed: int = 0
+
+    def knobs_of(self, point: dict) -> dict:
+        return {**self.base, **point}
+
+
+def plan_sweep(technique, axes: dict, *, mode: str = "grid", samples: int | None = None, seed: int = 0,
+               base: dict | None = None, points_per_axis: int = POINTS_PER_AXIS) -> SweepPlan:
+    """A sweep of `technique` over `axes` ({knob: values, or None for values over its declared
+    range}). mode "grid": every combination; "random": `samples` distinct points, each knob drawn
+    within its declared range (or from its given values), seeded. Values are checked against
+    the knobs' declarations here (KnobError names the knob and its range); a combination the
+    technique refuses (a cross-knob rule) stays in the plan and is reported at its point."""
+    tech = Technique.parse(technique)
+    Knobs = knobs_of(tech)
+    if not axes:
+        raise ValueError("a sweep needs at least one knob to vary")
+    if mode not in ("grid", "random"):
+        raise ValueError(f"sweep mode {mode!r} is invalid: use 'grid' or 'random'")
+    base = dict(base or {})
+    Knobs.from_dict(base)  # unknown names and bad values in the base fail now
+    specs = {name: Knobs.spec(name) for name in axes}
+    clash = sorted(set(axes) & set(base))
+    if clash:
+        raise ValueError(f"knob(s) {', '.join(clash)} are both swept and fixed in the base: choose one")
+    given = {name: (None if vals is None else [specs[name].check(v) for v in vals]) for name, vals in axes.items()}
+    for name, vals in given.items():
+        if vals is not None and not vals:
+            raise ValueError(f"knob {name}: an empty list of values to sweep")
+    if mode == "grid":
+        values = {name: vals if vals is not None else axis_values(specs[name], points_per_axis)
+                  for name, vals in given.items()}
+        points = [dict(zip(values, combo)) for combo in itertools.product(*values.values())]
+        return SweepPlan(tech.value, values, points, base, mode, seed)
+    if samples is None or samples < 1:
+        raise ValueError(f"a random sweep needs samples >= 1, not {samples!r}")
+    rng = np.random.default_rng(seed)
+    points, seen = [], set()
+    for _ in range(samples * 20):  # small spaces run out of distinct points: stop there
+        p = {name: (vals[int(rng.integers(len(vals)))] if vals is not None else random_value(specs[name], rng))
+             for name, vals in given.items()}
+        key = tuple(p.values())
+        if key not in seen:
+            seen.add(key)
+            points.append(p)
+            if len(points) == samples:
+                break
+    values = {name: sorted({p[name] for p in points}, key=_order) for name in given}
+    return SweepPlan(tech.value, values, points, base, mode, seed)
+
+
+def _order(v):
+    return (0, v, "") if isinstance(v, (int, float)) and not isinstance(v, bool) else (1, 0, str(v))
+
+
+# ------------------------------------------------------------------ results
+
+@dataclass
+class SweepPoint:
+    """One setting: its swept knob values, each repeat's BFS wall time and kernel time, and the
+    check against the CPU reference (ok; check: its message) or the error that stopped it."""
+
+    knobs: dict
+    times_ms: list = field(default_factory=list)
+    kernel_ms: list = field(default_factory=list)
+    levels: int | None = None
+    ok: bool | None = None
+    check: str = ""
+    error: str | None = None
+
+    @property
+    def median_ms(self) -> float:
+        return float(statistics.median(self.times_ms)) if self.times_ms else float("nan")
+
+    @property
+    def median_kernel_ms(self) -> float:
+        return float(statistics.median(self.kernel_ms)) if self.kernel_ms else float("nan")
+
+    @property
+    def usable(self) -> bool:
+        """Ran, and every run's result was correct."""
+        return self.error is None and bool(self.ok) and bool(self.times_ms)
+
+    def status(self) -> str:
+        if self.error is not None:
+            return f"failed: {self.error}"
+        return "ok" if self.ok else f"WRONG: {self.check}"
+
+
+@dataclass
+class Progress:
+    """Where a running sweep is: runs done of total, seconds so far and (estimated) left."""
+
+    done: int
+    total: int
+    elapsed_s: float
+    left_s: float | None
+    point: dict
+
+    def __str__(self) -> str:
+        left = "?" if self.left_s is None else f"{self.left_s:.0f} s"
+        return f"{self.done}/{self.total} runs, {self.elapsed_s:.0f} s, about {left} left"
+
+
+@dataclass
+class SweepResult:
+    """A finished (or stopped) sweep; saved as JSON by `save` and reopened by `load_sweep`."""
+
+    graph: str
+    source: int
+    technique: str
+    axes: dict
+    base: dict
+    repeats: int
+    points: list
+    mode: str = "grid"
+    graph_spec: str | None = None  # how to load the graph again (a sample, file or gen: spec), if known
+    graph_size: dict = field(default_factory=dict)  # vertices, arcs
+    device: dict = field(default_factory=dict)
+    created: str = ""
+    stopped: bool = False
+
+    @property
+    def best(self) -> SweepPoint | None:
+        """The fastest point whose runs were all correct (by median BFS wall time)."""
+        usable = [p for p in self.points if p.usable]
+        return min(usable, key=lambda p: p.median_ms) if usable else None
+
+    def best_knobs(self) -> dict:
+        """Every knob the best point ran with (base and swept); {} when no point was usable."""
+        b = self.best
+        return {} if b is None else {**self.base, **b.knobs}
+
+    def ranked(self) -> list[SweepPoint]:
+        """Usable points fastest first, then the others in run order."""
+        good = sorted((p for p in self.points if p.usable), key=lambda p: p.median_ms)
+        return good + [p for p in self.points if not p.usable]
+
+    def line(self) -> tuple[list, list]:
+        """One swept knob: (its values, the median time of each; NaN where the point failed)."""
+        if len(self.axes) != 1:
+            raise ValueError(f"a line needs one swept knob; this sweep has {len(self.axes)}")
+        (name, values), = self.axes.items()
+        by = {_key(p.knobs[name]): p for p in self.points}
+        return list(values), [by[_key(v)].median_ms if _key(v) in by and by[_key(v)].usable else math.nan
+                              for v in values]
+
+    def grid(self) -> tuple[list, list, np.ndarray]:
+        """Two swept knobs: (x values, y values, median times [len(y), len(x)]; NaN where a point
+        failed or was not run)."""
+        if len(self.axes) != 2:
+            raise ValueError(f"a heatmap needs two swept knobs; this sweep has {len(self.axes)}")
+        (nx, xs), (ny, ys) = self.axes.items()
+        z = np.full((len(ys), len(xs)), np.nan)
+        ix = {_key(v): i for i, v in enumerate(xs)}
+        iy = {_key(v): i for i, v in enumerate(ys)}
+        for p in self.points:
+            if p.usable:
+                z[iy[_key(p.knobs[ny])], ix[_key(p.knobs[nx])]] = p.median_ms
+        return list(xs), list(ys), z
+
+    # ---- files
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["format"] = FORMAT
+        d["points"] = [{**asdict(p), "median_ms": _finite(p.median_ms), "median_kernel_ms": _finite(p.median_kernel_ms)}
+                       for p in self.points]
+        return d
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, default=_plain)
+
+    def save(self, path) -> Path:
+        """Write the sweep as JSON (atomically); `load_sweep(path)` reads it back."""
+        path = Path(path)
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder: give a file name for the sweep (e.g. sweep.json)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return write_text_atomic(path, self.to_json())
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "SweepResult":
+        if d.get("format") != FORMAT:
+            raise ValueError(f"not a sweep file of format {FORMAT} (format {d.get('format')!r})")
+        names = {f for f in cls.__dataclass_fields__}
+        pfields = {f for f in SweepPoint.__dataclass_fields__}
+        args = {k: v for k, v in d.items() if k in names}
+        args["points"] = [SweepPoint(**{k: v for k, v in p.items() if k in pfields}) for p in d["points"]]
+        return cls(**args)
+
+
+def load_sweep(path) -> SweepResult:
+    """A sweep saved by SweepResult.save."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such sweep file") from None
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not a sweep file: {err}") from None
+    if not isinstance(doc, dict) or "points" not in doc:
+        raise ValueError(f"{path} is not a sweep file (no 'points')")
+    return SweepResult.from_dict(doc)
+
+
+def _key(v):
+    return (type(v).__name__ == "str", v)
+
+
+def _finite(x: float):
+    return None if math.isnan(x) else x
+
+
+def _plain(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+# ------------------------------------------------------------------ running
+
+def sweep_runs(plan: SweepPlan, repeats: int, warmup: int) -> int:
+    return len(plan.points) * (repeats + warmup)
+
+
+def check_sweep_size(graph: CSRGraph, plan: SweepPlan, repeats: int, warmup: int = 0) -> None:
+    """Refuse, with the reason, a sweep the simulator would take too long over; nothing on a GPU
+    (beyond the graph size any run has)."""
+    runs = sweep_runs(plan, repeats, warmup)
+    info = backend.current()
+    if not info.is_simulator:
+        return
+    why = ("the CUDA simulator runs every GPU thread as a Python thread: one BFS of a graph of a "
+           "thousand arcs takes seconds")
+    if graph.num_arcs > SIMULATOR_SWEEP_MAX_ARCS:
+        raise SweepTooLarge(f"graph {graph.name!r} has {graph.num_arcs:,} arcs; under the simulator a sweep takes "
+                            f"graphs up to {SIMULATOR_SWEEP_MAX_ARCS:,} arcs ({why}). Use a smaller graph, "
+                            "or a GPU")
+    if runs > SIMULATOR_SWEEP_MAX_RUNS:
+        raise SweepTooLarge(f"the sweep makes {runs:,} runs ({len(plan.points)} points x {repeats + warmup}); "
+                            f"under the simulator at most {SIMULATOR_SWEEP_MAX_RUNS} ({why}). Sweep fewer "
+                            "values or repeat less")
+
+
+def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, warmup: int | None = None,
+              session: Session | None = None, limits: DeviceLimits | None = None, seed: int = 0,
+              graph_spec: str | None = None, on_progress: Callable[[Progress], None] | None = None,
+              stop: Callable[[], bool] | None = None) -> SweepResult:
+    """Run every point of `plan` on `graph` from `source`: `warmup` untimed runs (default: one on a
+    GPU, none on the simulator, whose kernels need no compiling), then `repeats` timed runs,
+    instrumentation off. The first run of a point is checked by reference.check_result (CPU BFS
+    once per sweep; Graph500 rules; distances), the others by their distances. A point that
+    fails (a knob rule, a device limit, an error) is kept with its error: one bad setting does not
+    hide the others. `on_progress(Progress)` after every run; `stop()` True ends the sweep early
+    (the result says `stopped`)."""
+    if not isinstance(graph, CSRGraph):
+        raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats={repeats!r} must be an integer >= 1 (each point is the median of its repeats)")
+    info = backend.current()
+    if warmup is None:
+        warmup = 0 if info.is_simulator else 1
+    if warmup < 0:
+        raise ValueError(f"warmup={warmup} must be >= 0")
+    impl = implementation(plan.technique)
+    if impl.runtimes != frozenset({"cpu"}):
+        backend.check_graph_size(graph.num_arcs)
+        check_sweep_size(graph, plan, repeats, warmup)
+    src = resolve_source(graph, source, seed)
+    expected = cpu_bfs(graph, src)[0]
+    total = sweep_runs(plan, repeats, warmup)
+    own = session is None
+    session = Session(graph) if own else session
+    points, done, t0 = [], 0, time.perf_counter()
+    device: dict = {}
+    stopped = False
+
+    def tick(point, runs: int = 1):
+        nonlocal done
+        done += runs
+        if on_progress is not None:
+            spent = time.perf_counter() - t0
+            on_progress(Progress(done, total, spent, spent / max(done, 1) * (total - done), point))
+
+    try:
+        for point in plan.points:
+            if stop is not None and stop():
+                stopped = True
+                break
+            sp = SweepPoint(dict(point))
+            points.append(sp)
+            before = done
+            try:
+                knobs = make_knobs(plan.technique, plan.knobs_of(point))
+                for _ in range(warmup):
+                    run_bfs(graph, src, plan.technique, knobs, instrument=False, limits=limits,
+                            session=session).complete()
+                    tick(point)
+                for i in range(repeats):
+                    r = run_bfs(graph, src, plan.technique, knobs, instrument=False, limits=limits,
+                                session=session).complete()
+                    device = device or r.device
+                    sp.times_ms.append(r.elapsed_ms)
+                    sp.kernel_ms.append(r.total_ms)
+                    sp.levels = r.num_levels
+                    if i == 0:
+                        rep = check_result(graph, src, r.distances, r.parents, expected=expected)
+                        sp.ok, sp.check = rep.ok, rep.message
+                    else:
+                        msg = compare_distances(expected, r.distances)
+                        if msg is not None:
+                            sp.ok, sp.check = False, f"repeat {i + 1}: {msg}"
+                    tick(point)
+            except (KnobError, backend.BackendError, ValueError, NotImplementedError, RuntimeError) as err:
+                sp.error = f"{type(err).__name__}: {err}"
+                tick(point, before + repeats + warmup - done)  # the point's runs not made count as done
+    finally:
+        if own:
+            session.close()
+    return SweepResult(
+        graph=graph.name, source=src, technique=plan.technique, axes=plan.axes, base=plan.base, repeats=repeats,
+        points=points, mode=plan.mode, graph_spec=graph_spec,
+        graph_size={"vertices": graph.num_vertices, "arcs": graph.num_arcs},
+        device=device or {"backend": info.kind, "name": info.device_name, "versions": dict(info.versions)},
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), stopped=stopped)
+
+
+def format_sweep(result: SweepResult, top: int | None = None) -> str:
+    """The sweep as text, fastest correct point first: median BFS time, kernels' share, levels,
+    the check, the swept knobs."""
+    names = list(result.axes)
+    lines = [f"{result.technique} on {result.graph} from vertex {result.source}: {len(result.points)} points, "
+             f"median of {result.repeats}" + (f"; base {result.base}" if result.base else "")
+             + (" (stopped early)" if result.stopped else "")]
+    for i, p in enumerate(result.ranked()):
+        if top is not None and i >= top:
+            break
+        shown = ", ".join(f"{k}={p.knobs[k]}" for k in names)
+        if p.times_ms:
+            lines.append(f"  {p.median_ms:10.3f} ms  kernels {p.median_kernel_ms:10.3f} ms  levels {p.levels or 0:5d}  "
+                         f"{'ok' if p.usable else p.status():<5}  {shown}")
+        else:
+            lines.append(f"  {'-':>10}     {'':>18}  {'':>11}  {p.status()}  {shown}")
+    return "\n".join(lines)
+
+
+__all__ = ["SweepPlan", "SweepPoint", "SweepResult", "Progress", "SweepTooLarge", "plan_sweep", "run_sweep",
+           "load_sweep", "axis_values", "random_value", "check_sweep_size", "format_sweep",
+           "SIMULATOR_SWEEP_MAX_ARCS", "SIMULATOR_SWEEP_MAX_RUNS"]

@@ -1,0 +1,194 @@
+"""Knob sweeps (explorer.sweep), benchmarks/sweep_knobs.py on top of it, and the Tuning panel."""
+import json
+import math
+
+import numpy as np
+import pytest
+
+from explorer import backend, graphs, sweep
+from explorer.knobs import KnobError, KnobSpec
+from explorer.sweep import (SweepTooLarge, axis_values, load_sweep, plan_sweep, random_value, run_sweep)
+
+SIM = backend.current().is_simulator
+FIG2 = graphs.sample_graph("bfs4k_fig2")
+
+
+# ------------------------------------------------------------------ plans
+
+def test_axis_values_cover_the_declared_range():
+    assert axis_values(KnobSpec("a", "", 1, choices=(1, 2, 4))) == [1, 2, 4]
+    assert axis_values(KnobSpec("K3", "", 16, low=1, high=1024)) == [1, 6, 32, 181, 1024]  # factors
+    assert axis_values(KnobSpec("K5", "", 1, low=0, high=16)) == [0, 4, 8, 12, 16]  # evenly from 0
+    assert axis_values(KnobSpec("K2", "", 0.15, low=0.0, high=10.0, kind=float), 3) == [0.0, 5.0, 10.0]
+    assert axis_values(KnobSpec("x", "", 1, low=1, high=3), 5) == [1, 2, 3]  # rounded, no repeats
+
+
+def test_random_values_stay_within_the_declared_range():
+    rng = np.random.default_rng(0)
+    spec = KnobSpec("K3", "", 16, low=1, high=1024)
+    vals = [random_value(spec, rng) for _ in range(200)]
+    assert all(isinstance(v, int) and 1 <= v <= 1024 for v in vals)
+    assert min(vals) < 8 and max(vals) > 128  # log-uniform: both ends of a wide range are drawn
+    assert {random_value(KnobSpec("d", "", "a", choices=("a", "b"), kind=str), rng) for _ in range(50)} == {"a", "b"}
+
+
+def test_grid_plans_every_combination_in_order():
+    plan = plan_sweep("bfs4k", {"K1": [4, 8], "dedup": None}, base={"K6": 32})
+    assert plan.axes == {"K1": [4, 8], "dedup": ["hash64", "warp-culling", "none"]}
+    assert len(plan.points) == 6 and plan.points[0] == {"K1": 4, "dedup": "hash64"}
+    assert plan.knobs_of(plan.points[-1]) == {"K6": 32, "K1": 8, "dedup": "none"}
+
+
+def test_random_plans_are_distinct_seeded_and_within_the_ranges():
+    a = plan_sweep("bfs4k", {"K3": None, "K1": None}, mode="random", samples=8, seed=3)
+    b = plan_sweep("bfs4k", {"K3": None, "K1": None}, mode="random", samples=8, seed=3)
+    assert a.points == b.points and len(a.points) == 8
+    assert len({tuple(p.values()) for p in a.points}) == 8
+    assert all(1 <= p["K3"] <= 1024 and p["K1"] in (1, 2, 4, 8, 16, 32) for p in a.points)
+    small = plan_sweep("bfs4k", {"claim": None}, mode="random", samples=10)
+    assert len(small.points) == 2  # only two distinct points exist
+
+
+@pytest.mark.parametrize("axes,kw,error,message", [
+    ({}, {}, ValueError, "at least one knob"),
+    ({"K9": None}, {}, KnobError, "unknown knob 'K9' of bfs4k"),
+    ({"K1": [3]}, {}, KnobError, "K1=3 is invalid"),
+    ({"K1": []}, {}, ValueError, "empty list"),
+    ({"K1": None}, {"base": {"K1": 4}}, ValueError, "both swept and fixed"),
+    ({"K1": None}, {"mode": "spiral"}, ValueError, "'grid' or 'random'"),
+    ({"K1": None}, {"mode": "random"}, ValueError, "samples >= 1"),
+    ({"K1": None}, {"base": {"K3": 0}}, KnobError, "K3=0 is out of range"),
+])
+def test_bad_plans_are_named(axes, kw, error, message):
+    with pytest.raises(error, match=message):
+        plan_sweep("bfs4k", axes, **kw)
+
+
+# ------------------------------------------------------------------ running
+
+@pytest.fixture(scope="module")
+def fig2_sweep():
+    plan = plan_sweep("topdown-queue", {"block_threads": [32, 64]})
+    seen = []
+    result = run_sweep(FIG2, 0, plan, repeats=2, on_progress=seen.append)
+    return result, seen
+
+
+def test_each_point_is_the_median_of_its_repeats_and_checked(fig2_sweep):
+    result, seen = fig2_sweep
+    assert [p.knobs for p in result.points] == [{"block_threads": 32}, {"block_threads": 64}]
+    for p in result.points:
+        assert len(p.times_ms) == 2 and p.median_ms == pytest.approx(sum(p.times_ms) / 2)
+        assert p.ok and "distances equal the CPU reference" in p.check and p.levels == 4
+    assert result.best is min(result.points, key=lambda p: p.median_ms)
+    assert result.best_knobs() == result.best.knobs
+    assert result.device["backend"] == backend.current().kind
+    assert result.graph == "bfs4k_fig2" and result.source == 0 and result.graph_size["arcs"] == FIG2.num_arcs
+
+
+def test_progress_reports_every_run_with_the_time_left(fig2_sweep):
+    _, seen = fig2_sweep
+    assert [p.done for p in seen] == [1, 2, 3, 4] and all(p.total == 4 for p in seen)
+    assert seen[-1].left_s == 0 and "4/4 runs" in str(seen[-1]) and "left" in str(seen[-1])
+
+
+def test_a_failing_point_is_kept_and_the_others_run():
+    # cluster=2 needs visited='shared' (a cross-knob rule): that point fails, the other runs.
+    plan = plan_sweep("bfs4k", {"cluster": [2, 1]}, base={"single_block_threads": 32, "K6": 32})
+    result = run_sweep(FIG2, 0, plan, repeats=1)
+    bad, good = result.points
+    assert bad.error and "visited='shared'" in bad.error and not bad.usable and "failed" in bad.status()
+    assert good.usable and result.best is good
+
+
+def test_a_wrong_result_is_never_the_best(monkeypatch):
+    real = sweep.cpu_bfs
+
+    def wrong(graph, source):
+        d, p = real(graph, source)
+        d = d.copy()
+        d[-1] += 1
+        return d, p
+    monkeypatch.setattr(sweep, "cpu_bfs", wrong)
+    result = run_sweep(FIG2, 0, plan_sweep("topdown-queue", {"block_threads": [32]}), repeats=1)
+    p, = result.points
+    assert p.ok is False and "WRONG" in p.status() and result.best is None and result.best_knobs() == {}
+
+
+def test_stop_ends_the_sweep_early():
+    result = run_sweep(FIG2, 0, plan_sweep("topdown-queue", {"block_threads": [32, 64, 128]}), repeats=1,
+                       stop=lambda: True)
+    assert result.stopped and result.points == []
+
+
+@pytest.mark.skipif(not SIM, reason="the size limit is the simulator's")
+def test_the_simulator_refuses_a_sweep_too_large_and_says_why():
+    big = graphs.generate("grid2d", rows=50, cols=50)  # 9,800 arcs
+    with pytest.raises(SweepTooLarge, match=r"up to 5,000 arcs \(the CUDA simulator runs every GPU thread"):
+        run_sweep(big, 0, plan_sweep("topdown-queue", {"block_threads": [32]}), repeats=1)
+    many = plan_sweep("bfs4k", {"K1": None, "K3": None}, points_per_axis=50)
+    with pytest.raises(SweepTooLarge, match="at most 200"):
+        run_sweep(FIG2, 0, many, repeats=3)
+
+
+def test_lines_and_heatmaps_leave_failed_points_blank():
+    plan = plan_sweep("bfs4k", {"cluster": [1, 2], "K1": [4]}, base={"single_block_threads": 32, "K6": 32})
+    result = run_sweep(FIG2, 0, plan, repeats=1)
+    xs, ys, z = result.grid()
+    assert xs == [1, 2] and ys == [4] and z.shape == (1, 2)
+    assert z[0, 0] == result.points[0].median_ms and math.isnan(z[0, 1])
+    with pytest.raises(ValueError, match="a line needs one swept knob"):
+        result.line()
+
+
+def test_a_sweep_saved_reopens_the_same(fig2_sweep, tmp_path):
+    result, _ = fig2_sweep
+    path = result.save(tmp_path / "deep" / "sweep.json")
+    back = load_sweep(path)
+    assert back.to_dict() == result.to_dict()
+    assert back.best.knobs == result.best.knobs and back.line() == result.line()
+    doc = json.loads(path.read_text())
+    assert doc["format"] == 1 and doc["points"][0]["median_ms"] == result.points[0].median_ms
+    with pytest.raises(IsADirectoryError, match="is a folder"):
+        result.save(tmp_path)
+
+
+@pytest.mark.parametrize("text,message", [(None, "no such sweep file"), ("{", "not a sweep file"),
+                                          ('{"x": 1}', "no 'points'"), ('{"points": []}', "format 1")])
+def test_bad_sweep_files_are_named(tmp_path, text, message):
+    path = tmp_path / "s.json"
+    if text is not None:
+        path.write_text(text)
+    with pytest.raises((ValueError, FileNotFoundError), match=message):
+        load_sweep(path)
+
+
+# ------------------------------------------------------------------ benchmarks/sweep_knobs.py
+
+def _script(argv):
+    from benchmarks import sweep_knobs
+
+    return sweep_knobs.main([*argv, *(["--simulator"] if SIM else [])])
+
+
+@pytest.mark.parametrize("spec", ["bfs4k_fig2", "gen:grid2d:rows=3,cols=3", "FILE"])
+def test_the_script_takes_samples_generators_and_files(spec, tmp_path, capsys):
+    if spec == "FILE":
+        spec = str(tmp_path / "path.txt")
+        (tmp_path / "path.txt").write_text("0 1\n1 2\n2 3\n")
+    out = tmp_path / "s.json"
+    rc = _script([spec, "block_threads=32,64", "--technique", "topdown-queue", "--repeats", "1", "--source", "0",
+                  "--json", str(out)])
+    text = capsys.readouterr().out
+    assert rc == 0, text
+    assert "block_threads=32" in text and "block_threads=64" in text and " ok " in text
+    assert load_sweep(out).technique == "topdown-queue"
+
+
+def test_the_script_names_bad_input(capsys):
+    assert _script(["bfs4k_fig2", "K9=1"]) == 2
+    assert "unknown knob 'K9'" in capsys.readouterr().err
+    assert _script(["no_such_graph", "K1=4"]) == 2
+    assert "neither a sample graph nor an existing file" in capsys.readouterr().err
+    assert _script(["bfs4k_fig2", "K1="]) == 2
+    assert "no values after '='" in capsys.readouterr().err
