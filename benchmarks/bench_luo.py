@@ -39,6 +39,7 @@ CONFIGS = [
     ("defaults (block <= 512, grid <= its threads)", {}),
     ("grid layer only (block_threshold=0)", {"block_threshold": 0}),
     ("one launch a level (block_threshold=0, grid_threshold=1)", {"block_threshold": 0, "grid_threshold": 1}),
+    ("one block while |F| <= 4096 (block_threads=1024)", {"block_threads": 1024, "block_threshold": 4096}),
 ]
 SWEEP = [
     (f"block_threads={t}, grid_blocks_per_sm={b}", {"block_threads": t, "grid_blocks_per_sm": b})

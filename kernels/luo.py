@@ -134,7 +134,8 @@ def _expand(offsets, indices, dist, parent, frontier, f_base, size, first, strid
     nxt = int32(level + 1)
     wtail = int64(0)
     edges = int64(0)
-    vs = cuda.local.array(GATHER, int32)
+    vs = cuda.local.array(GATHER, int32)  # neighbours; -1: none, or not claimed by this lane
+    ds = cuda.local.array(GATHER, int32)  # their distances, then what the claim found (-1: won)
     j = first
     while j < size:
         i = j + lane
@@ -147,24 +148,27 @@ def _expand(offsets, indices, dist, parent, frontier, f_base, size, first, strid
             end = offsets[u + 1]
             edges += end - b
         while cuda.any_sync(FULL_MASK, b < end):
-            # Up to GATHER neighbours: their loads, then their distances, then the claims, each
-            # group independent of the others so that the memory system overlaps them.
+            # Up to GATHER neighbours at a time, in phases whose results are used only by the next
+            # phase: their ids, their distances, the claims (compare-and-swap) of the unvisited,
+            # so that each phase's memory accesses are in flight together.
             for k in range(GATHER):
                 v = int32(-1)
                 if b + k < end:
                     v = indices[b + k]
                 vs[k] = v
             for k in range(GATHER):
-                v = vs[k]
-                if v >= 0 and dist[v] != -1:
-                    vs[k] = -1
+                d = int32(0)
+                if vs[k] >= 0:
+                    d = dist[vs[k]]
+                ds[k] = d
             for k in range(GATHER):
-                v = vs[k]
-                if v >= 0:
-                    if cuda.atomic.cas(dist, v, -1, nxt) == -1:
-                        parent[v] = u
-                    else:
-                        vs[k] = -1
+                if ds[k] == -1:
+                    ds[k] = cuda.atomic.cas(dist, vs[k], -1, nxt)
+            for k in range(GATHER):
+                if ds[k] == -1:
+                    parent[vs[k]] = u
+                else:
+                    vs[k] = -1
             # Into the W-queue: a lane's slot is the count of claiming lanes below it.
             for k in range(GATHER):
                 v = vs[k]

@@ -145,3 +145,9 @@ def test_grid_kernel_is_compiled_for_a_cooperative_launch():
     assert grid and all(ov.cooperative for ov in grid)  # linked with cudadevrt, launched cooperatively
     assert not any(ov.cooperative for ov in k.luo_block.overloads.values())
     assert not any(ov.cooperative for ov in k.luo_level.overloads.values())
+
+
+def test_a_block_size_with_no_room_for_the_grid_kernel_is_refused(monkeypatch):
+    monkeypatch.setattr(k, "coresident_blocks", lambda *args: 0)
+    with pytest.raises(KnobError, match="block_threads=32: no block of the grid-synchronised kernel fits on an SM"):
+        checked_run(diamond(3), 0, LUO, _knobs())

@@ -116,7 +116,10 @@ class _Loop(LevelLoop):
         for layer in (luo.BLOCK, luo.GRID, luo.PER_LEVEL):
             ctx.runtime.prepare(lambda go, layer=layer: self._launch(go, layer), ctx.compiling)
         fits = luo.coresident_blocks(luo.luo_grid, self._grid_args(), self.threads, self.grid_shared)
-        self.grid_blocks = max(1, min(ctx.limits.sm_count * knobs.grid_blocks_per_sm, fits))
+        if fits < 1:
+            raise KnobError(f"knob block_threads={self.threads}: no block of the grid-synchronised kernel fits on "
+                            "an SM of this GPU (registers or shared memory): choose fewer threads")
+        self.grid_blocks = min(ctx.limits.sm_count * knobs.grid_blocks_per_sm, fits)
         self.grid_threshold = knobs.grid_threshold or self.grid_blocks * self.threads
         self.layer = self._layer()
 
