@@ -17,13 +17,11 @@ import numpy as np
 from ..stats import Direction, Extra
 from .base import Batch, LevelLoop, RunContext, init_search, measured
 
-#: How a level reads its frontier.
-FORMS = ("queue", "bitmap", "distance")
-
 FRONTIER_FORM = Extra("frontier_form", "how the level read its frontier: queue (a list of vertices), bitmap "
                       "(a bit a vertex) or distance (dist == level, the CS406 report's layer-based form)", kind=str)
-FRONTIER_CONVERTED = Extra("frontier_converted", "the frontier was converted on the device (queue to bitmap "
-                           "or back) before the level ran", kind=bool)
+FRONTIER_CONVERTED = Extra("frontier_converted", "the level first converted its frontier into the form it "
+                           "reads (a bitmap from a queue or the distances, a queue from a bitmap), where the "
+                           "level runs", kind=bool)
 VERTICES_CHECKED = Extra("vertices_checked", "unvisited vertices that looked for a parent among their "
                          "in-neighbours (bottom-up; 0 in a top-down level)", "vertices")
 
