@@ -139,7 +139,7 @@ def test_counts_not_measured_show_a_dash_in_every_table(levels):
     assert "-1" not in row and "None" not in row
 
     printed = []
-    printer = report.LevelTablePrinter(write=printed.append)
+    printer = report.LevelTablePrinter(write=printed.append, extras=levels[0].extras)
     printer.row(levels[0])
     assert printed[0].split() == row.split()
 

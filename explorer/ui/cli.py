@@ -240,7 +240,7 @@ def cmd_run(args) -> int:
 
     run = api.run_bfs(graph, graph.to_original(source), tech, knobs, instrument=args.instrument, seed=args.seed,
                          on_status=lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True))
-    printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True))
+    printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True), extras=implementation(tech).extras)
     printer.header()
     for level in run:  # rows appear as levels complete
         printer.row(level)

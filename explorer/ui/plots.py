@@ -37,7 +37,7 @@ from bokeh.models import (
     StringFormatter,
     TableColumn,
 )
-from bokeh.palettes import Category10_10
+from bokeh.palettes import Category20_20
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
@@ -67,7 +67,7 @@ PLOT_COLUMNS = (
 #: Every column of every source, in order.
 SOURCE_COLUMNS = (*LEVEL_FIELDS, "run", *PLOT_COLUMNS)
 
-RUN_PALETTE = Category10_10
+RUN_PALETTE = Category20_20  # one colour per run; a demo of every technique needs more than 10
 
 FIG_WIDTH = 520
 FIG_HEIGHT = 330  # includes the legend below the plot
@@ -216,13 +216,23 @@ def _renderer(source, glyph) -> GlyphRenderer:
     return GlyphRenderer(data_source=source, glyph=glyph)
 
 
-def _add_series(fig, source, label, color, series) -> list:
+#: How far run slot i is drawn beside the integer levels (by i mod 5), so that runs with
+#: identical records (the same technique twice) do not hide each other.
+RUN_OFFSETS = (0.0, 0.08, -0.08, 0.16, -0.16)
+
+
+def run_offset(index: int) -> float:
+    return RUN_OFFSETS[index % len(RUN_OFFSETS)]
+
+
+def _add_series(fig, source, label, color, series, index: int = 0) -> list:
     lines, points = [], []
+    x = dodge("level", run_offset(index)) if run_offset(index) else "level"
     for s in series:
-        lines.append(_renderer(source, Line(x="level", y=s.column, line_color=color, line_width=2,
+        lines.append(_renderer(source, Line(x=x, y=s.column, line_color=color, line_width=2,
                                             line_dash=s.dash)))
         fill = color if s is series[0] else "white"
-        points.append(_renderer(source, Scatter(x="level", y=s.column, size=7, marker=s.marker,
+        points.append(_renderer(source, Scatter(x=x, y=s.column, size=7, marker=s.marker,
                                                 line_color=color, fill_color=fill)))
     return _attach(fig, label, [*lines, *points], points)
 
@@ -238,7 +248,7 @@ def frontier_figure(source: ColumnDataSource | None = None, label: str = "run", 
 
 
 def add_frontier_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
-    return _add_series(fig, source, label, color, FRONTIER_SERIES)
+    return _add_series(fig, source, label, color, FRONTIER_SERIES, index)
 
 
 def edges_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -> figure:
@@ -251,7 +261,7 @@ def edges_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -
 
 
 def add_edges_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
-    return _add_series(fig, source, label, color, EDGES_SERIES)
+    return _add_series(fig, source, label, color, EDGES_SERIES, index)
 
 
 def dedup_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -> figure:
@@ -264,7 +274,7 @@ def dedup_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -
 
 
 def add_dedup_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
-    return _add_series(fig, source, label, color, DEDUP_SERIES)
+    return _add_series(fig, source, label, color, DEDUP_SERIES, index)
 
 
 def time_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) -> figure:
@@ -276,7 +286,7 @@ def time_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None) ->
 
 
 def add_time_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
-    return _add_series(fig, source, label, color, TIME_SERIES)
+    return _add_series(fig, source, label, color, TIME_SERIES, index)
 
 
 def technique_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=None, index: int = 0) -> figure:

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 
 from ..stats import LevelStats, RunResult, write_text_atomic
 from ..techniques import knobs_of
-from .tables import NOT_MEASURED, TABLE_FIELDS, TABLE_TITLES, TEXT_COLUMNS, cell, default_label
+from .tables import NOT_MEASURED, TABLE_TITLES, TEXT_COLUMNS, cell, default_label, table_fields
 
 SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock times of the simulation, "
                   "not GPU timings, and GTEPS is not meaningful.")
@@ -24,18 +24,27 @@ SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock tim
 # ------------------------------------------------------------------ text
 
 def format_level_table(levels: Iterable[LevelStats] | RunResult) -> str:
-    """The per-level table as aligned text; NOT_MEASURED marks counts not measured."""
-    if isinstance(levels, RunResult):
-        levels = levels.levels
-    rows = [[cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS] for lv in levels]
-    header = [TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]
+    """The per-level table as aligned text, with the technique's extras; NOT_MEASURED marks counts
+    not measured."""
+    fields = _fields_of(levels)
+    levels = levels.levels if isinstance(levels, RunResult) else list(levels)
+    rows = [[cell(f, getattr(lv, f, None)) for f in fields] for lv in levels]
+    header = [TABLE_TITLES.get(f, f) for f in fields]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
     def line(cells):
         return "  ".join(c.ljust(w) if f in TEXT_COLUMNS else c.rjust(w)
-                         for c, w, f in zip(cells, widths, TABLE_FIELDS)).rstrip()
+                         for c, w, f in zip(cells, widths, fields)).rstrip()
 
     return "\n".join([line(header), *(line(r) for r in rows)])
+
+
+def _fields_of(levels) -> tuple[str, ...]:
+    """A run's table columns: its technique's declared extras, or those the records carry."""
+    if isinstance(levels, RunResult):
+        return table_fields(levels.extras)
+    levels = list(levels)
+    return table_fields(levels[0].extras if levels else ())
 
 
 class LevelTablePrinter:
@@ -44,19 +53,21 @@ class LevelTablePrinter:
     # Widths fit counts up to 99,999,999 and the longest technique/kernel names.
     WIDTHS = {"level": 5, "technique": 16, "kernel": 12, "time_ms": 9}
 
-    def __init__(self, write=print):
+    def __init__(self, write=print, extras=()):
+        """`extras`: the technique's declared extras (BFSTechnique.extras), shown as columns."""
         self.write = write
-        self.widths = [max(self.WIDTHS.get(f, 9), len(TABLE_TITLES.get(f, f))) for f in TABLE_FIELDS]
+        self.fields = table_fields(extras)
+        self.widths = [max(self.WIDTHS.get(f, 9), len(TABLE_TITLES.get(f, f))) for f in self.fields]
 
     def _line(self, cells) -> str:
         return "  ".join(c.ljust(w) if f in TEXT_COLUMNS else c.rjust(w)
-                         for c, w, f in zip(cells, self.widths, TABLE_FIELDS)).rstrip()
+                         for c, w, f in zip(cells, self.widths, self.fields)).rstrip()
 
     def header(self) -> None:
-        self.write(self._line([TABLE_TITLES.get(f, f) for f in TABLE_FIELDS]))
+        self.write(self._line([TABLE_TITLES.get(f, f) for f in self.fields]))
 
     def row(self, lv: LevelStats) -> None:
-        self.write(self._line([cell(f, getattr(lv, f, None)) for f in TABLE_FIELDS]))
+        self.write(self._line([cell(f, getattr(lv, f, None)) for f in self.fields]))
 
 
 def changed_knobs(technique: str, knobs: Mapping) -> dict:
@@ -140,10 +151,11 @@ def summary_table_html(labelled: list[tuple[str, RunResult]], colors: Mapping[st
 
 def level_table_html(result: RunResult | Iterable[LevelStats]) -> str:
     levels = result.levels if isinstance(result, RunResult) else list(result)
-    head = "".join(f"<th>{_esc(TABLE_TITLES.get(f, f))}</th>" for f in TABLE_FIELDS)
+    fields = _fields_of(result if isinstance(result, RunResult) else levels)
+    head = "".join(f"<th>{_esc(TABLE_TITLES.get(f, f))}</th>" for f in fields)
     rows = "".join(
         "<tr>" + "".join(f"<td class='{'txt' if f in TEXT_COLUMNS else 'num'}'>{_esc(cell(f, getattr(lv, f, None)))}</td>"
-                         for f in TABLE_FIELDS) + "</tr>" for lv in levels)
+                         for f in fields) + "</tr>" for lv in levels)
     return f"<table class='levels'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
 
 
@@ -223,12 +235,12 @@ def write_report(results, path, graph_stats: Mapping | None = None, title: str =
     from bokeh.resources import INLINE
     from jinja2 import Template
 
-    from .plots import LevelStream
+    from .plots import RUN_PALETTE, LevelStream
 
     labelled = _labelled(results)
     if not labelled:
         raise ValueError("write_report needs at least one RunResult")
-    stream = LevelStream(max_runs=min(len(labelled), 10))
+    stream = LevelStream(max_runs=min(len(labelled), len(RUN_PALETTE)))
     if len(labelled) > stream.max_runs:
         raise ValueError(f"write_report plots at most {stream.max_runs} runs (one colour each); got {len(labelled)}")
     for label, res in labelled:

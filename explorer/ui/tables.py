@@ -2,9 +2,11 @@
 report (report.py) and the Explorer's table and hovers (plots.py). Standard library only."""
 from __future__ import annotations
 
-#: Level-record columns shown in tables, with short titles.
+#: Level-record columns shown in every table, with short titles; a run's technique-declared extras
+#: (stats.Extra) go between the counts and the text columns (`table_fields`).
 TABLE_FIELDS = ("level", "frontier_in", "discovered", "frontier_out", "edges_examined", "dup_generated",
                 "dup_detected", "dup_undetected", "dup_conflicts", "technique", "kernel", "time_ms")
+_CORE_TABLE = tuple(f for f in TABLE_FIELDS if f != "dup_conflicts")  # dup_conflicts: BFS-4K's extra
 TABLE_TITLES = {"frontier_in": "frontier_in", "frontier_out": "frontier_out", "edges_examined": "edges",
                 "dup_generated": "dup_gen", "dup_detected": "dup_det", "dup_undetected": "dup_left",
                 "dup_conflicts": "conflicts", "time_ms": "time_ms"}
@@ -33,10 +35,22 @@ def format_count(value, missing: str = NOT_MEASURED) -> str:
     return missing if value is None or value < 0 else f"{value:,}"
 
 
+def table_fields(extras=()) -> tuple[str, ...]:
+    """The columns of a level table of a technique with these extras (stats.Extra, or their names):
+    the core counts, the extras, then direction, technique, kernel and time."""
+    names = tuple(getattr(e, "name", e) for e in extras)
+    head = _CORE_TABLE[:_CORE_TABLE.index("technique")]
+    return head + names + ("direction", "technique", "kernel", "time_ms")
+
+
 def cell(name: str, value) -> str:
     """The text of column `name`'s cell."""
-    if name in TEXT_COLUMNS:
-        return str(getattr(value, "value", value))  # an enum (kernel) as its value
+    if name in TEXT_COLUMNS or name == "direction" or isinstance(value, str):
+        return str(getattr(value, "value", value))  # an enum (kernel, direction) as its value
     if name == "time_ms":
         return f"{value:.3f}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.4g}"
     return format_count(value)
