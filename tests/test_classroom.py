@@ -288,3 +288,17 @@ def test_the_explorer_offers_the_classroom():
     assert room.graph is ex.current_graph() and room.frontier_source.data["level"] == [0]
     ex.set_graph("3elt")
     assert ex.open_classroom() is None and "at most 300 vertices" in ex.status.value
+
+
+def test_lane_efficiency_of_the_load_balancing_lesson():
+    from explorer.ui.stepthrough import lane_efficiency
+
+    even = [32] * 64
+    assert lane_efficiency(even, 32) == 1.0 and lane_efficiency(even, None) == 1.0
+    hub = [1] * 31 + [32]  # one warp, a thread per vertex: 32 rounds for 63 edges
+    assert lane_efficiency(hub, 1) == pytest.approx(63 / (32 * 32))
+    assert lane_efficiency(hub, None) == pytest.approx(63 / 64)  # edge-discover: 2 rounds of 32 lanes
+    assert lane_efficiency([4] * 32, 32) == pytest.approx(4 / 32)  # W above the degrees: idle lanes
+    assert lane_efficiency([0, 0], 4) == 1.0
+    with pytest.raises(ValueError, match="W=3 must divide 32"):
+        lane_efficiency(even, 3)

@@ -12,23 +12,32 @@ from explorer.ui import widgets
 from explorer.techniques import KnobError, implemented_techniques, knobs_of, missing_techniques
 from explorer.ui.widgets import Explorer
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "notebooks" / "01_quickstart.ipynb"
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOK = NOTEBOOKS / "01_quickstart.ipynb"
+CLASSROOM = NOTEBOOKS / "04_classroom.ipynb"
 
 
-@pytest.mark.slow  # deselect with -m "not slow"; runs by default
-def test_quickstart_notebook_executes_headless_under_the_simulator(tmp_path, monkeypatch):
+def execute_notebook(path, tmp_path, monkeypatch, timeout=110):
+    """Run a notebook top to bottom under the simulator in tmp_path (what it writes lands there):
+    the executed notebook and its stream output. Fails on the first failing cell or error output."""
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nb = nbformat.read(path, as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "store it without outputs"
     monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")  # the kernel inherits it
-    client = nbclient.NotebookClient(nb, timeout=110, kernel_name="python3",
+    client = nbclient.NotebookClient(nb, timeout=timeout, kernel_name="python3",
                                      resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError on the first failing cell
     text = "\n".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs
                      if o.output_type == "stream")
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+    return nb, text
+
+
+@pytest.mark.slow  # deselect with -m "not slow"; runs by default
+def test_quickstart_notebook_executes_headless_under_the_simulator(tmp_path, monkeypatch):
+    nb, text = execute_notebook(NOTEBOOK, tmp_path, monkeypatch)
     assert "simulator" in text.lower()
     lines = text.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:3] == ["level", "frontier_in", "discovered"])
@@ -44,6 +53,30 @@ def test_quickstart_notebook_executes_headless_under_the_simulator(tmp_path, mon
     load = next(i for i, d in enumerate(data) if "application/vnd.bokehjs_load.v0+json" in d)
     widget = next(i for i, d in enumerate(data) if "application/vnd.jupyter.widget-view+json" in d)
     assert load < widget, kinds
+
+
+@pytest.mark.slow
+def test_classroom_notebook_executes_headless_under_the_simulator(tmp_path, monkeypatch):
+    nb, text = execute_notebook(CLASSROOM, tmp_path, monkeypatch, timeout=200)
+    assert "simulator" in text.lower()
+    assert "F1 = [1, 2, 3]" in text and "F2 = [4, 5, 6, 8]" in text  # part 1: the frontiers
+    assert "level 1: frontier [1, 2, 3], entries read 3, edges examined 10" in text
+    assert "edge-discover" in text and "Fig. 6" in text  # part 2: the lanes over the edges
+    assert "bottom-up edges" in text or "bottom-up is not registered" in text  # part 3
+    assert "reached by 2+ frontier edges: [8]" in text  # part 4: where the duplicate is born
+    classrooms = [c for c in nb.cells if c.cell_type == "code" and "Classroom(" in c.source]
+    for cell in classrooms:  # BokehJS is loaded before each classroom widget is shown
+        data = [o.get("data", {}) for o in cell.outputs]
+        widgets = [i for i, d in enumerate(data) if "application/vnd.jupyter.widget-view+json" in d]
+        loads = [i for i, d in enumerate(data) if "application/vnd.bokehjs_load.v0+json" in d]
+        assert widgets and loads and loads[0] < widgets[-1], cell.source
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")
+                                        if p not in (NOTEBOOK, CLASSROOM)))
+def test_every_other_notebook_executes_headless_under_the_simulator(path, tmp_path, monkeypatch):
+    execute_notebook(NOTEBOOKS / path, tmp_path, monkeypatch, timeout=300)
 
 
 @pytest.fixture(scope="module")

@@ -437,3 +437,26 @@ def _cpu(rec, graph, dist, parent, frontier, race) -> Assignment:
 def table_columns(assignment: Assignment) -> dict:
     """The assignment as the column dict a ColumnDataSource takes (values as text)."""
     return {c: [str(r[c]) for r in assignment.rows] for c in ASSIGNMENT_COLUMNS}
+
+
+def lane_efficiency(degrees, W: int | None = None) -> float:
+    """Share of the lane-steps a warp issues that walk an edge, when the vertices with these
+    degrees are expanded (in order) by virtual warps of W threads, or by edge-discover (W None).
+
+    A warp of 32 lanes takes as many rounds as its busiest virtual warp (ceil(degree / W) rounds
+    each); edge-discover takes ceil(edges / 32) rounds for its 32 vertices' edges together. The
+    load-balancing lesson of the classroom notebook (BFS-4K §5.2, §5.4)."""
+    deg = np.asarray(degrees, dtype=np.int64)
+    useful = int(deg.sum())
+    if useful == 0:
+        return 1.0
+    if W is None:
+        groups = [deg[i:i + WARP] for i in range(0, len(deg), WARP)]
+        issued = WARP * sum(-(-int(gr.sum()) // WARP) for gr in groups)
+    else:
+        if W < 1 or WARP % W:
+            raise ValueError(f"virtual warp size W={W} must divide {WARP}")
+        per_warp = WARP // W
+        rounds = -(-deg // W)
+        issued = WARP * sum(int(rounds[i:i + per_warp].max()) for i in range(0, len(deg), per_warp))
+    return useful / issued
