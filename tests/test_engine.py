@@ -14,7 +14,7 @@ from explorer.api import resolve_source, run_bfs
 from explorer.engine import Session, level_shares
 from explorer.engine.session import SessionClosed
 from explorer.techniques import KnobError, Technique, TechniqueNotImplemented
-from explorer.techniques.bfs4k.loop import cycle_weights
+from explorer.techniques.base import cycle_weights
 
 from _support import checked_run, small_graphs
 

@@ -111,11 +111,6 @@ def test_uninstrumented_runs_do_not_report_edges():
     assert [lv.frontier_in for lv in r.levels] == [1, 2, 3, 4, 3, 2, 1]
 
 
-def test_cycle_weights_split_a_launch_by_level():
-    w = tech.cycle_weights([110, 150, 240], 100, 245)
-    np.testing.assert_array_equal(w, [10, 40, 95])  # the last level also gets the exit
-
-
 def test_shared_memory_is_checked_before_anything_runs():
     impl = tech.LuoHierarchical()
     small = DeviceLimits(name="small", sm_count=2, max_threads_per_sm=2048, shared_per_block=48 * 1024)

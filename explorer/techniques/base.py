@@ -129,6 +129,16 @@ def init_search(ctx: RunContext, dist, parent, frontier, *stamps) -> None:
     ctx.launch_now(common.set_source, 1, 1, 0, dist, parent, frontier, stamp, ctx.source)
 
 
+def cycle_weights(ends, clock_start, clock_end) -> np.ndarray:
+    """Each level's cycles in a launch that ran several (a Batch's weights): the SM's cycle counter
+    (kernels.primitives.clock64) as the launch started, as each level ended and as it ended. The
+    first level also gets the launch's set-up, the last its exit."""
+    bounds = np.concatenate([[clock_start], np.asarray(ends, np.int64)])
+    cycles = np.diff(bounds).astype(np.float64)
+    cycles[-1] += float(clock_end - bounds[-1])
+    return np.maximum(cycles, 0.0)
+
+
 def measured(instrument: bool, value) -> int | None:
     """A count as the record shows it: None when the run did not measure it."""
     return int(value) if instrument else None

@@ -16,7 +16,7 @@ import numpy as np
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Extra, Kernel
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights, init_search
 
 MAX_LOG = 4096  # levels one block or grid launch may run (rows of its log)
 
@@ -79,15 +79,6 @@ class LuoHierarchical(BFSTechnique):
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
-
-
-def cycle_weights(ends, clock_start, clock_end) -> np.ndarray:
-    """Each level's cycles in a launch that ran several: block 0's SM clock as the launch started, as
-    each level ended and as the launch stopped (the last level also gets the launch's exit)."""
-    bounds = np.concatenate([[clock_start], np.asarray(ends, np.int64)])
-    cycles = np.diff(bounds).astype(np.float64)
-    cycles[-1] += float(clock_end - bounds[-1])
-    return np.maximum(cycles, 0.0)
 
 
 class _Loop(LevelLoop):

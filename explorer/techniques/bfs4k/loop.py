@@ -8,7 +8,7 @@ import dataclasses
 import numpy as np
 
 from ...stats import Kernel
-from ..base import Batch, LevelLoop, RunContext, init_search
+from ..base import Batch, LevelLoop, RunContext, cycle_weights, init_search
 from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 
 STATS_THREADS = 256  # block size of the next-frontier statistics kernel and of bfs4k_commit
@@ -31,16 +31,6 @@ def cluster_log(rows: np.ndarray, C: int, L) -> np.ndarray:
         out[:, f] = per[:, :, f].max(axis=1)
     out[:, L.L_FOUND] = out[:, L.L_NEXT] + out[:, L.L_DET]  # claims: kept + dropped
     return out
-
-
-def cycle_weights(ends, clock_start, clock_end) -> np.ndarray:
-    """Each level's cycles in a single-block launch that ran several: the block's cycle counter as
-    the kernel started, as each level ended and as the kernel ended. The first level also gets the
-    kernel's set-up (loading the visited flags), the last its exit (the final histogram)."""
-    bounds = np.concatenate([[clock_start], np.asarray(ends, np.int64)])
-    cycles = np.diff(bounds).astype(np.float64)
-    cycles[-1] += float(clock_end - bounds[-1])
-    return cycles
 
 
 class BFS4KLoop(LevelLoop):
