@@ -1,6 +1,7 @@
 """The command line: a run prints the level table and writes JSON/CSV; every bad input is one line."""
 import csv
 import json
+import re
 import os
 import socket
 import stat
@@ -358,3 +359,10 @@ def test_simulator_refuses_a_generated_graph_before_building_it(tmp_path):
                        capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path)
     assert p.returncode == 2 and "over the limit of 200,000" in p.stderr and "nothing was built" in p.stderr
     assert not cache.exists() or not any(cache.rglob("*.npz"))
+
+
+def test_a_cpu_technique_runs_without_gpu_or_simulator(tmp_path):
+    # A CPU technique selected no backend of its own: without a GPU the CLI refused it.
+    p = bfs4k("run", "bfs4k_fig2", "--technique", "cpu-topdown", "--source", "0", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "backend: the CPU" in p.stdout and re.search(r"validation\s+ok", p.stdout)

@@ -225,10 +225,17 @@ def cmd_run(args) -> int:
             check_output_path(path, option)
     tech = Technique.parse(args.technique)
     knob_values = parse_knob_values(tech, args.knob)
+    on_cpu = implementation(tech).runtimes == frozenset({"cpu"})
     # The simulator's size limit before a generator builds (and caches) a graph it would refuse.
-    graph = load_graph_spec(args.graph, args.undirected, _arc_limit(args.simulator))
+    graph = load_graph_spec(args.graph, args.undirected, None if on_cpu else _arc_limit(args.simulator))
     source = api.resolve_source(graph, args.source, args.seed)  # before the backend: input errors first
-    info = select_backend(args.simulator)
+    if on_cpu:  # a CPU technique needs no GPU and no simulator
+        from .. import backend
+
+        info = backend.cpu_info()
+        print(f"backend: the CPU ({info.device_name}): {tech.value} runs there")
+    else:
+        info = select_backend(args.simulator)
     if info.is_simulator and simulator_knobs(tech, knob_values):
         print(simulator_knobs_note(simulator_knobs(tech, knob_values)) + "; --knob overrides")
         knob_values = {**simulator_knobs(tech, knob_values), **knob_values}
