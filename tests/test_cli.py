@@ -366,3 +366,12 @@ def test_a_cpu_technique_runs_without_gpu_or_simulator(tmp_path):
     p = bfs4k("run", "bfs4k_fig2", "--technique", "cpu-topdown", "--source", "0", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "backend: the CPU" in p.stdout and re.search(r"validation\s+ok", p.stdout)
+
+
+def test_readme_lists_every_registered_technique():
+    from explorer.techniques import implemented_techniques
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| technique | from |"):]
+    missing = [t.value for t in implemented_techniques() if f"`{t.value}`" not in table]
+    assert not missing, f"README's technique table lacks {missing}"
