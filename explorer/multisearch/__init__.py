@@ -54,7 +54,10 @@ gets `data`, a namedtuple of the application's arrays by name.
                                               block barrier between levels; block-parallel
 
 Define them after backend.select (Numba picks the simulator or the GPU when numba.cuda is first
-imported). Example: the number of shortest paths from each source to a target vertex 7:
+imported), with `cuda` a global of their module or notebook (`from numba import cuda` at the top:
+the simulator swaps that global inside device functions). Callbacks must not use block barriers
+or warp intrinsics: the threads calling them are not converged. Plain Python functions are
+compiled as device functions. Example: the number of shortest paths from each source to vertex 7:
 
     from numba import cuda
     from explorer.multisearch import Application, ArraySpec, Callbacks, run_many

@@ -233,7 +233,7 @@ class Eccentricity(Application):
         ecc, reached = values["eccentricity"], values["reached"]
         n = ctx.graph.num_vertices
         return {"eccentricity": ecc, "reached": reached, "diameter": int(ecc.max(initial=0)),
-                "radius": int(ecc.min(initial=0)), "connected": bool(np.all(reached == n - 1))}
+                "radius": int(ecc.min()) if ecc.size else 0, "connected": bool(np.all(reached == n - 1))}
 
 
 class Reachability(Application):

@@ -90,9 +90,11 @@ class BatchPlan:
 
 
 def _batches(total: int, per_batch: int) -> tuple:
+    """Even batches: 1,025 searches by 1,024 at most are 513 and 512, not 1,024 and 1."""
     count = -(-total // per_batch)
-    size = -(-total // count)  # even batches: 1,025 in two of 513 and 512, not 1,024 and 1
-    return tuple((lo, min(lo + size, total)) for lo in range(0, total, size))
+    base, extra = divmod(total, count)
+    bounds = np.cumsum([0] + [base + (i < extra) for i in range(count)])
+    return tuple((int(lo), int(hi)) for lo, hi in zip(bounds, bounds[1:]))
 
 
 def plan_batches(graph, total: int, app, method: Method, *, resident_slots: int, free: int,

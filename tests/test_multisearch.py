@@ -1,0 +1,506 @@
+"""Multi-search (issue 20): every method and application against networkx on tiny graphs, under
+the simulator in CI (every CUDA thread is a Python thread: blocks of 32 threads, graphs of tens of
+vertices) and on a GPU; the batch plan, the choice of T, energy, progress records and bad inputs."""
+import ctypes
+import inspect
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from numba import cuda  # after tests/conftest.py chose the GPU or the simulator
+
+from explorer import graphs
+from explorer.engine import Session
+from explorer.multisearch import (Application, ArraySpec, HopCounts, Method, MultiSearchMemoryError, T_INFINITE,
+                                  choose_threshold, plan_batches, run_many, threshold_costs)
+from explorer.multisearch import energy as energy_mod
+from explorer.multisearch import run as run_mod
+from explorer.multisearch.plan import words_for
+from explorer.stats import Direction
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOK = ROOT / "notebooks" / "05_multi_search.ipynb"
+SEARCH_METHODS = ["hybrid", "warp-based", "work-efficient", "edge-parallel"]
+
+
+@pytest.fixture(scope="module")
+def karate():
+    return graphs.from_networkx(nx.karate_club_graph(), name="karate")
+
+
+@pytest.fixture(scope="module")
+def fig2():
+    return graphs.sample_graph("bfs4k_fig2")
+
+
+@pytest.fixture(scope="module")
+def directed():
+    return graphs.from_networkx(nx.gnp_random_graph(24, 0.1, seed=3, directed=True), name="gnp-directed")
+
+
+def _nx(g):
+    return g.to_networkx()
+
+
+def _apsp(g, sources):
+    sp = dict(nx.all_pairs_shortest_path_length(_nx(g)))
+    ref = np.full((len(sources), g.num_vertices), -1, dtype=np.int32)
+    for i, s in enumerate(sources):
+        for v, d in sp[int(s)].items():
+            ref[i, v] = d
+    return ref
+
+
+def _by_vertex(d, n):
+    return np.array([d[v] for v in range(n)])
+
+
+# ------------------------------------------------------------------ every method, every application
+
+@pytest.mark.parametrize("method", SEARCH_METHODS + ["bit-parallel"])
+def test_apsp_by_every_method_matches_networkx(fig2, method):
+    run = run_many(fig2, "all", "distances", method=method)
+    records = list(run)
+    r = run.result
+    assert np.array_equal(r.values["distances"], _apsp(fig2, r.sources))
+    assert records[-1].searches_done == fig2.num_vertices and records[-1].batch_done is not None
+    assert [s.levels for s in r.searches] == list(r.values["distances"].max(axis=1) + 1)
+
+
+@pytest.mark.parametrize("graph,method,T", [("karate", "hybrid", None), ("karate", "hybrid", 4),
+                                            ("directed", "hybrid", "auto"), ("fig2", "warp-based", None),
+                                            ("fig2", "work-efficient", None), ("directed", "edge-parallel", None)])
+def test_exact_betweenness_matches_networkx(request, graph, method, T):
+    g = request.getfixturevalue(graph)
+    r = run_many(g, "all", "betweenness", method=method, T=T).complete()
+    ref = _by_vertex(nx.betweenness_centrality(_nx(g)), g.num_vertices)
+    assert np.allclose(r.values["betweenness"], ref)
+    assert r.ranked(top=3)[0][0] == int(np.argmax(ref))
+
+
+@pytest.mark.parametrize("normalized", [True, False])
+def test_sampled_betweenness_is_scaled_as_networkx(karate, normalized):
+    G = _nx(karate)
+    sample = random.Random(7).sample(list(G.nodes()), 6)  # the sample networkx draws with this seed
+    ref = nx.betweenness_centrality(G, k=6, normalized=normalized, seed=random.Random(7))
+    app = run_mod._apps.Betweenness(normalized=normalized)
+    r = run_many(karate, sample, app).complete()
+    assert np.allclose(r.values["betweenness"], _by_vertex(ref, karate.num_vertices))
+
+
+@pytest.mark.parametrize("graph,method", [("karate", "hybrid"), ("directed", "bit-parallel"),
+                                          ("directed", "work-efficient")])
+def test_closeness_matches_networkx(request, graph, method):
+    g = request.getfixturevalue(graph)
+    r = run_many(g, "all", "closeness", method=method).complete()
+    G = _nx(g)
+    # networkx measures distances to a vertex: the reversed graph's closeness is the outward one.
+    ref = nx.closeness_centrality(G.reverse() if g.directed else G)
+    assert np.allclose(r.values["closeness"], _by_vertex(ref, g.num_vertices))
+
+
+@pytest.mark.parametrize("method", ["warp-based", "bit-parallel"])
+def test_eccentricity_and_diameter_match_networkx(karate, method):
+    r = run_many(karate, "all", "eccentricity", method=method).complete()
+    G = _nx(karate)
+    assert list(r.values["eccentricity"]) == list(_by_vertex(nx.eccentricity(G), 34))
+    assert r.values["diameter"] == nx.diameter(G) and r.values["radius"] == nx.radius(G)
+    assert r.values["connected"]
+
+
+@pytest.mark.parametrize("method", ["work-efficient", "bit-parallel"])
+def test_reachability_matches_networkx(directed, method):
+    sources = [0, 3, 3, 17]
+    r = run_many(directed, sources, "reachability", method=method).complete()
+    G = _nx(directed)
+    for i, s in enumerate(sources):
+        assert set(np.flatnonzero(r.values["reachable"][i])) == nx.descendants(G, s) | {s}
+        assert r.values["reached"][i] == len(nx.descendants(G, s))
+    assert not run_many(directed, "all", "eccentricity").complete().values["connected"]
+
+
+@pytest.mark.parametrize("method", ["hybrid", "bit-parallel"])
+def test_hop_counts_match_networkx(karate, method):
+    r = run_many(karate, [0, 16, 33], "hop-counts", method=method).complete()
+    sp = dict(nx.all_pairs_shortest_path_length(_nx(karate)))
+    for i, s in enumerate([0, 16, 33]):
+        want = np.bincount(list(sp[s].values()))
+        assert list(r.values["histogram"][i][:len(want)]) == list(want) and r.values["histogram"][i][len(want):].sum() == 0
+
+
+def test_hop_counts_too_narrow_names_the_width():
+    path = graphs.from_edges(np.arange(7), np.arange(1, 8), directed=False, name="path8")
+    with pytest.raises(ValueError, match=r"HopCounts\(max_levels=8\)"):
+        run_many(path, [0], HopCounts(max_levels=3)).complete()
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(2, 10), p=st.floats(0.1, 0.6), seed=st.integers(0, 10**6),
+       directed_graph=st.booleans(), method=st.sampled_from(SEARCH_METHODS + ["bit-parallel"]))
+def test_random_graphs_distances_match_networkx(n, p, seed, directed_graph, method):
+    g = graphs.from_networkx(nx.gnp_random_graph(n, p, seed=seed, directed=directed_graph), name="hyp")
+    r = run_many(g, "all", "distances", method=method, T=2 if method == "hybrid" else None).complete()
+    assert np.array_equal(r.values["distances"], _apsp(g, r.sources))
+
+
+# ------------------------------------------------------------------ MS-BFS
+
+@pytest.mark.parametrize("kw,first", [({"direction": "push"}, Direction.TOP_DOWN),
+                                      ({"direction": "pull", "word_bits": 32}, Direction.BOTTOM_UP),
+                                      ({"direction": "auto", "heavy": 3, "chunk": 4}, Direction.TOP_DOWN),
+                                      ({"direction": "pull", "heavy": 3, "chunk": 4}, Direction.BOTTOM_UP)])
+def test_bit_parallel_push_pull_heavy_items_and_padding(karate, kw, first):
+    sources = list(range(34)) * 2 + [0, 5]  # 70 searches: several words, the last one padded
+    run = run_many(karate, sources, "distances", method="bit-parallel", **kw)
+    records = list(run)
+    assert np.array_equal(run.result.values["distances"], _apsp(karate, sources))
+    dirs = [r.direction for r in records[1:]]
+    assert dirs[0] is first
+    if kw["direction"] != "auto":
+        assert set(dirs) == {first}
+    else:
+        assert Direction.BOTTOM_UP in dirs  # Beamer's rule turns to pull once the frontier is wide
+    assert run.plan.words == words_for(70, kw.get("word_bits", 64))
+
+
+def test_bit_parallel_heavy_items_of_a_directed_graph_use_in_arcs(directed):
+    sources = list(range(24))
+    for direction in ("push", "pull"):
+        r = run_many(directed, sources, "distances", method="bit-parallel", direction=direction, heavy=2,
+                     chunk=2).complete()
+        assert np.array_equal(r.values["distances"], _apsp(directed, sources))
+
+
+def test_bit_parallel_words_wider_than_a_warp():
+    # 33 words of 32 bits: W rounds up to 64, a lane per word in the heavy items' form.
+    edge = graphs.from_edges(np.array([0]), np.array([1]), directed=False, name="edge")
+    sources = [0, 1] * 528
+    r = run_many(edge, sources, "eccentricity", method="bit-parallel", word_bits=32, direction="pull",
+                 heavy=1).complete()
+    assert r.plan.words == 64
+    assert list(r.values["eccentricity"]) == [1] * len(sources)
+
+
+# ------------------------------------------------------------------ progress, batches, memory
+
+def test_progress_streams_per_search_and_aggregate_records(karate):
+    seen = []
+    run = run_many(karate, "all", "closeness", k=10, on_progress=seen.append)
+    it = iter(run)
+    first = next(it)
+    with pytest.raises(RuntimeError, match="has not finished"):
+        run.result
+    records = [first, *it]
+    assert seen == records
+    r = run.result
+    assert len(r.batches) == len(run.plan.batches) == 4 and [b.searches for b in r.batches] == [9, 9, 8, 8]
+    done = [p.searches_done for p in records]
+    assert done == sorted(done) and done[-1] == 34
+    ends = [i for i, p in enumerate(records) if p.batch_done is not None]
+    assert len(ends) == 4 and ends[-1] == len(records) - 1
+    assert all(records[i].batch != records[i + 1].batch for i in ends[:-1])
+    assert sum(len(p.searches) for p in records) == 34
+    deg = karate.degrees()
+    d = _apsp(karate, r.sources)
+    for s in r.searches:  # every reached vertex's arcs inspected once; its levels are its eccentricity + 1
+        assert s.visited == np.count_nonzero(d[s.row] >= 0) and s.edges_examined == deg[d[s.row] >= 0].sum()
+        assert s.levels == d[s.row].max() + 1 and s.time_ms > 0
+    assert records[-1].visited == sum(s.visited for s in r.searches)
+    assert records[-1].edges_examined == r.edges_examined
+    assert r.batches[0].energy_j is None and "simulator" in r.batches[0].energy_note
+    with pytest.raises(RuntimeError, match="iterated once"):
+        iter(run)
+
+
+def _free(monkeypatch, usable):
+    monkeypatch.setattr(run_mod, "free_device_memory", lambda rt: (int(usable / 0.9) + 1, "test"))
+
+
+def test_batches_follow_free_memory_and_refuse_what_cannot_fit(karate, monkeypatch):
+    n = karate.num_vertices
+    block = 8 * n + 24 * n  # a block's levels and BFS order, sigma, delta and its betweenness row
+    _free(monkeypatch, 3 * block + 27 * 36)  # three blocks and 27 searches' statistics
+    run = run_many(karate, "all", "betweenness", slots=3)
+    assert run.plan.slots == 3 and run.plan.batches == ((0, 17), (17, 34))
+    r = run.complete()  # the blocks' betweenness rows add up over both batches
+    assert np.allclose(r.values["betweenness"], _by_vertex(nx.betweenness_centrality(_nx(karate)), n))
+    _free(monkeypatch, 2 * 8 * n + 10 * (36 + 4 * n))  # two blocks, ten distance rows
+    run = run_many(karate, "all", "distances")
+    assert [hi - lo for lo, hi in run.plan.batches] == [9, 9, 8, 8] and "4 batches" in run.plan.describe()
+    r = run.complete()
+    assert np.array_equal(r.values["distances"], _apsp(karate, r.sources)) and len(r.batches) == 4
+    monkeypatch.setattr(run_mod, "free_device_memory", lambda rt: (1000, "test"))
+    with pytest.raises(MultiSearchMemoryError, match=r"one betweenness search of karate .* needs [\d.]+ KB"):
+        run_many(karate, "all", "betweenness")
+
+
+def test_plan_splits_evenly_and_sizes_words():
+    g = graphs.generate("grid2d", rows=10, cols=10)
+    app = run_mod._apps.Distances()
+    usable = 4 * 8 * 100 + 512 * (36 + 4 * 100)  # four blocks' levels and order, 512 distance rows
+    plan = plan_batches(g, 1025, app, Method.HYBRID, resident_slots=4, free=int(usable / 0.9) + 1)
+    assert plan.slots == 4 and plan.per_batch == 512
+    assert [hi - lo for lo, hi in plan.batches] == [342, 342, 341]
+    bp = plan_batches(g, 1000, run_mod._apps.Closeness(), Method.BIT_PARALLEL, resident_slots=1,
+                      free=10**9, word_bits=64)
+    assert bp.words == 16 and bp.per_batch == 1000
+    assert [words_for(k, 64) for k in (1, 64, 65, 200, 2048, 2049)] == [1, 1, 2, 4, 32, 64]
+
+
+def test_sessions_keep_the_graph_between_runs(fig2, karate):
+    with Session(fig2) as s:
+        a = run_many(fig2, [0, 1], "distances", session=s).complete()
+        b = run_many(fig2, [0, 1], "eccentricity", method="bit-parallel", session=s).complete()
+    assert list(b.values["eccentricity"]) == list(a.values["distances"].max(axis=1))
+    with pytest.raises(ValueError, match="session holds graph"):
+        run_many(karate, [0], "distances", session=Session(fig2))
+
+
+# ------------------------------------------------------------------ your own callbacks
+
+# A user's callbacks reach `cuda` as a module global: the simulator swaps that name in a device
+# function's globals (a `cuda` imported inside a function would stay the host module).
+@cuda.jit(device=True)
+def _paths_init(s, v, data):
+    data.paths[s.slot, v] = 1.0 if v == s.source else 0.0
+
+
+@cuda.jit(device=True)
+def _paths_visit(s, v, w, level, dist_w, data):
+    if dist_w == level + 1:
+        cuda.atomic.add(data.paths, (s.slot, w), data.paths[s.slot, v])
+
+
+def _paths_finalize(s, v, dist_v, data):  # a plain function is compiled as a device function
+    data.count[s.row, v] = data.paths[s.slot, v]
+
+
+def test_custom_application_counts_shortest_paths(fig2):
+    from explorer.multisearch import Callbacks
+
+    app = Application("paths", Callbacks(init=_paths_init, visit_vertex=_paths_visit, finalize=_paths_finalize),
+                      arrays=[ArraySpec("paths", "slot", ("n",), np.float64),
+                              ArraySpec("count", "search", ("n",), np.float64)])
+    r = run_many(fig2, [0, 4, 9], app, method="hybrid", T=2).complete()
+    G = _nx(fig2)
+    for i, s in enumerate([0, 4, 9]):
+        want = [len(list(nx.all_shortest_paths(G, s, t))) if nx.has_path(G, s, t) else 0 for t in range(10)]
+        assert list(r.values["count"][i]) == want
+
+
+def test_omitted_callbacks_do_nothing_and_kernels_are_cached(fig2):
+    from kernels import multisearch as km
+
+    from explorer.multisearch import Callbacks
+
+    def post(s, level, found, data):
+        data.sizes[s.row, level + 1] = found
+
+    app = Application("sizes", Callbacks(post=post), arrays=[ArraySpec("sizes", "search", (12,), np.int64)])
+    r = run_many(fig2, [0], app).complete()
+    assert list(r.values["sizes"][0][1:5]) == [3, 4, 2, 0]
+    cb = app.callbacks()
+    assert km.search_kernel(cb, True, True) is km.search_kernel(cb, True, True)
+    assert km.search_kernel(cb, True, False) is not km.search_kernel(cb, True, True)
+
+
+# ------------------------------------------------------------------ T from the out-degree histogram
+
+def test_threshold_choice_says_why():
+    grid = graphs.generate("grid2d", rows=20, cols=20)
+    c = choose_threshold(grid)
+    assert c.T == 16 and "100% of the reachable vertices have out-degree < 16" in c.reason
+    assert "cost the same here" in c.reason and {row["T"] for row in c.table()} >= {"0", "16", "∞"}
+    # ldoor (§IV-B): degrees 30-76, mostly below 64: a warp per vertex idles, threads win.
+    ldoor = threshold_costs(np.random.default_rng(1).integers(30, 77, 5000))
+    assert ldoor[T_INFINITE] < ldoor[16] and ldoor[T_INFINITE] < ldoor[0]
+    # A hub among leaves: thread-per-vertex leaves one thread the hub's whole list.
+    star = graphs.from_edges(np.zeros(200, np.int64), np.arange(1, 201), directed=False, name="star")
+    costs = threshold_costs(star.degrees())
+    assert costs[16] < costs[T_INFINITE] and costs[16] < costs[0]
+    r = run_many(star, [0, 1], "eccentricity", T="auto")
+    assert r.T == 16 and r.threshold is not None
+
+
+# ------------------------------------------------------------------ energy
+
+class _FakeNVML:
+    """libnvidia-ml's calls the meter makes, with an energy counter or a power reading or neither."""
+
+    def __init__(self, counter=True, power=True):
+        self.counter, self.power, self.mj = counter, power, 1000
+
+    def nvmlInit_v2(self):
+        return 0
+
+    def nvmlErrorString(self, rc):
+        return b"Not Supported"
+
+    def nvmlDeviceGetHandleByPciBusId_v2(self, bus, h):
+        return 0
+
+    def nvmlDeviceGetHandleByIndex_v2(self, i, h):
+        return 0
+
+    def nvmlDeviceGetTotalEnergyConsumption(self, h, out):
+        if not self.counter:
+            return 3
+        self.mj += 2500
+        ctypes.cast(out, ctypes.POINTER(ctypes.c_ulonglong)).contents.value = self.mj
+        return 0
+
+    def nvmlDeviceGetPowerUsage(self, h, out):
+        if not self.power:
+            return 3
+        ctypes.cast(out, ctypes.POINTER(ctypes.c_uint)).contents.value = 200_000  # 200 W
+        return 0
+
+
+def test_energy_from_the_counter_from_sampled_power_or_said_unsupported():
+    m = energy_mod.EnergyMeter("gpu", "00000000:01:00.0", lib=_FakeNVML())
+    assert m.mode == "counter"
+    m.begin()
+    m.end()
+    r = m.take()
+    assert r.joules == pytest.approx(2.5) and r.watts > 0 and m.take().joules == 0
+    m = energy_mod.EnergyMeter("gpu", None, lib=_FakeNVML(counter=False))
+    assert m.mode == "sampled" and "sampled every 10 ms" in m.note
+    m.begin()
+    import time
+
+    time.sleep(0.05)
+    m.end()
+    r = m.take()
+    assert r.watts == pytest.approx(200, rel=0.05) and r.joules == pytest.approx(200 * r.seconds, rel=0.05)
+    m = energy_mod.EnergyMeter("gpu", None, lib=_FakeNVML(counter=False, power=False))
+    assert not m.supported and "neither its energy nor its power" in m.note and m.take() is None
+    assert "simulator" in energy_mod.EnergyMeter("simulator").note
+
+
+# ------------------------------------------------------------------ bad inputs
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"method": "sideways"}, "unknown multi-search method 'sideways'; methods: hybrid"),
+    ({"application": "pagerank"}, "unknown multi-search application 'pagerank'"),
+    ({"application": "betweenness", "method": "bit-parallel"}, "cannot run bit-parallel"),
+    ({"method": "warp-based", "T": 16}, "does not apply to method 'warp-based'"),
+    ({"T": -1}, "T=-1 is invalid"),
+    ({"T": "sometimes"}, "T='sometimes' is invalid"),
+    ({"sources": [0, 99]}, "source vertex 99 is out of range"),
+    ({"sources": []}, "non-empty list"),
+    ({"sources": 0}, "sample between 1 and 10"),
+    ({"sources": "some"}, "sources='some' is invalid"),
+    ({"sources": [1, 1], "application": "betweenness"}, "distinct sources"),
+    ({"k": 0}, "k=0 is invalid"),
+    ({"block_threads": 48}, "multiple of 32"),
+    ({"word_bits": 16}, "32 or 64"),
+    ({"direction": "up"}, "direction='up' is invalid"),
+    ({"heavy": 0}, "heavy=0 is invalid"),
+])
+def test_bad_inputs_name_the_problem(fig2, kwargs, message):
+    kw = {"sources": "all", "application": "distances", **kwargs}
+    with pytest.raises(ValueError) as err:
+        run_many(fig2, **kw)
+    assert message in str(err.value)
+
+
+def test_methods_are_documented_and_the_package_imports_no_device_code():
+    src = inspect.getsource(Method)
+    for m in Method:  # the `#:` comment above each member says where it comes from and when it wins
+        comment = src.split(f"    {m.name} = ")[0].rsplit("\n\n", 1)[-1]
+        assert comment.strip().startswith("#:") and "Wins" in comment and m.doc, m
+    code = "import sys, explorer.multisearch; assert 'numba.cuda' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# ------------------------------------------------------------------ the GPU's compiler
+
+_PTX_SCRIPT = """
+from types import SimpleNamespace
+import numpy as np
+from numba import cuda, typeof, types
+from numba.cuda import dispatcher
+dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0))  # no GPU needed
+from kernels import multisearch as km
+from explorer.multisearch import apps
+
+i64, i32 = types.int64, types.int32
+A = lambda t, nd=1: types.Array(t, nd, "C")
+def data_type(app, rows=2, n=5):
+    arrays = {}
+    for a in app.arrays:
+        lead = () if a.scope == "run" else (rows,)
+        arrays[a.name] = np.zeros(lead + a.row_shape(n), a.dtype)
+    return typeof(app.data(arrays)) if arrays else typeof(())
+def search_sig(dt):
+    return (A(i64), A(i32), A(i32), i64, i64, A(i64), A(i32, 2), A(i32, 2), A(i64, 2), i64, dt)
+done = 0
+bc = apps.Betweenness()
+for wq, tq in ((True, True), (True, False), (False, True)):
+    cuda.compile_ptx(km.search_kernel(bc.callbacks(), wq, tq).py_func, search_sig(data_type(bc)), cc=(9, 0)); done += 1
+edge_sig = (A(i64), A(i32), A(i32), A(i32), i64, i64, A(i64), A(i32, 2), A(i64, 2), data_type(bc))
+cuda.compile_ptx(km.edge_kernel(bc.callbacks()).py_func, edge_sig, cc=(9, 0)); done += 1
+for app in (apps.Distances(), apps.HopCounts(8), apps.Closeness(), apps.Eccentricity(), apps.Reachability()):
+    cuda.compile_ptx(km.search_kernel(app.callbacks(), True, True).py_func, search_sig(data_type(app)), cc=(9, 0))
+    done += 1
+cuda.compile_ptx(km.search_kernel(km.Callbacks(), True, True).py_func, search_sig(typeof(())), cc=(9, 0)); done += 1
+bk, W = km.bit_kernels(64), A(types.uint64)
+sigs = dict(seed=(W, W, i64), sources=(W, W, A(i32), i64, A(i32, 2), types.boolean),
+            push_light=(A(i64), A(i32), W, W, W, i64, i64, A(i64)),
+            push_heavy=(A(i32), A(i64), A(i64), A(i32), W, W, W, i64, A(i64)),
+            pull_light=(A(i64), A(i32), W, W, W, i64, i64, A(i64)),
+            pull_heavy=(A(i32), A(i64), A(i64), A(i32), W, W, W, i64, A(i64)),
+            finish=(W, W, i64, i64, A(i64), A(i32, 2), types.boolean, A(i64), A(i64)))
+for name, sig in sigs.items():
+    cuda.compile_ptx(getattr(bk, name).py_func, sig, cc=(9, 0)); done += 1
+print(f"compiled {done} kernels")
+"""
+
+def _nvvm() -> bool:
+    try:
+        from numba.cuda.cudadrv import nvvm  # noqa: F401
+    except Exception:
+        return False
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    return any(Path(p).exists() for p in (home, "/usr/local/cuda-13.0", "/usr/local/cuda-12.8"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _nvvm(), reason="needs the CUDA toolkit's NVVM to compile PTX")
+def test_kernels_compile_for_the_gpu():
+    # The simulator runs the kernels as Python: this compiles them as the GPU would (typing,
+    # lowering, PTX for sm_90) in a process without the simulator, so GPU-only type errors show here.
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    out = subprocess.run([sys.executable, "-c", _PTX_SCRIPT], capture_output=True, text=True, env=env, cwd=ROOT,
+                         timeout=600)
+    if "cannot find libnvvm" in out.stderr or "NvvmSupportError" in out.stderr:
+        pytest.skip("NVVM is not usable here")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "compiled 17 kernels" in out.stdout
+
+
+# ------------------------------------------------------------------ the notebook
+
+@pytest.mark.slow
+def test_multi_search_notebook_runs_headless_under_the_simulator(tmp_path, monkeypatch):
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "store it without outputs"
+    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
+    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
+                                     resources={"metadata": {"path": str(tmp_path)}})
+    client.execute()
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    text = "\n".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    assert "simulator" in text.lower() and "matches networkx" in text
+    assert "rank" in text and "energy" in text.lower()
+
