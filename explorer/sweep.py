@@ -196,6 +196,7 @@ class Progress:
     elapsed_s: float
     left_s: float | None
     point: dict
+    finished: "SweepPoint | None" = None  # the point, when this run was its last (or it failed)
 
     def __str__(self) -> str:
         left = "?" if self.left_s is None else f"{self.left_s:.0f} s"
@@ -375,12 +376,12 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
     device: dict = {}
     stopped = False
 
-    def tick(point, runs: int = 1):
+    def tick(point, runs: int = 1, finished: SweepPoint | None = None):
         nonlocal done
         done += runs
         if on_progress is not None:
             spent = time.perf_counter() - t0
-            on_progress(Progress(done, total, spent, spent / max(done, 1) * (total - done), point))
+            on_progress(Progress(done, total, spent, spent / max(done, 1) * (total - done), point, finished))
 
     try:
         for point in plan.points:
@@ -410,10 +411,10 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
                         msg = compare_distances(expected, r.distances)
                         if msg is not None:
                             sp.ok, sp.check = False, f"repeat {i + 1}: {msg}"
-                    tick(point)
+                    tick(point, finished=sp if i == repeats - 1 else None)
             except (KnobError, backend.BackendError, ValueError, NotImplementedError, RuntimeError) as err:
                 sp.error = f"{type(err).__name__}: {err}"
-                tick(point, before + repeats + warmup - done)  # the point's runs not made count as done
+                tick(point, before + repeats + warmup - done, sp)  # the point's runs not made count as done
     finally:
         if own:
             session.close()

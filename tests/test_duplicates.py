@@ -156,3 +156,53 @@ def test_scopes_and_what_per_block_and_per_warp_filters_could_catch():
     assert by_vertex[7]["scope"] == "several blocks" and by_vertex[7]["blocks"] == [0, 1]
     assert by_vertex[7]["threads"] == ["0.0", "1.0", "1.0"] and by_vertex[7]["caught"] == "--x"
     assert by_vertex[5]["scope"] == "one warp" and by_vertex[6]["scope"] == "one block, several warps"
+
+
+# ------------------------------------------------------------------ the Duplicates panel
+
+def test_the_panel_runs_the_explorers_picks_and_fills_its_tables(monkeypatch):
+    pytest.importorskip("ipywidgets", reason="the panels need ipywidgets (pip install -e .[notebook])")
+    from explorer.ui import duplicates_panel
+    from explorer.ui.widgets import Explorer
+
+    ex = Explorer(graph="gen:grid2d:rows=5,cols=5", source=0)
+    panel = ex.tools.panel("duplicates")
+    calls = []
+    real = duplicates_panel.run_with_provenance
+
+    def spy(graph, source, knobs, **kw):
+        calls.append((graph.name, source, dict(knobs), kw))
+        return real(graph, source, knobs, limits=TINY, **{k: v for k, v in kw.items() if k != "limits"})
+    monkeypatch.setattr(duplicates_panel, "run_with_provenance", spy)
+    ex.technique.value = "bfs4k"
+    ex.set_knobs({"K1": 4, "K4": 0})
+    panel.filter.value = "warp-culling"
+    panel.run_button.click()
+    (name, source, knobs, kw), = calls
+    assert (name, source, knobs["dedup"], knobs["K1"], knobs["K4"], kw["sample_every"]) == \
+        ("grid2d_5x5", 0, "warp-culling", 4, 0, 1)
+    prov = panel.prov
+    assert prov is not None and "valid" in panel.status.value, panel.status.value
+    levels = prov.levels()
+    assert panel.level_source.data["level"] == [r["level"] for r in levels]
+    assert panel.level_source.data["duplicates"] == [r["duplicates"] for r in levels]
+    with_dups = [r["level"] for r in levels if r["duplicated_vertices"]]
+    assert list(panel.level.options) == with_dups and panel.level.value == with_dups[0]
+    assert f"Level {with_dups[0]}:" in panel.vertex_table.value
+    assert "warp culling (dropped copies)" in panel.filters_table.value
+    assert "hash64 (judged only)" in panel.filters_table.value
+    if SIM:
+        assert "one after another" in panel.notes.value
+    panel.level.value = with_dups[-1]
+    assert f"Level {with_dups[-1]}:" in panel.vertex_table.value
+
+
+def test_the_panel_names_what_it_cannot_do():
+    pytest.importorskip("ipywidgets", reason="the panels need ipywidgets (pip install -e .[notebook])")
+    from explorer.ui.widgets import Explorer
+
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="bfs4k")
+    panel = ex.tools.panel("duplicates")
+    ex.set_knobs({"claim": "atomic"})
+    panel.run_button.click()
+    assert "needs claim=&#x27;race&#x27;" in panel.status.value and panel.prov is None

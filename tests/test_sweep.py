@@ -192,3 +192,102 @@ def test_the_script_names_bad_input(capsys):
     assert "neither a sample graph nor an existing file" in capsys.readouterr().err
     assert _script(["bfs4k_fig2", "K1="]) == 2
     assert "no values after '='" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the Tuning panel
+
+def _explorer():
+    pytest.importorskip("ipywidgets", reason="the panels need ipywidgets (pip install -e .[notebook])")
+    from explorer.ui.widgets import Explorer
+
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
+    return ex, ex.tools.panel("tuning")
+
+
+def test_a_line_keeps_the_knobs_order_and_marks_the_best():
+    from explorer.sweep import SweepPoint
+    from explorer.ui.sweep_panel import SweepPlot
+
+    plot = SweepPlot("bfs4k", {"K1": [1, 4, 32]})
+    plot.add(SweepPoint({"K1": 32}, [3.0], [2.0], 4, True, "ok"))
+    plot.add(SweepPoint({"K1": 1}, [5.0], [4.0], 4, True, "ok"))
+    plot.add(SweepPoint({"K1": 4}, error="KnobError: no"))
+    assert plot.source.data["x"] == ["1", "32"] and plot.source.data["median_ms"] == [5.0, 3.0]
+    assert plot.failed.data["x"] == ["4"] and "failed" in plot.failed.data["status"][0]
+    plot.mark_best(SweepPoint({"K1": 32}, [3.0], [2.0], 4, True, "ok"))
+    assert plot.best.data["x"] == ["32"]
+
+
+def test_a_heatmap_colours_by_time_and_greys_failed_cells():
+    from explorer.sweep import SweepPoint
+    from explorer.ui.sweep_panel import SweepPlot
+
+    plot = SweepPlot("bfs4k", {"K1": [4, 8], "K4": [0, 1]})
+    plot.add(SweepPoint({"K1": 4, "K4": 0}, [2.0], [1.0], 3, True, "ok"))
+    plot.add(SweepPoint({"K1": 8, "K4": 1}, [6.0], [5.0], 3, True, "ok"))
+    plot.add(SweepPoint({"K1": 8, "K4": 0}, [1.0], [1.0], 3, False, "distances differ"))
+    assert list(zip(plot.source.data["x"], plot.source.data["y"])) == [("4", "0"), ("8", "1")]
+    assert (plot.mapper.low, plot.mapper.high) == (2.0, 6.0)
+    assert plot.failed.data["status"] == ["WRONG: distances differ"]  # a wrong result is never coloured
+
+
+def test_the_panel_sweeps_the_explorers_picks_and_applies_the_best(tmp_path):
+    ex, panel = _explorer()
+    ex.set_knobs({"block_threads": 128})
+    assert "block_threads" in panel.knob1.options and panel.knob2.value == "(none)"
+    result = panel.run_sweep(knob1="block_threads", values1="32, 64", repeats=1)
+    assert [p.knobs for p in result.points] == [{"block_threads": 32}, {"block_threads": 64}]
+    assert result.graph == "bfs4k_fig2" and result.source == 0 and result.technique == "topdown-queue"
+    assert (panel.progress.value, panel.progress.max) == (2, 2) and "left" in panel.progress_text.value
+    assert sorted(panel.plot.source.data["x"]) == ["32", "64"] and panel.plot.best.data["x"] == [
+        str(result.best.knobs["block_threads"])]
+    assert "best:" in panel.best_text.value and not panel.apply_button.disabled
+    assert "distances equal" not in panel.table.value and panel.table.value.count(">ok<") == 2
+    panel.apply_button.click()
+    assert ex.knob_values()["block_threads"] == result.best.knobs["block_threads"]
+    panel.path.value = str(tmp_path / "s.json")
+    panel.save_button.click()
+    assert "saved" in panel.status.value and (tmp_path / "s.json").exists()
+    panel.result = None
+    panel.open_button.click()
+    assert panel.result.to_dict() == result.to_dict() and "opened from" in panel.status.value
+    assert sorted(panel.plot.source.data["x"]) == ["32", "64"]
+
+
+def test_two_knobs_make_a_heatmap_and_a_stop_keeps_the_points_so_far():
+    ex, panel = _explorer()
+    ex.technique.value = "bfs4k"
+    seen = panel._on_progress
+
+    def then_stop(p):
+        seen(p)
+        panel.stop_button.click()  # what the user's click does while the worker thread runs
+    panel._on_progress = then_stop
+    panel.run_sweep(knob1="K1", values1="4,32", knob2="K4", values2="0,2", repeats=1, background=True)
+    panel.worker.wait(120)
+    assert panel.result is not None and panel.result.stopped and len(panel.result.points) == 1
+    assert panel.plot.mapper is not None and len(panel.plot.source.data["x"]) == 1
+    assert "stopped early" in panel.status.value and not panel.run_button.disabled
+
+
+def test_the_panel_says_why_it_refuses(tmp_path):
+    ex, panel = _explorer()
+    panel.knob1.value = "block_threads"
+    panel.knob2.value = "block_threads"
+    panel.run_button.click()
+    assert "chosen twice" in panel.status.value
+    panel.knob2.value = "(none)"
+    panel.values1.value = "33"
+    panel.run_button.click()
+    assert "block_threads=33 is invalid" in panel.status.value
+    panel.apply_button.click()
+    assert "no sweep" in panel.status.value
+    panel.path.value = str(tmp_path / "missing.json")
+    panel.open_button.click()
+    assert "no such sweep file" in panel.status.value
+    if SIM:
+        assert "5,000 arcs" in panel.limit_note.value
+        ex.set_graph("gen:grid2d:rows=50,cols=50")
+        panel.values1.value = ""
+        panel.run_button.click()
+        assert "up to 5,000 arcs" in panel.status.value and panel.result is None

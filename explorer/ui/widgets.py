@@ -29,6 +29,7 @@ from .report import graph_stats_html, summary_table_html
 from ..engine import Session
 from ..stats import RunResult
 from .tables import run_label
+from .tools import ToolTabs
 from ..knobs import KnobSpec
 from ..techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
@@ -238,7 +239,9 @@ class Explorer(W.VBox):
             W.HBox([self.backend_line, self.simulator_button]),
             self.status,
         ])
-        super().__init__([controls, self.plots_box, self.summary, self.classroom_box], **kwargs)
+        # Tuning, Comparison, Duplicates and Export (issue 19): a tab each, built when first opened.
+        self.tools = ToolTabs(self)
+        super().__init__([controls, self.plots_box, self.summary, self.classroom_box, self.tools], **kwargs)
 
         # ---- initial values
         self.set_graph(graph)

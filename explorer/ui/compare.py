@@ -1,0 +1,253 @@
+"""The Comparison panel: several techniques (or knob sets of one) on the Explorer's graph and
+source in one click. Their levels overlay in the Explorer's plots (a colour per run, runs drawn
+a little apart so identical records do not hide each other, a legend entry per run that hides or
+shows it), a timeline under the frontier plot shows what ran at each level, and a table ranks the
+runs by time with the speed-up against the first.
+
+    panel = ex.tools.panel("comparison")
+    panel.compare(["topdown-queue", ("bfs4k", {"K1": 32}), ("bfs4k", {"K1": 4})])
+
+`TimelinePlot` is usable alone: a row per run, a cell per level coloured by what ran there
+(technique · kernel · direction), sharing its x axis with the frontier plot.
+"""
+from __future__ import annotations
+
+import ipywidgets as W
+from bokeh.layouts import gridplot
+from bokeh.models import CategoricalColorMapper, ColumnDataSource, FactorRange, HoverTool
+from bokeh.palettes import Category10_10, Set3_12
+from bokeh.plotting import figure
+from jupyter_bokeh import BokehModel
+
+from .. import api
+from ..engine import Session
+from ..reference import check_result, cpu_bfs
+from ..stats import LevelStats, RunResult
+from ..techniques import Technique, implemented_techniques, make_knobs
+from .plots import LevelStream
+from .report import changed_knobs
+from .tools import TABLE_CSS, esc, html_table, picked_source, status_html
+from .widgets import PLOT_WIDTH, USER_ERRORS
+
+#: Runs one comparison may hold (one colour each).
+MAX_RUNS = 10
+#: Colours of what ran at a level (technique · kernel · direction), in order of appearance.
+STEP_PALETTE = (*Category10_10, *Set3_12)
+TIMELINE_COLUMNS = ("level", "run", "what", "technique", "kernel", "direction", "launches", "time_ms")
+
+
+def what_ran(lv: LevelStats) -> str:
+    """A level's timeline category: its technique, kernel kind and direction."""
+    return f"{lv.technique} · {lv.kernel.value} · {lv.direction.value}"
+
+
+class TimelinePlot:
+    """A row per run, a cell per level coloured by what ran (technique · kernel · direction; one
+    legend entry per kind). Give it the frontier plot's x range to align the two."""
+
+    def __init__(self, x_range=None, width: int = PLOT_WIDTH, height: int = 220):
+        self.source = ColumnDataSource({c: [] for c in TIMELINE_COLUMNS}, name="timeline")
+        self.mapper = CategoricalColorMapper(factors=[], palette=list(STEP_PALETTE))
+        kw = {"x_range": x_range} if x_range is not None else {}
+        fig = figure(title="What ran at each level (technique · kernel · direction)", width=width, height=height,
+                     y_range=FactorRange(factors=[]), tools="xpan,xwheel_zoom,reset,save", **kw)
+        cells = fig.rect("level", "run", 0.9, 0.8, source=self.source, line_color="white",
+                         fill_color={"field": "what", "transform": self.mapper}, legend_field="what")
+        fig.add_tools(HoverTool(renderers=[cells], tooltips=[
+            ("run", "@run"), ("level", "@level"), ("technique", "@technique"), ("kernel", "@kernel"),
+            ("direction", "@direction"), ("launches", "@launches"), ("time", "@time_ms{0.000} ms")]))
+        fig.xaxis.axis_label = "BFS level"
+        fig.yaxis.major_label_text_font_size = "8pt"
+        fig.legend.label_text_font_size = "8pt"
+        legend = fig.legend[0]
+        fig.center = [m for m in fig.center if m is not legend]  # below the cells, not over them
+        legend.orientation = "horizontal"
+        fig.add_layout(legend, "below")
+        self.figure = fig
+
+    def add(self, levels: list[LevelStats], run: str) -> None:
+        """Stream a run's levels (as they arrive); a new run gets a row, a new kind a colour."""
+        if not levels:
+            return
+        yr = self.figure.y_range
+        if run not in yr.factors:
+            yr.factors = [run, *yr.factors]  # first run on top
+        kinds = [what_ran(lv) for lv in levels]
+        new = [k for k in dict.fromkeys(kinds) if k not in self.mapper.factors]
+        if new:
+            factors = [*self.mapper.factors, *new]
+            self.mapper.factors = factors[:len(STEP_PALETTE)]
+        self.source.stream({
+            "level": [lv.level for lv in levels], "run": [run] * len(levels), "what": kinds,
+            "technique": [lv.technique for lv in levels], "kernel": [lv.kernel.value for lv in levels],
+            "direction": [lv.direction.value for lv in levels], "launches": [lv.launches for lv in levels],
+            "time_ms": [lv.time_ms for lv in levels]})
+
+
+def entry_label(index: int, technique: str, knobs: dict) -> str:
+    """'A bfs4k K1=32': a letter, the technique and its knobs that differ from the defaults."""
+    letter = chr(ord("A") + index) if index < 26 else f"#{index + 1}"
+    changed = changed_knobs(technique, knobs)
+    return " ".join([letter, technique, *(f"{k}={v}" for k, v in changed.items())])
+
+
+def ranking(labelled: list[tuple[str, RunResult]]) -> list[dict]:
+    """Runs fastest first (BFS wall time), with the speed-up against the first run given."""
+    if not labelled:
+        return []
+    first = labelled[0][1].elapsed_ms
+    rows = []
+    for label, r in labelled:
+        rows.append({"run": label, "time ms": round(r.elapsed_ms, 3), "kernels ms": round(r.total_ms, 3),
+                     "speed-up": (first / r.elapsed_ms) if r.elapsed_ms > 0 else float("nan"),
+                     "levels": r.num_levels, "validation": r.validation or "not validated"})
+    rows.sort(key=lambda row: row["time ms"])
+    for rank, row in enumerate(rows, 1):
+        row["rank"] = rank
+    return rows
+
+
+class ComparePanel(W.VBox):
+    """Pick runs (techniques, or the Explorer's current setting), run them on one graph and source."""
+
+    def __init__(self, explorer):
+        self.ex = explorer
+        self.entries: list[tuple[str, dict]] = []  # (technique, knobs) to run
+        self.results: list[tuple[str, RunResult]] = []
+        self._session: Session | None = None
+        self.stream: LevelStream | None = None
+        self.timeline: TimelinePlot | None = None
+        self.techniques = W.SelectMultiple(options=[t.value for t in implemented_techniques()], rows=6,
+                                           layout=W.Layout(width="220px"),
+                                           tooltip="techniques to add, each with its knobs as the Explorer has them")
+        self.add_button = W.Button(description="Add selected", icon="plus",
+                                   tooltip="add the selected techniques, each with its knobs in the Explorer")
+        self.add_current = W.Button(description="Add the Explorer's setting", icon="plus-square",
+                                    layout=W.Layout(width="220px"),
+                                    tooltip="add the Explorer's technique with its knobs as they are now "
+                                            "(change a knob and add again to compare knob sets)")
+        self.entry_list = W.Select(options=[], rows=6, layout=W.Layout(width="360px"))
+        self.remove_button = W.Button(description="Remove", icon="minus", tooltip="remove the highlighted run")
+        self.run_button = W.Button(description="Compare", icon="play", button_style="primary",
+                                   tooltip="run every entry on the Explorer's graph and source, one after another")
+        self.status = W.HTML()
+        self.plot_box = W.Box()
+        self.table = W.HTML()
+        self.add_button.on_click(lambda _: self._clicked(lambda: self.add(*self.techniques.value)))
+        self.add_current.on_click(lambda _: self._clicked(self.add_explorer_setting))
+        self.remove_button.on_click(lambda _: self._clicked(self._remove_selected))
+        self.run_button.on_click(lambda _: self._clicked(self.compare))
+        super().__init__([
+            W.HTML(TABLE_CSS + "<small>Run several techniques, or one technique with several knob sets, on the "
+                   "Explorer's graph and source. The runs overlay (one colour each, drawn a little apart; "
+                   "click a legend entry to hide a run); the timeline under the frontier plot shows what ran at "
+                   "each level; the table ranks them by time with the speed-up against the first.</small>"),
+            W.HBox([self.techniques, W.VBox([self.add_button, self.add_current]), self.entry_list,
+                    W.VBox([self.remove_button, self.run_button])]),
+            self.status, self.plot_box, self.table])
+
+    # ------------------------------------------------------------------ entries
+    def add(self, *items) -> None:
+        """Add runs: a technique name (its knobs as the Explorer has them), or (technique, knobs)."""
+        for item in items:
+            if isinstance(item, (tuple, list)):
+                tech, knobs = item
+            else:
+                tech, knobs = item, None
+            tech = Technique.parse(tech).value
+            if knobs is None:
+                knobs = {name: w.value for name, w in self.ex.knob_widgets_of[tech].items()}
+            if len(self.entries) >= MAX_RUNS:
+                raise ValueError(f"a comparison holds at most {MAX_RUNS} runs (one colour each)")
+            self.entries.append((tech, make_knobs(tech, knobs).as_dict()))
+        self._show_entries()
+
+    def add_explorer_setting(self) -> None:
+        self.add((self.ex.technique.value, self.ex.knob_values()))
+
+    def _remove_selected(self) -> None:
+        if self.entry_list.index is None:
+            raise ValueError("highlight a run in the list to remove it")
+        del self.entries[self.entry_list.index]
+        self._show_entries()
+
+    def _show_entries(self) -> None:
+        self.entry_list.options = [entry_label(i, t, k) for i, (t, k) in enumerate(self.entries)]
+
+    def _set_status(self, text: str, kind: str = "info") -> None:
+        self.status.value = status_html(text, kind)
+
+    def _clicked(self, action) -> None:
+        try:
+            action()
+        except USER_ERRORS + (RuntimeError,) as err:
+            self._set_status(f"{type(err).__name__}: {err}", "error")
+
+    # ------------------------------------------------------------------ running
+    def compare(self, entries=None) -> list[tuple[str, RunResult]]:
+        """Run every entry (or `entries`, which replace them) on the Explorer's graph and source,
+        each checked against the CPU reference; returns (label, result) in entry order."""
+        if entries is not None:
+            self.entries = []
+            self.add(*entries)
+        if not self.entries:
+            raise ValueError("nothing to compare: add techniques (or the Explorer's setting) first")
+        g = self.ex.current_graph()
+        src = api.resolve_source(g, picked_source(self.ex), self.ex.seed.value)
+        if self._session is None or self._session.graph is not g:
+            if self._session is not None:
+                self._session.close()
+            self._session = Session(g)
+        self._new_plots()
+        expected = cpu_bfs(g, src)[0]
+        self.results = []
+        self.run_button.disabled = True
+        try:
+            for i, (tech, knobs) in enumerate(self.entries):
+                label = entry_label(i, tech, knobs)
+                self._set_status(f"running {label} on {g.name} from vertex {src} ...", "busy")
+                run = api.run_bfs(g, src, tech, knobs, instrument=self.ex.instrument.value, session=self._session)
+                for lv in run:
+                    self.stream.push(lv, label)
+                    self.timeline.add([lv], label)
+                result = run.result
+                rep = check_result(g, src, result.distances, result.parents, expected=expected)
+                result.validation = "ok" if rep.ok else rep.rule
+                self.results.append((label, result))
+        finally:
+            self.run_button.disabled = False
+        self._show_ranking()
+        bad = [label for label, r in self.results if r.validation != "ok"]
+        if bad:
+            self._set_status(f"INVALID result: {', '.join(bad)}", "error")
+        else:
+            sim = any((r.device or {}).get("backend") == "simulator" for _, r in self.results)
+            self._set_status(f"{len(self.results)} runs on {g.name} from vertex {src}, all valid"
+                             + ("; simulator: times are simulation times, not GPU times" if sim else ""), "ok")
+        return list(self.results)
+
+    def _new_plots(self) -> None:
+        old = self.plot_box.children
+        self.stream = LevelStream(max_runs=MAX_RUNS, fig_width=PLOT_WIDTH)
+        figs = self.stream.figures
+        self.timeline = TimelinePlot(x_range=figs["frontier"].x_range, width=PLOT_WIDTH)
+        grid = gridplot([[figs["frontier"], figs["time"]], [self.timeline.figure, figs["dedup"]],
+                         [figs["edges"], None]], toolbar_location="right", merge_tools=True)
+        self.plot_box.children = [BokehModel(grid)]
+        for w in old:
+            w.close()
+
+    def _show_ranking(self) -> None:
+        rows = ranking(self.results)
+        for row in rows:
+            row["speed-up"] = f"{row['speed-up']:.2f}×"
+            row["time ms"] = f"{row['time ms']:.3f}"
+            row["kernels ms"] = f"{row['kernels ms']:.3f}"
+        colors = {label: self.stream.color(label) for label, _ in self.results}
+        cols = ["rank", "run", "time ms", "kernels ms", "speed-up", "levels", "validation"]
+        first = self.results[0][0] if self.results else ""
+        table = html_table(rows, cols, numeric={"rank", "time ms", "kernels ms", "speed-up", "levels"})
+        swatches = "".join(f"<span style='display:inline-block;width:10px;height:10px;background:{esc(c)};"
+                           f"margin:0 4px 0 10px'></span>{esc(label)}" for label, c in colors.items())
+        self.table.value = (f"<h4>Ranking (BFS time; speed-up against {esc(first)})</h4>{table}"
+                            f"<small>{swatches}</small>")

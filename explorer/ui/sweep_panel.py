@@ -1,0 +1,345 @@
+"""The Tuning panel: sweep one or two knobs of the Explorer's technique on its graph and source
+(explorer.sweep does the work), watch a progress bar with the time left, read the line (one knob)
+or heatmap (two knobs) of median times, apply the best setting in one click, save and reopen
+sweeps as JSON.
+
+    panel = ex.tools.panel("tuning")
+    result = panel.run_sweep(knob1="K1", values1="4,8,32", knob2="K4")   # as the Run sweep button
+
+`SweepPlot` draws a sweep without the panel (the notebooks use it): its sources receive one row
+per finished point, and the best point is marked.
+"""
+from __future__ import annotations
+
+import math
+
+import ipywidgets as W
+from bokeh.models import BasicTicker, ColorBar, ColumnDataSource, FactorRange, HoverTool, LinearColorMapper
+from bokeh.palettes import Viridis256
+from bokeh.plotting import figure
+from jupyter_bokeh import BokehModel
+
+from .. import backend
+from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPoint, SweepResult, check_sweep_size,
+                     load_sweep, plan_sweep, run_sweep)
+from ..techniques import knobs_of
+from .cli import parse_knob_values
+from .report import changed_knobs
+from .tools import TABLE_CSS, Worker, esc, html_table, picked_source, status_html
+from .widgets import USER_ERRORS, labelled
+
+NONE = "(none)"
+#: Columns of a sweep plot's source: one row per finished point.
+POINT_COLUMNS = ("x", "y", "median_ms", "kernel_ms", "runs", "status", "knobs", "time_text")
+_TIPS = [("knobs", "@knobs"), ("median", "@time_text"), ("kernels", "@kernel_ms{0.000} ms"), ("runs (ms)", "@runs"),
+         ("check", "@status")]
+
+
+def _factor(v) -> str:
+    return str(v)
+
+
+def _point_row(p: SweepPoint, names: list) -> dict:
+    ok = p.usable
+    return {"x": _factor(p.knobs[names[0]]), "y": _factor(p.knobs[names[1]]) if len(names) > 1 else
+            (p.median_ms if ok else math.nan),
+            "median_ms": p.median_ms if ok else math.nan,
+            "kernel_ms": p.median_kernel_ms if ok else math.nan,
+            "runs": ", ".join(f"{t:.3f}" for t in p.times_ms) or "none",
+            "status": p.status(), "knobs": ", ".join(f"{k}={v}" for k, v in p.knobs.items()),
+            "time_text": f"{p.median_ms:.3f} ms" if ok else p.status()}
+
+
+class SweepPlot:
+    """A line (one swept knob: median time per value) or a heatmap (two: a cell per pair, its
+    colour the median time, grey where the point failed), its x and y the knobs' values in sweep
+    order. `add(point)` streams a finished point; `mark_best(point)` rings the best one."""
+
+    def __init__(self, technique: str, axes: dict, width: int = 560, height: int = 340):
+        self.names = list(axes)
+        if len(self.names) not in (1, 2):
+            raise ValueError(f"a sweep plot shows one or two swept knobs, not {len(self.names)}")
+        xs = [_factor(v) for v in axes[self.names[0]]]
+        self.source = ColumnDataSource({c: [] for c in POINT_COLUMNS}, name="sweep_points")
+        self.failed = ColumnDataSource({c: [] for c in POINT_COLUMNS}, name="sweep_failed")
+        self.best = ColumnDataSource({c: [] for c in POINT_COLUMNS}, name="sweep_best")
+        title = f"{technique}: median BFS time per setting"
+        if len(self.names) == 1:
+            fig = figure(title=title, x_range=FactorRange(*xs), width=width, height=height,
+                         tools="pan,wheel_zoom,box_zoom,reset,save")
+            fig.line("x", "y", source=self.source, line_width=2)
+            pts = fig.scatter("x", "y", source=self.source, size=9)
+            fig.scatter("x", "y", source=self.best, size=22, marker="star", fill_color="#d62728",
+                        line_color="black", legend_label="best")
+            # Failed points: an x on the axis, the reason in the hover.
+            fail = fig.scatter("x", 0, source=self.failed, size=11, marker="x", line_color="#b00020", line_width=2)
+            fig.yaxis.axis_label = "median BFS time (ms)"
+            fig.y_range.start = 0
+            self.mapper = None
+            fig.add_tools(HoverTool(renderers=[pts, fail], tooltips=_TIPS))
+        else:
+            ys = [_factor(v) for v in axes[self.names[1]]]
+            fig = figure(title=title, x_range=FactorRange(*xs), y_range=FactorRange(*ys), width=width,
+                         height=height, tools="pan,wheel_zoom,reset,save")
+            self.mapper = LinearColorMapper(palette=Viridis256, low=0, high=1, nan_color="#dddddd")
+            cells = fig.rect("x", "y", 1, 1, source=self.source, line_color="white",
+                             fill_color={"field": "median_ms", "transform": self.mapper})
+            fail = fig.rect("x", "y", 1, 1, source=self.failed, fill_color="#dddddd", line_color="white",
+                            hatch_pattern="/", hatch_color="#b00020", hatch_alpha=0.5)
+            fig.text("x", "y", text="time_text", source=self.source, text_align="center", text_baseline="middle",
+                     text_font_size="8pt", text_color="white")
+            fig.rect("x", "y", 0.94, 0.94, source=self.best, fill_alpha=0, line_color="#d62728", line_width=4,
+                     legend_label="best")
+            fig.add_layout(ColorBar(color_mapper=self.mapper, ticker=BasicTicker(), title="ms"), "right")
+            fig.yaxis.axis_label = self.names[1]
+            fig.add_tools(HoverTool(renderers=[cells, fail], tooltips=_TIPS))
+        fig.xaxis.axis_label = self.names[0]
+        fig.legend.location = "top_right"
+        self.figure = fig
+        self._order = {x: i for i, x in enumerate(xs)}
+        self._rows: list[dict] = []  # a line's points, kept in the axis' order
+        self._times: list[float] = []
+
+    @classmethod
+    def of(cls, result: SweepResult, **kw) -> "SweepPlot":
+        """The plot of a finished (or reopened) sweep, its best point marked."""
+        plot = cls(result.technique, result.axes, **kw)
+        for p in result.points:
+            plot.add(p)
+        plot.mark_best(result.best)
+        return plot
+
+    def add(self, point: SweepPoint) -> None:
+        row = _point_row(point, self.names)
+        if not point.usable:
+            self.failed.stream({c: [row[c]] for c in POINT_COLUMNS})
+        elif self.mapper is None:
+            # A line joins its points in the knob's order, whatever order they finish in (random sweeps).
+            self._rows = sorted([*self._rows, row], key=lambda r: self._order[r["x"]])
+            self.source.data = {c: [r[c] for r in self._rows] for c in POINT_COLUMNS}
+        else:
+            self.source.stream({c: [row[c]] for c in POINT_COLUMNS})
+        if point.usable and self.mapper is not None:
+            self._times.append(point.median_ms)
+            self.mapper.low, self.mapper.high = min(self._times), max(max(self._times), min(self._times) + 1e-9)
+
+    def mark_best(self, point: SweepPoint | None) -> None:
+        row = _point_row(point, self.names) if point is not None else None
+        self.best.data = {c: ([row[c]] if row else []) for c in POINT_COLUMNS}
+
+
+class SweepPanel(W.VBox):
+    """Controls, progress, plot, ranked table and files of knob sweeps over the Explorer's picks."""
+
+    def __init__(self, explorer):
+        self.ex = explorer
+        self.result: SweepResult | None = None
+        self.plot: SweepPlot | None = None
+        self.worker = Worker(self._show_error)
+        tip = "the knob to vary (the Explorer's technique's knobs; hover them in Knobs for their meaning)"
+        self.knob1 = W.Dropdown(description="knob", tooltip=tip, layout=W.Layout(width="170px"))
+        self.values1 = W.Text(placeholder="e.g. 4,8,32 (empty: its declared range)", layout=W.Layout(width="260px"))
+        self.knob2 = W.Dropdown(description="and knob", tooltip="a second knob (a heatmap), or none (a line)",
+                                layout=W.Layout(width="170px"))
+        self.values2 = W.Text(placeholder="e.g. 0,1,2 (empty: its declared range)", layout=W.Layout(width="260px"))
+        self.mode = W.ToggleButtons(options=["grid", "random"], style={"button_width": "70px"},
+                                    tooltips=["every combination of the values",
+                                              "random points within the declared ranges (or the given values)"])
+        self.samples = W.BoundedIntText(value=8, min=1, max=10_000, description="points", layout=W.Layout(width="150px"),
+                                        tooltip="random points to run (mode random)")
+        self.points = W.BoundedIntText(value=5, min=1, max=100, description="range values",
+                                       layout=W.Layout(width="170px"), style={"description_width": "90px"},
+                                       tooltip="values taken from a number range swept without values (mode grid)")
+        sim = self._simulator()
+        self.repeats = W.BoundedIntText(value=1 if sim else 3, min=1, max=1000, description="repeats",
+                                        layout=W.Layout(width="150px"),
+                                        tooltip="runs per point; the point's time is their median")
+        self.run_button = W.Button(description="Run sweep", icon="play", button_style="primary",
+                                   tooltip="time every setting on the Explorer's graph and source; each run is checked")
+        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True,
+                                    tooltip="stop after the run in progress (the points so far are kept)")
+        self.progress = W.IntProgress(value=0, min=0, max=1, layout=W.Layout(width="300px"))
+        self.progress_text = W.HTML()
+        self.limit_note = W.HTML(
+            f"<small style='color:#a15c00'>Simulator: a sweep takes graphs up to {SIMULATOR_SWEEP_MAX_ARCS:,} arcs and "
+            f"at most {SIMULATOR_SWEEP_MAX_RUNS} runs (every GPU thread is a Python thread); larger ones are refused "
+            "with the reason. Times are simulation times.</small>" if sim else "")
+        self.status = W.HTML()
+        self.plot_box = W.Box()
+        self.best_text = W.HTML()
+        self.apply_button = W.Button(description="Apply best", icon="check", disabled=True,
+                                     tooltip="set the Explorer's technique and knobs to the fastest correct setting")
+        self.table = W.HTML()
+        self.path = W.Text(value="sweep.json", description="file", layout=W.Layout(width="300px"))
+        self.save_button = W.Button(description="Save", icon="save", disabled=True, tooltip="write the sweep as JSON")
+        self.open_button = W.Button(description="Open", icon="folder-open", tooltip="reopen a saved sweep")
+        self.run_button.on_click(lambda _: self._clicked(lambda: self.run_sweep(background=True)))
+        self.stop_button.on_click(lambda _: self.worker.stop())
+        self.apply_button.on_click(lambda _: self._clicked(self.apply_best))
+        self.save_button.on_click(lambda _: self._clicked(lambda: self.save_sweep(self.path.value)))
+        self.open_button.on_click(lambda _: self._clicked(lambda: self.open_sweep(self.path.value)))
+        self.mode.observe(lambda _: self._sync_mode(), names="value")
+        explorer.technique.observe(lambda _: self._refresh_knobs(), names="value")
+        self._refresh_knobs()
+        self._sync_mode()
+        super().__init__([
+            W.HTML(TABLE_CSS + "<small>Sweep one knob (a line) or two (a heatmap) of the Explorer's technique on its "
+                   "graph and source. Each point is the median of its repeats, uninstrumented; every run is "
+                   "checked against the CPU reference. The other knobs keep the Explorer's values.</small>"),
+            W.HBox([labelled(self.knob1, "70px"), self.values1]),
+            W.HBox([labelled(self.knob2, "70px"), self.values2]),
+            W.HBox([self.mode, self.samples, self.points, self.repeats]),
+            W.HBox([self.run_button, self.stop_button, self.progress, self.progress_text]),
+            self.limit_note, self.status, self.plot_box,
+            W.HBox([self.apply_button, self.best_text]), self.table,
+            W.HBox([self.path, self.save_button, self.open_button]),
+        ])
+
+    # ------------------------------------------------------------------ controls
+    @staticmethod
+    def _simulator() -> bool:
+        try:
+            return backend.current().is_simulator
+        except backend.NoGPUError:
+            return True
+
+    def _refresh_knobs(self) -> None:
+        names = [s.name for s in knobs_of(self.ex.technique.value).specs()]
+        self.knob1.options = names or [NONE]
+        self.knob2.options = [NONE, *names]
+        self.knob2.value = NONE
+        self.run_button.disabled = not names
+
+    def _sync_mode(self) -> None:
+        random = self.mode.value == "random"
+        self.samples.layout.display = "" if random else "none"
+        self.points.layout.display = "none" if random else ""
+
+    def _set_status(self, text: str, kind: str = "info") -> None:
+        self.status.value = status_html(text, kind)
+
+    def _show_error(self, err: BaseException) -> None:
+        self._set_status(f"{type(err).__name__}: {err}", "error")
+        self._idle()
+
+    def _clicked(self, action) -> None:
+        try:
+            action()
+        except USER_ERRORS + (RuntimeError,) as err:
+            self._show_error(err)
+
+    def _idle(self) -> None:
+        self.run_button.disabled = False
+        self.stop_button.disabled = True
+
+    # ------------------------------------------------------------------ sweeping
+    def _axes(self, technique: str) -> dict:
+        axes = {}
+        for knob, values in ((self.knob1.value, self.values1.value), (self.knob2.value, self.values2.value)):
+            if knob == NONE:
+                continue
+            if knob in axes:
+                raise ValueError(f"knob {knob} is chosen twice: pick two different knobs, or none as the second")
+            items = [v for v in (x.strip() for x in values.split(",")) if v]
+            axes[knob] = [parse_knob_values(technique, [f"{knob}={v}"])[knob] for v in items] or None
+        return axes
+
+    def run_sweep(self, knob1: str | None = None, values1: str | None = None, knob2: str | None = None,
+                  values2: str | None = None, mode: str | None = None, repeats: int | None = None,
+                  background: bool = False) -> SweepResult | None:
+        """Set the given controls, then sweep as the Run sweep button does. From code (background
+        False) it returns the SweepResult; the button runs it in a thread so Stop is heard."""
+        for widget, value in ((self.knob1, knob1), (self.values1, values1), (self.knob2, knob2),
+                              (self.values2, values2), (self.mode, mode), (self.repeats, repeats)):
+            if value is not None:
+                widget.value = value
+        technique = self.ex.technique.value
+        axes = self._axes(technique)
+        base = {k: v for k, v in changed_knobs(technique, self.ex.knob_values()).items() if k not in axes}
+        plan = plan_sweep(technique, axes, mode=self.mode.value, samples=self.samples.value, base=base,
+                          points_per_axis=self.points.value)
+        graph = self.ex.current_graph()
+        check_sweep_size(graph, plan, self.repeats.value)  # refused here, with the reason, before anything runs
+        source = picked_source(self.ex)
+        self.plot = SweepPlot(technique, plan.axes)
+        self.plot_box.children = [BokehModel(self.plot.figure)]
+        self.result = None
+        self.apply_button.disabled = self.save_button.disabled = True
+        self.best_text.value = self.table.value = ""
+        self.progress.value, self.progress.max = 0, max(1, len(plan.points) * self.repeats.value)
+        self.run_button.disabled, self.stop_button.disabled = True, False
+        self._set_status(f"sweeping {len(plan.points)} settings of {technique} on {graph.name} ...", "busy")
+
+        def job():
+            try:
+                result = run_sweep(graph, source, plan, repeats=self.repeats.value, seed=self.ex.seed.value,
+                                   on_progress=self._on_progress, stop=lambda: self.worker.stop_requested)
+            finally:
+                self._idle()
+            self._show_result(result)
+            return result
+        if background:
+            self.worker.start(job)
+            return None
+        return job()
+
+    def _on_progress(self, p) -> None:
+        self.progress.max, self.progress.value = p.total, p.done
+        self.progress_text.value = f"<small>{esc(p)}</small>"
+        if p.finished is not None and self.plot is not None:
+            self.plot.add(p.finished)
+
+    def _show_result(self, result: SweepResult, origin: str = "") -> None:
+        self.result = result
+        if self.plot is not None:
+            self.plot.mark_best(result.best)
+        best = result.best
+        self.apply_button.disabled = best is None
+        self.save_button.disabled = False
+        if best is None:
+            self.best_text.value = "<span style='color:#b00020'>no setting ran correctly: nothing to apply</span>"
+        else:
+            knobs = ", ".join(f"{k}={v}" for k, v in best.knobs.items())
+            self.best_text.value = (f"best: <b>{esc(knobs)}</b>, {best.median_ms:.3f} ms (median of "
+                                    f"{len(best.times_ms)})")
+        rows = []
+        for rank, p in enumerate(result.ranked(), 1):
+            rows.append({"#": rank if p.usable else "", **{k: p.knobs[k] for k in result.axes},
+                         "median ms": f"{p.median_ms:.3f}" if p.times_ms else "–",
+                         "kernels ms": f"{p.median_kernel_ms:.3f}" if p.kernel_ms else "–",
+                         "levels": p.levels if p.levels is not None else "–", "check": p.status()})
+        cols = ["#", *result.axes, "median ms", "kernels ms", "levels", "check"]
+        self.table.value = html_table(rows, cols, numeric={"#", "median ms", "kernels ms", "levels"})
+        what = f"{result.technique} on {result.graph} from vertex {result.source}{origin}"
+        kind = "ok" if best is not None else "error"
+        self._set_status(f"sweep of {what}: {len(result.points)} settings" + (" (stopped early)" if result.stopped
+                                                                              else ""), kind)
+
+    def apply_best(self) -> dict:
+        """Set the Explorer's technique and knobs to the sweep's best setting; returns them."""
+        if self.result is None or self.result.best is None:
+            raise ValueError("no sweep with a correct setting to apply: run or open a sweep first")
+        knobs = self.result.best_knobs()
+        self.ex.technique.value = self.result.technique
+        self.ex.set_knobs(knobs)
+        self._set_status(f"the Explorer now uses {self.result.technique} with "
+                         + ", ".join(f"{k}={v}" for k, v in knobs.items()), "ok")
+        return knobs
+
+    # ------------------------------------------------------------------ files
+    def save_sweep(self, path):
+        if self.result is None:
+            raise ValueError("no sweep to save: run or open one first")
+        where = self.result.save(path)
+        self._set_status(f"sweep saved to {where}", "ok")
+        return where
+
+    def open_sweep(self, path) -> SweepResult:
+        result = load_sweep(path)
+        if len(result.axes) in (1, 2):
+            self.plot = SweepPlot.of(result)
+            self.plot_box.children = [BokehModel(self.plot.figure)]
+        else:
+            self.plot, self.plot_box.children = None, []
+        self._show_result(result, origin=f" (opened from {path})")
+        return result

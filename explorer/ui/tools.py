@@ -1,0 +1,124 @@
+"""The Explorer's tool tabs (issue 19): Tuning, Comparison, Duplicates and Export, each a panel
+of its own module built the first time its tab opens (or `tabs.panel(name)` from code), working
+on what the Explorer has picked: graph, source, technique, knobs, and its runs for the export.
+
+    ex = Explorer(graph="bfs4k_fig2")
+    ex.tools.panel("tuning").run_sweep(...)     # what the panel's button does, from code
+"""
+from __future__ import annotations
+
+import html
+import threading
+from typing import Callable
+
+import ipywidgets as W
+
+#: Tab title -> (module, class) of its panel; each class takes the Explorer.
+PANELS = {
+    "Tuning": ("sweep_panel", "SweepPanel"),
+    "Comparison": ("compare", "ComparePanel"),
+    "Duplicates": ("duplicates_panel", "DuplicatesPanel"),
+    "Export": ("export", "ExportPanel"),
+}
+_KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison", "duplicates": "Duplicates",
+         "export": "Export"}
+
+
+class ToolTabs(W.Tab):
+    """One tab per panel, none open at first; a panel is built when its tab is first selected."""
+
+    def __init__(self, explorer):
+        self.explorer = explorer
+        self._panels: dict = {}
+        super().__init__([W.VBox() for _ in PANELS], titles=tuple(PANELS), selected_index=None)
+        self.observe(self._on_select, names="selected_index")
+
+    def panel(self, name: str):
+        """The panel of tab `name` ('tuning', 'comparison', 'duplicates', 'export'), built on first use."""
+        title = _KEYS.get(name.lower())
+        if title is None:
+            raise ValueError(f"no tool tab {name!r}; tabs: {', '.join(k for k in _KEYS if k != 'compare')}")
+        if title not in self._panels:
+            import importlib
+
+            module, cls = PANELS[title]
+            panel = getattr(importlib.import_module(f"{__package__}.{module}"), cls)(self.explorer)
+            self._panels[title] = panel
+            self.children[list(PANELS).index(title)].children = [panel]
+        return self._panels[title]
+
+    def built(self) -> dict:
+        """The panels built so far, by tab title."""
+        return dict(self._panels)
+
+    def _on_select(self, change) -> None:
+        if change["new"] is not None:
+            self.panel(list(PANELS)[change["new"]])
+
+
+# ------------------------------------------------------------------ what the panels share
+
+def esc(x) -> str:
+    return html.escape(str(x))
+
+
+def picked_source(explorer):
+    """The Explorer's source control as run_bfs takes it: a vertex id, 'max-degree' or 'random'."""
+    mode = explorer.source_mode.value
+    return explorer.vertex.value if mode == "vertex id" else mode
+
+
+def status_html(text: str, kind: str = "info") -> str:
+    color = {"info": "#333", "busy": "#1f5fa8", "ok": "#11772b", "error": "#b00020"}[kind]
+    icon = {"info": "", "busy": "<i class='fa fa-spinner fa-spin' aria-hidden='true'></i> ", "ok": "✓ ",
+            "error": "✗ "}[kind]
+    return f"<span style='color:{color}'>{icon}{esc(text)}</span>"
+
+
+def html_table(rows: list[dict], columns: list[str], titles: dict | None = None, numeric: set | None = None) -> str:
+    """Rows as a small HTML table (the Explorer's summary style)."""
+    titles = titles or {}
+    numeric = numeric if numeric is not None else set()
+    head = "".join(f"<th>{esc(titles.get(c, c))}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td class='{'num' if c in numeric else ''}'>{esc(r.get(c, ''))}</td>"
+                                    for c in columns) + "</tr>" for r in rows)
+    return (f"<div class='bfs4k-sum'><table style='border-collapse:collapse;font-size:12px'><thead><tr>{head}"
+            f"</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+TABLE_CSS = ("<style>.bfs4k-tool td,.bfs4k-tool th{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
+             ".bfs4k-tool th{background:#f4f4f4}.bfs4k-tool td.num{text-align:right}</style>")
+
+
+class Worker:
+    """Runs a panel's long job: in a thread when started from a button (so that its Stop button
+    is heard while the job runs), in the caller's thread from code. Errors go to `on_error`."""
+
+    def __init__(self, on_error: Callable[[BaseException], None]):
+        self._thread: threading.Thread | None = None
+        self.stop_requested = False
+        self._on_error = on_error
+
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, job: Callable[[], object]) -> None:
+        if self.busy:
+            raise RuntimeError("a job of this panel is running: wait for it or press Stop")
+        self.stop_requested = False
+
+        def target():
+            try:
+                job()
+            except Exception as err:  # shown in the panel's status line; the thread must not die silently
+                self._on_error(err)
+        self._thread = threading.Thread(target=target, daemon=True, name="bfs4k-panel")
+        self._thread.start()
+
+    def wait(self, timeout: float | None = None) -> None:
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def stop(self) -> None:
+        self.stop_requested = True
