@@ -185,3 +185,17 @@ def test_fig13_hash64_detects_more_with_fewer_conflicts_than_warp_culling():
     culled = bfs4k(g, K5=0, K4=0, K1=4, dedup="warp-culling")
     assert _total(hashed, "dup_detected") > _total(culled, "dup_detected")
     assert _total(hashed, "dup_conflicts") <= _total(culled, "dup_conflicts")
+
+
+def test_frontier_queues_grow_when_duplicates_compound(monkeypatch):
+    # With the racy claim and no filter, a vertex enqueued k times expands its arcs k times, so a
+    # level can need more queue entries than the graph has arcs (an H100 overflowed on a 7 x 9
+    # grid). The loop grows the queues before such a level; here they start at one entry.
+    from explorer.techniques.bfs4k.loop import BFS4KLoop
+
+    monkeypatch.setattr(BFS4KLoop, "initial_capacity", staticmethod(lambda graph, race: 1))
+    messages = []
+    r = checked_run(SMALL["grid6x7"], 0, "bfs4k", {**BASE, "K5": 0, "dedup": "none"}, limits=TINY,
+                    on_status=messages.append)
+    assert any("queues grew" in m for m in messages)
+    assert r.num_levels == 12

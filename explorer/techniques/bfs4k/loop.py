@@ -53,8 +53,7 @@ class BFS4KLoop(LevelLoop):
                                       self.shared_visited, self.C)
         self.commit_blocks = min(_grid(n, STATS_THREADS), 4 * limits.sm_count)
 
-        # With the racy claim a level can enqueue a vertex once per arc that reaches it.
-        self.capacity = max(1, ctx.graph.num_arcs if self.race else n)
+        self.capacity = self.initial_capacity(ctx.graph, self.race)
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)  # level in which a vertex was last claimed
@@ -88,7 +87,33 @@ class BFS4KLoop(LevelLoop):
 
     # ------------------------------------------------------------------ launches
     def _plan(self):
-        return plan_level(self.frontier, self.ctx.knobs, self.ctx.limits, self.ctx.graph.num_vertices)
+        plan = plan_level(self.frontier, self.ctx.knobs, self.ctx.limits, self.ctx.graph.num_vertices)
+        if plan.kernel == "multi-block" and self.frontier.edges > self.capacity:
+            self._grow(self.frontier.edges)
+        return plan
+
+    @staticmethod
+    def initial_capacity(graph, race: bool) -> int:
+        """Frontier queue entries: with the racy claim a level can enqueue a vertex once per arc
+        that reaches it (more when duplicates compound: `_grow`); else once."""
+        return max(1, graph.num_arcs if race else graph.num_vertices)
+
+    def _grow(self, need: int) -> None:
+        """Room for `need` next-frontier entries (a multi-block level enqueues at most one per edge it
+        examines). With the racy claim duplicates compound: a vertex enqueued k times expands its
+        arcs k times, so a level can examine more entries than the graph has arcs (seen on an H100
+        on a 7 x 9 grid with dedup='none'). Untimed set-up of the next step: the current frontier
+        is copied into the larger queue."""
+        ctx, old = self.ctx, self.capacity
+        self.capacity = max(need, 2 * old)
+        src = self.queues[0] if self.in_a else self.queues[1]
+        size = self.frontier.size
+        grown = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        if size:
+            grown[0 if self.in_a else 1][:size].copy_to_device(src[:size])
+        self.queues = grown
+        ctx.status(f"bfs4k: the frontier queues grew from {old:,} to {self.capacity:,} entries "
+                   "(duplicates of the racy claim compound)")
 
     def launch(self, go) -> None:
         if self.plan.kernel == "single-block":
