@@ -6,6 +6,7 @@ import pytest
 W = pytest.importorskip("ipywidgets", reason="the notebook needs ipywidgets (pip install -e .[notebook])")
 
 import html
+import re
 
 from explorer import backend, graphs
 from explorer.ui import widgets
@@ -15,6 +16,8 @@ from explorer.ui.widgets import Explorer
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 NOTEBOOK = NOTEBOOKS / "01_quickstart.ipynb"
 CLASSROOM = NOTEBOOKS / "04_classroom.ipynb"
+TUNING = NOTEBOOKS / "02_tuning_k1_k7.ipynb"
+DUPLICATES = NOTEBOOKS / "03_duplicate_analysis.ipynb"
 
 
 def execute_notebook(path, tmp_path, monkeypatch, timeout=110):
@@ -73,8 +76,39 @@ def test_classroom_notebook_executes_headless_under_the_simulator(tmp_path, monk
 
 
 @pytest.mark.slow
+def test_tuning_notebook_sweeps_compares_with_the_advice_and_explains(tmp_path, monkeypatch):
+    nb, text = execute_notebook(TUNING, tmp_path, monkeypatch, timeout=300)
+    assert "K1 = " in text and "(§7)" in text  # the advice, with its reasons
+    assert text.count("bfs4k on ") == 3 and " ok " in text  # the simulator's three sweep stages, checked
+    assert "tuned:" in text and (tmp_path / "tuning-stage1.json").exists()
+    assert all(f"{name} " in text for name in ("defaults", "§7 advice", "tuned")) and "valid" in text
+    assert "tuned vs §7 advice:" in text and "simulation times" in text
+    assert "K6: advice 128, 32 here: the simulator's 32-thread blocks" in text
+    plots = [o for c in nb.cells if c.cell_type == "code" and "SweepPlot" in c.source for o in c.outputs
+             if "application/vnd.bokehjs_exec.v0+json" in o.get("data", {})]
+    assert len(plots) == 3  # a plot per stage
+
+
+@pytest.mark.slow
+def test_duplicate_notebook_reproduces_figs_12_and_13(tmp_path, monkeypatch):
+    nb, text = execute_notebook(DUPLICATES, tmp_path, monkeypatch, timeout=300)
+    # Fig. 12's table: run, duplicates, removed, left (then the warp sizes).
+    rows = [re.match(r"(\S.{23}) +([\d,]+) +([\d,]+) +([\d,]+)", line) for line in text.splitlines()]
+    table = {m[1].strip(): [int(m[i].replace(",", "")) for i in (2, 3, 4)] for m in rows if m}
+    assert set(table) == {"Sequential", "VirtualWarp1", "VirtualWarp4", "EdgeDiscover", "EdgeDiscover + Hash64",
+                          "VirtualWarp4 + Hash64"}, table
+    assert table["Sequential"] == [0, 0, 0] and table["VirtualWarp4"][0] > 0 and table["EdgeDiscover"][0] > 0
+    assert table["VirtualWarp4 + Hash64"][2] < table["VirtualWarp4"][0]  # hash64 removes most of them
+    assert table["EdgeDiscover + Hash64"][2] < table["EdgeDiscover"][0]
+    assert "Fig. 13(b)" in text and "detected duplicates" in text and "best of its scope" in text
+    assert "duplicated vertices; a sample:" in text
+    assert "mesh " in text and "Kronecker " in text and "candidates" in text
+    assert "0 from several blocks" in text and "one after another" in text  # the simulator's blocks
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")
-                                        if p not in (NOTEBOOK, CLASSROOM)))
+                                        if p not in (NOTEBOOK, CLASSROOM, TUNING, DUPLICATES)))
 def test_every_other_notebook_executes_headless_under_the_simulator(path, tmp_path, monkeypatch):
     execute_notebook(NOTEBOOKS / path, tmp_path, monkeypatch, timeout=300)
 
