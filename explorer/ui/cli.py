@@ -3,6 +3,7 @@
     bfs4k run bfs4k_fig2 --source 0 --simulator
     bfs4k run gen:grid2d:rows=20,cols=30 --knob K1=8 --json out.json --csv out.csv
     bfs4k demo --headless
+    bfs4k warmup                      # compile everything once, before class
     bfs4k graphs | techniques | knobs
 
 `run` needs neither Bokeh nor ipywidgets (the GPU machine has neither); only `demo` imports
@@ -219,6 +220,7 @@ def cmd_run(args) -> int:
     from .. import api
     from . import report
     from ..reference import check_result
+    from ..warmup import load_for_run
 
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
@@ -226,8 +228,12 @@ def cmd_run(args) -> int:
     tech = Technique.parse(args.technique)
     knob_values = parse_knob_values(tech, args.knob)
     on_cpu = implementation(tech).runtimes == frozenset({"cpu"})
+    say = lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True)  # noqa: E731
     # The simulator's size limit before a generator builds (and caches) a graph it would refuse.
-    graph = load_graph_spec(args.graph, args.undirected, None if on_cpu else _arc_limit(args.simulator))
+    # On a GPU the run's kernels compile in helper processes meanwhile, when not yet in the disk cache.
+    graph = load_for_run(
+        lambda: load_graph_spec(args.graph, args.undirected, None if on_cpu else _arc_limit(args.simulator)),
+        tech, knob_values, args.instrument, say, gpu=False if args.simulator else None)
     source = api.resolve_source(graph, args.source, args.seed)  # before the backend: input errors first
     if on_cpu:  # a CPU technique needs no GPU and no simulator
         from .. import backend
@@ -246,7 +252,7 @@ def cmd_run(args) -> int:
           f"instrumentation {'on' if args.instrument else 'off'}")
 
     run = api.run_bfs(graph, graph.to_original(source), tech, knobs, instrument=args.instrument, seed=args.seed,
-                         on_status=lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True))
+                         on_status=say)
     printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True), extras=implementation(tech).extras)
     printer.header()
     for level in run:  # rows appear as levels complete
@@ -389,6 +395,49 @@ def _wrap(text: str, indent: str = "    ") -> str:
     return textwrap.fill(text, width=100, initial_indent=indent, subsequent_indent=indent)
 
 
+def cmd_warmup(args) -> int:
+    import time
+
+    from tqdm import tqdm
+
+    from .. import backend, warmup
+
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError(f"--jobs {args.jobs} is invalid: give 1 or more processes")
+    simulator = args.simulator or backend.simulator_requested()
+    gpu, why = (False, "") if simulator else backend.gpu_present()
+    mode = "gpu" if gpu else "simulator" if simulator else "cpu"
+    units = warmup.plan(mode)
+    jobs = args.jobs or warmup.default_jobs(len(units))
+    what = ("the graph loaders, the CPU techniques and every kernel variant the presets use" if gpu else
+            "the graph loaders and the CPU techniques")
+    where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the sources"
+    print(f"warmup: compiling {what}, once for this environment, in {jobs} processes; Numba keeps them in "
+          f"its disk cache ({where})", flush=True)
+    if mode == "simulator":
+        print("simulator: the CUDA kernels run as Python there and need no compiling", flush=True)
+    elif mode == "cpu":
+        print(f"no CUDA GPU ({why}): the CUDA kernels compile on a GPU (the simulator needs none)", flush=True)
+    bar = tqdm(total=len(units), desc="warmup", unit="unit", file=sys.stderr, dynamic_ncols=True)
+
+    def progress(done, k, n):
+        bar.set_postfix_str(done.unit.label, refresh=False)
+        bar.update(1)
+        if done.error:
+            bar.write(f"{PROG} warmup: {done.unit.label} failed: {done.error}", file=sys.stderr)
+
+    start = time.perf_counter()
+    try:
+        results = warmup.warm(units, mode, jobs, progress)
+    finally:
+        bar.close()
+    failed = [d for d in results if d.error]
+    print(f"warmup: {len(results) - len(failed)} of {len(results)} units ready in {time.perf_counter() - start:.1f} s"
+          f"{f', {len(failed)} failed (above)' if failed else ''}; later runs in this environment load them "
+          "from the disk cache", flush=True)
+    return EXIT_OK if not failed else EXIT_INVALID_RESULT
+
+
 def cmd_graphs(args) -> int:
     from .. import graphs
 
@@ -447,6 +496,7 @@ def build_parser() -> argparse.ArgumentParser:
               {PROG} run bfs4k_fig2 --source 0 --simulator
               {PROG} run gen:grid2d:rows=20,cols=30 --knob block_threads=128 --json out.json
               {PROG} demo --headless            # HTML report of a small demo
+              {PROG} warmup                     # compile loaders and kernels once, before class
               {PROG} graphs | techniques | knobs
             Run `{PROG} COMMAND --help` for a command's options."""))
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
@@ -500,6 +550,20 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--simulator", action="store_true",
                    help="use the CUDA simulator even if a GPU is present")
     d.set_defaults(func=cmd_demo)
+
+    w = sub.add_parser(
+        "warmup", formatter_class=fmt, help="compile the graph loaders and every kernel the presets use, once",
+        description="Compile, once for this environment, what a first run would compile: the graph loaders\n"
+                    "(each file format, the generators), the CPU reference and, for every technique, the kernel\n"
+                    "variants its defaults, its simulator knobs and the Explorer's presets (BFS-4K's section 7\n"
+                    "advice) use, with and without instrumentation. Numba keeps them in its disk cache, so a\n"
+                    "later first run starts at once: run it before class. Under the simulator the kernels\n"
+                    "need no compiling (they run as Python); the loaders and CPU techniques still do.")
+    w.add_argument("--simulator", action="store_true",
+                   help="compile for the simulator (loaders and CPU techniques only) even if a GPU is present")
+    w.add_argument("--jobs", type=int, metavar="N",
+                   help="processes compiling side by side (default: one per CPU core)")
+    w.set_defaults(func=cmd_warmup)
 
     sub.add_parser("graphs", help="list sample graphs and generators",
                    description="List the sample graphs, the generators with their parameters, and file formats."

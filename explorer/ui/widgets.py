@@ -34,6 +34,7 @@ from ..knobs import KnobSpec
 from ..techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
 from ..techniques.bfs4k import recommend_knobs
+from ..warmup import load_for_run
 
 log = logging.getLogger("explorer")
 
@@ -526,7 +527,8 @@ class Explorer(W.VBox):
         knobs = make_knobs(tech, self.knob_values())
         if not self._check_backend(preset_knobs=False):
             raise backend.NoGPUError("no CUDA GPU: read the note above and click 'Use the CUDA simulator'")
-        g = self.current_graph()
+        # Says when the loaders compile; on a GPU the run's kernels compile meanwhile in helper processes.
+        g = load_for_run(self.current_graph, tech, knobs, self.instrument.value, lambda m: self._set_status(m, "busy"))
         if self._session is None or self._session.graph is not g:
             if self._session is not None:
                 self._session.close()

@@ -1,0 +1,628 @@
+"""Compile once, before class: what compiles, when, and how to do it ahead of time.
+
+Numba compiles each function the first time a process calls it with new argument types, and keeps
+the result in its disk cache (`cache=True`: `__pycache__` beside the sources, or
+`$NUMBA_CACHE_DIR`), so only the first process of an environment pays:
+
+- the graph loaders (explorer/graphs: tokenizer, CSR builder, generators) and the CPU reference
+  and validator (explorer/reference), CPU code: about 15 s on an H100 host for a first SNAP file;
+- each technique's kernels, compiled for the GPU at hand per combination of the knobs fixed at
+  compile time (BFS-4K: instrumentation, claim, duplicate filter, single block size, visited
+  flags, cluster): 18 s for BFS-4K's on an H100 host. The simulator runs kernels as Python: they
+  never compile there. CPU techniques are Numba CPU code and compile anywhere.
+
+`plan(mode)` lists the units to compile: the loaders (each file format, the generators, the
+reference, the graph cache's checksum) and, for every registered technique, the variants that its
+defaults, its `simulator_knobs` and the Explorer's presets (BFS-4K's §7 advice) use, with and
+without instrumentation. `warm(units, mode)` compiles them, in parallel processes, reporting each
+unit to a progress callback (`python3 -m explorer warmup` draws it as a bar).
+
+Numba's compiler lock lets one thread of a process compile at a time, so "in parallel" means
+processes that share the disk cache. Numba keeps one index file per function and rewrites it on
+every save; two processes saving different variants of one function at once could pair one's
+index entry with the other's code, so the processes started here serialise their saves with a
+file lock (`_serialise_cache_saves`). A first run uses the same: `load_for_run` compiles the
+run's kernels in helper processes (one kernel each) while this process loads the graph and
+compiles the loaders, then the run loads the kernels from the disk cache. That needs each
+kernel's argument types before the graph exists: `SIGNATURES` has them for BFS-4K (whose
+`kernel_signatures` lists what the engine launches) and for the set-up kernels every GPU
+technique uses; other techniques compile in the run, as before.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable
+
+#: Where compile notices come from (module prefix) and what they are called.
+COMPILE_GROUPS = (
+    ("explorer.graphs", "the graph loaders"),
+    ("explorer.reference", "the CPU reference BFS and validator"),
+    ("explorer.techniques", "the CPU techniques"),
+)
+ONCE = "once per environment: later runs load them from Numba's disk cache"
+
+#: Graphs the technique variants run on in a warmup: the Explorer's samples, whose directed and
+#: undirected, long and wide searches take each technique's paths, and a Kronecker graph whose
+#: hubs and big frontiers take the rest.
+WARMUP_GRAPHS = ("samples", "gen:kronecker:scale=14")
+
+#: Generator parameters that build in milliseconds (a generator missing here runs at its defaults).
+TINY_GENERATORS = {
+    "kronecker": {"scale": 6, "edge_factor": 4},
+    "uniform_random": {"n": 64, "m": 256},
+    "grid2d": {"rows": 4, "cols": 5},
+    "grid3d": {"nx": 3, "ny": 3, "nz": 3},
+    "luo_scale_free": {"n": 2000, "hub_fraction": 0.005, "hub_degree": 50, "avg_degree": 4, "max_degree": 5},
+    "watts_strogatz": {"n": 64, "k": 4},
+}
+
+#: $BFS4K_COMPILE_HELPERS: 0 turns the helper processes of a first run off, N allows at most N.
+HELPERS_ENV = "BFS4K_COMPILE_HELPERS"
+
+
+# ============================================================================================
+# Saying what compiles
+
+@contextlib.contextmanager
+def compile_notices(on_status: Callable[[str], None] | None, suffix: str = "",
+                    groups: Iterable[tuple[str, str]] | None = None):
+    """While the block runs, say once per group (default `COMPILE_GROUPS`) when Numba starts
+    compiling a function of it (CPU code: the loaders, the reference, CPU techniques), e.g.
+    "compiling the graph loaders (Numba, once per environment: ...)". Numba's compile event is
+    the hook, so the loaders need no status argument. Yields the set of groups announced."""
+    said: set[str] = set()
+    if on_status is None:
+        yield said
+        return
+    from numba.core import event
+
+    groups = tuple(COMPILE_GROUPS if groups is None else groups)
+
+    class _Listener(event.Listener):
+        def on_start(self, ev):
+            func = getattr(ev.data.get("dispatcher"), "py_func", None)
+            module = getattr(func, "__module__", None) or ""
+            for prefix, what in groups:
+                if module.startswith(prefix) and what not in said:
+                    said.add(what)
+                    on_status(f"compiling {what} (Numba, {ONCE}){suffix}")
+
+        def on_end(self, ev):
+            pass
+
+    with event.install_listener("numba:compile", _Listener()):
+        yield said
+
+
+# ============================================================================================
+# Units: what to compile
+
+@dataclass(frozen=True)
+class Unit:
+    """One piece of compiling, run in one process. `kind` and `args` say what (picklable),
+    `after` names units that must finish first (their results come from the disk cache)."""
+
+    name: str
+    label: str
+    kind: str  # "loaders" | "kernel" | "technique"
+    args: tuple = ()
+    after: tuple[str, ...] = ()
+
+
+@dataclass
+class Done:
+    unit: Unit
+    seconds: float
+    error: str | None = None
+
+
+def _common_signatures(knobs=None, instrument=True) -> list:
+    """The set-up kernels of every GPU technique (base.init_search): fills and the source."""
+    from numba import types
+
+    from kernels import common
+
+    v32, i64 = types.int32[::1], types.int64
+    return [("fill_int32", common.fill_int32, (v32, i64)),
+            ("set_source", common.set_source, (v32, v32, v32, v32, i64))]
+
+
+def _bfs4k_signatures(knobs, instrument: bool) -> list:
+    """BFS-4K's kernels as its level loop launches them for these knobs (techniques/bfs4k/loop.py
+    picks kernels_for's static arguments the same way; tests/test_warmup.py checks both agree)."""
+    from kernels import bfs4k
+
+    dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
+    shared = knobs.visited == "shared"
+    sigs = bfs4k.kernel_signatures(bool(instrument), knobs.claim != "race", dedup, knobs.single_block_threads,
+                                   shared, knobs.cluster)
+    # The single block (and its commit) runs only with K5 > 0, the commit only with shared visited flags.
+    skip = {"bfs4k_commit"} if not shared else set()
+    if knobs.K5 == 0:
+        skip |= {"bfs4k_single", "bfs4k_cluster", "bfs4k_commit"}
+    return [(name, kernel, args) for name, kernel, args, _ in sigs if name not in skip]
+
+
+#: Technique (value) -> its kernels' (name, kernel, argument types) for knobs and instrumentation,
+#: known before the graph is: what helper processes can compile ahead of a run. "common" is added
+#: for every GPU technique.
+SIGNATURES: dict[str, Callable] = {"common": _common_signatures, "bfs4k": _bfs4k_signatures}
+
+
+def signatures(provider: str, technique: str, knobs: dict, instrument: bool) -> list:
+    from .techniques import make_knobs
+
+    return SIGNATURES[provider](make_knobs(technique, knobs), instrument)
+
+
+def _variant_key(kernel, argtypes) -> tuple:
+    """What makes two compiles the same: the function, its closure (the static knobs), the types."""
+    func = kernel.py_func
+    cells = tuple(c.cell_contents for c in func.__closure__ or ())
+    return (func.__module__, func.__qualname__, cells, tuple(map(str, argtypes)))
+
+
+def _variant_text(kernel) -> str:
+    func = kernel.py_func
+    cells = [f"{n}={c.cell_contents}" for n, c in zip(func.__code__.co_freevars, func.__closure__ or ())]
+    return f"{func.__name__} [{', '.join(cells)}]" if cells else func.__name__
+
+
+def kernel_units(technique: str, knobs: dict, instrument: bool, seen: dict | None = None) -> list[Unit]:
+    """One unit per kernel that `SIGNATURES` knows for this run (the set-up kernels included);
+    a variant already in `seen` (variant -> unit) is that unit again, not a new one."""
+    seen = {} if seen is None else seen
+    units = []
+    for provider in ("common", technique):
+        if provider not in SIGNATURES:
+            continue
+        for name, kernel, args in signatures(provider, technique, knobs, instrument):
+            key = _variant_key(kernel, args)
+            if key not in seen:
+                seen[key] = Unit(f"kernel:{len(seen) + 1}:{name}", f"kernel {_variant_text(kernel)}", "kernel",
+                                 (provider, technique, dict(knobs), bool(instrument), name))
+            units.append(seen[key])
+    return units
+
+
+def knob_presets(technique) -> list[tuple[dict, str | None]]:
+    """(knobs, preset) a technique is run with: its defaults, its simulator_knobs, and the
+    Explorer's presets (BFS-4K's §7 advice, chosen per graph)."""
+    from .techniques import Technique, implementation
+
+    impl = implementation(technique)
+    out: list[tuple[dict, str | None]] = [({}, None)]
+    if impl.simulator_knobs:
+        out.append((dict(impl.simulator_knobs), None))
+    if impl.technique is Technique.BFS4K:
+        out.append(({}, "§7"))
+    return out
+
+
+LOADER_STEPS = ("snap", "matrix-market", "metis", "generators", "reference", "graph-cache")
+_LOADER_LABELS = {"snap": "graph loaders: SNAP edge lists", "matrix-market": "graph loaders: Matrix Market",
+                  "metis": "graph loaders: METIS", "generators": "graph generators",
+                  "reference": "CPU reference BFS and validator", "graph-cache": "graph cache checksums"}
+
+
+def plan(mode: str) -> list[Unit]:
+    """Everything `warm` compiles on this machine: `mode` "gpu" (loaders, CPU techniques and every
+    GPU kernel variant), "simulator" or "cpu" (loaders and CPU techniques: the simulator runs kernels
+    as Python, and without a GPU there is nothing to compile them for). Ordered by priority."""
+    from .techniques import implementation, implemented_techniques
+
+    if mode not in ("gpu", "simulator", "cpu"):
+        raise ValueError(f"warmup mode {mode!r} is invalid: use 'gpu', 'simulator' or 'cpu'")
+    # The SNAP step compiles the builder every loader shares; the others then load it.
+    loaders = [Unit("loaders:snap", _LOADER_LABELS["snap"], "loaders", ("snap",))]
+    loaders += [Unit(f"loaders:{s}", _LOADER_LABELS[s], "loaders", (s,), after=("loaders:snap",))
+                for s in LOADER_STEPS[1:]]
+    graph_ready = ("loaders:snap", "loaders:matrix-market", "loaders:generators")
+    kernels, runs, seen = [], [], {}
+    for tech in implemented_techniques():
+        cpu = implementation(tech).runtimes == frozenset({"cpu"})
+        if not cpu and mode != "gpu":
+            continue
+        presets = [(knobs, preset, instrument) for knobs, preset in knob_presets(tech) for instrument in (True, False)]
+        # Its kernels known ahead compile first, one a process; its runs then load them.
+        ahead = {} if cpu else {u.name: u for knobs, preset, instrument in presets if not preset
+                                for u in kernel_units(tech.value, knobs, instrument, seen)}
+        kernels += [u for u in ahead.values() if u not in kernels]
+        for knobs, preset, instrument in presets:
+            what = preset or ", ".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
+            runs.append(Unit(f"run:{len(runs)}:{tech.value}",
+                             f"{tech.value} ({what}; instrument {'on' if instrument else 'off'})", "technique",
+                             (tech.value, knobs, instrument, preset), after=graph_ready + tuple(ahead)))
+    return loaders[:1] + kernels + loaders[1:] + runs
+
+
+# ============================================================================================
+# Running units (in this process or in a worker)
+
+def _serialise_cache_saves() -> None:
+    """Make Numba's cache saves (index, then data) atomic between the processes started here."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: Numba's own saves, as in any two processes
+        return
+    import numba.core.caching as cpu_caching
+
+    classes = [cpu_caching.IndexDataCacheFile]
+    try:
+        import numba.cuda.core.caching as cuda_caching
+
+        classes.append(cuda_caching.IndexDataCacheFile)
+    except ImportError:  # the simulator has no CUDA cache
+        pass
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    lock_path = Path(tempfile.gettempdir()) / f"bfs4k-numba-cache-{uid}.lock"
+    for cls in classes:
+        if getattr(cls.save, "_bfs4k_serialised", False):
+            continue
+        original = cls.save
+
+        def save(self, key, data, _original=original):
+            with open(lock_path, "a") as f:
+                fcntl.flock(f, fcntl.LOCK_EX)
+                try:
+                    _original(self, key, data)
+                finally:
+                    fcntl.flock(f, fcntl.LOCK_UN)
+
+        save._bfs4k_serialised = True
+        cls.save = save
+
+
+def _init_worker(mode: str) -> None:
+    from . import backend
+
+    if mode in ("gpu", "simulator"):
+        backend.select(mode)
+    _serialise_cache_saves()
+
+
+def run_unit(unit: Unit) -> Done:
+    """Compile one unit here; an error is reported, not raised (the other units go on)."""
+    start = time.perf_counter()
+    try:
+        if unit.kind == "loaders":
+            _LOADERS[unit.args[0]]()
+        elif unit.kind == "kernel":
+            _compile_kernel(*unit.args)
+        elif unit.kind == "technique":
+            _run_technique(*unit.args)
+        else:
+            raise ValueError(f"unknown unit kind {unit.kind!r}")
+    except Exception as err:  # reported with the unit; the warmup goes on with the others
+        where = traceback.extract_tb(err.__traceback__)[-1]
+        return Done(unit, time.perf_counter() - start,
+                    f"{type(err).__name__}: {err} ({Path(where.filename).name}:{where.lineno})")
+    return Done(unit, time.perf_counter() - start)
+
+
+def _compile_kernel(provider: str, technique: str, knobs: dict, instrument: bool, name: str) -> None:
+    for n, kernel, args in signatures(provider, technique, knobs, instrument):
+        if n == name:
+            kernel.compile(tuple(args))  # compiles, or loads from the disk cache
+            return
+    raise LookupError(f"{provider} has no kernel {name!r} for {technique} with {knobs}")
+
+
+_GRAPHS: list = []  # this process's warmup graphs, loaded once
+
+
+def warmup_graphs() -> list:
+    from . import graphs
+
+    if not _GRAPHS:
+        for spec in WARMUP_GRAPHS:
+            if spec == "samples":
+                _GRAPHS.extend(graphs.sample_graph(name) for name in graphs.SAMPLE_GRAPHS)
+            else:
+                kind, _, params = spec[4:].partition(":")
+                kw = dict(p.split("=") for p in params.split(",") if p)
+                _GRAPHS.append(graphs.generate(kind, **{k: int(v) for k, v in kw.items()}))
+    return _GRAPHS
+
+
+def _run_technique(technique: str, knobs: dict, instrument: bool, preset: str | None) -> None:
+    """Run the technique on every warmup graph it can run on: what it launches compiles."""
+    from . import api, backend
+    from .knobs import KnobError
+    from .techniques import implementation, make_knobs
+
+    impl = implementation(technique)
+    for g in warmup_graphs():
+        k = make_knobs(technique, knobs)
+        if preset == "§7":
+            from .techniques.bfs4k import recommend_knobs
+
+            k = recommend_knobs(g, base=k)[0]
+        try:
+            api.run_bfs(g, "max-degree", impl.technique, k, instrument=instrument).complete()
+        except (KnobError, backend.BackendError):
+            continue  # this graph is too big for these knobs or this backend: the others compile it
+
+
+def _load_snap(tmp: Path) -> None:
+    from . import graphs
+
+    (tmp / "a.txt").write_text("# ids with gaps, as SNAP files have\n1 2\n2 5\n5 1\n7 2\n")
+    (tmp / "w.txt").write_text("0 1 0.5\n1 2 1.5\n2 0 2.5\n")
+    import gzip
+
+    (tmp / "b.txt.gz").write_bytes(gzip.compress(b"0 1\n1 2\n"))
+    for opts in ({}, {"directed": False}, {"symmetrize": True}, {"remap": False}):
+        graphs.load_graph(tmp / "a.txt", cache=False, **opts)
+    graphs.load_graph(tmp / "w.txt", cache=False)
+    graphs.load_graph(tmp / "w.txt", cache=False, directed=False)
+    graphs.load_graph(tmp / "b.txt.gz", cache=False)
+
+
+def _load_matrix_market(tmp: Path) -> None:
+    from . import graphs
+
+    (tmp / "p.mtx").write_text("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n")
+    (tmp / "r.mtx").write_text("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 0.5\n2 3 1\n3 1 2\n")
+    for f in ("p.mtx", "r.mtx"):
+        graphs.load_graph(tmp / f, cache=False)
+        graphs.load_graph(tmp / f, cache=False, directed=False)
+
+
+def _load_metis(tmp: Path) -> None:
+    from . import graphs
+
+    (tmp / "a.graph").write_text("3 2\n2\n1 3\n2\n")
+    (tmp / "w.graph").write_text("3 2 1\n2 4\n1 4 3 5\n2 5\n")
+    for f in ("a.graph", "w.graph"):
+        graphs.load_graph(tmp / f, cache=False)
+
+
+def _generators(tmp: Path) -> None:
+    from . import graphs
+
+    for kind, spec in graphs.GENERATORS.items():
+        graphs.generate(kind, cache=False, **TINY_GENERATORS.get(kind, {}))
+
+
+def _reference(tmp: Path) -> None:
+    import numpy as np
+
+    from . import graphs
+    from .reference import bfs_layers, check_result, cpu_bfs, traversed_edges
+
+    for directed in (True, False):
+        g = graphs.from_edges(np.array([0, 1, 2, 2]), np.array([1, 2, 0, 3]), 5, directed=directed)
+        dist, parent = cpu_bfs(g, 0)
+        check_result(g, 0, dist, parent)
+        traversed_edges(g, dist)
+        list(bfs_layers(g, [0]))
+        graphs.graph_stats(g)
+
+
+def _graph_cache(tmp: Path) -> None:
+    import numpy as np
+
+    from . import graphs
+    from .graphs import cache
+
+    for weights in (None, np.array([1.0, 2.0, 3.0])):
+        g = graphs.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), 3, weights=weights)
+        path = tmp / f"g{weights is None}.npz"
+        cache.store(path, g)
+        cache.load(path)
+    labelled = graphs.load_graph(_write(tmp / "ids.txt", "10 20\n20 30\n"), cache=False)
+    cache.store(tmp / "ids.npz", labelled)
+    cache.load(tmp / "ids.npz")
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def _in_tmp(step):
+    def run():
+        with tempfile.TemporaryDirectory(prefix="bfs4k-warmup-") as d:
+            step(Path(d))
+    return run
+
+
+_LOADERS = {"snap": _in_tmp(_load_snap), "matrix-market": _in_tmp(_load_matrix_market),
+            "metis": _in_tmp(_load_metis), "generators": _in_tmp(_generators),
+            "reference": _in_tmp(_reference), "graph-cache": _in_tmp(_graph_cache)}
+
+
+# ============================================================================================
+# Running many units: a pool of processes
+
+def default_jobs(units: int) -> int:
+    return max(1, min(units, os.cpu_count() or 1))
+
+
+def _pool(jobs: int, mode: str):
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    # spawn, not fork: a forked CUDA context is unusable, and the workers need their own backend.
+    return ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker, initargs=(mode,))
+
+
+def warm(units: list[Unit], mode: str, jobs: int | None = None,
+         progress: Callable[[Done, int, int], None] | None = None) -> list[Done]:
+    """Compile `units` (from `plan`) with `jobs` processes (1: in this one), calling
+    progress(done, finished_count, total) as each finishes. Returns every unit's Done."""
+    jobs = default_jobs(len(units)) if jobs is None else jobs
+    if jobs < 1:
+        raise ValueError(f"jobs={jobs} is invalid: use 1 or more processes")
+    report = progress or (lambda done, k, n: None)
+    results: list[Done] = []
+    if jobs == 1:
+        _init_worker(mode)
+        for unit in units:
+            results.append(run_unit(unit))
+            report(results[-1], len(results), len(units))
+        return results
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    pending, running, finished = list(units), {}, set()
+    with _pool(jobs, mode) as pool:
+        while pending or running:
+            for unit in [u for u in pending if finished.issuperset(u.after)]:
+                if len(running) >= jobs:
+                    break  # submit as workers free up, so that priorities hold
+                running[pool.submit(run_unit, unit)] = unit
+                pending.remove(unit)
+            if not running:  # only units waiting for units that do not exist
+                raise ValueError(f"units wait for unknown units: {sorted(set().union(*(u.after for u in pending)))}")
+            ready, _ = wait(running, return_when=FIRST_COMPLETED)
+            for fut in ready:
+                unit = running.pop(fut)
+                try:
+                    done = fut.result()
+                except BrokenProcessPool as err:
+                    done = Done(unit, 0.0, f"its worker process died ({err})")
+                finished.add(unit.name)  # after a failure, what waited on it compiles it itself
+                results.append(done)
+                report(done, len(results), len(units))
+    return results
+
+
+# ============================================================================================
+# A first run: the kernels compile in helper processes while this one loads the graph
+
+def _in_disk_cache(kernel, argtypes) -> bool:
+    """Whether Numba's disk cache holds this kernel variant (True also when the kernel has no disk
+    cache: helpers could not hand it over)."""
+    cache = getattr(kernel, "_cache", None)
+    if getattr(cache, "_cache_file", None) is None:
+        return True
+    try:
+        key = cache._index_key(tuple(argtypes), kernel.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:  # the index is Numba's internals: when in doubt, compile ahead
+        return False
+
+
+def helper_count(units: int) -> int:
+    """Processes for a first run's kernels: $BFS4K_COMPILE_HELPERS (0 turns them off), else one per
+    kernel while a core is left for this process."""
+    raw = os.environ.get(HELPERS_ENV, "").strip()
+    if raw:
+        try:
+            cap = int(raw)
+        except ValueError:
+            raise ValueError(f"{HELPERS_ENV}={raw!r} is invalid: give a number of processes (0: none)") from None
+        return max(0, min(units, cap))
+    return max(0, min(units, (os.cpu_count() or 1) - 1))
+
+
+@dataclass
+class Ahead:
+    """Kernels compiling in helper processes; `wait` before the run that loads them."""
+
+    technique: str
+    pool: object
+    jobs: int
+    futures: list
+
+    def describe(self) -> str:
+        return f"the {self.technique} kernels compile meanwhile in {self.jobs} helper processes"
+
+    def wait(self, on_status: Callable[[str], None] | None = None) -> list[Done]:
+        from concurrent.futures import as_completed
+
+        say = on_status or (lambda msg: None)
+        out: list[Done] = []
+        if not all(f.done() for f in self.futures):
+            say(f"waiting for the {self.technique} kernels compiling in helper processes ({ONCE})")
+        try:
+            for k, fut in enumerate(as_completed(self.futures), 1):
+                try:
+                    out.append(fut.result())
+                except Exception as err:  # a helper died: the run compiles that kernel itself
+                    out.append(Done(Unit("?", "?", "kernel"), 0.0, f"{type(err).__name__}: {err}"))
+                if k < len(self.futures):
+                    say(f"waiting for the {self.technique} kernels compiling in helper processes: "
+                        f"{k} of {len(self.futures)} done ({ONCE})")
+        finally:
+            self.pool.shutdown(wait=False)
+        return out
+
+
+def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | None = None,
+                  on_status: Callable[[str], None] | None = None) -> Ahead | None:
+    """Start helper processes compiling the kernels a run of `technique` with `knobs` will launch,
+    when it runs on a GPU, its kernels are known ahead (`SIGNATURES`) and some are not in the disk
+    cache yet. None when there is nothing to gain. `gpu`: whether the run will use a GPU (None:
+    the selected backend, else whether one is present and the simulator not requested)."""
+    from . import backend
+    from .techniques import Technique, implementation, make_knobs
+
+    tech = Technique.parse(technique)
+    if tech.value not in SIGNATURES or implementation(tech).runtimes == frozenset({"cpu"}):
+        return None
+    if gpu is None:
+        info = backend.selected()
+        gpu = (not info.is_simulator) if info is not None else (
+            not backend.simulator_requested() and backend.gpu_present()[0])
+    if not gpu:
+        return None
+    values = make_knobs(tech, knobs).as_dict()
+    backend.select("gpu")
+    units = kernel_units(tech.value, values, instrument)
+    todo = [u for u in units if not _in_disk_cache(*_kernel_of(u))]
+    jobs = helper_count(len(todo))
+    if not todo or jobs == 0:
+        return None
+    pool = _pool(jobs, "gpu")
+    # The slowest kernels first (BFS-4K's multi-block and single-block kernels).
+    todo.sort(key=lambda u: ("multi" not in u.label and "single" not in u.label and "cluster" not in u.label))
+    return Ahead(tech.value, pool, jobs, [pool.submit(run_unit, u) for u in todo])
+
+
+def _kernel_of(unit: Unit):
+    provider, technique, knobs, instrument, name = unit.args
+    for n, kernel, args in signatures(provider, technique, knobs, instrument):
+        if n == name:
+            return kernel, args
+    raise LookupError(name)
+
+
+def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
+                 on_status: Callable[[str], None] | None = None, gpu: bool | None = None):
+    """`load()` the graph of a coming run, saying when the loaders compile, while helper processes
+    compile the run's kernels if they are not in the disk cache (`compile_ahead`); returns the
+    graph once those kernels are ready, so the run loads them instead of compiling them."""
+    say = on_status or (lambda msg: None)
+    ahead = compile_ahead(technique, knobs, instrument, gpu, on_status)
+    if ahead is not None:
+        say(f"{ahead.describe()} ({ONCE})")
+    suffix = f"; {ahead.describe()}" if ahead is not None else ""
+    try:
+        with compile_notices(on_status, suffix):
+            graph = load()
+    except BaseException:
+        if ahead is not None:  # the kernels already compiling land in the cache; the rest are dropped
+            ahead.pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    if ahead is not None:
+        failed = [d.error for d in ahead.wait(on_status) if d.error]
+        if failed:
+            say(f"a helper process could not compile a {ahead.technique} kernel ({failed[0]}): "
+                "the run compiles it itself")
+    return graph
+
+
+__all__ = ["Ahead", "COMPILE_GROUPS", "Done", "HELPERS_ENV", "LOADER_STEPS", "SIGNATURES", "Unit",
+           "WARMUP_GRAPHS", "compile_ahead", "compile_notices", "default_jobs", "helper_count",
+           "kernel_units", "knob_presets", "load_for_run", "plan", "run_unit", "signatures", "warm",
+           "warmup_graphs"]

@@ -1,0 +1,332 @@
+"""Compiling once (issue 16 item 17): `python3 -m explorer warmup` compiles what a first run would,
+the status line says what compiles and that it happens once, and the kernels helper processes
+compile ahead of a run are the ones the engine launches."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numba
+import numpy as np
+import pytest
+
+from explorer import backend, graphs, warmup
+from explorer.techniques import Technique, implementation, implemented_techniques, make_knobs
+from explorer.ui import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SIMULATOR = backend.current().is_simulator
+
+
+def fresh_env(tmp_path, **extra):
+    """A fresh user's environment: empty Numba and graph caches, no simulator requested."""
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env.update(NUMBA_CACHE_DIR=str(tmp_path / "numba"), BFS4K_CACHE_DIR=str(tmp_path / "graphs"),
+               PYTHONPATH=os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]), **extra)
+    return env
+
+
+def explorer_cmd(*args, env, timeout=600):
+    return subprocess.run([sys.executable, "-m", "explorer", *args], capture_output=True, text=True,
+                          env=env, cwd=ROOT, timeout=timeout)
+
+
+#: Run in a fresh process after a warmup: loads every sample, each file format and generator at
+#: sizes other than the warmup's, the statistics, the reference and the CPU techniques, and lists
+#: what of the explorer's own code Numba had to compile for that.
+AFTER_WARMUP = textwrap.dedent("""
+    import json, sys
+    from numba.core import event
+    compiled = []
+    class Listener(event.Listener):
+        def on_start(self, ev):
+            f = ev.data["dispatcher"].py_func
+            if f.__module__.startswith("explorer"):
+                compiled.append(f"{f.__module__}.{f.__qualname__}")
+        def on_end(self, ev):
+            pass
+    event.register("numba:compile", Listener())
+    from pathlib import Path
+    from explorer import api, backend, graphs
+    from explorer.reference import check_result, cpu_bfs
+    from explorer.techniques import implementation, implemented_techniques
+    backend.select("simulator")
+    tmp = Path(sys.argv[1])
+    (tmp / "e.txt").write_text("5 6 1.5\\n6 7 2.5\\n7 5 0.5\\n")
+    (tmp / "e.mtx").write_text("%%MatrixMarket matrix coordinate integer symmetric\\n4 4 3\\n2 1 3\\n3 2 1\\n4 3 2\\n")
+    (tmp / "e.graph").write_text("4 3\\n2\\n1 3\\n2 4\\n3\\n")
+    gs = [graphs.sample_graph(name) for name in graphs.SAMPLE_GRAPHS]
+    gs += [graphs.sample_graph("Wiki-Vote", directed=False), graphs.sample_graph("p2p-Gnutella31", symmetrize=True)]
+    gs += [graphs.load_graph(tmp / f, cache=False) for f in ("e.txt", "e.mtx", "e.graph")]
+    for kind, params in [("kronecker", {"scale": 9}), ("uniform_random", {"n": 3000, "m": 9000}),
+                         ("grid2d", {"rows": 30, "cols": 40}), ("grid3d", {"nx": 8, "ny": 9, "nz": 10}),
+                         ("luo_scale_free", {"n": 9000}), ("watts_strogatz", {"n": 3000})]:
+        gs.append(graphs.generate(kind, cache=False, **params))
+    for g in gs[:4]:
+        graphs.graph_stats(g)
+        dist, parent = cpu_bfs(g, 0)
+        assert check_result(g, 0, dist, parent).ok
+    for tech in implemented_techniques():
+        if implementation(tech).runtimes == frozenset({"cpu"}):
+            for g in gs[:5]:
+                api.run_bfs(g, "max-degree", tech).complete()
+    print(json.dumps(compiled))
+""")
+
+
+@pytest.mark.slow
+def test_warmup_command_compiles_what_a_first_run_would(tmp_path):
+    env = fresh_env(tmp_path)
+    # A first run in the fresh environment says what compiles and that it happens once.
+    first = explorer_cmd("run", "bfs4k_fig2", "--simulator", "--source", "0", env=env)
+    assert first.returncode == 0, first.stderr
+    assert ("... compiling the graph loaders (Numba, once per environment: later runs load them from "
+            "Numba's disk cache)") in first.stderr
+    assert first.stderr.count("compiling the graph loaders") == 1
+
+    done = explorer_cmd("warmup", "--simulator", "--jobs", "2", env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    units = len(warmup.plan("simulator"))
+    assert "compiling the graph loaders and the CPU techniques, once for this environment, in 2 processes" in done.stdout
+    assert "the CUDA kernels run as Python there and need no compiling" in done.stdout
+    assert f"{units} of {units} units ready" in done.stdout and "failed" not in done.stdout
+    assert f"{units}/{units}" in done.stderr  # the progress bar reached the end
+    assert any(Path(tmp_path / "numba").rglob("*.nbi")), "nothing landed in the fresh NUMBA_CACHE_DIR"
+
+    # A later process finds every loader, the reference and the CPU techniques in the disk cache.
+    script = tmp_path / "after_warmup.py"
+    script.write_text(AFTER_WARMUP)
+    after = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True,
+                           env=env, cwd=ROOT, timeout=600)
+    assert after.returncode == 0, after.stderr
+    assert json.loads(after.stdout.strip().splitlines()[-1]) == []
+
+    # ... and so a run says nothing about compiling loaders.
+    run = explorer_cmd("run", "bfs4k_fig2", "--simulator", "--source", "0", env=env)
+    assert run.returncode == 0, run.stderr
+    assert "compiling the graph loaders" not in run.stderr
+
+
+def _fresh_function(offset):
+    @numba.njit  # no disk cache: compiles on every first call in this process
+    def add(x):
+        return x + offset
+    return add
+
+
+def test_compile_notices_name_the_group_once_with_the_suffix():
+    said = []
+    mine = _fresh_function(1).py_func.__module__
+    with warmup.compile_notices(said.append, "; kernels meanwhile", groups=[(mine, "the test code")]) as groups:
+        _fresh_function(1)(1)
+        _fresh_function(2)(2.0)  # a second compile of the group: no second notice
+    assert said == ["compiling the test code (Numba, once per environment: later runs load them from "
+                    "Numba's disk cache); kernels meanwhile"]
+    assert groups == {"the test code"}
+    with warmup.compile_notices(said.append, groups=[("explorer.graphs", "the graph loaders")]):
+        _fresh_function(3)(3)  # not the group's code
+    assert len(said) == 1
+    _fresh_function(4)(4)  # the listener is gone after the block
+    assert len(said) == 1
+
+
+def test_load_for_run_says_when_the_loaders_compile(monkeypatch):
+    said = []
+    fn = _fresh_function(5)
+    monkeypatch.setattr(warmup, "COMPILE_GROUPS", ((fn.py_func.__module__, "the graph loaders"),))
+    graph = graphs.sample_graph("bfs4k_fig2")
+
+    def load():
+        fn(1)
+        return graph
+
+    got = warmup.load_for_run(load, "bfs4k", {}, True, said.append, gpu=False)
+    assert got is graph
+    assert said == ["compiling the graph loaders (Numba, once per environment: later runs load them from "
+                    "Numba's disk cache)"]
+
+
+def test_the_explorer_says_when_the_loaders_compile(monkeypatch):
+    pytest.importorskip("ipywidgets", reason="the Explorer needs ipywidgets (pip install -e .[notebook])")
+    pytest.importorskip("bokeh", reason="the Explorer needs Bokeh (pip install -e .[notebook])")
+    from explorer.ui.widgets import Explorer
+
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
+    graph = ex.current_graph()
+    fn = _fresh_function(6)
+    monkeypatch.setattr(warmup, "COMPILE_GROUPS", ((fn.py_func.__module__, "the graph loaders"),))
+
+    def load():  # as a first load in a fresh environment: the loaders compile
+        fn(1)
+        return graph
+
+    monkeypatch.setattr(ex, "current_graph", load)
+    shown = []
+    set_status = ex._set_status
+    monkeypatch.setattr(ex, "_set_status", lambda text, kind="info": (shown.append(text), set_status(text, kind)))
+    assert ex.run().validation == "ok"
+    assert ("compiling the graph loaders (Numba, once per environment: later runs load them from Numba's disk "
+            "cache)") in shown
+
+
+def test_no_helpers_where_they_cannot_help(monkeypatch):
+    assert warmup.compile_ahead("bfs4k", {}, True, gpu=False) is None  # simulator or CPU: nothing compiles
+    assert warmup.compile_ahead("cpu-topdown", {}, True, gpu=True) is None  # Numba CPU code, not a kernel
+    unknown = next((t for t in implemented_techniques() if t.value not in warmup.SIGNATURES
+                    and implementation(t).runtimes != frozenset({"cpu"})), None)
+    if unknown is not None:  # kernels whose types are known only once the graph is
+        assert warmup.compile_ahead(unknown, {}, True, gpu=True) is None
+
+
+def test_helper_count_follows_the_environment(monkeypatch):
+    monkeypatch.setenv(warmup.HELPERS_ENV, "0")
+    assert warmup.helper_count(6) == 0
+    monkeypatch.setenv(warmup.HELPERS_ENV, "3")
+    assert warmup.helper_count(6) == 3 and warmup.helper_count(2) == 2
+    monkeypatch.setenv(warmup.HELPERS_ENV, "many")
+    with pytest.raises(ValueError, match="BFS4K_COMPILE_HELPERS='many' is invalid"):
+        warmup.helper_count(6)
+    monkeypatch.delenv(warmup.HELPERS_ENV)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    assert warmup.helper_count(6) == 0  # one core: this process's own compiling would only slow
+
+
+def test_plan_covers_every_registered_technique_and_preset():
+    gpu = warmup.plan("gpu")
+    names = [u.name for u in gpu]
+    assert len(names) == len(set(names))
+    assert gpu[0].name == "loaders:snap" and {f"loaders:{s}" for s in warmup.LOADER_STEPS} <= set(names)
+    assert all(set(u.after) <= set(names[:i]) for i, u in enumerate(gpu)), "a unit waits for a later one"
+    runs = [u for u in gpu if u.kind == "technique"]
+    for tech in implemented_techniques():
+        mine = {(json.dumps(u.args[1], sort_keys=True), u.args[2], u.args[3]) for u in runs if u.args[0] == tech.value}
+        want = {(json.dumps(k, sort_keys=True), i, p) for k, p in warmup.knob_presets(tech) for i in (True, False)}
+        assert mine == want, tech.value
+    assert ({}, "§7") in warmup.knob_presets(Technique.BFS4K)  # the Explorer's §7 advice button
+    # BFS-4K's kernels compile one a process, each variant once, before its runs load them.
+    kernels = [u for u in gpu if u.kind == "kernel"]
+    assert len({u.label for u in kernels}) == len(kernels)
+    assert {"bfs4k_multi", "bfs4k_heavy", "bfs4k_stats", "bfs4k_single"} <= {u.args[-1] for u in kernels}
+    bfs4k_runs = [u for u in runs if u.args[0] == "bfs4k"]
+    assert all({k.name for k in kernels} <= set(u.after) for u in bfs4k_runs)
+    # The simulator and a machine without a GPU compile the loaders and the CPU techniques only.
+    for mode in ("simulator", "cpu"):
+        units = warmup.plan(mode)
+        assert not [u for u in units if u.kind == "kernel"]
+        assert {u.args[0] for u in units if u.kind == "technique"} == {
+            t.value for t in implemented_techniques() if implementation(t).runtimes == frozenset({"cpu"})}
+    with pytest.raises(ValueError, match="warmup mode 'fast' is invalid"):
+        warmup.plan("fast")
+
+
+def test_warm_reports_each_unit_and_goes_on_after_a_failure():
+    units = [warmup.Unit("a", "bogus", "nonsense"), warmup.Unit("b", "the reference", "loaders", ("reference",)),
+             warmup.Unit("c", "after b", "loaders", ("metis",), after=("b",))]
+    seen = []
+    done = warmup.warm(units, "simulator", jobs=2, progress=lambda d, k, n: seen.append((d.unit.name, k, n)))
+    by = {d.unit.name: d for d in done}
+    assert "unknown unit kind 'nonsense'" in by["a"].error
+    assert by["b"].error is None and by["c"].error is None
+    assert [s[0] for s in seen].index("b") < [s[0] for s in seen].index("c")
+    assert [s[1:] for s in seen] == [(1, 3), (2, 3), (3, 3)]
+    with pytest.raises(ValueError, match="jobs=0 is invalid"):
+        warmup.warm(units, "simulator", jobs=0)
+
+
+def test_cli_warmup_refuses_a_bad_job_count(capsys):
+    assert cli.main(["warmup", "--jobs", "0"]) == cli.EXIT_USAGE
+    assert "--jobs 0 is invalid: give 1 or more processes" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the kernels compiled ahead
+
+def _record_launches(monkeypatch) -> list:
+    """(kernel, argument types) of every launch a run prepares or makes under the simulator."""
+    from explorer.engine import launcher, runtime
+
+    seen = []
+
+    def note(kernel, args):
+        seen.append((kernel, tuple(numba.typeof(a) for a in args)))
+
+    class Recorder:
+        def __call__(self, kernel, blocks, threads, shared, *args):
+            note(kernel, args)
+
+        def cluster(self, kernel, cluster_size, blocks, threads, shared, *args):
+            note(kernel, args)
+
+        cooperative = __call__
+
+        def zero(self, arr):
+            pass
+
+    # What the GPU runtime's prepare compiles before the clock starts, then what really launches.
+    monkeypatch.setattr(runtime.SimulatorRuntime, "prepare", lambda self, launch, on_compile: launch(Recorder()))
+    launch, cluster = launcher.PlainLauncher.__call__, launcher.PlainLauncher.cluster
+
+    def call(self, kernel, blocks, threads, shared, *args):
+        note(kernel, args)
+        return launch(self, kernel, blocks, threads, shared, *args)
+
+    def call_cluster(self, kernel, cluster_size, blocks, threads, shared, *args):
+        note(kernel, args)
+        return cluster(self, kernel, cluster_size, blocks, threads, shared, *args)
+
+    monkeypatch.setattr(launcher.PlainLauncher, "__call__", call)
+    monkeypatch.setattr(launcher.PlainLauncher, "cluster", call_cluster)
+    return seen
+
+
+@pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
+@pytest.mark.parametrize("knobs, instrument", [
+    ({}, True), ({}, False), ({"dedup": "warp-culling", "K2": 5.0}, True), ({"dedup": "none", "K5": 0}, False),
+    ({"claim": "atomic", "visited": "shared"}, True),
+])
+def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch, knobs, instrument):
+    from explorer import api
+
+    knobs = {**implementation("bfs4k").simulator_knobs, **knobs}
+    expected = {}
+    for provider in ("common", "bfs4k"):
+        for name, kernel, types in warmup.signatures(provider, "bfs4k", knobs, instrument):
+            expected[kernel] = (name, tuple(types))
+    seen = _record_launches(monkeypatch)
+    g = graphs.generate("kronecker", scale=7, edge_factor=8)  # hubs: the heavy-vertex grid runs too
+    api.run_bfs(g, "max-degree", "bfs4k", knobs, instrument=instrument).complete()
+    from kernels import common
+
+    launched = {}
+    for kernel, types in seen:
+        if kernel is common.zero_int64:
+            continue  # the simulator's go.zero; on a GPU it is a memset, nothing to compile
+        assert kernel in expected, f"the run launched {kernel} that compile_ahead does not know"
+        name, want = expected[kernel]
+        assert types == want, f"{name}: launched with {types}, compiled ahead for {want}"
+        launched[name] = types
+    # Every kernel compiled ahead is one the run prepares: no helper compiles in vain.
+    assert set(launched) == {name for name, _ in expected.values()}
+
+
+@pytest.mark.skipif(SIMULATOR, reason="compiles kernels for a real GPU")
+def test_helpers_fill_the_disk_cache_so_the_run_compiles_no_kernel(tmp_path):
+    """On a GPU in a fresh cache: helper processes compile BFS-4K's kernels while the graph loads;
+    the run then loads every kernel from the disk cache (no cache miss in this process)."""
+    script = textwrap.dedent("""
+        from explorer import api, backend, graphs, warmup
+        backend.select("gpu")
+        said = []
+        g = warmup.load_for_run(lambda: graphs.sample_graph("bfs4k_fig2"), "bfs4k", {}, True, said.append)
+        assert any("helper processes" in m for m in said), said
+        from kernels import bfs4k, common
+        api.run_bfs(g, 0, "bfs4k", {}).complete()
+        k = bfs4k.kernels_for(True, False, bfs4k.HASH64, 1024)
+        misses = sum(sum(d._cache_misses.values()) for d in (*k[:4], common.fill_int32, common.set_source))
+        print("misses", misses)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=fresh_env(tmp_path), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "0", done.stdout
