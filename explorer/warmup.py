@@ -338,6 +338,7 @@ def _run_technique(technique: str, knobs: dict, instrument: bool, preset: str | 
     from .techniques import implementation, make_knobs
 
     impl = implementation(technique)
+    failed = []
     for g in warmup_graphs():
         k = make_knobs(technique, knobs)
         if preset == "§7":
@@ -348,6 +349,10 @@ def _run_technique(technique: str, knobs: dict, instrument: bool, preset: str | 
             api.run_bfs(g, "max-degree", impl.technique, k, instrument=instrument).complete()
         except (KnobError, backend.BackendError):
             continue  # this graph is too big for these knobs or this backend: the others compile it
+        except Exception as err:  # the other graphs still compile what they take
+            failed.append(f"{g.name}: {type(err).__name__}: {err}")
+    if failed:
+        raise RuntimeError(f"{len(failed)} of {len(warmup_graphs())} graphs failed; first {failed[0]}")
 
 
 def _load_snap(tmp: Path) -> None:
