@@ -30,7 +30,8 @@ what the shuffles need on the GPU and what kernels.sim checks under the simulato
 
 Modules: layout (the constants the host shares, no Numba: `from kernels.bfs4k import layout`),
 build (kernels_for, Kernels, kernel_signatures), multi, single, cluster, commit (the kernels),
-expand (virtual warps, edge-discover), device (helpers). The claims, duplicate filters, local
+expand (virtual warps, edge-discover), device (helpers), provenance (multi's and heavy's variant
+that logs who made each claim, for explorer.duplicates; the kernels above are not changed by it). The claims, duplicate filters, local
 queues and flushes are kernels.frontier_ops', shared with other techniques. Importing this
 package imports no Numba: the names of build are loaded on first use.
 """
