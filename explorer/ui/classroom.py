@@ -24,9 +24,8 @@ import logging
 import ipywidgets as W
 import numpy as np
 from bokeh.layouts import column, row
-from bokeh.models import (ColumnDataSource, DataTable, HoverTool, LabelSet, MultiLine, Scatter,
-                          StringFormatter, TableColumn)
-from bokeh.palettes import Category10_10
+from bokeh.models import (ColumnDataSource, DataTable, HoverTool, LabelSet, MultiLine, Range1d, Scatter,
+                          SingleIntervalTicker, StringFormatter, TableColumn)
 from bokeh.plotting import figure, from_networkx
 from jupyter_bokeh import BokehModel
 
@@ -47,7 +46,10 @@ USER_ERRORS = (ValueError, NotImplementedError, backend.BackendError, OSError)
 #: Graphs offered in the graph box (any sample name, file or gen:... spec may be typed).
 GRAPH_CHOICES = ("bfs4k_fig2", "gen:grid2d:rows=6,cols=8", "gen:kronecker:scale=6,edge_factor=4",
                  "gen:watts_strogatz:n=40,k=4,p=0.2")
-LEVEL_COLORS = Category10_10
+#: Fill by BFS level: no red, green, orange or magenta, which mark the frontier, the vertices it
+#: discovered, the edges examined and the duplicates.
+LEVEL_COLORS = ("#1f77b4", "#9467bd", "#17becf", "#8c564b", "#bcbd22", "#7f7f7f", "#aec7e8", "#c5b0d5",
+                "#9edae5", "#c49c94")
 UNREACHED = "#e0e0e0"
 FRONTIER_RING = "#d62728"
 FOUND_RING = "#2ca02c"
@@ -176,7 +178,7 @@ def assignment_html(frame: Frame) -> str:
         parts.append(_esc(a.idle[0].upper() + a.idle[1:]) + ".")
     if a.caveats:
         parts.append("Assumed: " + _esc("; ".join(a.caveats)) + ".")
-    return "<div style='font-size:12px'>" + " ".join(parts) + "</div>"
+    return "<div style='font-size:12px;line-height:1.45'>" + " ".join(parts) + "</div>"
 
 
 # ------------------------------------------------------------------ the widget
@@ -256,7 +258,8 @@ class Classroom(W.VBox):
     def _set_status(self, text: str, kind: str = "info") -> None:
         color = {"info": "#333", "busy": "#1f5fa8", "ok": "#11772b", "error": "#b00020"}[kind]
         icon = {"info": "", "busy": "<i class='fa fa-spinner fa-spin'></i> ", "ok": "✓ ", "error": "✗ "}[kind]
-        self.status.value = f"<span class='bfs4k-status' style='color:{color}'>{icon}{_esc(text)}</span>"
+        self.status.value = (f"<div class='bfs4k-status' style='color:{color};line-height:1.45'>{icon}{_esc(text)}"
+                             "</div>")
 
     def _show_error(self, err: BaseException) -> None:
         self._set_status(f"{type(err).__name__}: {err}", "error")
@@ -273,7 +276,7 @@ class Classroom(W.VBox):
 
     def _show_note(self) -> None:
         impl = implementation(self.technique.value)
-        self.note.value = (f"<div style='font-size:12px;color:#333;max-width:900px'><b>What to notice with "
+        self.note.value = (f"<div style='font-size:12px;line-height:1.45;color:#333;max-width:900px'><b>What to notice with "
                            f"{_esc(impl.name)}</b>: {_esc(classroom_note(impl))}</div>")
 
     # ------------------------------------------------------------------ running
@@ -317,6 +320,9 @@ class Classroom(W.VBox):
             self._draw(g)
         self.result, self.impl, self.knobs = result, impl, knobs
         self.frames = replay(g, result, impl, knobs)
+        top = max([f.record.frontier_in for f in self.frames] + [len(f.discovered) for f in self.frames] + [1])
+        self.frontier_plot.x_range.update(start=-0.3, end=max(len(self.frames) - 1, 1) + 0.3)
+        self.frontier_plot.y_range.update(start=0, end=top * 1.15)
         self.state = StepThrough(len(self.frames))
         self._syncing = True
         self.ticker.max = max(len(self.frames) - 1, 0)
@@ -455,15 +461,20 @@ class Classroom(W.VBox):
 
         self.frontier_source = ColumnDataSource({"level": [], "frontier_in": [], "discovered": [],
                                                  "edges_examined": []}, name="classroom-frontier")
-        plot = figure(width=330, height=250, title="frontier per level (the run's records)",
-                      tools="save", x_axis_label="BFS level", y_axis_label="vertices")
+        # Fixed axes (set by each run), so each Step adds a point instead of rescaling the plot.
+        plot = figure(width=330, height=280, title="frontier per level (the run's records)", tools="save",
+                      x_axis_label="BFS level", y_axis_label="vertices", x_range=Range1d(-0.3, 3.3),
+                      y_range=Range1d(0, 5))
+        plot.xaxis.ticker = SingleIntervalTicker(interval=1)
+        self.frontier_plot = plot
         plot.line("level", "frontier_in", source=self.frontier_source, color=FRONTIER_RING, line_width=2,
                   legend_label="frontier in")
         plot.scatter("level", "frontier_in", source=self.frontier_source, color=FRONTIER_RING, size=8)
         plot.line("level", "discovered", source=self.frontier_source, color=FOUND_RING, line_dash="dashed",
                   legend_label="discovered")
-        plot.legend.location = "top_left"
-        plot.legend.label_text_font_size = "8pt"
+        legend = plot.legend[0]
+        legend.orientation, legend.label_text_font_size, legend.border_line_alpha = "horizontal", "8pt", 0
+        plot.add_layout(legend, "below")  # never over the points
         plot.add_tools(HoverTool(tooltips=[("level", "@level"), ("frontier in", "@frontier_in"),
                                            ("discovered", "@discovered"), ("edges examined", "@edges_examined")]))
 

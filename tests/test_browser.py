@@ -1,0 +1,320 @@
+"""A real browser (issue 19): JupyterLab on a free 127.0.0.1 port, Debian's headless chromium driven
+by Selenium through Debian's chromedriver (nothing is downloaded at run time), the quickstart and
+the classroom notebooks run top to bottom under the CUDA simulator on the teaching graph; then Run
+and Step are pressed as a user would. Asserted: the frontier plot received one point per level,
+the classroom's drawing recoloured, and no error output appeared. Screenshots (and the browser's
+console log) go to $BFS4K_ARTIFACTS, else .ci/artifacts/ (git-ignored), for CI to keep.
+
+Without chromium, chromedriver or selenium the browser tests skip, saying what to install; where
+the environment variable CI is set they fail instead (.ci/run installs them as root)."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from explorer import graphs
+from explorer.reference import cpu_bfs
+from explorer.ui.cli import LAB_HOST, free_port, jupyter_lab_argv
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1400,1000")
+#: The notebook JupyterLab shows (a hidden panel's elements are found too, with no text).
+PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
+NOTEBOOK_TIMEOUT = 420  # seconds for a notebook to run top to bottom in the browser (simulator)
+ACTION_TIMEOUT = 120  # seconds for a button's effect
+
+
+def artifacts_dir() -> Path:
+    path = Path(os.environ.get("BFS4K_ARTIFACTS") or ROOT / ".ci" / "artifacts")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _missing_browser() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install -e '.[test]')"
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not path.exists():
+            return f"{path} is missing (apt-get install chromium chromium-driver; .ci/run does as root)"
+    if shutil.which("jupyter") is None:
+        return "jupyter is not on PATH (pip install -e '.[notebook]')"
+    return None
+
+
+def _need_browser() -> None:
+    why = _missing_browser()
+    if why is None:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"the browser test must run in CI: {why}")
+    pytest.skip(f"no real browser here: {why}")
+
+
+# ------------------------------------------------------------------ JupyterLab and the browser
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """JupyterLab serving a copy of the notebooks (what they write stays there), kernels on the
+    simulator; yields (base URL, token)."""
+    _need_browser()
+    work = tmp_path_factory.mktemp("lab")
+    for name in ("01_quickstart.ipynb", "04_classroom.ipynb"):
+        shutil.copy(NOTEBOOKS / name, work / name)
+    home = tmp_path_factory.mktemp("jupyter-home")
+    settings = home / "settings" / "@jupyterlab" / "apputils-extension"
+    settings.mkdir(parents=True)
+    # No "get notified about Jupyter news?" prompt over the page (and no fetch of the news).
+    (settings / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false"}))
+    port = free_port(LAB_HOST, 0)
+    token = secrets.token_hex(24)
+    env = {**os.environ, "JUPYTER_TOKEN": token, "NUMBA_ENABLE_CUDASIM": "1",
+           "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
+           "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(home / "ws")}
+    argv = [*jupyter_lab_argv(work / "01_quickstart.ipynb", port, as_root=os.geteuid() == 0), "--no-browser"]
+    log = open(artifacts_dir() / "jupyterlab.log", "w")
+    server = subprocess.Popen(argv, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://{LAB_HOST}:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2).close()
+                break
+            except OSError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"JupyterLab did not start (exit {server.poll()}); see {log.name}")
+                time.sleep(0.5)
+        yield base, token
+    finally:
+        server.terminate()
+        try:
+            server.wait(30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait(10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def browser(lab, tmp_path_factory):
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = str(CHROMIUM)
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        try:
+            (artifacts_dir() / "browser-console.log").write_text(
+                "\n".join(f"{e['level']} {e['message']}" for e in driver.get_log("browser")))
+        finally:
+            driver.quit()
+
+
+def wait_for(what: str, check, timeout: float = ACTION_TIMEOUT, every: float = 0.5):
+    """check()'s first truthy value; fails naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(every)
+
+
+def open_and_run_all(driver, lab, name: str) -> None:
+    """Open a notebook in JupyterLab and press Run > Run All Cells; wait until every code cell ran."""
+    from selenium.webdriver.common.by import By
+
+    base, token = lab
+    # A workspace of its own: the page restores no other notebook.
+    driver.get(f"{base}/lab/workspaces/{Path(name).stem}/tree/{name}?token={token}")
+    wait_for(f"{name} with its kernel idle", lambda: driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell")
+             and "Idle" in driver.find_element(By.TAG_NAME, "body").text, 90)
+    menu = wait_for("the Run menu", lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item")
+                                            if m.text == "Run"])
+    menu[0].click()
+    wait_for("Run All Cells", lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, "li.lm-Menu-item")
+                                       if m.get_attribute("data-command") == "runmenu:run-all"])[0].click()
+
+    def all_ran():
+        errors = error_outputs(driver)
+        if errors:  # Run All stops at a failing cell: say why now, with a picture
+            driver.save_screenshot(str(artifacts_dir() / f"{Path(name).stem}-error.png"))
+            pytest.fail(f"{name} failed in the browser: {errors}")
+        prompts = [p.text.strip() for p in driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell .jp-InputArea-prompt")]
+        return prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts)
+
+    try:
+        wait_for(f"{name} to run top to bottom", all_ran, NOTEBOOK_TIMEOUT, every=1)
+    finally:
+        driver.save_screenshot(str(artifacts_dir() / f"{Path(name).stem}-ran.png"))
+
+
+def error_outputs(driver) -> list[str]:
+    """Tracebacks and error text in the notebook's outputs, and error status lines of our widgets."""
+    from selenium.webdriver.common.by import By
+
+    bad = []
+    for out in driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-OutputArea-output"):
+        text = out.text
+        if "Traceback" in text or "javascript error" in text.lower() or (
+                out.get_attribute("data-mime-type") == "application/vnd.jupyter.stderr" and "Error" in text):
+            bad.append(text[:500])
+    for status in driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .widget-html-content"):
+        if "✗" in status.text:
+            bad.append(status.text[:500])
+    return bad
+
+
+#: Rows of every ColumnDataSource named `name` in the Bokeh documents shown inside `root` (a CSS
+#: selector; the whole page when absent): [{column: [values]}] for the columns asked.
+_SOURCES_JS = """
+const [name, columns, selector] = arguments;
+const root = selector ? document.querySelector(selector) : document.body;
+const out = [];
+const seen = new Set();
+for (const view of Bokeh.index.roots) {
+  if (!root || !root.contains(view.el)) continue;
+  const doc = view.model.document;
+  if (!doc || seen.has(doc)) continue;
+  seen.add(doc);
+  for (const model of doc._all_models.values()) {
+    if (model.name !== name || !model.data) continue;
+    const row = {};
+    for (const c of columns) {
+      const col = model.data instanceof Map ? model.data.get(c) : model.data[c];
+      row[c] = col === undefined ? null : Array.from(col);
+    }
+    out.push(row);
+  }
+}
+return out;
+"""
+
+
+def sources(driver, name: str, columns, selector: str | None = None) -> list[dict]:
+    return driver.execute_script(_SOURCES_JS, name, list(columns), selector)
+
+
+def fig2_levels() -> int:
+    dist, _ = cpu_bfs(graphs.sample_graph("bfs4k_fig2"), 0)
+    return int(dist.max()) + 1
+
+
+def buttons(container, text: str):
+    from selenium.webdriver.common.by import By
+
+    return [b for b in container.find_elements(By.CSS_SELECTOR, "button.widget-button") if b.text.strip() == text]
+
+
+# ------------------------------------------------------------------ the tests
+
+@pytest.mark.slow
+def test_quickstart_in_chromium_run_streams_one_point_per_level(browser, lab):
+    from selenium.webdriver.common.by import By
+
+    open_and_run_all(browser, lab, "01_quickstart.ipynb")
+    explorer = wait_for("the Explorer widget", lambda: [w for w in browser.find_elements(
+        By.CSS_SELECTOR, f"{PANEL} .jp-OutputArea-output .widget-vbox") if buttons(w, "Run")])[0]
+    wait_for("the Explorer's plots", lambda: sources(browser, "levels", ["run"]))
+    before = {r for s in sources(browser, "levels", ["run"]) for r in s["run"]}
+    browser.execute_script("arguments[0].scrollIntoView()", explorer)
+    buttons(explorer, "Run")[0].click()
+
+    def new_run():
+        rows = [s for s in sources(browser, "levels", ["run", "level"]) if s["run"] and s["run"][0] not in before]
+        return rows if rows and len(rows[0]["level"]) == fig2_levels() else None
+
+    (run,) = wait_for("the new run's levels in the frontier plot", new_run)
+    assert run["level"] == list(range(fig2_levels()))  # one point per level, in order
+    wait_for("the run's status", lambda: "valid BFS" in explorer.text)
+    browser.save_screenshot(str(artifacts_dir() / "quickstart.png"))
+    assert not error_outputs(browser), error_outputs(browser)
+
+
+@pytest.mark.slow
+def test_classroom_in_chromium_run_and_step_recolour_the_drawing(browser, lab):
+    open_and_run_all(browser, lab, "04_classroom.ipynb")
+    first = f"{PANEL} .bfs4k-classroom"  # the lesson's first classroom: the teaching graph, topdown-queue
+    from selenium.webdriver.common.by import By
+
+    room = browser.find_element(By.CSS_SELECTOR, first)
+    browser.execute_script("arguments[0].scrollIntoView()", room)
+
+    def nodes():
+        found = sources(browser, "classroom-nodes", ["fill_color", "line_color"], first)
+        return found[0] if found else None
+
+    def frontier_levels():
+        found = sources(browser, "classroom-frontier", ["level"], first)
+        return found[0]["level"] if found else None
+
+    wait_for("the classroom's drawing", nodes)
+    buttons(room, "Run")[0].click()
+    wait_for("level 0 after Run", lambda: frontier_levels() == [0] and "level 0 of" in room.text)
+    wait_for("the run's status", lambda: "valid BFS" in room.text)
+    shown = nodes()
+    assert shown["line_color"][0] == "#d62728"  # the source is the frontier: ringed red
+    room.screenshot(str(artifacts_dir() / "classroom-run.png"))
+    picture = room.screenshot_as_png
+
+    buttons(room, "Step")[0].click()
+    wait_for("level 1 after Step", lambda: frontier_levels() == [0, 1] and "level 1 of" in room.text)
+    stepped = wait_for("the drawing to recolour", lambda: (n := nodes()) != shown and n)
+    assert stepped["fill_color"] != shown["fill_color"]  # level 2's vertices are reached now
+    assert [stepped["line_color"][v] for v in (1, 2, 3)] == ["#d62728"] * 3  # the new frontier
+    room.screenshot(str(artifacts_dir() / "classroom-step.png"))
+    assert room.screenshot_as_png != picture  # and the pixels changed with it
+
+    while buttons(room, "Step")[0].is_enabled():  # to the last level: one point per level
+        level = len(frontier_levels())
+        buttons(room, "Step")[0].click()
+        wait_for(f"level {level} after Step", lambda: len(frontier_levels()) == level + 1)
+    assert frontier_levels() == list(range(fig2_levels()))
+    room.screenshot(str(artifacts_dir() / "classroom-last-level.png"))
+
+    # Play: from level 0 again, the browser's timer steps to the last level and stops.
+    buttons(room, "Play")[0].click()
+    wait_for("playing", lambda: buttons(room, "Stop")[0].is_enabled() and len(frontier_levels()) < fig2_levels())
+    wait_for("Play to reach the last level and stop", lambda: not buttons(room, "Stop")[0].is_enabled()
+             and frontier_levels() == list(range(fig2_levels())), 60)
+    assert not error_outputs(browser), error_outputs(browser)
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    # README and .ci/run must agree, including the browser install step this test needs in CI.
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("# install everything and run the full test suite", 1)[1].split("```", 1)[0]
+    block = block.split("\n", 1)[1]  # the rest of the heading's comment line
+    command = [line for line in block.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines()
+          if line.strip() and not line.lstrip().startswith("#")]
+    assert command and ci[-1] == command[0].strip(), (ci[-1], command)
+    assert "chromium chromium-driver" in ci[-1] and ci[-1].endswith("python3 -m pytest")
