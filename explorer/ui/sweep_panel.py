@@ -145,7 +145,8 @@ class SweepPanel(W.VBox):
         self.mode = W.ToggleButtons(options=["grid", "random"], style={"button_width": "70px"},
                                     tooltips=["every combination of the values",
                                               "random points within the declared ranges (or the given values)"])
-        self.samples = W.BoundedIntText(value=8, min=1, max=10_000, description="points", layout=W.Layout(width="150px"),
+        self.samples = W.BoundedIntText(value=8, min=1, max=10_000, description="points",
+                                        layout=W.Layout(width="150px"),
                                         tooltip="random points to run (mode random)")
         self.points = W.BoundedIntText(value=5, min=1, max=100, description="range values",
                                        layout=W.Layout(width="170px"), style={"description_width": "90px"},

@@ -82,7 +82,7 @@ def html_table(rows: list[dict], columns: list[str], titles: dict | None = None,
     head = "".join(f"<th>{esc(titles.get(c, c))}</th>" for c in columns)
     body = "".join("<tr>" + "".join(f"<td class='{'num' if c in numeric else ''}'>{esc(r.get(c, ''))}</td>"
                                     for c in columns) + "</tr>" for r in rows)
-    return (f"<div class='bfs4k-sum'><table style='border-collapse:collapse;font-size:12px'><thead><tr>{head}"
+    return (f"<div class='bfs4k-tool'><table style='border-collapse:collapse;font-size:12px'><thead><tr>{head}"
             f"</tr></thead><tbody>{body}</tbody></table></div>")
 
 
