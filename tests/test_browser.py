@@ -47,12 +47,12 @@ def artifacts_dir() -> Path:
 def _missing_browser() -> str | None:
     """Why the browser tests cannot run here, or None."""
     try:
-        import selenium  # noqa: F401
+        import selenium  # noqa: F401  (only whether it is there)
     except ImportError:
         return "selenium is not installed (pip install -e '.[test]')"
     for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
         if not path.exists():
-            return f"{path} is missing (apt-get install chromium chromium-driver; .ci/run does as root)"
+            return f"{path} is missing (apt-get install {package}; .ci/run installs it as root)"
     if shutil.which("jupyter") is None:
         return "jupyter is not on PATH (pip install -e '.[notebook]')"
     return None

@@ -302,3 +302,22 @@ def test_lane_efficiency_of_the_load_balancing_lesson():
     assert lane_efficiency([0, 0], 4) == 1.0
     with pytest.raises(ValueError, match="W=3 must divide 32"):
         lane_efficiency(even, 3)
+
+
+@pytest.mark.parametrize("extras,rule", [
+    ({"expand": "local-warp-search", "warp_size": 32}, "edge-discover"),
+    ({"expand": "virtual-warps", "warp_size": 4}, "virtual warps of 4"),
+    ({"expand": "work-items", "warp_size": None}, "a thread per frontier entry"),
+    ({"expand": "two-phase", "warp_size": None}, "two-phase: the classroom does not model"),
+    ({"cta_gathered": 0, "warp_gathered": 1}, "CTA+warp+scan gathering: the classroom does not model"),
+])
+def test_the_rule_follows_the_strategy_a_record_names(extras, rule):
+    # A record naming a mapping the classroom models gets its rule; one it does not model says so
+    # and names no thread, rather than a made-up one.
+    g = _fig6_graph()
+    dist, parent = cpu_bfs(g, 0)
+    a = assignment_for(_level(extras), g, dist, parent, np.flatnonzero(dist == 1), {"block_threads": 32}, race=False)
+    assert a.rule.startswith(rule) or rule in a.rule, a.rule
+    assert len(a.rows) >= 20
+    if "does not model" in rule:
+        assert {r["thread"] for r in a.rows} == {stepthrough.NOT_APPLICABLE}

@@ -259,16 +259,22 @@ def assignment_for(rec: LevelStats, graph, dist, parent, frontier, knobs, race: 
     if rec.direction is Direction.BOTTOM_UP:
         return _bottom_up(rec, graph, dist, B, caveats, cpu=rec.kernel is Kernel.CPU)
     if rec.kernel is Kernel.CPU:
-        return _cpu(rec, graph, dist, parent, frontier, race)
+        return _unmodelled(rec, graph, dist, parent, frontier, race,
+                           "CPU threads over chunks of the frontier (not modelled: a row per frontier arc)")
     caveats.append("frontier queue in ascending vertex order (on a GPU: the order of the claims)")
-    if ex.get("edge_discover"):
+    strategy = ex.get("expand")  # the load-balancing strategy a record names (chapter §5)
+    if ex.get("edge_discover") or strategy == "local-warp-search":
         return _edge_discover(rec, graph, dist, parent, frontier, B, one_block, race, caveats)
     if "arcs_inspected" in ex:
         return _per_arc(rec, graph, dist, parent, B, race, caveats)
     scans = ex.get("vertices_scanned") == n and rec.frontier_in != n or ex.get("frontier_form") == "distance"
-    if "warp_size" in ex:
+    if ex.get("warp_size") is not None and strategy in (None, "virtual-warps", "dynamic-virtual-warps"):
         return _virtual_warps(rec, graph, dist, parent, frontier, int(ex["warp_size"]), scans, B, one_block,
                               race, caveats)
+    if strategy not in (None, "work-items") or "cta_gathered" in ex:
+        name = strategy or "CTA+warp+scan gathering"
+        return _unmodelled(rec, graph, dist, parent, frontier, race,
+                           f"{name}: the classroom does not model how it maps edges to threads (a row per frontier arc)")
     if scans:
         return _virtual_warps(rec, graph, dist, parent, frontier, 1, True, B, one_block, race, caveats)
     return _virtual_warps(rec, graph, dist, parent, frontier, 1, False, B, one_block, race, caveats)
@@ -301,7 +307,9 @@ def _virtual_warps(rec, graph, dist, parent, frontier, W, scans, B, one_block, r
     if W > 1:
         name = f"virtual warps of {W} threads (BFS-4K §5.2; Hong et al.): lane l walks edges l, l+{W}, ... of its vertex"
     else:
-        name = "a thread per vertex (Harish & Narayanan)" if scans else "a thread per frontier entry"
+        name = ("a thread per vertex (Harish & Narayanan)" if scans else
+                "a thread per frontier entry (the model for any top-down level whose record names no other "
+                "mapping)")
         name += ": the thread walks the vertex's whole adjacency list"
     idle = ""
     if scans:
@@ -425,13 +433,14 @@ def _bottom_up(rec, graph, dist, B, caveats, cpu=False) -> Assignment:
     return Assignment(rule, rows, idle, tuple(caveats))
 
 
-def _cpu(rec, graph, dist, parent, frontier, race) -> Assignment:
-    """Host threads: the classroom does not model how the frontier is split between them."""
+def _unmodelled(rec, graph, dist, parent, frontier, race, rule: str) -> Assignment:
+    """A mapping the classroom does not model (host threads, the chapter's search-based gathers):
+    the frontier's arcs, with no thread named."""
     d = rec.level
     rows = [_row(NOT_APPLICABLE, NOT_APPLICABLE, NOT_APPLICABLE, NOT_APPLICABLE, NOT_APPLICABLE, j, u, int(u), int(v),
                  _outcome_top_down(int(u), int(v), d, dist, parent, race))
             for u in frontier for j, v in enumerate(graph.neighbors(u))]
-    return Assignment("CPU threads over chunks of the frontier (not modelled: a row per frontier arc)", rows)
+    return Assignment(rule, rows)
 
 
 def table_columns(assignment: Assignment) -> dict:
