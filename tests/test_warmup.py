@@ -9,11 +9,10 @@ import textwrap
 from pathlib import Path
 
 import numba
-import numpy as np
 import pytest
 
 from explorer import backend, graphs, warmup
-from explorer.techniques import Technique, implementation, implemented_techniques, make_knobs
+from explorer.techniques import Technique, implementation, implemented_techniques
 from explorer.ui import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,6 +84,7 @@ def test_warmup_command_compiles_what_a_first_run_would(tmp_path):
     assert ("... compiling the graph loaders (Numba, once per environment: later runs load them from "
             "Numba's disk cache)") in first.stderr
     assert first.stderr.count("compiling the graph loaders") == 1
+    assert "... compiling the CPU reference BFS and validator (Numba, once per environment" in first.stderr
 
     done = explorer_cmd("warmup", "--simulator", "--jobs", "2", env=env)
     assert done.returncode == 0, done.stdout + done.stderr
