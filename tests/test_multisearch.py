@@ -217,6 +217,7 @@ def test_progress_streams_per_search_and_aggregate_records(karate):
     assert r.batches[0].energy_j is None and "simulator" in r.batches[0].energy_note
     with pytest.raises(RuntimeError, match="iterated once"):
         iter(run)
+    assert [len(p.searches) for p in run_many(karate, [0, 1, 2, 3, 4], "closeness", steps=3)] == [2, 2, 1]
 
 
 def _free(monkeypatch, usable):
@@ -403,6 +404,7 @@ def test_energy_from_the_counter_from_sampled_power_or_said_unsupported():
     ({"word_bits": 16}, "32 or 64"),
     ({"direction": "up"}, "direction='up' is invalid"),
     ({"heavy": 0}, "heavy=0 is invalid"),
+    ({"steps": 0}, "steps=0 is invalid: progress steps per batch"),
 ])
 def test_bad_inputs_name_the_problem(fig2, kwargs, message):
     kw = {"sources": "all", "application": "distances", **kwargs}

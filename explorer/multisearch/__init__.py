@@ -28,6 +28,8 @@ run_many(graph, sources, application, method=, T=, k=, session=, on_progress=, .
                  request of which not even one search fits raises MultiSearchMemoryError)
     session      an explorer.engine.Session: the graph's device arrays and buffers between runs
     on_progress  called with every Progress record (also yielded by iterating the run)
+    steps        progress steps a batch is launched in (None: at most 8, each launching at least
+                 as many searches as run side by side; more steps, finer progress, idler GPU)
     block_threads, slots, word_bits (32/64), direction ("auto"/"push"/"pull"), heavy, chunk:
                  see run.run_many
 Energy: each BatchStats has energy_j and watts where NVML reports them, and energy_note says how

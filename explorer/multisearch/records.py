@@ -30,8 +30,9 @@ class BatchStats:
     searches: int
     time_ms: float
     energy_j: float | None
-    watts: float | None
+    watts: float | None  # energy_j over the host time its steps took (energy_s)
     energy_note: str
+    energy_s: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -94,8 +95,10 @@ class MultiSearchResult:
 
     @property
     def watts(self) -> float | None:
+        """Average power over the steps (the energy over the host time the steps took)."""
         e = self.energy_j
-        return None if e is None or self.time_ms <= 0 else e / (self.time_ms / 1e3)
+        s = sum(b.energy_s for b in self.batches)
+        return None if e is None or s <= 0 else e / s
 
     @property
     def edges_examined(self) -> int | None:

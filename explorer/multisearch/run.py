@@ -75,7 +75,7 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
              k: int | None = None, session: Session | None = None,
              on_progress: Callable[[Progress], None] | None = None, on_status: Callable[[str], None] | None = None,
              seed: int = 0, block_threads: int | None = None, slots: int | None = None, word_bits: int = 64,
-             direction: str = "auto", heavy: int = BIT_HEAVY, chunk: int = BIT_CHUNK,
+             direction: str = "auto", heavy: int = BIT_HEAVY, chunk: int = BIT_CHUNK, steps: int | None = None,
              limits: DeviceLimits | None = None) -> "MultiSearchRun":
     """Prepare k breadth-first searches at once; iterate the returned run for progress records.
     See the package's documentation (explorer.multisearch) for the callbacks and their races."""
@@ -97,9 +97,10 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
         raise ValueError(f"word_bits={word_bits!r} is invalid: 32 or 64 searches per machine word")
     if direction not in DIRECTIONS:
         raise ValueError(f"direction={direction!r} is invalid: one of {', '.join(DIRECTIONS)}")
-    for name, v in (("heavy", heavy), ("chunk", chunk)):
+    for name, v, what in (("heavy", heavy, "a number of arcs"), ("chunk", chunk, "a number of arcs"),
+                          ("steps", 1 if steps is None else steps, "progress steps per batch")):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
-            raise ValueError(f"{name}={v!r} is invalid: a number of arcs >= 1")
+            raise ValueError(f"{name}={v!r} is invalid: {what}, an int >= 1")
     if slots is not None and (isinstance(slots, bool) or not isinstance(slots, (int, np.integer)) or slots < 1):
         raise ValueError(f"slots={slots!r} is invalid: the searches run side by side, an int >= 1")
     backend.check_graph_size(graph.num_arcs)
@@ -114,7 +115,7 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
                         k=k, word_bits=word_bits, slots=slots)
     return MultiSearchRun(graph, srcs, app, method, plan, rt, session=session, T=T, threshold=choice,
                           queues=(warp_q, thread_q), threads=int(threads), word_bits=word_bits,
-                          direction=direction, heavy=int(heavy), chunk=int(chunk),
+                          direction=direction, heavy=int(heavy), chunk=int(chunk), steps=steps,
                           on_progress=on_progress, on_status=on_status)
 
 
@@ -145,11 +146,12 @@ class MultiSearchRun:
 
     def __init__(self, graph, sources, app: Application, method: Method, plan: BatchPlan, runtime, *,
                  session, T, threshold: ThresholdChoice | None, queues, threads, word_bits, direction,
-                 heavy, chunk, on_progress, on_status):
+                 heavy, chunk, steps, on_progress, on_status):
         self.graph, self.sources, self.app, self.method, self.plan = graph, sources, app, method, plan
         self.runtime, self.session = runtime, session
         self.T, self.threshold, self.queues, self.threads = T, threshold, queues, threads
         self.word_bits, self.direction, self.heavy, self.chunk = word_bits, direction, heavy, chunk
+        self.steps = steps
         self._progress = on_progress or (lambda p: None)
         self._status = on_status or (lambda msg: None)
         self._result: MultiSearchResult | None = None
@@ -205,7 +207,8 @@ class MultiSearchRun:
                         reading = self._meter.take()
                         ms = sum(r for r in self._batch_ms)
                         bs = BatchStats(b, hi - lo, ms, None if reading is None else reading.joules,
-                                        None if reading is None else reading.watts, self._meter.note)
+                                        None if reading is None else reading.watts, self._meter.note,
+                                        0.0 if reading is None else reading.seconds)
                         batches.append(bs)
                         rec = _replace(rec, batch_done=bs)
                     self._progress(rec)
@@ -289,7 +292,10 @@ class MultiSearchRun:
         else:
             kernel = km.search_kernel(cb, *self.queues)
             order = pool.buffer("ms.order", (slots, n), np.int32)
-        per_step = -(-rows // max(1, min(STEPS_PER_BATCH, -(-rows // slots))))
+        # At most STEPS_PER_BATCH steps, each launching at least a block per slot (a step whose
+        # searches do not fill the GPU wastes it), unless the caller asked for `steps`.
+        count = self.steps or max(1, min(STEPS_PER_BATCH, -(-rows // slots)))
+        per_step = -(-rows // min(count, rows))
         cpm = _cycles_per_ms(rt)
         for c0 in range(0, rows, per_step):
             cnt = min(per_step, rows - c0)
