@@ -141,6 +141,32 @@ def test_hop_counts_too_narrow_names_the_width():
         run_many(path, [0], HopCounts(max_levels=3)).complete()
 
 
+@pytest.mark.parametrize("graph", ["fig2", "gnp"])
+def test_every_application_matches_networkx(fig2, graph):
+    g = fig2 if graph == "fig2" else graphs.from_networkx(nx.gnp_random_graph(14, 0.2, seed=5), name="gnp")
+    G, n = _nx(g), g.num_vertices
+    sp = dict(nx.all_pairs_shortest_path_length(G))
+    v = {app: run_many(g, "all", app).complete().values
+         for app in ("distances", "hop-counts", "closeness", "eccentricity", "reachability", "betweenness")}
+    assert np.array_equal(v["distances"]["distances"], _apsp(g, range(n)))
+    assert all(list(v["hop-counts"]["histogram"][s][:max(sp[s].values()) + 1]) == list(np.bincount(list(sp[s].values())))
+               for s in range(n))
+    assert np.allclose(v["closeness"]["closeness"], _by_vertex(nx.closeness_centrality(G), n))
+    assert list(v["eccentricity"]["eccentricity"]) == [max(sp[s].values()) for s in range(n)]
+    assert all(set(np.flatnonzero(v["reachability"]["reachable"][s])) == set(sp[s]) for s in range(n))
+    assert np.allclose(v["betweenness"]["betweenness"], _by_vertex(nx.betweenness_centrality(G), n))
+
+
+def test_graphs_without_arcs(fig2):
+    edgeless = graphs.from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64), num_vertices=3, directed=False,
+                                 name="edgeless")
+    for method in ("hybrid", "edge-parallel", "bit-parallel"):
+        r = run_many(edgeless, "all", "distances", method=method).complete()
+        assert np.array_equal(r.values["distances"], np.where(np.eye(3, dtype=bool), 0, -1))
+    e = run_many(edgeless, "all", "eccentricity").complete().values
+    assert e["diameter"] == 0 and not e["connected"]
+
+
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(2, 10), p=st.floats(0.1, 0.6), seed=st.integers(0, 10**6),
        directed_graph=st.booleans(), method=st.sampled_from(SEARCH_METHODS + ["bit-parallel"]))

@@ -77,8 +77,30 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
              seed: int = 0, block_threads: int | None = None, slots: int | None = None, word_bits: int = 64,
              direction: str = "auto", heavy: int = BIT_HEAVY, chunk: int = BIT_CHUNK, steps: int | None = None,
              limits: DeviceLimits | None = None) -> "MultiSearchRun":
-    """Prepare k breadth-first searches at once; iterate the returned run for progress records.
-    See the package's documentation (explorer.multisearch) for the callbacks and their races."""
+    """Prepare k breadth-first searches at once; iterate the returned run for Progress records
+    (or call .complete()), then read run.result (values, a SearchStats per search, a BatchStats
+    per batch with its energy). Every input is checked here, before anything runs.
+
+    sources: "all", an int (that many distinct vertices sampled at random, `seed`) or vertex ids.
+    application: a name of explorer.multisearch.APPLICATIONS or an Application.
+    method: a Method value; T: the hybrid's threshold (None: 16, an int, math.inf or "auto").
+    k: the most searches in one batch (None: what free device memory holds; run.plan says it).
+    session: keeps the graph's device arrays and buffers between runs.
+    on_progress(Progress): called for every record as well. steps: progress steps per batch.
+    block_threads (a multiple of 32), slots (searches side by side): the search-per-block methods.
+    word_bits (32/64), direction ("auto", "push", "pull"), heavy, chunk: MS-BFS (bit-parallel).
+
+    An Application's device callbacks, s being the kernels.multisearch.Search (row, source, slot,
+    dist, offsets, indices) and data its arrays by name:
+        init(s, v, data)                            every vertex, before the search, block-parallel
+        prior(s, level, data)                       one thread, before each level
+        visit_vertex(s, v, w, level, dist_w, data)  every arc out of the level, block-parallel
+        post(s, level, found, data)                 one thread, after each level
+        finalize(s, v, dist_v, data)                reached vertices, deepest level first
+    Races to guard against: w's state in visit_vertex (several threads reach w: atomics), arrays
+    indexed by vertex only (every block writes them: atomics, or a "slot-sum" array), per-slot
+    arrays (the block's next search inherits them: reset them in init), s.dist (read only).
+    explorer.multisearch's documentation has the details and an example."""
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}; see explorer.graphs loaders")
     if session is not None and session.graph is not graph:
