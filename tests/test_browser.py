@@ -126,14 +126,23 @@ def browser(lab, tmp_path_factory):
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
     driver.set_page_load_timeout(60)
+    driver.console = []  # every console entry, read by console_errors(), written out at the end
     try:
         yield driver
     finally:
         try:
+            console_errors(driver)
             (artifacts_dir() / "browser-console.log").write_text(
-                "\n".join(f"{e['level']} {e['message']}" for e in driver.get_log("browser")))
+                "\n".join(f"{e['level']} {e['message']}" for e in driver.console))
         finally:
             driver.quit()
+
+
+def console_errors(driver) -> list[str]:
+    """The browser console's errors since the last call (a missing favicon is not one)."""
+    new = driver.get_log("browser")
+    driver.console += new
+    return [e["message"] for e in new if e["level"] == "SEVERE" and "favicon" not in e["message"]]
 
 
 def wait_for(what: str, check, timeout: float = ACTION_TIMEOUT, every: float = 0.5):
@@ -257,6 +266,7 @@ def test_quickstart_in_chromium_run_streams_one_point_per_level(browser, lab):
     wait_for("the run's status", lambda: "valid BFS" in explorer.text)
     browser.save_screenshot(str(artifacts_dir() / "quickstart.png"))
     assert not error_outputs(browser), error_outputs(browser)
+    assert not console_errors(browser)
 
 
 @pytest.mark.slow
@@ -306,6 +316,7 @@ def test_classroom_in_chromium_run_and_step_recolour_the_drawing(browser, lab):
     wait_for("Play to reach the last level and stop", lambda: not buttons(room, "Stop")[0].is_enabled()
              and frontier_levels() == list(range(fig2_levels())), 60)
     assert not error_outputs(browser), error_outputs(browser)
+    assert not console_errors(browser)
 
 
 def test_ci_runs_exactly_the_readme_test_command():

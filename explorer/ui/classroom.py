@@ -482,7 +482,7 @@ class Classroom(W.VBox):
         widths = {"block": 70, "warp": 45, "vwarp": 55, "lane": 40, "thread": 55, "round": 90, "vertex": 50,
                   "edge": 70, "outcome": 330}
         table = DataTable(source=self.assignment_source, width=sum(widths.values()) + 40, height=240,
-                          index_position=None, sortable=True,
+                          index_position=None, sortable=True, reorderable=False,
                           columns=[TableColumn(field=c, title="virtual warp" if c == "vwarp" else c,
                                                width=widths[c], formatter=StringFormatter())
                                    for c in ASSIGNMENT_COLUMNS])
