@@ -319,6 +319,7 @@ class MultiSearchRun:
         count = self.steps or max(1, min(STEPS_PER_BATCH, -(-rows // slots)))
         per_step = -(-rows // min(count, rows))
         cpm = _cycles_per_ms(rt)
+        batch_stats: list[SearchStats] = []
         for c0 in range(0, rows, per_step):
             cnt = min(per_step, rows - c0)
 
@@ -339,22 +340,14 @@ class MultiSearchRun:
                                     levels=int(r[km.ST_LEVELS]), visited=int(r[km.ST_VISITED]),
                                     edges_examined=int(r[km.ST_EDGES]), time_ms=float(r[km.ST_CYCLES]) / cpm)
                         for i, r in enumerate(st)]
+            batch_stats += finished
             rec = self._record(b, ms, cnt, int(st[:, km.ST_VISITED].sum()), int(st[:, km.ST_EDGES].sum()), finished)
             out = None
             if c0 + cnt == rows:
                 values = {a.name: rt.to_host(arr)[:rows] for a, arr in
                           zip((a for a in self.app.arrays if a.scope == "search"), fresh)}
-                all_stats = [s for s in self._batch_searches(b, lo, stats_host[:rows], cpm)]
-                out = (values, all_stats)
+                out = (values, batch_stats)
             yield rec, out
-
-    def _batch_searches(self, b, lo, st, cpm):
-        from kernels import multisearch as km
-
-        for i, r in enumerate(st):
-            yield SearchStats(row=lo + i, source=int(self.sources[lo + i]), batch=b, levels=int(r[km.ST_LEVELS]),
-                              visited=int(r[km.ST_VISITED]), edges_examined=int(r[km.ST_EDGES]),
-                              time_ms=float(r[km.ST_CYCLES]) / cpm)
 
     # ------------------------------------------------------------------ MS-BFS
     def _bit_batch(self, b: int, lo: int, hi: int):
