@@ -75,6 +75,24 @@ class Technique(str, enum.Enum):
     #: networks): no host round trip a level; loses on skewed degrees (a thread walks a hub's list).
     LUO_HIERARCHICAL = "luo-hierarchical"
 
+    #: Merrill, Garland & Grimshaw (PPoPP 2012; chapter §2.1, §5.2.2; BFS-4K Table 2's "Garland"):
+    #: CTA + warp + scan gathering (Algorithm 9: lists longer than CTA_TH walked by the whole block,
+    #: longer than WARP_TH by a warp, the rest through a block prefix sum), visited status set
+    #: without atomics, and the duplicates that race makes thinned by warp culling and history
+    #: culling (the record says what each dropped). Work O(V + E). Wins on very irregular degrees
+    #: where the CTA and warp phases fire (Kronecker, social graphs); loses on regular graphs, where
+    #: they never fire but their checks and block barriers cost (roads, meshes).
+    MERRILL = "merrill"
+
+    #: The load-balancing catalogue of the chapter's §5 as the values of one `expand` knob of a
+    #: top-down BFS: work-items to threads, static and dynamic virtual warps (+ heavy vertices, their
+    #: child grids launched by the host: Numba has no dynamic parallelism), CTA+warp+scan, direct,
+    #: local warp, block, two-phase and multi-phase search; one compare-and-swap claim and one warp
+    #: flush for all, so only the mapping differs. Each value's knob doc says when it wins: work-items
+    #: on even, low degrees (roads, meshes), multi-phase on uneven degrees below a warp (web, social,
+    #: circuits), CTA+warp+scan and large virtual warps on Kronecker graphs (the chapter's Figs. 12-15).
+    LOAD_BALANCE = "load-balance"
+
     #: Bottom-up (Beamer et al., SC'12; CS406 report §3.1.2): every level a thread per vertex; an
     #: unvisited vertex walks its in-edges (a reverse CSR on a directed graph) and stops at the first
     #: neighbour in the frontier, read as a bitmap or as dist == level. No claims, no duplicates.
@@ -144,6 +162,8 @@ _REGISTRY = {
     Technique.HARISH: "harish:Harish",
     Technique.EDGE_PARALLEL: "edge_parallel:EdgeParallel",
     Technique.VIRTUAL_WARP: "virtual_warp:VirtualWarp",
+    Technique.MERRILL: "merrill:Merrill",
+    Technique.LOAD_BALANCE: "load_balance:LoadBalance",
     Technique.BOTTOM_UP: "bottom_up:BottomUp",
     Technique.HYBRID: "hybrid:Hybrid",
     Technique.DIRECTION_OPTIMIZING: "direction_optimizing:DirectionOptimizing",
