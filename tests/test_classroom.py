@@ -321,3 +321,15 @@ def test_the_rule_follows_the_strategy_a_record_names(extras, rule):
     assert len(a.rows) >= 20
     if "does not model" in rule:
         assert {r["thread"] for r in a.rows} == {stepthrough.NOT_APPLICABLE}
+
+
+def test_the_simulator_block_sizes_are_applied_and_said(room):
+    from explorer import backend
+
+    room.run(technique="bfs4k", knobs={"K6": 64})
+    _, _, _, knobs, _ = room.calls[-1]
+    if backend.current().is_simulator:
+        assert knobs.single_block_threads == 32 and knobs.K6 == 64  # the user's K6 is kept
+        assert "single_block_threads=32" in room.status.value and "K6=32" not in room.status.value
+    else:
+        assert knobs.single_block_threads == 1024 and "simulator" not in room.status.value

@@ -30,6 +30,7 @@ from bokeh.plotting import figure, from_networkx
 from jupyter_bokeh import BokehModel
 
 from .. import api, backend
+from ..backend import simulator_knobs_note
 from ..graphs import CSRGraph
 from ..reference import check_result
 from ..stats import RunResult
@@ -307,8 +308,8 @@ class Classroom(W.VBox):
         tech = Technique.parse(self.technique.value)
         values = parse_knob_values(tech, self.knobs_box.value.replace(",", " ").split())
         info = self._backend()
-        if info.is_simulator:
-            values = {**simulator_knobs(tech, values), **values}
+        applied = simulator_knobs(tech, values) if info.is_simulator else {}
+        values = {**applied, **values}
         impl, knobs = implementation(tech), make_knobs(tech, values)
         src = self.source_box.value.strip()
         src = int(src) if src.lstrip("-").isdigit() else src
@@ -330,8 +331,9 @@ class Classroom(W.VBox):
         self._syncing = False
         self._render()
         verdict = "valid BFS (distances equal the CPU reference)" if check.ok else f"INVALID: {check.message}"
+        sim = f" ({simulator_knobs_note(applied)})" if applied else ""
         self._set_status(f"{tech.value} on {g.name} from vertex {result.source}: {len(self.frames)} levels, "
-                         f"{result.reached:,} vertices reached; {verdict}. Step through the levels.",
+                         f"{result.reached:,} vertices reached; {verdict}{sim}. Step through the levels.",
                          "ok" if check.ok else "error")
         return result
 
