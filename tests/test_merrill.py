@@ -83,8 +83,8 @@ def k_history(vs, kept, rounds):
     w = cuda.threadIdx.x // 32
     for r in range(rounds):
         if r == w:
-            kept[w, cuda.laneid] = history_cull(True, vs[w, cuda.laneid], 1, (table, 0, 255), (False, stamp, stamp),
-                                                acc)
+            kept[w, cuda.laneid] = history_cull(True, vs[w, cuda.laneid], int32(1), (table, 0, 255),
+                                                (False, stamp, stamp), acc)
         cuda.syncthreads()
 
 
