@@ -1,7 +1,9 @@
 """Bottom-up, hybrid and direction-optimizing BFS (issue 18): what the conformance suite does not
 check. The per-level record switches direction on a Kronecker graph (top-down, bottom-up in the
 middle, top-down at the tail), each switch where the rule says; bottom-up walks in-edges on a
-directed graph and stops at the first parent; the CPU multicore techniques give the same record."""
+directed graph and stops at the first parent; direction-optimizing runs its levels in few
+launches (BFS-4K's single block, a persistent grid deciding each level on the device) and hands
+long tails back to the single block; the CPU multicore techniques give the same record."""
 import numpy as np
 import pytest
 
@@ -9,12 +11,14 @@ from explorer import graphs
 from explorer.api import run_bfs
 from explorer.knobs import KnobError
 from explorer.reference import check_result, cpu_bfs
-from explorer.stats import Direction
+from explorer.stats import Direction, Kernel
 from explorer.techniques.direction import reverse_csr
 from explorer.techniques.direction_optimizing import next_direction
 
 TD, BU = Direction.TOP_DOWN, Direction.BOTTOM_UP
 GPU_SMALL = {"block_threads": 32}
+# direction-optimizing's grid of two blocks of 32 and a single block of 32 (F_Threshold 32).
+DO_SMALL = {"block_threads": 32, "blocks_per_sm": 1, "single_block_threads": 32}
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +40,14 @@ def _in_degrees(g):
 
 
 @pytest.mark.parametrize("tech,knobs", [
-    ("hybrid", {}),
-    ("hybrid", {"variant": "layer"}),
-    ("direction-optimizing", {}),
+    ("hybrid", GPU_SMALL),
+    ("hybrid", {**GPU_SMALL, "variant": "layer"}),
+    ("direction-optimizing", DO_SMALL),
+    ("direction-optimizing", {**DO_SMALL, "K5": 0}),
 ])
 def test_direction_switches_on_kronecker(kron, tech, knobs):
     g, source = kron
-    levels = _run(g, source, tech, {**GPU_SMALL, **knobs})
+    levels = _run(g, source, tech, knobs)
     assert [lv.direction for lv in levels] == [TD, TD, BU, BU, TD]
 
 
@@ -56,9 +61,10 @@ def test_hybrid_follows_the_report_rule(kron):
         assert forms.get(TD, "queue") == "queue" and forms.get(BU, "bitmap") == "bitmap"
 
 
-def test_direction_optimizing_records_beamer_quantities(kron):
+@pytest.mark.parametrize("knobs", [{}, {"K5": 0}])
+def test_direction_optimizing_records_beamer_quantities(kron, knobs):
     g, source = kron
-    levels = _run(g, source, "direction-optimizing", GPU_SMALL)
+    levels = _run(g, source, "direction-optimizing", {**DO_SMALL, **knobs})
     d, _ = cpu_bfs(g, source)
     out_deg, in_deg = g.degrees(), _in_degrees(g)
     for i, lv in enumerate(levels):
@@ -66,14 +72,21 @@ def test_direction_optimizing_records_beamer_quantities(kron):
         assert lv.m_f == int(out_deg[d == i].sum())
         assert lv.m_u == int(in_deg[(d == -1) | (d > i)].sum())
         assert lv.frontier_form == ("queue" if lv.direction is TD else "bitmap")
-        # The frontier is converted on the device exactly where the direction changes.
-        assert lv.frontier_converted == (i > 0 and lv.direction is not levels[i - 1].direction)
-        # Each level's direction is Beamer's rule applied to the quantities it records.
+        # Converted on the device where the form a level reads was not written by the level before:
+        # a bitmap after top-down levels of another launch (the grid's top-down levels write one
+        # beside their queue), a queue after bottom-up.
+        before = levels[i - 1] if i else None
+        grid_entry = lv.kernel is Kernel.MULTI_BLOCK and lv.launches > 0
+        assert lv.frontier_converted == (
+            before is not None and before.direction is BU and lv.direction is TD
+            or lv.direction is BU and grid_entry and (before is None or before.direction is TD))
+        # Each level's direction is Beamer's rule applied to the quantities it records; the single
+        # block's are top-down by its size rule, which agrees here.
         current, prev_n_f = (levels[i - 1].direction, levels[i - 1].n_f) if i else (TD, 0)
         assert lv.direction is next_direction(current, lv.m_f, lv.m_u, lv.n_f, prev_n_f, g.num_vertices, 14, 24)
     # Bottom-up in the middle inspects fewer in-edges than the unvisited vertices hold (early exit).
     middle = [lv for lv in levels if lv.direction is BU]
-    assert all(lv.edges_examined < lv.m_u for lv in middle)
+    assert middle and all(lv.edges_examined < lv.m_u for lv in middle)
 
 
 def test_beamer_rule():
@@ -156,6 +169,97 @@ def test_bad_knobs_are_named(kron, tech, knob, value):
     g, source = kron
     with pytest.raises(KnobError, match=knob):
         run_bfs(g, source, tech, {knob: value})
+
+
+# ---- direction-optimizing: few launches, decisions on the device
+
+def _broom(hub=40, tail=12):
+    """A hub with `hub` leaves, one leaf continuing into a path of `tail` vertices: from the hub,
+    a frontier of `hub` vertices, then a long thin tail."""
+    leaves = np.arange(1, hub + 1)
+    path = np.arange(hub + 1, hub + 1 + tail)
+    src = np.r_[np.zeros(hub, np.int64), hub, path[:-1]]
+    dst = np.r_[leaves, path[0], path[1:]]
+    return graphs.from_edges(src, dst, directed=False, name=f"broom{hub}+{tail}")
+
+
+def _steps(levels):
+    """(kernel, levels) of each launch: a launch's first record counts its launches."""
+    out = []
+    for lv in levels:
+        if lv.launches:
+            out.append([lv.kernel.value, 0])
+        out[-1][1] += 1
+    return [tuple(x) for x in out]
+
+
+def test_the_grid_hands_a_long_thin_tail_to_the_single_block():
+    g = _broom()
+    # alpha 1: the hub's 40 leaves run bottom-up (their 41 edges against 23 unvisited), the tail
+    # top-down (2 against 21, 19, ...).
+    levels = _run(g, 0, "direction-optimizing", {**DO_SMALL, "alpha": 1, "handoff": 2})
+    # The leaves outgrow the single block (F_Threshold 32): the grid runs them and the tail's first
+    # vertex, two levels that leave one vertex each, then hands the rest back to the single block.
+    assert _steps(levels) == [("single-block", 1), ("multi-block", 2), ("single-block", 11)]
+    assert [lv.direction for lv in levels] == [TD, BU] + [TD] * 12
+    assert levels[3].frontier_converted is False  # the grid left its frontier as a queue
+    # With handoff 0 the grid keeps the search to its end: two launches in all.
+    levels = _run(g, 0, "direction-optimizing", {**DO_SMALL, "alpha": 1, "handoff": 0})
+    assert _steps(levels) == [("single-block", 1), ("multi-block", 13)]
+
+
+def test_the_grid_runs_a_whole_search_in_one_launch(kron):
+    g, source = kron
+    levels = _run(g, source, "direction-optimizing", {**DO_SMALL, "K5": 0})
+    assert _steps(levels) == [("multi-block", 5)]
+    assert levels[0].launches == 3  # two memsets and the grid
+
+
+def test_the_grid_continues_across_launches_when_its_log_is_full(kron, monkeypatch):
+    from explorer.techniques import direction_optimizing
+
+    g, source = kron
+    want = _run(g, source, "direction-optimizing", {**DO_SMALL, "K5": 0})
+    monkeypatch.setattr(direction_optimizing, "MAX_LOG", 2)
+    got = _run(g, source, "direction-optimizing", {**DO_SMALL, "K5": 0})
+    assert _steps(got) == [("multi-block", 2), ("multi-block", 2), ("multi-block", 1)]
+    fields = ("direction", "frontier_in", "edges_examined", "discovered", "m_f", "m_u")
+    assert [[getattr(lv, f) for f in fields] for lv in got] == [[getattr(lv, f) for f in fields] for lv in want]
+    # Level 4 runs top-down after bottom-up in the previous launch, which converted the bitmap.
+    assert got[4].frontier_converted and got[2].frontier_converted  # level 2: a bitmap from the queue
+
+
+def test_heavy_vertices_are_walked_by_the_whole_grid(kron):
+    g, source = kron
+    hub = int(np.argmax(g.degrees()))
+    for heavy, want in ((32, 1), (1 << 30, 0)):
+        levels = _run(g, hub, "direction-optimizing", {**DO_SMALL, "K5": 0, "heavy_degree": heavy})
+        assert levels[0].direction is TD and levels[0].heavy_vertices == want
+        assert levels[0].edges_examined == int(g.degrees()[hub])
+
+
+@pytest.mark.parametrize("solo", [1, 2, 1024])
+def test_grid_bottom_up_checks_in_edges_as_a_serial_walk_would(solo):
+    # The warp takes over a list after `solo` entries, 32 a round; the record counts the entries a
+    # serial walk checks (up to the first in the frontier), and the parent is that entry.
+    g = _directed()
+    levels = _run(g, 0, "direction-optimizing", {**DO_SMALL, "alpha": 1_000_000, "beta": 1, "solo_edges": solo})
+    model = _bottom_up_model(g, 0)
+    bottom_up = [lv for lv in levels if lv.direction is BU]
+    assert bottom_up and all(lv.kernel is Kernel.MULTI_BLOCK for lv in bottom_up)
+    assert [(lv.edges_examined, lv.vertices_checked) for lv in bottom_up] == [model[lv.level] for lv in bottom_up]
+
+
+def test_grid_bottom_up_takes_the_first_parent_in_list_order():
+    # Vertex 0's in-neighbours: 40 vertices outside the frontier, then the frontier vertices 41 and 42.
+    src = np.r_[np.arange(1, 41), 41, 42, 43, 43]
+    dst = np.r_[np.zeros(40, np.int64), 0, 0, 41, 42]
+    g = graphs.from_edges(src, dst, num_vertices=44, directed=True, name="late-parent")
+    levels = _run(g, 43, "direction-optimizing", {**DO_SMALL, "alpha": 1_000_000, "beta": 1, "solo_edges": 1})
+    run = run_bfs(g, 43, "direction-optimizing", {**DO_SMALL, "alpha": 1_000_000, "beta": 1, "solo_edges": 1})
+    parents = run.complete().parents
+    assert levels[1].direction is BU and parents[0] == 41
+    assert levels[1].edges_examined >= 41  # vertex 0 alone checks 41 in-edges
 
 
 # ---- CPU multicore (Numba parallel=True)

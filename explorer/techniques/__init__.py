@@ -107,9 +107,11 @@ class Technique(str, enum.Enum):
 
     #: Direction-optimizing BFS (Beamer, Asanović & Patterson, SC'12): top-down until the frontier's
     #: edges m_f exceed m_u/α (the unvisited vertices' edges), bottom-up until the shrinking frontier
-    #: holds fewer than n/β vertices; queue and bitmap frontiers converted on the device. Its
-    #: top-down half is topdown-queue's kernel for now. Wins on low-diameter graphs with skewed
-    #: degrees (Kronecker, social); on long searches it stays top-down.
+    #: holds fewer than n/β vertices; queue and bitmap frontiers converted on the device. Small
+    #: frontiers run in BFS-4K's single block (or cluster), the others in one persistent grid that
+    #: decides each level's direction on the device: a launch and a read-back per step of many
+    #: levels. Wins on low-diameter graphs with skewed degrees (Kronecker, social); on long searches
+    #: it runs top-down in BFS-4K's single block.
     DIRECTION_OPTIMIZING = "direction-optimizing"
 
     #: CPU multicore top-down (CS406 report §4, Numba parallel=True): the frontier split into chunks

@@ -1,8 +1,9 @@
-"""What the GPU techniques that change direction share (bottom-up, hybrid, direction-optimizing):
-the reverse CSR a bottom-up step walks on a directed graph, their record extras, and one level
-loop that runs a top-down or a bottom-up step on a queue, bitmap or distance frontier
-(kernels/direction.py; top-down: kernels/topdown.py's queue kernel, kernels/scan.py's
-layer-based one) and turns the counters into a record.
+"""What the GPU techniques that change direction share: the reverse CSR a bottom-up step walks
+on a directed graph and their record extras (bottom-up, hybrid, direction-optimizing), and the
+level loop of bottom-up and hybrid, one launch a level: a top-down or a bottom-up step on a
+queue, bitmap or distance frontier (kernels/direction.py; top-down: kernels/topdown.py's queue
+kernel, kernels/scan.py's layer-based one), its counters turned into a record.
+(direction-optimizing runs many levels a launch: explorer/techniques/direction_optimizing.py.)
 
 A technique says, per level, which `Step` to run (`DirectionLoop.plan`); the loop converts the
 frontier on the device when the step reads another form than the last step wrote (queue <->
@@ -77,22 +78,19 @@ def _grid(items: int, block: int) -> int:
 
 
 class DirectionLoop(LevelLoop):
-    """The level loop of the direction-switching techniques; a subclass plans each step.
+    """The level loop of bottom-up and hybrid; a subclass plans each step.
 
-    State between steps: `size` (n_f, the frontier's vertices), `form` (where the last step left
-    the frontier: queue or bitmap, besides the distances), and with `track_degrees` Beamer's
-    quantities m_f (out-edges of the frontier) and m_u (in-edges of the unvisited vertices).
-    `launch` changes no state (the engine calls it once to compile, once to run); `collect`
-    moves to the next level and asks `plan()` for its step.
+    State between steps: `size` (the frontier's vertices) and `form` (where the last step left
+    the frontier: queue or bitmap, besides the distances). `launch` changes no state (the engine
+    calls it once to compile, once to run); `collect` moves to the next level and asks `plan()`
+    for its step.
     """
-
-    track_degrees = False
 
     def __init__(self, ctx: RunContext, impl):
         from kernels import direction, scan, topdown
 
         self.ctx, self.impl, self.kd, self.kt, self.ks = ctx, impl, direction, topdown, scan
-        g, n = ctx.graph, ctx.graph.num_vertices
+        n = ctx.graph.num_vertices
         self.n, self.words = n, max(1, -(-n // 32))
         self.block = ctx.knobs.block_threads
         self.dist = ctx.buffer("dist", n, np.int32)
@@ -111,15 +109,12 @@ class DirectionLoop(LevelLoop):
         self.readback = (counters, ctx.buffer("direction_counters", total, np.int64, host=True))
         self.in_offsets, self.in_indices = in_edges(ctx)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)
-        self.level, self.size, self.prev_size, self.form = 0, 1, 0, "queue"
-        s = ctx.source
-        self.m_f = int(g.offsets[s + 1] - g.offsets[s])
-        self.m_u = g.num_arcs - in_degree(g, s)
+        self.level, self.size, self.form = 0, 1, "queue"
         self.step = None
         self.step = self.plan()
 
     def plan(self) -> Step:
-        """The next level's step, from `size`, `prev_size`, `m_f`, `m_u` and the last `step`."""
+        """The next level's step, from `size`, `form` and the last `step`."""
         raise NotImplementedError
 
     def _converts(self, step: Step) -> bool:
@@ -137,30 +132,20 @@ class DirectionLoop(LevelLoop):
         elif self._converts(s):
             go(kd.bitmap_to_queue, _grid(self.words * 32, b), b, 0, bits[0], self.n, q[0], self.counters)
         if s.direction is Direction.BOTTOM_UP:
-            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_offsets, self.in_indices, offsets, self.dist,
+            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_offsets, self.in_indices, self.dist,
                self.parent, self.level, bits[0], s.form == "bitmap", bits[1], s.write_bits, q[1], s.write_queue,
                self.counters, ctx.instrument)
         elif s.form == "queue":
             go(kt.topdown_queue, _grid(self.size, b), b, 0, offsets, indices, self.dist, self.parent, q[0],
                self.size, q[1], self.td_counters, self.level, self.stamp, ctx.instrument)
-            if self.track_degrees:
-                go(kd.frontier_degrees, _grid(min(self.n, self.degree_threads()), b), b, 0, offsets,
-                   self.in_offsets, q[1], self.td_counters, kt.NEXT_SIZE, self.counters)
         else:  # row 0 of harish_level's two (it clears row 1, which the memset cleared anyway)
             go(self.ks.harish_level, _grid(self.n, b), b, 0, offsets, indices, self.dist, self.parent,
                self.layer_counters, 0, self.level, ctx.instrument)
-
-    def degree_threads(self) -> int:
-        """Threads of frontier_degrees, which learns the queue's size on the device: enough to fill it."""
-        limits = self.ctx.limits
-        return limits.res_threads if limits is not None else self.n
 
     def _launches(self, s: Step, converted: bool) -> int:
         count = 2  # the counters' memset and the level's kernel
         if converted:
             count += 2 if s.form == "bitmap" else 1  # memset + queue_to_bitmap, or bitmap_to_queue
-        if s.direction is Direction.TOP_DOWN and s.form == "queue" and self.track_degrees:
-            count += 1  # frontier_degrees
         return count
 
     def collect(self, ms: float) -> Batch:
@@ -175,7 +160,7 @@ class DirectionLoop(LevelLoop):
         else:
             nxt, edges, dups = int(own[kd.NEXT_SIZE]), own[kd.EDGES], 0  # a vertex's own thread: none
         converted = self._converts(s)
-        extras = dict(frontier_form=s.form, frontier_converted=converted, m_f=self.m_f, m_u=self.m_u, n_f=self.size,
+        extras = dict(frontier_form=s.form, frontier_converted=converted,
                       vertices_checked=measured(inst, own[kd.CHECKED]))
         row = dict(frontier_in=self.size, edges_examined=measured(inst, edges), discovered=nxt,
                    frontier_out=nxt, dup_generated=measured(inst, dups), dup_detected=0,
@@ -190,10 +175,7 @@ class DirectionLoop(LevelLoop):
             self.bits.reverse()
         if wrote != "distance":
             self.form = wrote
-        if self.track_degrees:
-            self.m_f = int(own[kd.NEXT_OUT_DEGREE])
-            self.m_u -= int(own[kd.NEXT_IN_DEGREE])
-        self.prev_size, self.size, self.level = self.size, nxt, self.level + 1
+        self.size, self.level = nxt, self.level + 1
         self.converged = nxt == 0
         if not self.converged:
             self.step = self.plan()
