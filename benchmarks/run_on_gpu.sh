@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Everything that needs a real GPU, in one go: the whole test suite, the benchmark, then the plain
-# single-block, persistent multi-block and cluster yardsticks for the grid.
-#   bash benchmarks/run_on_gpu.sh OUTDIR [benchmark options]
+# Everything that needs a real GPU, in parts that each fit one device call (10 minutes):
+#   bash benchmarks/run_on_gpu.sh OUTDIR PART...
+# PART: suite (the whole test suite), bench (bench_bfs: the targets), luo, direction, multi, nx,
+# table2, coldstart, yardsticks. Each part writes its log (and its results) under OUTDIR, under a
+# time limit of its own, so a part that hangs (a barrier some thread misses) cannot hold up the rest.
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
 set -uo pipefail
 out=${1:-benchmarks/results}
@@ -9,10 +11,28 @@ shift || true
 mkdir -p "$out"
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 export PYTHONUNBUFFERED=1
-# A kernel that never finishes (a cluster barrier some thread misses) must not hold up the rest
-# (the suite takes about 25 s on an H100; a device call ends at 10 minutes).
-timeout 240 python3 -m pytest -q -p no:cacheprovider -rs --durations=10 2>&1 | tee "$out/pytest-gpu.log"
-python3 benchmarks/bench_bfs.py --out "$out" "$@" 2>&1 | tee "$out/bench.log"
-python3 benchmarks/plain_single_block.py 2>&1 | tee "$out/plain_single_block.log"
-python3 benchmarks/plain_persistent.py 2>&1 | tee "$out/plain_persistent.log"
-timeout 150 python3 benchmarks/plain_cluster.py 2>&1 | tee "$out/plain_cluster.log"
+run() {  # run NAME SECONDS COMMAND...
+    local name=$1 limit=$2
+    shift 2
+    echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s)"
+    timeout "$limit" "$@" 2>&1 | tee "$out/$name.log" | tail -40
+}
+for part in "$@"; do
+    case "$part" in
+        suite) run pytest-gpu 420 python3 -m pytest -q -p no:cacheprovider -rs --durations=15 ;;
+        bench) run bench 400 python3 benchmarks/bench_bfs.py --out "$out" --graphs kron22 grid1000 --no-ladder \
+                   --repeats 11 ;;
+        luo) run luo 240 python3 benchmarks/bench_luo.py --json "$out/luo.json" ;;
+        direction) run direction 420 python3 benchmarks/bench_direction.py --out "$out" ;;
+        multi) run multisearch 540 python3 benchmarks/bench_multisearch.py --out "$out" --graphs kron20 grid1000 \
+                   facebook_combined --budget 45 --bc ;;
+        nx) run nx 300 python3 benchmarks/bench_nx.py --out "$out" ;;
+        table2) run table2 540 python3 benchmarks/bench_table2.py --out "$out" ;;
+        coldstart) run coldstart 240 python3 benchmarks/cold_start.py ;;
+        yardsticks)
+            run plain_single_block 120 python3 benchmarks/plain_single_block.py
+            run plain_persistent 120 python3 benchmarks/plain_persistent.py
+            run plain_cluster 150 python3 benchmarks/plain_cluster.py ;;
+        *) echo "unknown part $part" ;;
+    esac
+done

@@ -1,4 +1,4 @@
-"""run_bfs: the entry point. Thin: it converts and checks the inputs, before anything touches a
+"""run_bfs (and run_many, from explorer.multisearch): the entry points. Thin: it converts and checks the inputs, before anything touches a
 GPU, and hands the run to the enactor.
 
     run = run_bfs(graph, "max-degree", "bfs4k", {"K1": 8})
@@ -16,6 +16,7 @@ from . import backend
 from .engine import BFSRun, DeviceLimits, Session
 from .graphs import CSRGraph
 from .knobs import KnobSet
+from .multisearch import run_many  # noqa: F401  (many simultaneous searches: explorer.multisearch)
 from .techniques import Technique, implementation, make_knobs
 
 
