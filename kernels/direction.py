@@ -150,7 +150,7 @@ def bitmap_to_queue(bits, n, queue, counters):
 # edge-discover, §5.4: a prefix sum of the degrees, each lane's owner found by a 5-shuffle
 # search), claims by compare-and-swap, and appends the claimed vertices with one atomic a warp and
 # round; a vertex of degree >= heavy_degree is set aside, and after the barrier the whole grid
-# walks those vertices' edges as one flat range, a warp taking 32 x HEAVY_ROUNDS consecutive ones
+# walks those vertices' edges as one flat range, a warp taking up to 32 x HEAVY_ROUNDS consecutive ones
 # (BFS-4K's child grid, §5.3, without a launch). Claimed vertices also get their bit in the next
 # frontier's bitmap, so a bottom-up level after a top-down one converts nothing.
 # Bottom-up: a thread per vertex, a warp per bitmap word; an unvisited vertex's thread checks up to
@@ -196,7 +196,7 @@ R_HEAVY = 8  # frontier vertices whose edges the whole grid walked
 R_CLOCK = 9  # block 0's SM cycle counter as the level ended
 LOG_FIELDS = 10
 
-#: Rounds of 32 consecutive heavy edges a warp takes at a time (its lanes' slot search is one).
+#: Rounds of 32 consecutive heavy edges a warp takes at most at a time (one slot search a lane).
 HEAVY_ROUNDS = 8
 
 # Per-thread accumulators, flushed with one atomic a warp at the end of each phase.
@@ -327,21 +327,24 @@ def _top_down(out_offsets, out_indices, in_offsets, directed, dist, parent, src,
 @cuda.jit(device=True)
 def _heavy(out_offsets, out_indices, in_offsets, directed, dist, parent, dst, bits, nb, nxt, heavy_v, heavy_off,
            packed, out, s, acc):
-    """The heavy vertices' edges as one flat range over the whole grid: a warp takes 32 x
-    HEAVY_ROUNDS consecutive edges, its lanes consecutive ones (coalesced). Collective."""
+    """The heavy vertices' edges as one flat range over the whole grid: a warp takes 32 x R
+    consecutive edges, its lanes consecutive ones (coalesced), R at most HEAVY_ROUNDS and no more
+    than spreads the range over every warp (one hub's 100 k edges: a round or two each, not eight
+    rounds for a sixth of the warps). Collective."""
     count = packed >> 40
     total = packed & ((int64(1) << 40) - 1)
     lane = cuda.laneid
-    chunk = WARP_SIZE * HEAVY_ROUNDS
-    c = int64(cuda.grid(1) // WARP_SIZE)
     warps = cuda.gridsize(1) // WARP_SIZE
+    rounds = min(HEAVY_ROUNDS, max(1, (total + warps * WARP_SIZE - 1) // (warps * WARP_SIZE)))
+    chunk = WARP_SIZE * rounds
+    c = int64(cuda.grid(1) // WARP_SIZE)
     while c * chunk < total:  # warp-uniform
         start = c * chunk + lane
         slot = _heavy_slot(heavy_off, count, start) if start < total else 0
         s_end = heavy_off[slot + 1] if slot + 1 < count else total
         u = heavy_v[slot]
         row = out_offsets[u] - heavy_off[slot]
-        for j in range(HEAVY_ROUNDS):
+        for j in range(rounds):
             x = start + j * WARP_SIZE
             has = x < total
             v = int32(0)
