@@ -213,6 +213,8 @@ def test_the_grid_runs_a_whole_search_in_one_launch(kron):
     levels = _run(g, source, "direction-optimizing", {**DO_SMALL, "K5": 0})
     assert _steps(levels) == [("multi-block", 5)]
     assert levels[0].launches == 3  # two memsets and the grid
+    # Top-down levels spread each warp's 32 frontier entries over its lanes (edge-discover).
+    assert all(lv.edge_discover == (lv.direction is TD) for lv in levels)
 
 
 def test_the_grid_continues_across_launches_when_its_log_is_full(kron, monkeypatch):

@@ -32,6 +32,7 @@ from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights, measured
+from .bfs4k import BFS4K
 from .bfs4k.knobs import BFS4KKnobs
 from .bfs4k.loop import BFS4KLoop
 from .bfs4k.policy import FrontierStats, single_block_layout
@@ -65,7 +66,7 @@ HANDOFF = KnobSpec(
     "handoff", "the grid hands the search to BFS-4K's single block once this many levels in a row left a frontier "
     "below F_Threshold without a heavy vertex, the next level top-down: long thin tails (road networks) then run "
     "at a few µs a level, short ones (Kronecker) stay in the grid, a host round trip cheaper; 0: never",
-    3, low=0, high=64, section="Beamer et al. §4 with BFS-4K §5.5")
+    4, low=0, high=64, section="Beamer et al. §4 with BFS-4K §5.5")
 
 
 @dataclass(frozen=True)
@@ -123,6 +124,9 @@ class DirectionOptimizing(BFSTechnique):
         Extra("n_f", "Beamer's n_f: vertices in the frontier", "vertices"),
         Extra("heavy_vertices", "top-down: frontier vertices whose edges the whole grid walked as one flat range "
               "(knob heavy_degree; BFS-4K's §5.3 without a child launch)", "vertices"),
+        # How a top-down level spread its frontier over lanes: BFS-4K's in the single block, edge-discover
+        # (warps of 32) in the grid; bottom-up: a thread per vertex (1).
+        *(e for e in BFS4K.extras if e.name in ("warp_size", "edge_discover")),
     )
     # Every CUDA thread is a Python thread under the simulator: a grid of two blocks of 32.
     simulator_knobs = {"block_threads": 32, "blocks_per_sm": 1, "single_block_threads": 32}
@@ -250,7 +254,8 @@ class _Loop(LevelLoop):
                 frontier_out=r["frontier_out"], dup_generated=r["dup_generated"], dup_detected=r["dup_detected"],
                 dup_undetected=r["dup_undetected"], kernel=r["kernel"], direction=Direction.TOP_DOWN,
                 launches=r["launches"], frontier_form="queue", frontier_converted=i == 0 and self.converted,
-                vertices_checked=measured(inst, 0), m_f=m_f, m_u=m_u, n_f=r["frontier_in"], heavy_vertices=0))
+                vertices_checked=measured(inst, 0), m_f=m_f, m_u=m_u, n_f=r["frontier_in"], heavy_vertices=0,
+                warp_size=r["warp_size"], edge_discover=r["edge_discover"]))
         self.prev = rows[-1]["frontier_in"]
         self.m_f = td.frontier.edges
         self.m_u = m_u - self.m_f
@@ -274,7 +279,8 @@ class _Loop(LevelLoop):
                 frontier_form="bitmap" if bu else "queue",
                 frontier_converted=bool(r[kd.R_CONVERTED]) or (i == 0 and self.converted),
                 vertices_checked=measured(inst, r[kd.R_CHECKED]), m_f=r[kd.R_MF], m_u=r[kd.R_MU],
-                n_f=r[kd.R_FRONTIER], heavy_vertices=r[kd.R_HEAVY]))
+                n_f=r[kd.R_FRONTIER], heavy_vertices=r[kd.R_HEAVY], warp_size=1 if bu else 32,
+                edge_discover=not bu))
         weights = cycle_weights(log[:, kd.R_CLOCK], host[kd.G_CLOCK_START], host[kd.G_CLOCK_END])
         size = int(host[kd.G_SIZE])
         self.m_f, self.m_u, self.prev = int(host[kd.G_MF]), int(host[kd.G_MU]), int(host[kd.G_PREV])
