@@ -146,10 +146,16 @@ def console_errors(driver) -> list[str]:
 
 
 def wait_for(what: str, check, timeout: float = ACTION_TIMEOUT, every: float = 0.5):
-    """check()'s first truthy value; fails naming `what` after `timeout` seconds."""
+    """check()'s first truthy value; fails naming `what` after `timeout` seconds. An element that
+    JupyterLab re-rendered while check() read it (stale) counts as not yet."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
     deadline = time.monotonic() + timeout
     while True:
-        value = check()
+        try:
+            value = check()
+        except StaleElementReferenceException:
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:
@@ -265,7 +271,8 @@ def test_quickstart_in_chromium_run_streams_one_point_per_level(browser, lab):
     assert run["level"] == list(range(fig2_levels()))  # one point per level, in order
     wait_for("the run's status", lambda: "valid BFS" in explorer.text)
     browser.save_screenshot(str(artifacts_dir() / "quickstart.png"))
-    assert not error_outputs(browser), error_outputs(browser)
+    errors = wait_for("the page to settle", lambda: [error_outputs(browser)])[0]
+    assert not errors, errors
     assert not console_errors(browser)
 
 
@@ -315,7 +322,8 @@ def test_classroom_in_chromium_run_and_step_recolour_the_drawing(browser, lab):
     wait_for("playing", lambda: buttons(room, "Stop")[0].is_enabled() and len(frontier_levels()) < fig2_levels())
     wait_for("Play to reach the last level and stop", lambda: not buttons(room, "Stop")[0].is_enabled()
              and frontier_levels() == list(range(fig2_levels())), 60)
-    assert not error_outputs(browser), error_outputs(browser)
+    errors = wait_for("the page to settle", lambda: [error_outputs(browser)])[0]
+    assert not errors, errors
     assert not console_errors(browser)
 
 
