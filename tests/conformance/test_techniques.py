@@ -91,7 +91,12 @@ def test_conformance(tech, name, knobs):
     except KnobError:
         pytest.skip("needs other knobs: covered by the declared grid (test_every_knob_extreme_is_runnable_or_covered)")
     source = int(np.argmax(g.degrees())) if g.num_vertices else 0
-    run = run_bfs(g, source, tech, full)
+    try:
+        run = run_bfs(g, source, tech, full)
+    except KnobError as err:  # what this device cannot hold (e.g. K5=16 x 1,024 threads of shared memory)
+        if knobs in impl.test_knobs or not knobs:
+            raise  # the declared grid must run everywhere
+        pytest.skip(f"this device cannot run it: {err}")
     levels = list(run)
     r = run.result
 
