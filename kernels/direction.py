@@ -150,9 +150,9 @@ def bitmap_to_queue(bits, n, queue, counters):
 # edge-discover, §5.4: a prefix sum of the degrees, each lane's owner found by a 5-shuffle
 # search), claims by compare-and-swap, and appends the claimed vertices with one atomic a warp and
 # round; a vertex of degree >= heavy_degree is set aside, and after the barrier the whole grid
-# walks those vertices' edges as one flat range, a warp taking up to 32 x HEAVY_ROUNDS consecutive ones
-# (BFS-4K's child grid, §5.3, without a launch). Claimed vertices also get their bit in the next
-# frontier's bitmap, so a bottom-up level after a top-down one converts nothing.
+# walks those vertices' edges as one flat range, a warp taking up to 32 x HEAVY_ROUNDS consecutive
+# ones (BFS-4K's child grid, §5.3, without a launch). Claimed vertices also get their bit in the
+# next frontier's bitmap, so a bottom-up level after a top-down one converts nothing.
 # Bottom-up: a thread per vertex, a warp per bitmap word; an unvisited vertex's thread checks up to
 # `solo` in-edges alone, then its warp takes the rest of the list 32 entries at a time and stops at
 # the first entry in the frontier, so a long list costs a few coalesced rounds, not a serial walk.
