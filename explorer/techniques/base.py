@@ -78,8 +78,10 @@ class LevelLoop:
         raise NotImplementedError
 
     def result(self) -> tuple[np.ndarray, np.ndarray]:
-        """Host copies of (distances, parents) once converged."""
-        raise NotImplementedError
+        """Host copies of (distances, parents) once converged: by default of `self.dist` and
+        `self.parent`, where the loop keeps them (`self.ctx` being its RunContext)."""
+        rt = self.ctx.runtime
+        return rt.to_host(self.dist), rt.to_host(self.parent)
 
 
 class BFSTechnique:

@@ -68,6 +68,3 @@ class _Loop(LevelLoop):
         self.size, self.level = nxt, self.level + 1
         self.converged = nxt == 0
         return Batch([row])
-
-    def result(self):
-        return self.ctx.runtime.to_host(self.dist), self.ctx.runtime.to_host(self.parent)

@@ -295,9 +295,6 @@ class ExpandLoop(LevelLoop):
         self.converged = nxt == 0
         return Batch([rec])
 
-    def result(self):
-        return self.ctx.runtime.to_host(self.dist), self.ctx.runtime.to_host(self.parent)
-
 
 class _DynamicVirtualWarps(LevelLoop):
     """expand='dynamic-virtual-warps': BFS-4K's multi-block level (its loop and kernels: dynamic

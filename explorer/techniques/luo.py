@@ -174,7 +174,3 @@ class _Loop(LevelLoop):
                     dup_generated=0, dup_detected=0, dup_undetected=0,  # compare-and-swap claims: none
                     kernel=Kernel.SINGLE_BLOCK if layer == k.BLOCK else Kernel.MULTI_BLOCK, launches=launches,
                     layer=k.LAYER_NAMES[layer], blocks=int(blocks))
-
-    def result(self):
-        rt = self.ctx.runtime
-        return rt.to_host(self.dist), rt.to_host(self.parent)
