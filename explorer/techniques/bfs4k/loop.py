@@ -59,18 +59,21 @@ class BFS4KLoop(LevelLoop):
         self.stamp = ctx.buffer("stamp", n, np.int32)  # level in which a vertex was last claimed
         self.stamp2 = ctx.buffer("stamp2", n, np.int32)  # same, after the filter: duplicates it missed
         self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
-        # Read back each step: the level's counters, then the next frontier's degree histogram.
-        size = L.NUM_COUNTERS + 2 * L.DEGREE_BINS
+        # Read back each step: the level's counters, the next frontier's degree histogram, and the
+        # single block's state (in the one copy, not a second synchronous one after it).
+        hist_end = L.NUM_COUNTERS + 2 * L.DEGREE_BINS
+        size = hist_end + L.STATE_FIELDS
         level_out = ctx.buffer("level_out", size, np.int64)
         self.readback = (level_out, ctx.buffer("level_out", size, np.int64, host=True))
         self.counters = ctx.view("counters", level_out, 0, L.NUM_COUNTERS)
-        self.hist = ctx.view("hist", level_out, L.NUM_COUNTERS, size)
+        self.hist = ctx.view("hist", level_out, L.NUM_COUNTERS, hist_end)
+        self.state = ctx.view("state", level_out, hist_end, size)
         self.heavy_ctr = ctx.view("heavy_ctr", level_out, L.HEAVY_CTR, L.HEAVY_CTR + 1)
         self.heavy_v = ctx.buffer("heavy_v", self.heavy_cap, np.int32)
         self.heavy_off = ctx.buffer("heavy_off", self.heavy_cap, np.int64)
         # Up to MAX_LOG levels a single-block launch (the cluster form: a row per level and block).
         self.log = ctx.buffer("log", (MAX_LOG * self.C, L.LOG_FIELDS), np.int64)
-        self.state = ctx.buffer("state", L.STATE_FIELDS, np.int64)
+        self.log_host = ctx.buffer("log", (MAX_LOG * self.C, L.LOG_FIELDS), np.int64, host=True)
         # The single block's visit log (vertex, parent, level): each vertex is claimed once.
         self.visits = ctx.buffer("visits", 3 * n if self.shared_visited else 3, np.int32)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
@@ -169,9 +172,10 @@ class BFS4KLoop(LevelLoop):
 
     def _collect_single(self) -> Batch:
         L, rt = self.L, self.ctx.runtime
-        s = rt.to_host(self.state)
+        s = self.readback[1][-L.STATE_FIELDS:]
         nlev = int(s[L.S_LEVELS])
-        rows = rt.to_host(self.log[:nlev * self.C])
+        rows = self.log_host[:nlev * self.C]
+        rt.read(self.log[:nlev * self.C], rows)  # pinned memory: one driver copy
         if self.C > 1:
             rows = cluster_log(rows, self.C, L)
         out = []
