@@ -26,6 +26,10 @@ def _install():
 
 # ------------------------------------------------------------------------------ the filters
 HMASK = 255
+# Shared arrays need a constant size: a global name is one on a GPU, `HMASK + 1` in the kernel is not
+# (real CUDA types it as int64 and refuses it; the simulator does not type kernels).
+TABLE_ENTRIES = HMASK + 1
+CULL_TABLES = 2 * F.CULL_ENTRIES  # two warps' tables
 
 
 @cuda.jit
@@ -33,9 +37,9 @@ def k_filters(vs, has, by_hash, by_cull):
     """Each thread offers vs[tid] (if has[tid]) to hash64 (one warp: a block table of one warp)
     and to warp culling (its warp's own table)."""
     tid = cuda.threadIdx.x
-    table = cuda.shared.array(HMASK + 1, int64)
-    cull = cuda.shared.array(2 * F.CULL_ENTRIES, int32)
-    for i in range(tid, 2 * F.CULL_ENTRIES, cuda.blockDim.x):
+    table = cuda.shared.array(TABLE_ENTRIES, int64)
+    cull = cuda.shared.array(CULL_TABLES, int32)
+    for i in range(tid, CULL_TABLES, cuda.blockDim.x):
         cull[i] = -1
     cuda.syncthreads()
     v = vs[tid]
