@@ -293,10 +293,20 @@ def test_help_at_every_level(capsys, args):
     assert "usage: bfs4k" in capsys.readouterr().out
 
 
-def test_headless_demo_without_bokeh_says_how_to_install_it(capsys, monkeypatch):
+def test_headless_demo_without_bokeh_says_how_to_install_it(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(cli, "_missing", lambda *mods: ["bokeh"])  # as on the GPU machine
+    monkeypatch.chdir(tmp_path)  # the default --out, checked first, is in a writable directory
     code, out, err = run_cli(capsys, "demo", "--headless")
     assert code == 2 and "Bokeh, which is not installed: pip install 'bfs4k-explorer[notebook]'" in err
+
+
+def test_headless_demo_checks_its_output_path_before_bokeh(tmp_path, capsys, monkeypatch):
+    # The GPU machine has no Bokeh: a bad --out was reported as Bokeh missing, unlike everywhere else.
+    monkeypatch.setattr(cli, "_missing", lambda *mods: ["bokeh"])
+    (tmp_path / "afile").write_text("")
+    code, out, err = run_cli(capsys, "demo", "--headless", "--out", f"{tmp_path}/afile/report.html")
+    assert (code, out, err) == (2, "", f"bfs4k: error: --out {tmp_path}/afile/report.html: the directory "
+                                       f"{tmp_path}/afile is not a directory\n")
 
 
 def test_demo_without_headless_explains_what_it_needs(capsys, monkeypatch):

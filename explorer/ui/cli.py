@@ -299,10 +299,12 @@ def _missing(*modules: str) -> list[str]:
 def cmd_demo(args) -> int:
     if not args.headless:
         return _open_notebook()
-    if _missing("bokeh"):  # say so before minutes of BFS, not after
+    # Both before minutes of BFS. The path first: it is what was typed, so its error is the same on
+    # every machine (the check creates nothing).
+    check_output_path(args.out, "--out", make_parents=True)
+    if _missing("bokeh"):
         raise UsageError("demo --headless writes its report with Bokeh, which is not installed: "
                          f"pip install 'bfs4k-explorer[notebook]' (`{PROG} run ... --json/--csv` needs no Bokeh)")
-    check_output_path(args.out, "--out", make_parents=True)
     from .. import api, backend
     from . import report
     from ..graphs import graph_stats
