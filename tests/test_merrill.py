@@ -100,11 +100,16 @@ def test_history_culling_drops_copies_another_warp_claimed_first():
 
 @pytest.mark.skipif(SIM, reason="needs warps of one block racing on a GPU")
 def test_history_culling_sees_copies_claimed_by_other_warps_on_a_gpu():
-    # Blocks of 8 warps that all meet the shared vertices in their first round: the racy claim
-    # lets several warps claim one, and history culling drops the copies whose warp came second.
+    # Every warp meets the shared vertices in its first round of the scan strip; the racy claim
+    # lets several warps of a block claim one, and history culling drops the copies whose warp
+    # reads the table after another warp wrote it. With 8 warps a block (block_threads=256) an
+    # H100 culled nothing in 10 runs: warps whose claims race read `dist` from one L1 fill, so they
+    # come back together and, like the lanes of one warp, all read the table before any writes it.
+    # 32 warps a block spread those returns (and the block's shared-memory accesses) over more
+    # cycles than a history read and write take; 16 blocks and 10 runs give it many chances.
     culled = 0
     for _ in range(10):
-        lv = _level1("history", width=4096, block_threads=256)
+        lv = _level1("history", width=16384, block_threads=1024)
         culled += lv.history_culled
     assert culled > 0
 
