@@ -180,6 +180,3 @@ class DirectionLoop(LevelLoop):
         if not self.converged:
             self.step = self.plan()
         return Batch([row])
-
-    def result(self):
-        return self.ctx.runtime.to_host(self.dist), self.ctx.runtime.to_host(self.parent)

@@ -224,7 +224,3 @@ class BFS4KLoop(LevelLoop):
             raise RuntimeError(
                 f"next frontier overflowed its capacity of {self.capacity:,} entries "
                 f"({int(overflow):,} needed); this is a bug, please report it")
-
-    def result(self):
-        rt = self.ctx.runtime
-        return rt.to_host(self.dist), rt.to_host(self.parent)
