@@ -100,7 +100,8 @@ def test_a_sample_logs_every_copy_of_the_sampled_vertices_only(sampled_prov):
     assert 0 < len(sampled) < g.num_vertices - 1
     # Only sampled vertices, and every sampled vertex the search reached, at the level before its distance.
     dist = p.result.distances
-    assert set(zip(c["level"].tolist(), c["vertex"].tolist())) == {(int(dist[v]) - 1, v) for v in sampled if dist[v] > 0}
+    logged = set(zip(c["level"].tolist(), c["vertex"].tolist()))
+    assert logged == {(int(dist[v]) - 1, v) for v in sampled if dist[v] > 0}
     # Each row is a real claim: its parent is a neighbour one level nearer the source.
     for v, u in zip(c["vertex"], c["parent"]):
         assert u in g.indices[g.offsets[v]:g.offsets[v + 1]] and dist[u] == dist[v] - 1
