@@ -7,7 +7,7 @@ import pytest
 
 from explorer import backend, graphs, sweep
 from explorer.knobs import KnobError, KnobSpec
-from explorer.sweep import (SweepTooLarge, axis_values, load_sweep, plan_sweep, random_value, run_sweep)
+from explorer.sweep import (SweepPoint, SweepTooLarge, axis_values, load_sweep, plan_sweep, random_value, run_sweep)
 
 SIM = backend.current().is_simulator
 FIG2 = graphs.sample_graph("bfs4k_fig2")
@@ -88,8 +88,11 @@ def test_each_point_is_the_median_of_its_repeats_and_checked(fig2_sweep):
 
 def test_progress_reports_every_run_with_the_time_left(fig2_sweep):
     _, seen = fig2_sweep
-    assert [p.done for p in seen] == [1, 2, 3, 4] and all(p.total == 4 for p in seen)
-    assert seen[-1].left_s == 0 and "4/4 runs" in str(seen[-1]) and "left" in str(seen[-1])
+    warmup = 0 if SIM else 1  # run_sweep's default: an untimed run a point on a GPU (it compiles), none simulated
+    total = 2 * (warmup + 2)  # two points, each its warm-up and two repeats
+    assert [p.done for p in seen] == list(range(1, total + 1)) and all(p.total == total for p in seen)
+    assert [i + 1 for i, p in enumerate(seen) if p.finished] == [warmup + 2, total]  # each point's last run
+    assert seen[-1].left_s == 0 and f"{total}/{total} runs" in str(seen[-1]) and "left" in str(seen[-1])
 
 
 def test_a_failing_point_is_kept_and_the_others_run():
@@ -204,11 +207,17 @@ def _explorer():
     return ex, ex.tools.panel("tuning")
 
 
-def test_a_line_keeps_the_knobs_order_and_marks_the_best():
-    from explorer.sweep import SweepPoint
+def _sweep_plot(technique, axes):
+    for mod in ("ipywidgets", "bokeh", "jupyter_bokeh"):
+        pytest.importorskip(mod, reason="the Tuning panel needs ipywidgets, Bokeh and jupyter_bokeh "
+                                        "(pip install -e .[notebook])")
     from explorer.ui.sweep_panel import SweepPlot
 
-    plot = SweepPlot("bfs4k", {"K1": [1, 4, 32]})
+    return SweepPlot(technique, axes)
+
+
+def test_a_line_keeps_the_knobs_order_and_marks_the_best():
+    plot = _sweep_plot("bfs4k", {"K1": [1, 4, 32]})
     plot.add(SweepPoint({"K1": 32}, [3.0], [2.0], 4, True, "ok"))
     plot.add(SweepPoint({"K1": 1}, [5.0], [4.0], 4, True, "ok"))
     plot.add(SweepPoint({"K1": 4}, error="KnobError: no"))
@@ -219,10 +228,7 @@ def test_a_line_keeps_the_knobs_order_and_marks_the_best():
 
 
 def test_a_heatmap_colours_by_time_and_greys_failed_cells():
-    from explorer.sweep import SweepPoint
-    from explorer.ui.sweep_panel import SweepPlot
-
-    plot = SweepPlot("bfs4k", {"K1": [4, 8], "K4": [0, 1]})
+    plot = _sweep_plot("bfs4k", {"K1": [4, 8], "K4": [0, 1]})
     plot.add(SweepPoint({"K1": 4, "K4": 0}, [2.0], [1.0], 3, True, "ok"))
     plot.add(SweepPoint({"K1": 8, "K4": 1}, [6.0], [5.0], 3, True, "ok"))
     plot.add(SweepPoint({"K1": 8, "K4": 0}, [1.0], [1.0], 3, False, "distances differ"))
