@@ -214,3 +214,13 @@ def test_a_single_block_launch_costs_one_state_read_back(monkeypatch):
     r = bfs4k(g, 0, K5=4, K1=4)
     assert {lv.kernel.value for lv in r.levels} == {"single-block"} and r.num_levels == 12
     assert copies == [(g.num_vertices,), (g.num_vertices,)]
+
+
+def test_queues_never_grow_without_duplicates():
+    # With the atomic claim a frontier holds each vertex once: |V| entries suffice however many
+    # edges a level examines (growing them to the edge count slowed Kronecker 22 from 2.8 to 4.8 ms).
+    messages = []
+    r = checked_run(SMALL["kron6"], "max-degree", "bfs4k", {**BASE, "K5": 0, "claim": "atomic"}, limits=TINY,
+                    on_status=messages.append)
+    assert not any("queues grew" in m for m in messages)
+    assert max(lv.edges_examined for lv in r.levels) > SMALL["kron6"].num_vertices  # edges > |V| somewhere

@@ -91,7 +91,9 @@ class BFS4KLoop(LevelLoop):
     # ------------------------------------------------------------------ launches
     def _plan(self):
         plan = plan_level(self.frontier, self.ctx.knobs, self.ctx.limits, self.ctx.graph.num_vertices)
-        if plan.kernel == "multi-block" and self.frontier.edges > self.capacity:
+        # Only duplicates can make a frontier longer than |V|: with the atomic claim the queues
+        # (|V| entries) always suffice, whatever the edge count.
+        if self.race and plan.kernel == "multi-block" and self.frontier.edges > self.capacity:
             self._grow(self.frontier.edges)
         return plan
 
