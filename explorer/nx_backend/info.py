@@ -1,0 +1,91 @@
+"""What networkx reads about the backend before loading it (the `networkx.backend_info` entry
+point). networkx calls get_info() while it is being imported: this module imports nothing."""
+
+_TECHNIQUE = ("technique : str, optional",
+              "The explorer technique a single-source search runs (`python3 -m explorer techniques`); "
+              "default nx.config.backends.bfs4k.technique ('bfs4k'). Naming it always runs it.")
+_KNOBS = ("knobs : dict, optional",
+          "The technique's knobs (`python3 -m explorer knobs --technique NAME`); default "
+          "nx.config.backends.bfs4k.knobs. Under the simulator the technique's small simulator "
+          "knobs come first.")
+_METHOD = ("multisearch : str, optional",
+           "The multi-search method (explorer.multisearch.Method: 'hybrid', 'warp-based', "
+           "'work-efficient', 'edge-parallel', 'bit-parallel'); default nx.config.backends.bfs4k.method.")
+
+_SINGLE = "Distances from a single-source search (explorer.api.run_bfs); the order of the output " \
+          "is networkx's, rebuilt on the host from the distances and the graph's neighbour order."
+_MANY = "Every source at once through explorer.multisearch.run_many."
+
+#: name -> (what the backend does, its extra parameters)
+FUNCTIONS = {
+    "bfs_edges": (_SINGLE + " sort_neighbors runs on networkx.", (_TECHNIQUE, _KNOBS)),
+    "bfs_tree": (_SINGLE + " sort_neighbors runs on networkx.", (_TECHNIQUE, _KNOBS)),
+    "bfs_predecessors": (_SINGLE + " sort_neighbors runs on networkx.", (_TECHNIQUE, _KNOBS)),
+    "bfs_successors": (_SINGLE + " sort_neighbors runs on networkx.", (_TECHNIQUE, _KNOBS)),
+    "bfs_layers": (_SINGLE + " Several sources: one search from a super-source.", (_TECHNIQUE, _KNOBS)),
+    "bfs_labeled_edges": (_SINGLE + " Several sources: one search from a super-source.", (_TECHNIQUE, _KNOBS)),
+    "generic_bfs_edges": (_SINGLE + " A given `neighbors` function runs on networkx.", (_TECHNIQUE, _KNOBS)),
+    "descendants": (_SINGLE, (_TECHNIQUE, _KNOBS)),
+    "ancestors": (_SINGLE + " Directed graphs search the in-arcs.", (_TECHNIQUE, _KNOBS)),
+    "descendants_at_distance": (_SINGLE, (_TECHNIQUE, _KNOBS)),
+    "single_source_shortest_path_length": (_SINGLE, (_TECHNIQUE, _KNOBS)),
+    "single_target_shortest_path_length": (_SINGLE + " Directed graphs search the in-arcs.", (_TECHNIQUE, _KNOBS)),
+    "all_pairs_shortest_path_length": (
+        _MANY + " Each dict lists its targets level by level, within a level in the graph's node "
+                "order (networkx: discovery order); the dicts are equal.", (_METHOD,)),
+    "shortest_path_length": (_SINGLE + " Unweighted only (weight=None); no source and no target: "
+                                       "as all_pairs_shortest_path_length.", (_TECHNIQUE, _KNOBS, _METHOD)),
+    "has_path": (_SINGLE, (_TECHNIQUE, _KNOBS)),
+    "closeness_centrality": (_MANY + " Unweighted only (distance=None).", (_METHOD,)),
+    "betweenness_centrality": (_MANY + " Brandes' algorithm, exact or from k sampled sources (the "
+                                       "same sample as networkx for the same seed); unweighted only.",
+                               (_METHOD,)),
+    "eccentricity": (_MANY + " Unweighted only, without sp.", (_METHOD,)),
+    "diameter": (_MANY + " Unweighted only, without e; usebounds=True on an undirected graph runs "
+                         "on networkx.", (_METHOD,)),
+    "node_connected_component": (_SINGLE, (_TECHNIQUE, _KNOBS)),
+    "connected_components": (_SINGLE + " One search per component of two or more nodes.", (_TECHNIQUE, _KNOBS)),
+    "is_connected": (_SINGLE, (_TECHNIQUE, _KNOBS)),
+}
+
+#: nx.config.backends.bfs4k
+DEFAULT_CONFIG = {
+    # Single-source searches run this technique with these knobs (a call's technique=/knobs= win).
+    "technique": "bfs4k",
+    "knobs": {},
+    # The multi-search method of the all-sources functions.
+    "method": "hybrid",
+    # should_run: automatic dispatch (nx.config.backend_priority) takes calls of at least this much
+    # work (arcs, times the sources for all-sources functions) to the GPU; smaller ones stay on
+    # networkx. backend="bfs4k" always runs.
+    "min_work": 50_000,
+    # Search results kept, by graph structure (bytes; 0 keeps none). See engine.py.
+    "cache_bytes": 256 * 2**20,
+    # Graphs whose vertices x arcs is at most this get every row of the distance matrix from one
+    # multi-search on the first distance asked (0: never).
+    "matrix_work": 8192,
+    # Under the CUDA simulator (every GPU thread a Python thread, a level of a search costs
+    # milliseconds) the backend takes graphs of at most this many arcs, and all-sources functions
+    # graphs of at most this many vertices x arcs; larger ones are declined (can_run says so).
+    # A GPU takes any.
+    "simulator_max_arcs": 2_000,
+    "simulator_max_work": 65536,
+}
+
+
+def get_info() -> dict:
+    """The backend's metadata for networkx (docs of each function's Backends section, defaults)."""
+    functions = {
+        name: {"additional_docs": doc,
+               "additional_parameters": {p: d for p, d in params}}
+        for name, (doc, params) in FUNCTIONS.items()
+    }
+    return {
+        "backend_name": "bfs4k",
+        "project": "bfs4k-explorer",
+        "package": "bfs4k-explorer",
+        "short_summary": "GPU breadth-first search (BFS-4K and other techniques, Numba CUDA; the CUDA "
+                         "simulator on small graphs)",
+        "functions": functions,
+        "default_config": dict(DEFAULT_CONFIG),
+    }

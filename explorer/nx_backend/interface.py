@@ -1,0 +1,158 @@
+"""The object networkx loads through the `networkx.backends` entry point: conversions, can_run,
+should_run, the networkx-test hook, and the functions (networkx/utils/backends.py's protocol)."""
+from __future__ import annotations
+
+import inspect
+import logging
+
+import networkx as nx
+
+from . import centrality, components, engine, paths, traversal
+from .graph import BFS4KGraph
+
+_log = logging.getLogger(__name__)
+
+_SORT = ("sort_neighbors", "sort_neighbors calls a Python function on each node's neighbours: "
+         "networkx runs it")
+_WEIGHT = "bfs4k counts hops: a weighted call ({param} given) runs on networkx"
+
+#: name -> [(parameter, when it declines, why)]: what the engine cannot honour.
+_DECLINE = {
+    "bfs_edges": [(_SORT[0], lambda v, G: v is not None, _SORT[1])],
+    "bfs_tree": [(_SORT[0], lambda v, G: v is not None, _SORT[1])],
+    "bfs_predecessors": [(_SORT[0], lambda v, G: v is not None, _SORT[1])],
+    "bfs_successors": [(_SORT[0], lambda v, G: v is not None, _SORT[1])],
+    "generic_bfs_edges": [("neighbors", lambda v, G: v is not None,
+                           "a neighbors function runs on networkx (the engine walks the graph's own arcs)")],
+    "shortest_path_length": [("weight", lambda v, G: v is not None, _WEIGHT)],
+    "betweenness_centrality": [("weight", lambda v, G: v is not None, _WEIGHT)],
+    "closeness_centrality": [("distance", lambda v, G: v is not None, _WEIGHT)],
+    "eccentricity": [("sp", lambda v, G: v is not None, "sp gives the lengths already: nothing to search"),
+                     ("weight", lambda v, G: v is not None, _WEIGHT)],
+    "diameter": [("e", lambda v, G: v is not None, "e gives the eccentricities already: nothing to search"),
+                 ("weight", lambda v, G: v is not None, _WEIGHT),
+                 ("usebounds", lambda v, G: v is True and not G.is_directed(),
+                  "usebounds=True runs networkx's bounding search (its own sequence of BFS)")],
+}
+
+#: Functions that search from every node (or k sampled nodes): their work is sources x arcs.
+_ALL_SOURCES = {"all_pairs_shortest_path_length", "closeness_centrality", "betweenness_centrality",
+                "eccentricity", "diameter"}
+
+
+def _arcs(G) -> int:
+    if isinstance(G, BFS4KGraph):
+        return G.num_arcs
+    return G.number_of_edges() * (1 if G.is_directed() else 2)
+
+
+def _searches(name, bound: dict, G) -> int:
+    """How many searches the call makes: every node for the all-sources functions (k for a sampled
+    betweenness, one for closeness of one node), else one."""
+    if name in _ALL_SOURCES or (name == "shortest_path_length" and bound.get("source") is None
+                                and bound.get("target") is None):
+        k = bound.get("k") if name == "betweenness_centrality" else None
+        if name == "closeness_centrality" and bound.get("u") is not None:
+            return 1
+        v = bound.get("v") if name == "eccentricity" else None
+        if v is not None:
+            return 1 if v in G else len(v) if hasattr(v, "__len__") else len(G)
+        return k if isinstance(k, int) and k > 0 else len(G)
+    return 1
+
+
+def _bound(name, args, kwargs):
+    """The call's arguments by name (defaults applied), or None when they do not fit networkx's
+    signature (the call itself then raises networkx's TypeError)."""
+    try:
+        b = inspect.signature(getattr(nx, name)).bind(*args, **kwargs)
+    except (TypeError, AttributeError):
+        return None
+    b.apply_defaults()
+    return b.arguments
+
+
+class BackendInterface:
+    """networkx's view of the bfs4k backend."""
+
+    @staticmethod
+    def convert_from_nx(graph, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
+                        preserve_node_attrs=False, preserve_graph_attrs=False, name=None, graph_name=None):
+        # Attributes are not kept: the backend's functions are unweighted (weighted calls decline).
+        if isinstance(graph, BFS4KGraph):
+            return graph
+        return BFS4KGraph.from_networkx(graph)
+
+    @staticmethod
+    def convert_to_nx(obj, *, name=None):
+        if isinstance(obj, BFS4KGraph):
+            return obj.to_networkx()
+        return obj
+
+    @staticmethod
+    def can_run(name, args, kwargs):
+        """True, or why the engine cannot honour this call (networkx then runs it or says so)."""
+        bound = _bound(name, args, kwargs)
+        if bound is None:
+            return True
+        G = bound.get("G")
+        for param, declines, why in _DECLINE.get(name, ()):
+            if param in bound and declines(bound[param], G):
+                return why.format(param=param, value=bound[param])
+        problem = engine.engine_problem()
+        if problem is None and G is not None:
+            problem = engine.size_problem(_arcs(G), _searches(name, bound, G))
+        return problem or True
+
+    @staticmethod
+    def should_run(name, args, kwargs):
+        """Automatic dispatch (nx.config.backend_priority): True where the GPU should win, else why
+        not. A call with backend="bfs4k" runs regardless (networkx asks can_run only)."""
+        if engine.on_simulator():
+            return ("the CUDA simulator runs every GPU thread as a Python thread: networkx is faster "
+                    "(backend='bfs4k' runs it anyway)")
+        bound = _bound(name, args, kwargs) or {}
+        G = bound.get("G")
+        if G is None:
+            return True
+        work = _arcs(G) * _searches(name, bound, G)
+        least = int(engine.config().get("min_work", 0))
+        if work < least:
+            return (f"a call of {work:,} arc visits (below nx.config.backends.bfs4k.min_work = {least:,}) "
+                    "costs less on networkx than a GPU launch")
+        return True
+
+    @staticmethod
+    def on_start_tests(items):
+        """networkx's test mode (NETWORKX_TEST_BACKEND=bfs4k): says where kernels run. No test is
+        marked: every call the backend cannot honour falls back by can_run."""
+        problem = engine.engine_problem()
+        where = problem or engine.backend.current().describe()
+        _log.warning("bfs4k backend under networkx's tests: %s", where)
+
+    # The functions (networkx names them; each accepts the extra parameters listed in info.py).
+    bfs_edges = staticmethod(traversal.bfs_edges)
+    bfs_tree = staticmethod(traversal.bfs_tree)
+    bfs_predecessors = staticmethod(traversal.bfs_predecessors)
+    bfs_successors = staticmethod(traversal.bfs_successors)
+    bfs_layers = staticmethod(traversal.bfs_layers)
+    bfs_labeled_edges = staticmethod(traversal.bfs_labeled_edges)
+    generic_bfs_edges = staticmethod(traversal.generic_bfs_edges)
+    descendants = staticmethod(traversal.descendants)
+    ancestors = staticmethod(traversal.ancestors)
+    descendants_at_distance = staticmethod(traversal.descendants_at_distance)
+    single_source_shortest_path_length = staticmethod(paths.single_source_shortest_path_length)
+    single_target_shortest_path_length = staticmethod(paths.single_target_shortest_path_length)
+    all_pairs_shortest_path_length = staticmethod(paths.all_pairs_shortest_path_length)
+    shortest_path_length = staticmethod(paths.shortest_path_length)
+    has_path = staticmethod(paths.has_path)
+    closeness_centrality = staticmethod(centrality.closeness_centrality)
+    betweenness_centrality = staticmethod(centrality.betweenness_centrality)
+    eccentricity = staticmethod(centrality.eccentricity)
+    diameter = staticmethod(centrality.diameter)
+    node_connected_component = staticmethod(components.node_connected_component)
+    connected_components = staticmethod(components.connected_components)
+    is_connected = staticmethod(components.is_connected)
+
+
+backend_interface = BackendInterface()

@@ -1,0 +1,165 @@
+"""pytest plugin for networkx's own tests with the backend selected: which tests dispatched calls
+to bfs4k, which fell back to networkx and why, and how each ended.
+
+    NETWORKX_TEST_BACKEND=bfs4k NETWORKX_FALLBACK_TO_NX=True \\
+        python3 -m pytest -p explorer.nx_backend.testing --bfs4k-summary=nx-tests.json \\
+        --pyargs networkx.algorithms.traversal ...
+
+It reads networkx's own dispatch log (logger "networkx.utils.backends", DEBUG: "Using backend",
+"can't run ... because", "Falling back", "does not implement"), kept from propagating so that the
+records do not pile up in pytest's log capture. The summary (JSON, and Markdown beside it) has the
+totals, per function the calls dispatched and fallen back (with the reasons), per test its outcome
+and calls, and the engine's run counts.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections import Counter, defaultdict
+
+import pytest
+
+BACKEND = "bfs4k"
+
+
+class _Recorder(logging.Handler):
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.test = "<collection>"
+        self.dispatched = defaultdict(Counter)  # test -> function -> calls run by bfs4k
+        self.fell_back = defaultdict(Counter)  # test -> function -> calls run by networkx
+        self.reasons = defaultdict(Counter)  # function -> reason -> calls
+        self._why: dict = {}  # function -> the reason of its latest refusal
+
+    def emit(self, record):
+        msg, args = record.msg, record.args
+        if not isinstance(args, tuple) or not args:
+            return
+        if msg.startswith("Using backend '%s' for call to") and args[0] == BACKEND:
+            self.dispatched[self.test][args[1]] += 1
+        elif msg.startswith("Backend '%s' can't run") and args[0] == BACKEND:
+            why = args[3] if len(args) > 3 else ""
+            self._why[args[1]] = why.removeprefix(", because: ") or "can_run returned False"
+        elif msg.startswith("Backend '%s' does not implement") and args[0] == BACKEND:
+            self._why[args[1]] = "not implemented by bfs4k"
+        elif msg.startswith("Backend '%s' raised when calling") and args[0] == BACKEND:
+            self._why[args[1]] = f"raised NotImplementedError: {args[2]}"
+        elif msg.startswith("Falling back to use 'networkx' instead of '%s'") and args[0] == BACKEND:
+            name = args[1]
+            self.fell_back[self.test][name] += 1
+            self.reasons[name][self._why.pop(name, "not implemented by bfs4k")] += 1
+        elif msg.startswith("Graph conversion failed") and args[0] == BACKEND:
+            self.fell_back[self.test][args[1]] += 1
+            self.reasons[args[1]]["graph conversion failed"] += 1
+
+
+_REC = _Recorder()
+_OUTCOMES: dict = {}
+_START = [0.0]
+
+
+def pytest_addoption(parser):
+    parser.addoption("--bfs4k-summary", default=os.environ.get("BFS4K_NX_SUMMARY", "nx-backend-tests.json"),
+                     help="where the bfs4k backend's dispatch summary goes (JSON; Markdown beside it)")
+
+
+def pytest_configure(config):
+    log = logging.getLogger("networkx.utils.backends")
+    log.setLevel(logging.DEBUG)
+    log.propagate = False
+    log.addHandler(_REC)
+    _START[0] = time.time()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    _REC.test = item.nodeid
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        if report.nodeid not in _OUTCOMES or report.outcome != "passed":
+            outcome = report.outcome
+            if hasattr(report, "wasxfail"):
+                outcome = "xfailed" if report.skipped else "xpassed"
+            _OUTCOMES[report.nodeid] = outcome
+
+
+def _our_functions() -> set:
+    from .info import FUNCTIONS
+
+    return set(FUNCTIONS)
+
+
+def summary() -> dict:
+    ours = _our_functions()
+    tests = sorted(set(_OUTCOMES) | set(_REC.dispatched) | set(_REC.fell_back))
+    per_test, calls_run, calls_back = {}, Counter(), Counter()
+    for t in tests:
+        run, back = _REC.dispatched.get(t, Counter()), _REC.fell_back.get(t, Counter())
+        calls_run.update(run)
+        calls_back.update(back)
+        per_test[t] = {"outcome": _OUTCOMES.get(t, "not run"), "dispatched": dict(run),
+                       "fell_back": {k: v for k, v in back.items() if k in ours}}
+    tested = [t for t in tests if t in _OUTCOMES]
+    outcomes = Counter(_OUTCOMES[t] for t in tested)
+    dispatched_tests = [t for t in tested if _REC.dispatched.get(t)]
+    back_only = [t for t in tested if not _REC.dispatched.get(t)
+                 and any(k in ours for k in _REC.fell_back.get(t, ()))]
+    from . import engine
+
+    try:
+        where = engine.backend.current().describe()
+    except Exception as err:  # no GPU, no simulator: every call fell back
+        where = f"none ({err})"
+    return {
+        "backend": BACKEND,
+        "kernels_ran_on": where,
+        "seconds": round(time.time() - _START[0], 1),
+        "tests": {"total": len(tested), **dict(outcomes)},
+        "tests_dispatching_to_bfs4k": len(dispatched_tests),
+        "tests_whose_bfs4k_functions_all_fell_back": len(back_only),
+        "tests_calling_no_bfs4k_function": len(tested) - len(dispatched_tests) - len(back_only),
+        "calls_dispatched": dict(calls_run.most_common()),
+        "calls_fell_back": {k: {"calls": v, "why": dict(_REC.reasons[k].most_common())}
+                            for k, v in calls_back.most_common() if k in ours},
+        "calls_fell_back_other_functions": sum(v for k, v in calls_back.items() if k not in ours),
+        "engine_runs": dict(engine.RUNS),
+        "result_store": {"hits": engine.STORE.hits, "misses": engine.STORE.misses, "bytes": engine.STORE.nbytes},
+        "failed": [t for t in tested if _OUTCOMES[t] == "failed"],
+        "per_test": per_test,
+    }
+
+
+def markdown(s: dict) -> str:
+    t = s["tests"]
+    lines = [f"# networkx's tests with the {s['backend']} backend", "",
+             f"Kernels ran on: {s['kernels_ran_on']}; {s['seconds']} s.", "",
+             "| tests | passed | failed | skipped | xfailed | dispatched to bfs4k | bfs4k calls all fell back | no bfs4k function |",
+             "|---|---|---|---|---|---|---|---|",
+             f"| {t['total']} | {t.get('passed', 0)} | {t.get('failed', 0)} | {t.get('skipped', 0)} | "
+             f"{t.get('xfailed', 0)} | {s['tests_dispatching_to_bfs4k']} | "
+             f"{s['tests_whose_bfs4k_functions_all_fell_back']} | {s['tests_calling_no_bfs4k_function']} |",
+             "", f"Engine runs: {s['engine_runs']}; stored results reused {s['result_store']['hits']} times.",
+             "", "| function | calls run by bfs4k | calls run by networkx | why |", "|---|---|---|---|"]
+    names = sorted(set(s["calls_dispatched"]) | set(s["calls_fell_back"]))
+    for name in names:
+        back = s["calls_fell_back"].get(name, {"calls": 0, "why": {}})
+        why = "; ".join(f"{r} ({n})" for r, n in back["why"].items())
+        lines.append(f"| {name} | {s['calls_dispatched'].get(name, 0)} | {back['calls']} | {why} |")
+    if s["failed"]:
+        lines += ["", "Failed:", *[f"- {t}" for t in s["failed"]]]
+    return "\n".join(lines) + "\n"
+
+
+def pytest_sessionfinish(session, exitstatus):
+    path = session.config.getoption("--bfs4k-summary")
+    if not path:
+        return
+    s = summary()
+    with open(path, "w") as f:
+        json.dump(s, f, indent=1)
+    with open(os.path.splitext(path)[0] + ".md", "w") as f:
+        f.write(markdown(s))
