@@ -121,6 +121,9 @@ class RunResult:
     instrumented: bool = True
     validation: str | None = None  # "ok" or the first violated Graph500 rule, once validated
     extras: tuple[Extra, ...] = ()  # the technique's declared per-level extras
+    # Set by a caller that measured it (the Explorer): wall time from the run's start to its end,
+    # with what the caller did between levels (plotting) included. Never BFS time.
+    caller_wall_ms: float | None = None
     # The input's own id of each vertex (a file's ids, when its loader remapped them), else None:
     # `source` and the arrays' indices are vertices 0..n-1; `source_id` is the input's id.
     original_ids: np.ndarray | None = field(default=None, repr=False)

@@ -7,6 +7,7 @@ W = pytest.importorskip("ipywidgets", reason="the notebook needs ipywidgets (pip
 
 import html
 import re
+import time
 
 from explorer import backend, graphs
 from explorer.ui import widgets
@@ -277,3 +278,23 @@ def test_the_simulator_button_keeps_its_label_whole():
     # Item 15: beside the long no-GPU message the button shrank and cut its label off.
     layout = Explorer(graph="bfs4k_fig2").simulator_button.layout
     assert layout.flex == "0 0 auto" and layout.width == "auto"
+
+
+def test_the_explorer_says_which_time_is_which(explorer, monkeypatch):
+    # Issue 16 item 0: the Explorer showed one time, which then included the plotting. It shows the
+    # GPU's time, the BFS wall time and the wall time with plotting, each named.
+    from explorer.ui import report
+
+    push = explorer.stream.push
+
+    def slow_push(*args, **kw):  # plotting that takes 50 ms a level
+        time.sleep(0.05)
+        return push(*args, **kw)
+
+    monkeypatch.setattr(explorer.stream, "push", slow_push)
+    result = explorer.run(source=0, technique="topdown-queue")
+    fields = report.summary_fields(result)
+    assert {"GPU time (ms)", "BFS wall (ms)", "with plotting (ms)"} <= set(fields)
+    assert result.caller_wall_ms >= result.elapsed_ms + 4 * 50 * 0.9  # 4 levels of 50 ms plotting
+    assert result.elapsed_ms < result.caller_wall_ms - 150  # the BFS wall time leaves the plotting out
+    assert "BFS wall (ms)" in explorer.summary.value

@@ -90,7 +90,11 @@ def summary_fields(result: RunResult) -> dict:
         "levels": str(s["levels"]),
         "reached": f"{s['reached']:,}",
         "traversed edges": f"{s['traversed_edges']:,}",
-        "time (ms)": f"{s['total_ms']:.3f}" + (" (simulated)" if sim else ""),
+        # Which time is which: the GPU's kernel windows, the BFS's wall time (host round trips,
+        # not the caller's work) and, where the caller measured it, the wall time with plotting.
+        "GPU time (ms)": f"{s['total_ms']:.3f}" + (" (simulated)" if sim else ""),
+        "BFS wall (ms)": f"{s['elapsed_ms']:.3f}",
+        **({"with plotting (ms)": f"{result.caller_wall_ms:.3f}"} if result.caller_wall_ms is not None else {}),
         "GTEPS": "n/a (simulator)" if sim else f"{result.gteps:.4f}",
         "duplicates": "not measured" if dups is None else f"{dups:,}",
         "validation": s.get("validation") or "not validated",
