@@ -117,6 +117,7 @@ def summary() -> dict:
     return {
         "backend": BACKEND,
         "kernels_ran_on": where,
+        "config": {k: v for k, v in engine.config().items()},
         "seconds": round(time.time() - _START[0], 1),
         "tests": {"total": len(tested), **dict(outcomes)},
         "tests_dispatching_to_bfs4k": len(dispatched_tests),
@@ -137,6 +138,7 @@ def markdown(s: dict) -> str:
     t = s["tests"]
     lines = [f"# networkx's tests with the {s['backend']} backend", "",
              f"Kernels ran on: {s['kernels_ran_on']}; {s['seconds']} s.", "",
+             f"Backend config (nx.config.backends.bfs4k): {s['config']}.", "",
              "| tests | passed | failed | skipped | xfailed | dispatched to bfs4k | bfs4k calls all fell back | no bfs4k function |",
              "|---|---|---|---|---|---|---|---|",
              f"| {t['total']} | {t.get('passed', 0)} | {t.get('failed', 0)} | {t.get('skipped', 0)} | "
