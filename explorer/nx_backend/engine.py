@@ -26,6 +26,7 @@ from .info import DEFAULT_CONFIG
 _log = logging.getLogger("explorer.nx_backend")
 _told = []  # the simulator notice, once a process
 
+
 def config() -> dict:
     """The backend's configuration: nx.config.backends.bfs4k where networkx has it (installed
     through the entry point), else the defaults."""
@@ -42,10 +43,9 @@ def config() -> dict:
 def engine_problem() -> str | None:
     """None when kernels can run in this process (a GPU, or the simulator selected), else why not.
     Selects the backend ("auto") when nothing chose one yet."""
-    info = backend.selected()
-    if info is None:
+    if backend.selected() is None:
         try:
-            info = backend.select("auto")
+            backend.select("auto")
         except backend.BackendError as err:
             return f"kernels cannot run here: {err}"
     return None
@@ -68,8 +68,6 @@ def size_problem(num_arcs: int, searches: int = 1) -> str | None:
             return (f"{searches:,} searches of {num_arcs:,} arcs; under the CUDA simulator the bfs4k "
                     f"backend runs all-sources functions up to {work:,} (searches x arcs; "
                     "nx.config.backends.bfs4k.simulator_max_work)")
-    elif info.max_arcs is not None and num_arcs > info.max_arcs:
-        return f"the graph has {num_arcs:,} arcs; this backend runs at most {info.max_arcs:,}"
     return None
 
 

@@ -107,7 +107,8 @@ class BackendInterface:
     @staticmethod
     def should_run(name, args, kwargs):
         """Automatic dispatch (nx.config.backend_priority): True where the GPU should win, else why
-        not. A call with backend="bfs4k" runs regardless (networkx asks can_run only)."""
+        not. A call with backend="bfs4k" runs regardless, and so does every call of networkx's test
+        mode (NETWORKX_TEST_BACKEND): networkx asks can_run only there."""
         if engine.on_simulator():
             return ("the CUDA simulator runs every GPU thread as a Python thread: networkx is faster "
                     "(backend='bfs4k' runs it anyway)")
