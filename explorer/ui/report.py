@@ -138,17 +138,18 @@ def summary_table_html(labelled: list[tuple[str, RunResult]], colors: Mapping[st
     """One row per run: the run's colour swatch, label and summary fields (less those in `omit`)."""
     if not labelled:
         return "<p><i>No runs yet.</i></p>"
-    keys = [k for k in summary_fields(labelled[0][1]) if k not in set(omit)]
+    fields = [summary_fields(res) for _, res in labelled]
+    # Runs differ in which fields they have (only a caller that plotted has "with plotting").
+    keys = [k for k in dict.fromkeys(k for f in fields for k in f) if k not in set(omit)]
     head = "".join(f"<th>{_esc(k)}</th>" for k in ["run", *keys])
     body = []
-    for label, res in labelled:
-        f = summary_fields(res)
+    for (label, res), f in zip(labelled, fields):
         sw = (colors or {}).get(label)
         swatch = f'<span class="swatch" style="background:{_esc(sw)}"></span>' if sw else ""
         val = f["validation"]
         cls = "ok" if val == "ok" else ("bad" if val != "not validated" else "")
         cells = [f"<td class='label'>{swatch}{_esc(label)}</td>"]
-        cells += [f"<td class='{cls if k == 'validation' else ''}'>{_esc(f[k])}</td>" for k in keys]
+        cells += [f"<td class='{cls if k == 'validation' else ''}'>{_esc(f.get(k, ''))}</td>" for k in keys]
         body.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table class='summary'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
