@@ -206,3 +206,33 @@ def test_plain_launcher_runs_a_grid_barrier_across_blocks():
     seen = np.zeros(128, np.int64)
     launcher.PlainLauncher().cooperative(k_two_phase, 4, 32, 0, out, seen)
     np.testing.assert_array_equal(seen, (np.arange(128) + 32) % 128 + 1)
+
+
+# ---- saying whether a kernel was compiled or loaded from the disk cache
+
+
+class CachingDispatcher(FakeDispatcher):
+    """A dispatcher whose compile either hits Numba's disk cache or compiles, counted in its public
+    `stats` as Numba's are."""
+
+    def __init__(self, cached: bool):
+        super().__init__("k_expand")
+        self.cached = cached
+        self.stats = SimpleNamespace(cache_hits={}, cache_misses={})
+        self.overloads = {}
+
+    def compile(self, sig):
+        counter = self.stats.cache_hits if self.cached else self.stats.cache_misses
+        counter[sig] = counter.get(sig, 0) + 1
+        self.overloads[sig] = "overload"
+
+
+@pytest.mark.parametrize("cached, outcome", [(True, "loaded from the disk cache"), (False, "compiled")])
+def test_compile_says_whether_the_disk_cache_held_the_kernel(cached, outcome):
+    said = []
+    disp = CachingDispatcher(cached)
+    launcher.compile_overload(disp, (types.int64,), lambda name, done=None: said.append((name, done)))
+    assert disp.overloads == {(types.int64,): "overload"}
+    (before, none), (name, done) = said
+    assert (before, none, name) == ("k_expand", None, "k_expand")
+    assert done.startswith(f"{outcome} in ") and done.endswith(" s")

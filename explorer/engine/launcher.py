@@ -16,6 +16,7 @@ the 0.30 series pyproject.toml pins. The simulator always uses Numba's own launc
 from __future__ import annotations
 
 import ctypes
+import time
 from itertools import chain
 from typing import Callable
 
@@ -53,6 +54,23 @@ class PlainLauncher:
     def read(self, dev, host) -> None:
         """host[:] = dev, once everything before it on the stream has run."""
         dev.copy_to_host(host)
+
+
+def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -> None:
+    """kernel.compile(argtypes), told through `on_compile(name)` before and `on_compile(name, outcome)`
+    after, where outcome says which it was: Numba's disk cache held it ("loaded from the disk cache
+    in 0.31 s") or it was compiled ("compiled in 12.4 s"). The dispatcher's public `stats` count
+    the cache hits."""
+    name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
+    if on_compile is not None:
+        on_compile(name)
+    hits = sum(kernel.stats.cache_hits.values())
+    t0 = time.perf_counter()
+    kernel.compile(argtypes)
+    seconds = time.perf_counter() - t0
+    if on_compile is not None:
+        how = "loaded from the disk cache" if sum(kernel.stats.cache_hits.values()) > hits else "compiled"
+        on_compile(name, f"{how} in {seconds:.2f} s")
 
 
 class _Plan:
@@ -164,7 +182,7 @@ class Launcher:
     """`launcher(kernel, blocks, threads, shared_bytes, *args)` launches on the default stream.
 
     Call `prepare` with the same arguments first (outside any timing): it compiles what is not
-    compiled yet, reporting through `on_compile(kernel_name)`, and marshals the arguments. One
+    compiled yet, reporting through `on_compile` (see `compile_overload`), and marshals the arguments. One
     launcher serves every run of the process (`Launcher.shared()`): the engine reuses a graph's
     device buffers between runs, so a second run re-marshals only its scalars.
     """
@@ -186,15 +204,13 @@ class Launcher:
         return cls._shared
 
     def prepare(self, kernel, blocks, threads, shared, *args,
-                on_compile: Callable[[str], None] | None = None) -> None:
+                on_compile: Callable[..., None] | None = None) -> None:
         plan = self._plans.get(kernel)
         if plan is not None and plan.update(args):
             return
         argtypes = tuple(kernel.typeof_pyval(a) for a in args)
         if argtypes not in kernel.overloads:
-            if on_compile is not None:
-                on_compile(getattr(kernel, "__name__", None) or kernel.py_func.__name__)
-            kernel.compile(argtypes)
+            compile_overload(kernel, argtypes, on_compile)
         self._plans[kernel] = _Plan(kernel.overloads[argtypes], args)
 
     def _plan(self, kernel, blocks, threads, shared, args) -> _Plan:
@@ -267,7 +283,7 @@ class Launcher:
             raise RuntimeError(f"launching {kernel.py_func.__name__} cooperatively ({blocks} blocks of {threads} "
                                f"threads, {shared} B shared memory) failed: {err.name}")
 
-    def preparing(self, on_compile: Callable[[str], None] | None = None) -> "_Preparing":
+    def preparing(self, on_compile: Callable[..., None] | None = None) -> "_Preparing":
         """A launcher-shaped object that only prepares: for the untimed first pass."""
         return _Preparing(self, on_compile)
 

@@ -181,7 +181,7 @@ class Runtime:
         return array.copy_to_host()
 
     # ---- launches
-    def prepare(self, launch: Callable, on_compile: Callable[[str], None]) -> None:
+    def prepare(self, launch: Callable, on_compile: Callable[..., None]) -> None:
         """Compile (or load from the disk cache) what `launch(go)` would launch, launching nothing."""
         launch(self.launcher.preparing(on_compile))
 

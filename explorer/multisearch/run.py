@@ -197,8 +197,12 @@ class MultiSearchRun:
         return self._steps()
 
     # ------------------------------------------------------------------ the run
-    def _compiling(self, name: str) -> None:
-        self._status(f"compiling the {name} kernel (first use of this callback set in this process)")
+    def _compiling(self, name: str, outcome: str | None = None) -> None:
+        if outcome is None:
+            self._status(f"preparing the {name} kernel (first use of this callback set in this process: "
+                         "compiling it, or loading it from the disk cache)")
+        else:
+            self._status(f"the {name} kernel: {outcome}")
 
     def _steps(self) -> Iterator[Progress]:
         rt, g = self.runtime, self.graph

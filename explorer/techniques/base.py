@@ -44,9 +44,13 @@ class RunContext:
         where the runtime reads them; e.g. the reverse CSR of a directed graph."""
         return self.session.derived(name, build, self.runtime)
 
-    def compiling(self, name: str) -> None:
-        self.status(f"compiling the {name} kernel (first use in this process; "
-                    "later processes load it from the disk cache)")
+    def compiling(self, name: str, outcome: str | None = None) -> None:
+        """What the launcher says while it prepares a kernel (`compile_overload`)."""
+        if outcome is None:
+            self.status(f"preparing the {name} kernel (first use in this process: compiling it, "
+                        "or loading it from the disk cache)")
+        else:
+            self.status(f"the {name} kernel: {outcome}")
 
     def launch_now(self, kernel, blocks, threads, shared, *args) -> None:
         """An untimed set-up launch."""
