@@ -153,9 +153,9 @@ def test_the_normal_kernels_keep_their_own_enqueue():
 
     fn = lambda d: getattr(d, "py_func", None) or d.fn  # noqa: E731
     assert fn(frontier_ops.visit).__globals__["enqueue"] is frontier_ops.enqueue
-    assert fn(expand._vw_loop).__globals__["visit"] is frontier_ops.visit
+    assert fn(expand.expand_virtual_warp).__globals__["visit"] is frontier_ops.visit
     assert fn(provenance._visit).__globals__["enqueue"] is provenance.enqueue_logged
-    assert fn(provenance._vw_loop).__globals__["visit"] is provenance._visit
+    assert fn(provenance.expand_virtual_warp).__globals__["visit"] is provenance._visit
 
 
 def _fake(claims: list[tuple], dup_generated=None) -> Provenance:

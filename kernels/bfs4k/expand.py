@@ -32,7 +32,7 @@ def _row(u, i, src):
 
 
 @cuda.jit(device=True)
-def _vw_loop(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
+def expand_virtual_warp(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
     """Dynamic virtual warps (§5.2): W lanes share frontier entry vw. Returns heavy (0/1).
     The single block (rb_off >= 0: rows in shared memory) takes two neighbours per lane and round."""
     frontier, fbase, fsize, _, indices, _, rb_off, _ = src
@@ -102,7 +102,7 @@ def _vw_loop(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
 
 
 @cuda.jit(device=True)
-def _ed_loop(wid, src, heavy_grp, ops, q, acc, binary, k7):
+def expand_edge_discover(wid, src, heavy_grp, ops, q, acc, binary, k7):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of the 32 frontier
     entries from wid * 32. Returns how many of the warp's vertices took the heavy path on this
     lane (0/1)."""
@@ -173,7 +173,7 @@ def _expand(ed, W, binary, src, ops, q, acc, k7):
     if ed:
         wid = tid >> 5
         while wid * 32 < fsize:  # a warp past the frontier's end has no more work
-            _ed_loop(wid, src, no_heavy, ops, q, acc, False, k7)
+            expand_edge_discover(wid, src, no_heavy, ops, q, acc, False, k7)
             wid = int32(wid + (B >> 5))
         return
     wshift = int32(0)  # W is a power of two: shifts instead of divisions
@@ -184,5 +184,5 @@ def _expand(ed, W, binary, src, ops, q, acc, k7):
     vbase = int32(0)
     wfirst = int32((tid & ~31) >> wshift)
     while vbase + wfirst < fsize:
-        _vw_loop(int32(vbase + (tid >> wshift)), W, src, no_heavy, ops, q, acc, binary, k7)
+        expand_virtual_warp(int32(vbase + (tid >> wshift)), W, src, no_heavy, ops, q, acc, binary, k7)
         vbase = int32(vbase + (B >> wshift))

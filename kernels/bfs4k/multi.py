@@ -7,7 +7,7 @@ from numba import cuda, int32, int64
 from ..frontier_ops import flush, visit
 from .device import (NUM_ACC, _OPTIONS, _acc_counts, _count_degrees, _heavy_slot, _last_warp_publishes,
                      _no_cluster, _start_block)
-from .expand import _ed_loop, _vw_loop
+from .expand import expand_edge_discover, expand_virtual_warp
 from .layout import CULL_ENTRIES, DEGREE_BINS, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, QLEN
 
 
@@ -39,9 +39,9 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
                (dedup, table, hmask, tid, cull, cull_base),
                (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
         if edge_discover:
-            heavy = _ed_loop(gtid // 32, src, heavy_grp, ops, q, acc, binary, k7)
+            heavy = expand_edge_discover(gtid // 32, src, heavy_grp, ops, q, acc, binary, k7)
         else:
-            heavy = _vw_loop(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
+            heavy = expand_virtual_warp(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
         _acc_counts(acc, cnt, heavy)
         _last_warp_publishes(cnt, finished, counters)
 

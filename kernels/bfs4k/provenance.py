@@ -8,12 +8,12 @@ written. Both duplicate filters judge every claim (hash64 in the block's table, 
 the warp's), so the two can be compared on the same claims; only the one the `dedup` knob names
 drops copies. The ground truth (stamps) is always on.
 
-The normal kernels are untouched: the variant reuses BFS-4K's expansion code (expand._vw_loop,
-expand._ed_loop, frontier_ops.visit/visit_pair) through copies of those functions whose
-`enqueue` is the logging one below (`_with_globals`), so their PTX and registers do not change
-and the log costs a normal run nothing. The single-block kernel has no variant: a run with the
-log uses the multi-block kernel on every level (K5 = 0), where blocks can duplicate each other's
-claims, which is what the analysis is about.
+The normal kernels are untouched: the variant reuses BFS-4K's expansion code
+(expand.expand_virtual_warp, expand.expand_edge_discover, frontier_ops.visit/visit_pair) through
+copies of those functions whose `enqueue` is the logging one below (`_with_globals`), so their
+PTX and registers do not change and the log costs a normal run nothing. The single-block kernel
+has no variant: a run with the log uses the multi-block kernel on every level (K5 = 0), where
+blocks can duplicate each other's claims, which is what the analysis is about.
 """
 import functools
 import types
@@ -90,8 +90,8 @@ def enqueue_logged(found, v, u, nxt, inst, filt, q, qn, acc, with_parent):
 # BFS-4K's expansion with the logging enqueue underneath.
 _visit = _with_globals(visit, enqueue=enqueue_logged)
 _visit_pair = _with_globals(visit_pair, enqueue=enqueue_logged)
-_vw_loop = _with_globals(expand._vw_loop, visit=_visit, visit_pair=_visit_pair)
-_ed_loop = _with_globals(expand._ed_loop, visit=_visit)
+expand_virtual_warp = _with_globals(expand.expand_virtual_warp, visit=_visit, visit_pair=_visit_pair)
+expand_edge_discover = _with_globals(expand.expand_edge_discover, visit=_visit)
 
 
 def shared_bytes(hash_entries: int, block_threads: int) -> int:
@@ -130,9 +130,9 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
                (dedup, table, hmask, tid, cull, cull_base),
                (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
         if edge_discover:
-            heavy = _ed_loop(gtid // 32, src, heavy_grp, ops, q, acc, binary, k7)
+            heavy = expand_edge_discover(gtid // 32, src, heavy_grp, ops, q, acc, binary, k7)
         else:
-            heavy = _vw_loop(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
+            heavy = expand_virtual_warp(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
         _acc_counts(acc, cnt, heavy)
         _last_warp_publishes(cnt, finished, counters)
 

@@ -3,13 +3,13 @@ as top-down BFS levels in Numba CUDA: how a frontier's work (its adjacency lists
 work-units) is mapped to threads.
 
   work-items to threads (§5.1.1)       gather.work_items
-  static virtual warps (§5.1.2)        gather.virtual_warps: BFS-4K's _vw_loop with W fixed
+  static virtual warps (§5.1.2)        gather.virtual_warps: BFS-4K's expand_virtual_warp with W fixed
   dynamic virtual warps + heavy        BFS-4K's own multi-block kernels (kernels.bfs4k), run by the
     vertices (§5.2.1)                  host's BFS-4K loop; its child grids are launched by the host
                                        (Numba has no dynamic parallelism)
   CTA + warp + scan (§5.2.2, Alg. 9)   gather.cta_warp_scan: Merrill, Garland & Grimshaw
   direct search (§5.3.1)               search.direct_search
-  local warp search (§5.3.2)           gather.local_warp_search: BFS-4K's edge-discover (_ed_loop)
+  local warp search (§5.3.2)           gather.local_warp_search: BFS-4K's edge-discover (expand_edge_discover)
   block search (§5.3.3)                search.block_search
   two-phase search (§5.3.4)            search.two_phase (after search.lb_partition)
   multi-phase search (§5.4-5.6)        search.multi_phase: coalesced expansion, iterated searches

@@ -3,9 +3,9 @@
 Grimshaw's CTA + warp + scan gathering (§5.2.2, Algorithm 9).
 
 Static virtual warps and local warp search are BFS-4K's device code (kernels.bfs4k.expand:
-_vw_loop with the run's fixed W and no heavy path; _ed_loop, BFS-4K's edge-discover, which is the
-chapter's local warp search in registers with warp shuffles, [15] in §5.3.2), called here, not
-copied.
+expand_virtual_warp with the run's fixed W and no heavy path; expand_edge_discover, BFS-4K's
+edge-discover, which is the chapter's local warp search in registers with warp shuffles, [15] in
+§5.3.2), called here, not copied.
 
 Every body has the signature body(lv, ops, hist, q, acc, sh, p1, p2):
   lv   (offsets, indices, frontier, fsize, prefix, parts): the graph and the level's frontier
@@ -20,7 +20,7 @@ and is collective over the block: it returns after its warps' last flush.
 from numba import cuda, int32, int64
 
 from ..bfs4k.device import A_EXT
-from ..bfs4k.expand import _ed_loop, _vw_loop
+from ..bfs4k.expand import expand_edge_discover, expand_virtual_warp
 from ..primitives import block_exclusive_scan, warp_sum
 from .device import A_CTA, A_SEARCH, A_SEEN, A_WARPG, FULL, finish, step
 
@@ -66,7 +66,7 @@ def work_items(lv, ops, hist, q, acc, sh, p1, p2):
 @cuda.jit(device=True)
 def virtual_warps(lv, ops, hist, q, acc, sh, p1, p2):
     """§5.1.2, Algorithm 8: W = p1 lanes per frontier entry, lane l taking edges l, l + W, ...
-    (BFS-4K's _vw_loop with W fixed and no heavy path)."""
+    (BFS-4K's expand_virtual_warp with W fixed and no heavy path)."""
     offsets, indices, frontier, fsize = lv[0], lv[1], lv[2], lv[3]
     W = p1
     instrument = ops[3][0]
@@ -82,8 +82,8 @@ def virtual_warps(lv, ops, hist, q, acc, sh, p1, p2):
     while vbase + wfirst < fsize:
         vw = vbase + (gtid >> wshift)
         if instrument and (gtid & (W - 1)) == 0 and vw < fsize:
-            acc[A_SEEN] += _degree(offsets, frontier[vw])  # _vw_loop walks the whole list
-        _vw_loop(vw, W, src, no_heavy, ops, q, acc, False, 0)  # flushes at its end
+            acc[A_SEEN] += _degree(offsets, frontier[vw])  # expand_virtual_warp walks the whole list
+        expand_virtual_warp(vw, W, src, no_heavy, ops, q, acc, False, 0)  # flushes at its end
         vbase += per_pass
 
 
@@ -91,7 +91,7 @@ def virtual_warps(lv, ops, hist, q, acc, sh, p1, p2):
 def local_warp_search(lv, ops, hist, q, acc, sh, p1, p2):
     """§5.3.2: a warp loads 32 frontier entries (coalesced), scans their degrees in registers and
     maps each round of 32 work-units to lanes by a shuffle binary search (BFS-4K's edge-discover,
-    _ed_loop; a round inside one entry needs no search, BFS-4K's EXT)."""
+    expand_edge_discover; a round inside one entry needs no search, BFS-4K's EXT)."""
     offsets, indices, frontier, fsize = lv[0], lv[1], lv[2], lv[3]
     instrument = ops[3][0]
     src = (frontier, 0, fsize, offsets, indices, sh[0], -1, -1)
@@ -105,14 +105,14 @@ def local_warp_search(lv, ops, hist, q, acc, sh, p1, p2):
             d = int64(0)
             if idx < fsize:
                 d = _degree(offsets, frontier[idx])
-            acc[A_SEEN] += d  # _ed_loop walks every unit of the warp's entries
+            acc[A_SEEN] += d  # expand_edge_discover walks every unit of the warp's entries
             total = warp_sum(d)
             ext = acc[A_EXT]
-            _ed_loop(wid, src, no_heavy, ops, q, acc, False, 0)
+            expand_edge_discover(wid, src, no_heavy, ops, q, acc, False, 0)
             if lane == 0:  # every lane searches in a round that is not EXT
                 acc[A_SEARCH] += 32 * ((total + 31) // 32 - (acc[A_EXT] - ext))
         else:
-            _ed_loop(wid, src, no_heavy, ops, q, acc, False, 0)
+            expand_edge_discover(wid, src, no_heavy, ops, q, acc, False, 0)
         wid += warps
 
 

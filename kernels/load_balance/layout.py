@@ -9,7 +9,7 @@ memory and refuse what the device cannot hold, and (as a device function, kernel
 # ------------------------------------------------------------------------------ expand strategies
 # The chapter's §5 catalogue, in its order (the host's names are in EXPAND_NAMES).
 WORK_ITEMS = 0  # §5.1.1 a thread per frontier entry
-VIRTUAL_WARPS = 1  # §5.1.2 static virtual warps of W lanes (BFS-4K's _vw_loop, W fixed)
+VIRTUAL_WARPS = 1  # §5.1.2 static virtual warps of W lanes (BFS-4K's expand_virtual_warp, W fixed)
 DYNAMIC_VIRTUAL_WARPS = 2  # §5.2.1 BFS-4K's multi-block level (the host runs its loop)
 CTA_WARP_SCAN = 3  # §5.2.2 Merrill et al.'s strip-mined gathering, Algorithm 9
 DIRECT_SEARCH = 4  # §5.3.1 a thread per work-unit, binary search in the global prefix sum
