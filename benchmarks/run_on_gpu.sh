@@ -2,7 +2,7 @@
 # Everything that needs a real GPU, in parts that each fit one device call (10 minutes):
 #   bash benchmarks/run_on_gpu.sh OUTDIR PART...
 # PART: suite (the whole test suite), bench (bench_bfs: the targets), luo, direction, multi, nx,
-# table2, coldstart, yardsticks. Each part writes its log (and its results) under OUTDIR, under a
+# table2, coldstart, yardsticks, fuzz. Each part writes its log (and its results) under OUTDIR, under a
 # time limit of its own, so a part that hangs (a barrier some thread misses) cannot hold up the rest.
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
 set -uo pipefail
@@ -28,6 +28,7 @@ for part in "$@"; do
                    facebook_combined --budget 45 --bc ;;
         nx) run nx 300 python3 benchmarks/bench_nx.py --out "$out" ;;
         table2) run table2 540 python3 benchmarks/bench_table2.py --out "$out" ;;
+        fuzz) run fuzz 420 python3 benchmarks/fuzz.py --runs 1500 --seed "$(date +%s)" --json "$out/fuzz.json" ;;
         coldstart) run coldstart 240 python3 benchmarks/cold_start.py ;;
         yardsticks)
             run plain_single_block 120 python3 benchmarks/plain_single_block.py

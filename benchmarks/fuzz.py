@@ -1,0 +1,176 @@
+"""Random graphs x random roots x random knob settings, every result checked (GPU or simulator).
+
+    python benchmarks/fuzz.py --runs 500 [--seed 1] [--technique bfs4k ...] [--json OUT.json]
+    NUMBA_ENABLE_CUDASIM=1 python benchmarks/fuzz.py --simulator --runs 60
+
+What the conformance suite does on named graphs with declared knob grids, on graphs and knob
+settings nobody chose: each run draws a graph family and its size (random arcs with or without
+self loops and parallel arcs, directed or not; hubs of very high degree; long paths with
+branches; grids; Kronecker), a technique among the implemented ones, every knob within its
+declared range (half of them left at their defaults) and a source among the vertices of degree
+>= 1, then checks distances and parents against the CPU reference (`check_result`). A setting the
+technique refuses (a cross-knob rule, more shared memory than the device has) is counted as
+refused, with its message; anything else that goes wrong is a failure, printed with what
+reproduces it. Exit status 1 when any run failed.
+
+Under the simulator, graphs stay small and the knobs the technique sets for it
+(`simulator_knobs`, thread counts) stay near those values: a block of 1,024 threads is 1,024
+Python threads there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+def random_graph(rng: np.random.Generator, small: bool):
+    """(graph, description): one graph of a random family and size."""
+    from explorer import graphs
+
+    scale = 1 if small else 8
+    family = rng.choice(["arcs", "hubs", "long", "grid", "kronecker"])
+    if family == "arcs":
+        n = int(rng.integers(1, 300 * scale))
+        m = int(rng.integers(0, 4 * n + 1))
+        directed = bool(rng.integers(2))
+        loops, multi = bool(rng.integers(2)), bool(rng.integers(2))
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        desc = f"arcs n={n} m={m} directed={directed} self_loops={loops} parallel={multi}"
+        return graphs.from_edges(src, dst, num_vertices=n, directed=directed, drop_self_loops=not loops,
+                                 merge_multi_edges=not multi, name="fuzz-arcs"), desc
+    if family == "hubs":  # a few vertices adjacent to most others: heavy vertices, big frontiers
+        n = int(rng.integers(8, 600 * scale))
+        hubs = int(rng.integers(1, 4))
+        src = np.concatenate([np.full(n, h) for h in range(hubs)] + [rng.integers(0, n, n)])
+        dst = np.concatenate([rng.permutation(n) for _ in range(hubs)] + [rng.integers(0, n, n)])
+        directed = bool(rng.integers(2))
+        return (graphs.from_edges(src, dst, num_vertices=n, directed=directed, name="fuzz-hubs"),
+                f"hubs n={n} hubs={hubs} directed={directed}")
+    if family == "long":  # hundreds of levels: a path with random branches
+        n = int(rng.integers(2, 400 * scale))
+        extra = int(rng.integers(0, n // 2 + 1))
+        src = np.r_[np.arange(n - 1), rng.integers(0, n, extra)]
+        dst = np.r_[np.arange(1, n), rng.integers(0, n, extra)]
+        return (graphs.from_edges(src, dst, num_vertices=n, directed=False, name="fuzz-long"),
+                f"long n={n} branches={extra}")
+    if family == "grid":
+        rows, cols = int(rng.integers(1, 20 * scale)), int(rng.integers(1, 20 * scale))
+        return graphs.generate("grid2d", rows=rows, cols=cols), f"grid2d rows={rows} cols={cols}"
+    s, ef, seed = int(rng.integers(3, 8 if small else 14)), int(rng.integers(1, 17)), int(rng.integers(1000))
+    return (graphs.generate("kronecker", scale=s, edge_factor=ef, seed=seed),
+            f"kronecker scale={s} edge_factor={ef} seed={seed}")
+
+
+def random_knobs(impl, rng: np.random.Generator, simulator: bool) -> dict:
+    from explorer.sweep import random_value
+
+    knobs = {}
+    for spec in impl.Knobs.specs():
+        if simulator and spec.name in impl.simulator_knobs:
+            near = impl.simulator_knobs[spec.name]
+            lowest = spec.choices[0] if spec.choices is not None else spec.low
+            choices = [v for v in (near, lowest, 2 * near) if _allowed(spec, v)]
+            knobs[spec.name] = choices[int(rng.integers(len(choices)))]
+        elif rng.random() < 0.5:
+            knobs[spec.name] = random_value(spec, rng)
+    return knobs
+
+
+def _allowed(spec, value) -> bool:
+    from explorer.knobs import KnobError
+
+    try:
+        spec.check(value)
+    except KnobError:
+        return False
+    return True
+
+
+def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool) -> dict:
+    from explorer.api import run_bfs
+    from explorer.knobs import KnobError
+    from explorer.reference import check_result
+    from explorer.techniques import implementation
+
+    g, desc = random_graph(rng, simulator)
+    tech = techs[int(rng.integers(len(techs)))]
+    impl = implementation(tech)
+    knobs = random_knobs(impl, rng, simulator)
+    deg = g.degrees()
+    candidates = np.flatnonzero(deg >= 1)
+    source = int(rng.choice(candidates)) if len(candidates) else int(rng.integers(max(g.num_vertices, 1)))
+    instrument = bool(rng.integers(2))
+    case = {"run": i, "graph": desc, "vertices": g.num_vertices, "arcs": g.num_arcs, "technique": tech,
+            "knobs": knobs, "source": source, "instrument": instrument}
+    try:
+        run = run_bfs(g, source, tech, knobs, instrument=instrument)
+        levels = list(run)
+        r = run.result
+    except KnobError as err:
+        return {**case, "outcome": "refused", "message": str(err)}
+    except Exception as err:  # noqa: BLE001  (a fuzzer reports every failure)
+        return {**case, "outcome": "error", "message": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc()}
+    report = check_result(g, source, r.distances, r.parents)
+    if not report.ok:
+        return {**case, "outcome": "wrong", "message": report.message}
+    depth = int(report.expected.max()) + 1
+    if [lv.level for lv in levels] != list(range(depth)):
+        return {**case, "outcome": "wrong", "message": f"{len(levels)} level records for {depth} levels"}
+    return {**case, "outcome": "ok", "levels": depth, "ms": r.total_ms}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--technique", action="append", help="only these (repeatable); default: every implemented one")
+    ap.add_argument("--simulator", action="store_true", help="run on the CUDA simulator (small graphs)")
+    ap.add_argument("--json", type=Path, help="write every run's case and outcome here")
+    args = ap.parse_args(argv)
+    if args.runs < 1:
+        ap.error(f"--runs {args.runs}: give at least 1")
+
+    from explorer import backend
+    from explorer.techniques import Technique, implemented_techniques
+
+    info = backend.select("simulator" if args.simulator else "gpu")
+    techs = ([Technique.parse(t).value for t in args.technique] if args.technique
+             else [t.value for t in implemented_techniques()])
+    rng = np.random.default_rng(args.seed)
+    print(f"fuzz: {args.runs} runs, seed {args.seed}, on {info.describe()}", flush=True)
+    results, t0 = [], time.perf_counter()
+    for i in range(args.runs):
+        res = one_run(i, rng, techs, args.simulator)
+        results.append(res)
+        if res["outcome"] in ("wrong", "error"):
+            print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "
+                  f"instrument={res['instrument']}: {res['message']}", flush=True)
+            if "traceback" in res:
+                print(res["traceback"], flush=True)
+    counts = {k: sum(r["outcome"] == k for r in results) for k in ("ok", "refused", "wrong", "error")}
+    per_tech: dict = {}
+    for r in results:
+        per_tech.setdefault(r["technique"], {}).setdefault(r["outcome"], 0)
+        per_tech[r["technique"]][r["outcome"]] += 1
+    for tech, c in sorted(per_tech.items()):
+        print(f"  {tech:24s} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+    print(f"fuzz: {counts['ok']} ok, {counts['refused']} refused by a knob rule or the device, "
+          f"{counts['wrong']} wrong, {counts['error']} errors in {time.perf_counter() - t0:.0f} s", flush=True)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"device": info.describe(), "seed": args.seed, "counts": counts,
+                                         "runs": results}, indent=1, default=str))
+    return 1 if counts["wrong"] or counts["error"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
