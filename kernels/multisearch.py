@@ -120,6 +120,19 @@ def _resolved(cb: Callbacks):
 
 
 @cuda.jit(device=True)
+def _claim(D, w, nxt):
+    """(w's level as this thread found it, whether this thread claimed w): a vertex not reached
+    yet (-1) goes to level nxt by compare-and-swap, so exactly one thread claims it."""
+    dw = D[w]
+    if dw != -1:
+        return dw, False
+    old = cuda.atomic.cas(D, w, int32(-1), nxt)
+    if old == -1:
+        return nxt, True
+    return old, False
+
+
+@cuda.jit(device=True)
 def _first_at(order, dist, n, back, end, level):
     """First k in [0, end) whose vertex is at `level` or deeper: the k-th vertex of the front part
     is order[k], of the back part order[n - 1 - k]; levels never decrease along either."""
@@ -151,6 +164,15 @@ def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
     init, prior, visit, post, finalize = _resolved(callbacks)
     has_finalize = callbacks.finalize is not None
 
+    @cuda.jit(device=True)
+    def enqueue(O, sh, offsets, n, T, w):
+        """w to the thread queue (from the front of O) if out-degree < T or there is no warp
+        queue, else to the warp queue (from the back)."""
+        if thread_queue and (not warp_queue or offsets[w + 1] - offsets[w] < T):
+            O[cuda.atomic.add(sh, _SMALL, 1)] = w
+        else:
+            O[n - 1 - cuda.atomic.add(sh, _BIG, 1)] = w
+
     @cuda.jit
     def multisearch(offsets, indices, sources, row0, count, next_search, dist, order, stats, T, data):
         sh = cuda.shared.array(_NUM_SHARED, int32)
@@ -180,14 +202,9 @@ def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
             cuda.syncthreads()
             if tid == 0:
                 D[src] = 0
-                if thread_queue and (not warp_queue or offsets[src + 1] - offsets[src] < T):
-                    O[0] = src
-                    sh[_SMALL] = 1
-                    sh[_BIG] = 0
-                else:
-                    O[n - 1] = src
-                    sh[_SMALL] = 0
-                    sh[_BIG] = 1
+                sh[_SMALL] = 0
+                sh[_BIG] = 0
+                enqueue(O, sh, offsets, n, T, src)
             cuda.syncthreads()
             s_lo = 0
             b_lo = 0
@@ -220,16 +237,9 @@ def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
                             edges += end - begin
                         for e in range(begin + lane, end, 32):
                             w = indices[e]
-                            dw = D[w]
-                            if dw == -1:
-                                old = cuda.atomic.cas(D, w, int32(-1), nxt)
-                                dw = old
-                                if old == -1:
-                                    dw = nxt
-                                    if thread_queue and offsets[w + 1] - offsets[w] < T:
-                                        O[cuda.atomic.add(sh, _SMALL, 1)] = w
-                                    else:
-                                        O[n - 1 - cuda.atomic.add(sh, _BIG, 1)] = w
+                            dw, claimed = _claim(D, w, nxt)
+                            if claimed:
+                                enqueue(O, sh, offsets, n, T, w)
                             visit(s, v, w, level, dw, data)
                 if thread_queue:
                     for p in range(s_lo + tid, s_hi, nthreads):
@@ -239,16 +249,9 @@ def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
                         edges += end - begin
                         for e in range(begin, end):
                             w = indices[e]
-                            dw = D[w]
-                            if dw == -1:
-                                old = cuda.atomic.cas(D, w, int32(-1), nxt)
-                                dw = old
-                                if old == -1:
-                                    dw = nxt
-                                    if not warp_queue or offsets[w + 1] - offsets[w] < T:
-                                        O[cuda.atomic.add(sh, _SMALL, 1)] = w
-                                    else:
-                                        O[n - 1 - cuda.atomic.add(sh, _BIG, 1)] = w
+                            dw, claimed = _claim(D, w, nxt)
+                            if claimed:
+                                enqueue(O, sh, offsets, n, T, w)
                             visit(s, v, w, level, dw, data)
                 cuda.syncthreads()
                 if tid == 0:
@@ -341,13 +344,9 @@ def edge_kernel(callbacks: Callbacks):
                     u = arc_source[e]
                     if D[u] == level:
                         w = indices[e]
-                        dw = D[w]
-                        if dw == -1:
-                            old = cuda.atomic.cas(D, w, int32(-1), nxt)
-                            dw = old
-                            if old == -1:
-                                dw = nxt
-                                cuda.atomic.add(sh, _FOUND, 1)
+                        dw, claimed = _claim(D, w, nxt)
+                        if claimed:
+                            cuda.atomic.add(sh, _FOUND, 1)
                         visit(s, u, w, level, dw, data)
                 cuda.syncthreads()
                 found = sh[_FOUND]

@@ -167,6 +167,15 @@ def _pref(sh64, prefix, in_sh, first, i):
 
 
 @cuda.jit(device=True)
+def _entry(lv, sh64, in_sh, first, s):
+    """Frontier entry s as a walk over work-units needs it: (the end of its units, its vertex, and
+    what turns a unit x of it into its edge: row + x)."""
+    offsets, frontier, prefix = lv[0], lv[2], lv[4]
+    u = frontier[s]
+    return _pref(sh64, prefix, in_sh, first, s + 1), u, offsets[u] - _pref(sh64, prefix, in_sh, first, s)
+
+
+@cuda.jit(device=True)
 def _owner_slice(sh64, prefix, in_sh, first, last, x):
     """owner() over entries first..last, in the shared slice when it fits, else in global memory."""
     if in_sh:
@@ -198,7 +207,7 @@ def two_phase(lv, ops, hist, q, acc, sh, K, p2):
     whatever their entries (balanced across blocks); its slice of the prefix sum is loaded into
     shared memory, thread t finds unit c B K + t K by one search there and walks K units in
     order (scattered accesses, the chapter's Fig. 10)."""
-    offsets, indices, frontier, fsize, prefix = lv[0], lv[1], lv[2], lv[3], lv[4]
+    indices, fsize, prefix = lv[1], lv[3], lv[4]
     sh64, n64 = sh[0], sh[3]
     instrument = ops[3][0]
     tid = cuda.threadIdx.x
@@ -220,18 +229,14 @@ def two_phase(lv, ops, hist, q, acc, sh, K, p2):
             s = _owner_slice(sh64, prefix, in_sh, first, last, x)
             if instrument:
                 acc[A_SEARCH] += 1
-            s_end = _pref(sh64, prefix, in_sh, first, s + 1)
-            u = frontier[s]
-            row = offsets[u] - _pref(sh64, prefix, in_sh, first, s)
+            s_end, u, row = _entry(lv, sh64, in_sh, first, s)
         for _ in range(K):
             has = x < x1
             v = int32(0)
             if has:
                 while x >= s_end:
                     s += 1
-                    s_end = _pref(sh64, prefix, in_sh, first, s + 1)
-                    u = frontier[s]
-                    row = offsets[u] - _pref(sh64, prefix, in_sh, first, s)
+                    s_end, u, row = _entry(lv, sh64, in_sh, first, s)
                 v = indices[row + x]
                 x += 1
             qn, rounds = step(has, v, u, ops, hist, q, qn, rounds, acc)
@@ -249,7 +254,7 @@ def multi_phase(lv, ops, hist, q, acc, sh, K, IS):
     them back transposed, unit j B + t by thread t, so consecutive lanes load consecutive edges.
     The paper stages the units in registers first; Numba keeps arrays indexed at run time in
     local memory, not registers, so they go to shared memory directly."""
-    offsets, indices, frontier, fsize, prefix = lv[0], lv[1], lv[2], lv[3], lv[4]
+    indices, fsize, prefix = lv[1], lv[3], lv[4]
     sh64, sh32, off_g32 = sh[0], sh[1], sh[4]
     instrument = ops[3][0]
     tid = cuda.threadIdx.x
@@ -274,16 +279,12 @@ def multi_phase(lv, ops, hist, q, acc, sh, K, IS):
                 s = _owner_slice(sh64, prefix, in_sh, first, last, x)
                 if instrument:
                     acc[A_SEARCH] += 1
-                s_end = _pref(sh64, prefix, in_sh, first, s + 1)
-                u = frontier[s]
-                row = offsets[u] - _pref(sh64, prefix, in_sh, first, s)
+                s_end, u, row = _entry(lv, sh64, in_sh, first, s)
                 slot = tid * K
                 while x < x1:
                     while x >= s_end:
                         s += 1
-                        s_end = _pref(sh64, prefix, in_sh, first, s + 1)
-                        u = frontier[s]
-                        row = offsets[u] - _pref(sh64, prefix, in_sh, first, s)
+                        s_end, u, row = _entry(lv, sh64, in_sh, first, s)
                     sh64[slice_cap + slot] = row + x
                     sh32[off_g32 + slot] = u
                     slot += 1
