@@ -22,7 +22,7 @@ import functools
 
 from numba import cuda, int32, int64, uint32
 
-from .bfs4k.device import _OPTIONS, _count_degrees, _heavy_push, _heavy_slot
+from .bfs4k.device import _OPTIONS, _count_degrees, _heavy_push, _heavy_slot, heavy_entry
 from .frontier_ops import uidx as _u
 from .primitives import (FULL_MASK, WARP_SIZE, clock64, warp_binary_exclusive_scan, warp_exclusive_scan_total,
                          warp_inclusive_scan, warp_max, warp_search_owner, warp_sum)
@@ -341,9 +341,7 @@ def _heavy(out_offsets, out_indices, in_offsets, directed, dist, parent, dst, bi
     while c * chunk < total:  # warp-uniform
         start = c * chunk + lane
         slot = _heavy_slot(heavy_off, count, start) if start < total else 0
-        s_end = heavy_off[slot + 1] if slot + 1 < count else total
-        u = heavy_v[slot]
-        row = out_offsets[u] - heavy_off[slot]
+        s_end, u, row = heavy_entry(out_offsets, heavy_v, heavy_off, count, total, slot)
         for j in range(rounds):
             x = start + j * WARP_SIZE
             has = x < total
@@ -351,9 +349,7 @@ def _heavy(out_offsets, out_indices, in_offsets, directed, dist, parent, dst, bi
             if has:
                 while x >= s_end:
                     slot += 1
-                    s_end = heavy_off[slot + 1] if slot + 1 < count else total
-                    u = heavy_v[slot]
-                    row = out_offsets[u] - heavy_off[slot]
+                    s_end, u, row = heavy_entry(out_offsets, heavy_v, heavy_off, count, total, slot)
                 v = out_indices[_u(row + x)]
             _td_visit(has, v, u, nxt, dist, parent, bits, nb, dst, out, s, out_offsets, in_offsets, directed,
                       acc)

@@ -137,3 +137,11 @@ def _heavy_slot(heavy_off, count, x):
             hi = mid - 1
     return lo
 
+
+@cuda.jit(device=True)
+def heavy_entry(offsets, heavy_v, heavy_off, count, total, s):
+    """Heavy slot s of `count` (`total` flat edges) as a walk needs it: (the end of its flat edges,
+    its vertex, and what turns a flat edge x of it into its edge: row + x)."""
+    u = heavy_v[s]
+    return heavy_off[s + 1] if s + 1 < count else total, u, offsets[u] - heavy_off[s]
+

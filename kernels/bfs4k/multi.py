@@ -6,9 +6,38 @@ from numba import cuda, int32, int64
 
 from ..frontier_ops import flush, visit
 from .device import (NUM_ACC, _OPTIONS, _acc_counts, _count_degrees, _heavy_slot, _last_warp_publishes,
-                     _no_cluster, _start_block)
+                     _no_cluster, _start_block, heavy_entry)
 from .expand import expand_edge_discover, expand_virtual_warp
 from .layout import CULL_ENTRIES, DEGREE_BINS, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, QLEN
+
+
+@cuda.jit(device=True)
+def heavy_edges(offsets, indices, heavy_v, heavy_off, heavy_ctr, k3, ops, q, acc, k7):
+    """§5.3's child grid: the level's heavy vertices' edges as one flat range; block b walks
+    [b*K3*B, (b+1)*K3*B), each thread K3 of them, B apart so loads coalesce; then flushes."""
+    nxt, graph, mode, inst, filt, out_grp, nocl = ops
+    packed = heavy_ctr[0]
+    count = int32(packed >> 40)
+    total = packed & ((int64(1) << 40) - 1)
+    B = cuda.blockDim.x
+    start = int64(cuda.blockIdx.x) * k3 * B + cuda.threadIdx.x
+    # One binary search per thread; its K3 edges are B apart, so the slot only ever moves forward.
+    s = _heavy_slot(heavy_off, count, start) if start < total else 0
+    s_end, u, row = heavy_entry(offsets, heavy_v, heavy_off, count, total, s)
+    qn = int32(0)
+    for j in range(k3):
+        x = start + j * B
+        has = x < total
+        v = int32(0)
+        if has:
+            while x >= s_end:
+                s += 1
+                s_end, u, row = heavy_entry(offsets, heavy_v, heavy_off, count, total, s)
+            v = indices[row + x]
+        qn = visit(has, v, u, nxt, graph, mode, inst, filt, q, qn, acc, nocl)
+        if (j + 1) % QLEN == 0:
+            qn = flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
+    flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
 
 
 @functools.cache
@@ -59,39 +88,10 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
         q = cuda.local.array((1, QLEN), int32)
-        qn = int32(0)
-        nocl = _no_cluster(offsets, cnt)
-        graph = (dist, parent)
-        mode = (atomic_claim, False, cull, -1)
-        inst = (instrument, stamp, stamp2)
-        filt = (dedup, table, hmask, tid, cull, cull_base)
-        out_grp = (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1)
-        packed = heavy_ctr[0]
-        count = int32(packed >> 40)
-        total = packed & ((int64(1) << 40) - 1)
-        B = cuda.blockDim.x
-        start = int64(cuda.blockIdx.x) * k3 * B + tid
-        nxt = int32(level + 1)
-        # One binary search per thread; its K3 edges are B apart, so the slot only ever moves forward.
-        s = _heavy_slot(heavy_off, count, start) if start < total else 0
-        s_end = heavy_off[s + 1] if s + 1 < count else total
-        u = heavy_v[s]
-        row = offsets[u] - heavy_off[s]
-        for j in range(k3):
-            x = start + j * B
-            has = x < total
-            v = int32(0)
-            if has:
-                while x >= s_end:
-                    s += 1
-                    s_end = heavy_off[s + 1] if s + 1 < count else total
-                    u = heavy_v[s]
-                    row = offsets[u] - heavy_off[s]
-                v = indices[row + x]
-            qn = visit(has, v, u, nxt, graph, mode, inst, filt, q, qn, acc, nocl)
-            if (j + 1) % QLEN == 0:
-                qn = flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
-        flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
+        ops = (int32(level + 1), (dist, parent), (atomic_claim, False, cull, -1), (instrument, stamp, stamp2),
+               (dedup, table, hmask, tid, cull, cull_base),
+               (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
+        heavy_edges(offsets, indices, heavy_v, heavy_off, heavy_ctr, k3, ops, q, acc, k7)
         _acc_counts(acc, cnt, 0)
         _last_warp_publishes(cnt, finished, counters)
 
@@ -122,4 +122,3 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
                 cuda.atomic.add(hist, DEGREE_BINS + tid, hist_s[tid])
 
     return bfs4k_multi, bfs4k_heavy, bfs4k_stats
-

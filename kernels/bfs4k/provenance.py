@@ -20,9 +20,9 @@ import types
 
 from numba import cuda, int32, int64
 
-from ..frontier_ops import A_CONF, A_DET, A_GEN, A_UNDET, flush, hash64, visit, visit_pair, warp_cull
-from . import expand
-from .device import NUM_ACC, _OPTIONS, _acc_counts, _heavy_slot, _last_warp_publishes, _no_cluster, _start_block
+from ..frontier_ops import A_CONF, A_DET, A_GEN, A_UNDET, hash64, visit, visit_pair, warp_cull
+from . import expand, multi
+from .device import NUM_ACC, _OPTIONS, _acc_counts, _last_warp_publishes, _no_cluster, _start_block
 from .layout import (CULL_ENTRIES, HASH64, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, P_BLOCK, P_CULL, P_HASH, P_HEAVY,
                      P_KEPT, P_KERNEL, P_LANE, P_LEVEL, P_MULTI, P_PARENT, P_VERTEX, P_WARP, QLEN, WARP_CULL,
                      prov_sampled)
@@ -92,6 +92,7 @@ _visit = _with_globals(visit, enqueue=enqueue_logged)
 _visit_pair = _with_globals(visit_pair, enqueue=enqueue_logged)
 expand_virtual_warp = _with_globals(expand.expand_virtual_warp, visit=_visit, visit_pair=_visit_pair)
 expand_edge_discover = _with_globals(expand.expand_edge_discover, visit=_visit)
+heavy_edges = _with_globals(multi.heavy_edges, visit=_visit)
 
 
 def shared_bytes(hash_entries: int, block_threads: int) -> int:
@@ -148,38 +149,10 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, WARP_CULL, acc)
         q = cuda.local.array((1, QLEN), int32)
-        qn = int32(0)
-        nocl = _no_cluster(offsets, cnt)
-        graph = (dist, parent)
-        mode = (atomic_claim, False, cull, -1)
-        inst = (True, stamp, stamp2, log, log_ctr, log_mask, P_HEAVY)
-        filt = (dedup, table, hmask, tid, cull, cull_base)
-        out_grp = (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1)
-        packed = heavy_ctr[0]
-        count = int32(packed >> 40)
-        total = packed & ((int64(1) << 40) - 1)
-        B = cuda.blockDim.x
-        start = int64(cuda.blockIdx.x) * k3 * B + tid
-        nxt = int32(level + 1)
-        s = _heavy_slot(heavy_off, count, start) if start < total else 0
-        s_end = heavy_off[s + 1] if s + 1 < count else total
-        u = heavy_v[s]
-        row = offsets[u] - heavy_off[s]
-        for j in range(k3):
-            x = start + j * B
-            has = x < total
-            v = int32(0)
-            if has:
-                while x >= s_end:
-                    s += 1
-                    s_end = heavy_off[s + 1] if s + 1 < count else total
-                    u = heavy_v[s]
-                    row = offsets[u] - heavy_off[s]
-                v = indices[row + x]
-            qn = _visit(has, v, u, nxt, graph, mode, inst, filt, q, qn, acc, nocl)
-            if (j + 1) % QLEN == 0:
-                qn = flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
-        flush(q, qn, out_grp, False, k7, acc, nxt, nocl)
+        ops = (int32(level + 1), (dist, parent), (atomic_claim, False, cull, -1),
+               (True, stamp, stamp2, log, log_ctr, log_mask, P_HEAVY), (dedup, table, hmask, tid, cull, cull_base),
+               (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
+        heavy_edges(offsets, indices, heavy_v, heavy_off, heavy_ctr, k3, ops, q, acc, k7)
         _acc_counts(acc, cnt, 0)
         _last_warp_publishes(cnt, finished, counters)
 
