@@ -15,3 +15,18 @@ os.environ.setdefault("BFS4K_CACHE_DIR", os.path.join(os.path.dirname(__file__),
 
 def pytest_report_header(config):
     return f"kernels run on: {BACKEND.describe()}"
+
+
+#: Run first: networkx's own suites in a subprocess, the longest test (about 7 minutes under the
+#: simulator); with `-n 2` the other worker runs everything else meanwhile.
+FIRST = ("tests/test_nx_backend.py::test_networkx_own_tests_pass_with_the_backend",)
+#: Run last: JupyterLab in Chromium, whose timeouts should not race the heaviest tests for the CPU.
+LAST = ("tests/test_browser.py::",)
+
+
+def pytest_collection_modifyitems(session, config, items):
+    def rank(item):
+        node = item.nodeid
+        return 0 if node.startswith(FIRST) else 2 if node.startswith(LAST) else 1
+
+    items.sort(key=rank)  # stable: the order within each rank is kept
