@@ -102,6 +102,32 @@ def test_params_array_points_at_the_marshalled_arguments():
     assert [ctypes.c_int64.from_address(p).value for p in ptrs] == [3, 9]
 
 
+def test_params_array_always_points_at_the_current_arguments():
+    """Whatever order the queues come in and whichever scalars change, the parameter array the
+    launch gets points at exactly the current arguments' marshalled forms (kept arrays are found
+    by the chunks of the positions that ever changed)."""
+    import ctypes
+
+    class ScalarsKernel(FakeKernel):
+        def _prepare_args(self, ty, val, stream, retr, out):  # as Numba marshals these types
+            out.append(7 if hasattr(val, "_numba_type_") else ctypes.c_double(val) if type(val) is float else val)
+
+    rng = np.random.default_rng(3)
+    queues = [FakeArray() for _ in range(3)]
+    kern = ScalarsKernel((types.Array(types.int32, 1, "C"),) * 3 + (types.int64, types.boolean, types.float64))
+    plan = launcher._Plan(kern, (queues[0], queues[1], queues[2], 0, False, 0.5))
+    for step in range(200):
+        order = rng.permutation(3) if step > 20 else [step % 2, 1 - step % 2, 2]
+        args = (*[queues[j] for j in order], int(rng.integers(3)), bool(rng.integers(2)),
+                float(rng.integers(2)) / 4)
+        assert plan.update(args)
+        flat = [c for chunk in plan.chunks for c in chunk]
+        ptrs = (ctypes.c_void_p * len(flat)).from_address(plan.params_address())
+        assert list(ptrs) == [ctypes.addressof(c) for c in flat], step
+        assert [plan.chunks[i] is plan._recent(i, a) for i, a in enumerate(args[:3])] == [True] * 3
+        assert [plan.chunks[i][0].value for i in (3, 4, 5)] == list(args[3:])
+
+
 @pytest.mark.parametrize("args", [
     (FakeArray(types.int64), FakeArray(), 5, True),  # another dtype: another compiled overload
     (FakeArray(), FakeArray(), 5, 1),  # int where the kernel was compiled for a bool

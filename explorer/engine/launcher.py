@@ -78,7 +78,7 @@ class _Plan:
     pointers to them that cuLaunchKernel takes."""
 
     __slots__ = ("kern", "cufunc", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty",
-                 "shared_ok", "cluster_ok", "cooperative")
+                 "varying", "shared_ok", "cluster_ok", "cooperative")
 
     def __init__(self, kern, args):
         self.kern = kern
@@ -93,6 +93,7 @@ class _Plan:
         self.chunks = [self._marshal(i, a) for i, a in enumerate(args)]
         self.params = None
         self.arrays: dict = {}  # chunk identities -> (chunks, parameter array), one per queue order
+        self.varying: list = []  # positions whose marshalled form has changed since the first launch
         self.dirty = True
         # Dynamic shared memory the kernel is allowed. Without opting in, dynamic and static together
         # may reach 48 KB: any dynamic size opts in (once a size), not to depend on the static one.
@@ -100,45 +101,78 @@ class _Plan:
         self.cluster_ok = 8  # blocks a cluster may have without opting in (the portable size)
         self.cooperative = bool(getattr(kern, "cooperative", False))  # it has a grid barrier
 
+    def _recent(self, i, value):
+        """The marshalled form of device array `value` if it is one of the last two passed at i."""
+        for old, out in self.seen.get(i, ()):
+            if old is value:
+                return out
+        return None
+
     def _marshal(self, i, value):
         is_array = hasattr(value, "_numba_type_")
-        recent = self.seen.setdefault(i, []) if is_array else None
         if is_array:
-            for old, out in recent:
-                if old is value:
-                    return out
+            out = self._recent(i, value)
+            if out is not None:
+                return out
         raw, retr = [], []
         self.kern._prepare_args(self.types[i], value, 0, retr, raw)
         if retr:  # a host array was copied for this launch: never reuse that
             raise TypeError("host arrays are not reused between launches")
         out = [_ctype(x) for x in raw]
         if is_array:
+            recent = self.seen.setdefault(i, [])
             recent.insert(0, (value, out))
             del recent[2:]
         return out
 
     def update(self, args) -> bool:
         """Re-marshal the arguments that changed; False if the compiled overload no longer fits."""
+        # Runs before every launch: the common cases (the same object, a scalar of the same type,
+        # a queue seen at this position before) skip comparing Numba types, which costs a
+        # microsecond or more each.
         if len(args) != len(self.args):
             return False
+        last = self.args
         for i, a in enumerate(args):
-            old = self.args[i]
-            if a is old or (type(a) is type(old) and type(a) in (int, bool) and a == old):
+            old = last[i]
+            if a is old:
                 continue
-            if _fast_type(a) != self.types[i]:
-                return False  # a type change (or an unusual argument): let Numba type it again
-            if type(a) in (int, bool):  # a scalar: its ctypes slot takes the new value in place
-                self.chunks[i][0].value = a
-            else:
-                self.chunks[i] = self._marshal(i, a)
+            ta = type(a)
+            if (ta is int or ta is bool) and ta is type(old):  # its ctypes slot takes the value in place
+                if a != old:
+                    self.chunks[i][0].value = a
+                    last[i] = a
+                continue
+            out = self._recent(i, a)  # marshalled here before, so of this position's type
+            if out is None:
+                if _fast_type(a) != self.types[i]:
+                    return False  # a type change (or an unusual argument): let Numba type it again
+                if ta is int or ta is bool:
+                    self.chunks[i][0].value = a
+                    last[i] = a
+                    continue
+                out = self._marshal(i, a)
+            if out is not self.chunks[i]:
+                self.chunks[i] = out
+                if i not in self.varying:
+                    self._vary(i)
                 self.dirty = True
-            self.args[i] = a
+            last[i] = a
         return True
+
+    def _vary(self, i) -> None:
+        """Position i's marshalled form changes from now on: the kept parameter arrays are keyed
+        by the identities of the varying positions' chunks, which each entry holds."""
+        self.varying.append(i)
+        self.arrays = {tuple([id(kept[j]) for j in self.varying]): (kept, params)
+                       for kept, params in self.arrays.values()}
 
     def params_address(self) -> int:
         """Address of the void*[] of argument pointers (rebuilt only after a change)."""
         if self.dirty:
-            key = tuple(map(id, self.chunks))
+            # Only the varying positions' chunks tell the kept arrays apart (see _vary).
+            chunks = self.chunks
+            key = tuple([id(chunks[i]) for i in self.varying])
             hit = self.arrays.get(key)
             if hit is None:
                 if len(self.arrays) >= 4:
