@@ -216,9 +216,9 @@ class Launcher:
     """`launcher(kernel, blocks, threads, shared_bytes, *args)` launches on the default stream.
 
     Call `prepare` with the same arguments first (outside any timing): it compiles what is not
-    compiled yet, reporting through `on_compile` (see `compile_overload`), and marshals the arguments. One
-    launcher serves every run of the process (`Launcher.shared()`): the engine reuses a graph's
-    device buffers between runs, so a second run re-marshals only its scalars.
+    compiled yet, reporting through `on_compile` (see `compile_overload`), and marshals the
+    arguments. One launcher serves every run of the process (`Launcher.shared()`): the engine
+    reuses a graph's device buffers between runs, so a second run re-marshals only its scalars.
     """
 
     _shared: "Launcher | None" = None
