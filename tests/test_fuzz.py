@@ -1,0 +1,52 @@
+"""benchmarks/fuzz.py: random graphs, roots and knob settings, every result checked; a wrong
+answer must be reported with what reproduces it, and fail the run."""
+import json
+
+import numpy as np
+
+from benchmarks import fuzz
+from explorer import api, backend
+
+SIM = backend.current().is_simulator
+
+
+def _main(argv):
+    return fuzz.main([*argv, *(["--simulator"] if SIM else [])])
+
+
+def test_fuzz_runs_and_checks_every_result(tmp_path, capsys):
+    out = tmp_path / "fuzz.json"
+    assert _main(["--runs", "4", "--seed", "3", "--technique", "cpu-topdown", "--technique", "topdown-queue",
+                  "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["counts"] == {"ok": 4, "refused": 0, "wrong": 0, "error": 0}
+    assert {r["technique"] for r in report["runs"]} <= {"cpu-topdown", "topdown-queue"}
+    assert all(r["outcome"] == "ok" and r["levels"] >= 1 for r in report["runs"])
+    assert "4 ok, 0 refused" in capsys.readouterr().out
+
+
+def test_fuzz_reports_a_wrong_answer_with_what_reproduces_it(monkeypatch, capsys):
+    real = api.run_bfs
+
+    class Wrong:
+        """A run whose distances are off by one at the farthest vertex."""
+
+        def __init__(self, run):
+            self.run = run
+
+        def __iter__(self):
+            return iter(self.run)
+
+        @property
+        def result(self):
+            r = self.run.result
+            d = np.array(r.distances)
+            d[int(np.argmax(d))] += 1
+            r.distances = d
+            return r
+
+    monkeypatch.setattr(api, "run_bfs", lambda *a, **k: Wrong(real(*a, **k)))
+    assert _main(["--runs", "2", "--seed", "4", "--technique", "cpu-topdown"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL run 0: cpu-topdown on " in out and " from " in out and "knobs" in out
+    assert "0 ok" in out and "2 wrong" in out
