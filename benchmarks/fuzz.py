@@ -163,7 +163,8 @@ def main(argv=None) -> int:
         results.append(res)
         if res["outcome"] in ("wrong", "error"):
             print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "
-                  f"instrument={res['instrument']}: {res['message']}", flush=True)
+                  f"instrument={res['instrument']}: {res['message']} (the same graph again: --seed {args.seed} "
+                  f"--runs {i + 1}{''.join(f' --technique {t}' for t in args.technique or ())})", flush=True)
             if "traceback" in res:
                 print(res["traceback"], flush=True)
     counts = {k: sum(r["outcome"] == k for r in results) for k in ("ok", "refused", "wrong", "error")}

@@ -49,4 +49,5 @@ def test_fuzz_reports_a_wrong_answer_with_what_reproduces_it(monkeypatch, capsys
     assert _main(["--runs", "2", "--seed", "4", "--technique", "cpu-topdown"]) == 1
     out = capsys.readouterr().out
     assert "FAIL run 0: cpu-topdown on " in out and " from " in out and "knobs" in out
+    assert "(the same graph again: --seed 4 --runs 1 --technique cpu-topdown)" in out
     assert "0 ok" in out and "2 wrong" in out
