@@ -1,6 +1,6 @@
 """Random graphs x random roots x random knob settings, every result checked (GPU or simulator).
 
-    python benchmarks/fuzz.py --runs 500 [--seed 1] [--technique bfs4k ...] [--json OUT.json]
+    python benchmarks/fuzz.py --runs 500 [--seed 1] [--technique bfs4k ...] [--multi 0.2] [--json OUT.json]
     NUMBA_ENABLE_CUDASIM=1 python benchmarks/fuzz.py --simulator --runs 60
 
 What the conformance suite does on named graphs with declared knob grids, on graphs and knob
@@ -12,6 +12,10 @@ them) and a source among the vertices of degree >= 1, then checks distances and 
 the CPU reference (`check_result`). A setting still refused (more shared memory than the device
 has, say) is counted as refused, with its message; anything else that goes wrong is a failure,
 printed with what reproduces it. Exit status 1 when any run failed.
+
+--multi SHARE makes that share of the runs many searches at once (`run_many`, all-sources
+distances from up to 70 random sources by a random method, T, word size, direction, batch size
+and slots), each search checked against the CPU BFS from its source.
 
 Under the simulator, graphs stay small and the knobs the technique sets for it
 (`simulator_knobs`, thread counts) stay near those values: a block of 1,024 threads is 1,024
@@ -138,16 +142,56 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
     return {**case, "outcome": "ok", "levels": depth, "ms": r.total_ms}
 
 
+def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
+    """run_many's "distances" (every source's BFS levels) by a random method and settings, each
+    row checked against the CPU BFS from that source."""
+    from explorer.multisearch import run_many
+    from explorer.reference import cpu_bfs
+
+    g, desc = random_graph(rng, simulator)
+    method = ["hybrid", "warp-based", "work-efficient", "edge-parallel", "bit-parallel"][int(rng.integers(5))]
+    n = g.num_vertices
+    k = int(rng.integers(1, min(n, 70) + 1))
+    sources = sorted(int(v) for v in rng.choice(n, k, replace=False))
+    settings = {"method": method, "T": [None, 0, 1, 4, "auto"][int(rng.integers(5))] if method == "hybrid" else None,
+                "word_bits": int(rng.choice([32, 64])), "direction": str(rng.choice(["auto", "push", "pull"])),
+                "heavy": int(rng.integers(1, 300)), "chunk": int(rng.integers(1, 600)),
+                "k": int(rng.integers(1, k + 1)) if rng.random() < 0.5 else None,
+                "slots": int(rng.integers(1, 5)) if rng.random() < 0.5 else None}
+    case = {"run": i, "graph": desc, "vertices": n, "arcs": g.num_arcs, "technique": f"run_many:{method}",
+            "knobs": settings, "source": sources[:8], "instrument": False}
+    try:
+        run = run_many(g, sources, "distances", **settings)
+        list(run)
+        r = run.result
+    except Exception as err:  # noqa: BLE001
+        return {**case, "outcome": "error", "message": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc()}
+    got = np.asarray(r.values["distances"])
+    for row, src in enumerate(r.sources):
+        expected = cpu_bfs(g, int(src))[0]
+        if not np.array_equal(got[row], expected):
+            bad = np.flatnonzero(got[row] != expected)
+            return {**case, "outcome": "wrong", "message": f"search from {int(src)}: {len(bad)} vertices at the wrong "
+                    f"level, e.g. vertex {int(bad[0])}: {int(got[row][bad[0]])} instead of {int(expected[bad[0]])}"}
+    return {**case, "outcome": "ok", "levels": int(got.max()) + 1 if got.size else 0, "ms": None}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--technique", action="append", help="only these (repeatable); default: every implemented one")
     ap.add_argument("--simulator", action="store_true", help="run on the CUDA simulator (small graphs)")
+    ap.add_argument("--multi", type=float, default=0.0, metavar="SHARE",
+                    help="this share of the runs (0..1) are run_many searches (all-sources distances by a "
+                    "random method), checked against the CPU BFS from each source")
     ap.add_argument("--json", type=Path, help="write every run's case and outcome here")
     args = ap.parse_args(argv)
     if args.runs < 1:
         ap.error(f"--runs {args.runs}: give at least 1")
+    if not 0 <= args.multi <= 1:
+        ap.error(f"--multi {args.multi}: a share from 0 to 1")
 
     from explorer import backend
     from explorer.techniques import Technique, implemented_techniques
@@ -159,7 +203,8 @@ def main(argv=None) -> int:
     print(f"fuzz: {args.runs} runs, seed {args.seed}, on {info.describe()}", flush=True)
     results, t0 = [], time.perf_counter()
     for i in range(args.runs):
-        res = one_run(i, rng, techs, args.simulator)
+        multi = args.multi > 0 and rng.random() < args.multi
+        res = one_multi_run(i, rng, args.simulator) if multi else one_run(i, rng, techs, args.simulator)
         results.append(res)
         if res["outcome"] in ("wrong", "error"):
             print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "

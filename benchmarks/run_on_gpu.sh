@@ -28,7 +28,7 @@ for part in "$@"; do
                    facebook_combined --budget 45 --bc ;;
         nx) run nx 300 python3 benchmarks/bench_nx.py --out "$out" ;;
         table2) run table2 540 python3 benchmarks/bench_table2.py --out "$out" ;;
-        fuzz) run fuzz 420 python3 benchmarks/fuzz.py --runs 1500 --seed "$(date +%s)" --json "$out/fuzz.json" ;;
+        fuzz) run fuzz 420 python3 benchmarks/fuzz.py --runs 1500 --multi 0.2 --seed "$(date +%s)" --json "$out/fuzz.json" ;;
         coldstart) run coldstart 240 python3 benchmarks/cold_start.py ;;
         yardsticks)
             run plain_single_block 120 python3 benchmarks/plain_single_block.py

@@ -1,6 +1,7 @@
 """benchmarks/fuzz.py: random graphs, roots and knob settings, every result checked; a wrong
 answer must be reported with what reproduces it, and fail the run."""
 import json
+import re
 
 import numpy as np
 
@@ -51,3 +52,16 @@ def test_fuzz_reports_a_wrong_answer_with_what_reproduces_it(monkeypatch, capsys
     assert "FAIL run 0: cpu-topdown on " in out and " from " in out and "knobs" in out
     assert "(the same graph again: --seed 4 --runs 1 --technique cpu-topdown)" in out
     assert "0 ok" in out and "2 wrong" in out
+
+
+def test_fuzz_checks_many_searches_at_once_source_by_source(monkeypatch, capsys):
+    assert _main(["--runs", "1", "--seed", "3", "--multi", "1"]) == 0
+    assert re.search(r"run_many:\S+ +ok 1\n", capsys.readouterr().out)
+
+    from explorer import reference
+
+    real = reference.cpu_bfs
+    monkeypatch.setattr(reference, "cpu_bfs", lambda g, s: (real(g, s)[0] + 1, real(g, s)[1]))
+    assert _main(["--runs", "1", "--seed", "2", "--multi", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL run 0: run_many:" in out and "vertices at the wrong level" in out
