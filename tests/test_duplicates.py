@@ -149,13 +149,15 @@ def test_bad_input_is_named(kwargs, error, message):
 def test_the_normal_kernels_keep_their_own_enqueue():
     # The provenance kernels call copies of the expansion code; the originals are untouched.
     from kernels import frontier_ops
-    from kernels.bfs4k import expand, provenance
+    from kernels.bfs4k import expand, multi, provenance
 
     fn = lambda d: getattr(d, "py_func", None) or d.fn  # noqa: E731
     assert fn(frontier_ops.visit).__globals__["enqueue"] is frontier_ops.enqueue
     assert fn(expand.expand_virtual_warp).__globals__["visit"] is frontier_ops.visit
+    assert fn(multi.heavy_edges).__globals__["visit"] is frontier_ops.visit
     assert fn(provenance._visit).__globals__["enqueue"] is provenance.enqueue_logged
     assert fn(provenance.expand_virtual_warp).__globals__["visit"] is provenance._visit
+    assert fn(provenance.heavy_edges).__globals__["visit"] is provenance._visit
 
 
 def _fake(claims: list[tuple], dup_generated=None) -> Provenance:
