@@ -73,6 +73,13 @@ def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -
         on_compile(name, f"{how} in {seconds:.2f} s")
 
 
+def compile_status(name: str, outcome: str | None, first_use: str = "first use in this process") -> str:
+    """The status line for `compile_overload`'s report: before (outcome None) and after."""
+    if outcome is None:
+        return f"preparing the {name} kernel ({first_use}: compiling it, or loading it from the disk cache)"
+    return f"the {name} kernel: {outcome}"
+
+
 class _Plan:
     """One kernel's compiled overload, the marshalled form of its last arguments and the array of
     pointers to them that cuLaunchKernel takes."""

@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import backend
 from ..engine import Session
+from ..engine.launcher import compile_status
 from ..engine.runtime import DeviceLimits, for_technique
 from ..graphs import CSRGraph
 from ..stats import Direction
@@ -198,11 +199,7 @@ class MultiSearchRun:
 
     # ------------------------------------------------------------------ the run
     def _compiling(self, name: str, outcome: str | None = None) -> None:
-        if outcome is None:
-            self._status(f"preparing the {name} kernel (first use of this callback set in this process: "
-                         "compiling it, or loading it from the disk cache)")
-        else:
-            self._status(f"the {name} kernel: {outcome}")
+        self._status(compile_status(name, outcome, "first use of this callback set in this process"))
 
     def _steps(self) -> Iterator[Progress]:
         rt, g = self.runtime, self.graph

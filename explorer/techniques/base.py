@@ -46,11 +46,9 @@ class RunContext:
 
     def compiling(self, name: str, outcome: str | None = None) -> None:
         """What the launcher says while it prepares a kernel (`compile_overload`)."""
-        if outcome is None:
-            self.status(f"preparing the {name} kernel (first use in this process: compiling it, "
-                        "or loading it from the disk cache)")
-        else:
-            self.status(f"the {name} kernel: {outcome}")
+        from ..engine.launcher import compile_status  # the engine imports this module
+
+        self.status(compile_status(name, outcome))
 
     def launch_now(self, kernel, blocks, threads, shared, *args) -> None:
         """An untimed set-up launch."""
