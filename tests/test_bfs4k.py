@@ -216,6 +216,24 @@ def test_a_single_block_launch_costs_one_state_read_back(monkeypatch):
     assert copies == [(g.num_vertices,), (g.num_vertices,)]
 
 
+def test_exclusive_claims_are_instrumented_without_the_duplicate_stamps():
+    # Compare-and-swap and the visited bitmap claim each vertex once, so their duplicates' ground
+    # truth is 0 by construction: instrumenting them compiles the same kernels as not (the two
+    # atomic exchanges a claim cost Kronecker 22 half its time); the racy claim keeps them.
+    from kernels import bfs4k as k
+
+    for cluster in (1, 2):
+        assert k.kernels_for(True, True, k.NO_DEDUP, 64, True, cluster) == \
+            k.kernels_for(False, True, k.NO_DEDUP, 64, True, cluster)
+    assert k.kernels_for(True, True, k.HASH64, 64) == k.kernels_for(False, True, k.HASH64, 64)
+    race, plain = k.kernels_for(True, False, k.HASH64, 64), k.kernels_for(False, False, k.HASH64, 64)
+    assert race.multi is not plain.multi and race.single is not plain.single
+    r = bfs4k(SMALL["kron6"], claim="atomic", K5=0)  # its records still count, and find none
+    assert all(lv.dup_generated == 0 and lv.discovered == lv.frontier_out for lv in r.levels)
+    racy = bfs4k(SMALL["kron6"], claim="race", dedup="none", K5=0, K1=4)
+    assert racy.summary()["duplicates_generated"] > 0
+
+
 def test_queues_never_grow_without_duplicates():
     # With the atomic claim a frontier holds each vertex once: |V| entries suffice however many
     # edges a level examines (growing them to the edge count slowed Kronecker 22 from 2.8 to 4.8 ms).

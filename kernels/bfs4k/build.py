@@ -30,19 +30,24 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
     size sets its register budget (`register_cap`). Each combination is compiled on first use and
     cached on disk (Numba's cache key includes these closure values). With cluster = C > 1 the
     single-block kernel is its cluster form, bfs4k_cluster, launched as one cluster of C blocks.
+
+    Instrumentation is the duplicates' ground truth (two atomic exchanges a claim). A kernel whose
+    claims are exclusive (compare-and-swap, or the visited bitmap's atomic OR) creates none: each
+    vertex is claimed once, so its counts are 0 by construction and it is compiled without them.
     """
     instrument, atomic_claim, dedup = bool(instrument), bool(atomic_claim), int(dedup)
     if dedup not in (NO_DEDUP, HASH64, WARP_CULL):
         raise ValueError(f"dedup must be NO_DEDUP, HASH64 or WARP_CULL, got {dedup}")
-    multi, heavy, stats = _level_kernels(instrument, atomic_claim, dedup)
+    multi, heavy, stats = _level_kernels(instrument and not atomic_claim, atomic_claim, dedup)
     if shared_visited and not atomic_claim:
         raise ValueError("the shared visited bitmap claims atomically: it needs atomic_claim")
     if cluster == 1:
-        single = _single_kernel(instrument, atomic_claim, dedup, int(single_block_threads), bool(shared_visited))
+        single = _single_kernel(instrument and not atomic_claim, atomic_claim, dedup, int(single_block_threads),
+                                bool(shared_visited))
     elif cluster in (2, 4, 8, 16):
         if not shared_visited:
             raise ValueError("the cluster form splits the visited bitmap over its blocks: it needs shared_visited")
-        single = _cluster_kernel(instrument, dedup, int(single_block_threads), int(cluster))
+        single = _cluster_kernel(dedup, int(single_block_threads), int(cluster))
     else:
         raise ValueError(f"cluster must be 1, 2, 4, 8 or 16 blocks, got {cluster}")
     return Kernels(multi, heavy, single, stats, bfs4k_commit)

@@ -56,7 +56,7 @@ def _cluster_totals(rows_addr, row, C, lv):
 
 
 @functools.cache
-def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
+def _cluster_kernel(dedup: int, max_threads: int, C: int):
     """The single-block kernel spread over a thread-block cluster of C blocks (C a power of two,
     2-16; compute capability 9.0 and later): an extension of the paper, which has one block."""
     shift = C.bit_length() - 1
@@ -154,7 +154,7 @@ def _cluster_kernel(instrument: bool, dedup: int, max_threads: int, C: int):
         acc = cuda.local.array(NUM_ACC, int64)
         graph = (dist, parent)
         mode = (True, True, cull, bm_off)  # claims through the bitmap
-        inst = (instrument, stamp, stamp2)
+        inst = (False, stamp, stamp2)  # the bitmap's claims are exclusive: no duplicates to count
         filt = (dedup, table, hmask, tid, cull, cull_base)
         q = cuda.local.array((2, QLEN), int32)
         while True:
