@@ -205,11 +205,12 @@ def test_a_single_block_launch_costs_one_state_read_back(monkeypatch):
     # The single block's state comes back in the step's one read-back (beside the counters and the
     # histogram) and its log rows by one copy into pinned memory: no further synchronous copies
     # (Runtime.to_host) between launches. Only the run's result copies distances and parents.
-    from explorer.engine.runtime import SimulatorRuntime
+    # Runtime.to_host serves the GPU's runtime and the simulator's (which inherits it).
+    from explorer.engine.runtime import Runtime
 
     copies = []
-    real = SimulatorRuntime.to_host
-    monkeypatch.setattr(SimulatorRuntime, "to_host", lambda self, a: (copies.append(a.shape), real(self, a))[1])
+    real = Runtime.to_host
+    monkeypatch.setattr(Runtime, "to_host", lambda self, a: (copies.append(a.shape), real(self, a))[1])
     g = SMALL["grid6x7"]
     r = bfs4k(g, 0, K5=4, K1=4)
     assert {lv.kernel.value for lv in r.levels} == {"single-block"} and r.num_levels == 12
