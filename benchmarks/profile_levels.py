@@ -60,6 +60,31 @@ def parse_knobs(items):
     return knobs
 
 
+def profile_roots(g, technique, knobs, count, session) -> int:
+    """Each root's elapsed time after a pause of the host (the roots benchmark checks every result
+    between runs) and straight after; returns the slowest root."""
+    import numpy as np
+
+    from benchmarks.bench_direction import SEED
+
+    rng = np.random.default_rng(SEED)
+    roots = [int(r) for r in rng.choice(np.flatnonzero(g.degrees() > 0), size=count, replace=False)]
+    run_bfs(g, g.to_original(roots[0]), technique, knobs, instrument=False, session=session).complete()  # compile, warm up
+    print(f"{'root':>9} {'levels':>6} {'edges':>11} {'paused ms':>9} {'warm ms':>8}  steps")
+    slowest, worst = roots[0], -1.0
+    for root in roots:
+        time.sleep(0.3)  # about what checking a Kronecker 22 result costs the host
+        cold = run_bfs(g, g.to_original(root), technique, knobs, instrument=False, session=session).complete()
+        warm = run_bfs(g, g.to_original(root), technique, knobs, instrument=False, session=session).complete()
+        steps = "".join(lv.kernel.value[0].upper() + ("b" if lv.direction.value == "bottom-up" else "")
+                        for lv in warm.levels)
+        print(f"{root:9d} {warm.num_levels:6d} {warm.traversed_edges:11d} {cold.elapsed_ms:9.3f} "
+              f"{warm.elapsed_ms:8.3f}  {steps[:60]}")
+        if warm.elapsed_ms > worst:
+            slowest, worst = root, warm.elapsed_ms
+    return slowest
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("graph", choices=list(GRAPHS))
@@ -69,6 +94,10 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, default=40, help="levels printed (first and last halves)")
     ap.add_argument("--cprofile", type=int, default=0, metavar="N",
                     help="also profile one more run's host side with cProfile and print its top N functions")
+    ap.add_argument("--roots", type=int, default=0, metavar="N",
+                    help="instead: N random roots of non-zero degree (bench_direction's seed), each run after "
+                         "the host's pause (as the roots benchmark does) and again at once; then the slowest "
+                         "root level by level")
     args = ap.parse_args(argv)
 
     backend.select("gpu")
@@ -76,9 +105,11 @@ def main(argv=None) -> int:
     src = source_for(g, args.graph, args.source)
     knobs = parse_knobs(args.knobs)
     session = Session(g)
-    run_bfs(g, src, args.technique, knobs, instrument=False, session=session).complete()  # compile, warm up
+    if args.roots:
+        src = profile_roots(g, args.technique, knobs, args.roots, session)
+    run_bfs(g, g.to_original(src), args.technique, knobs, instrument=False, session=session).complete()  # compile, warm up
     clock = HostClock()
-    run = run_bfs(g, src, args.technique, knobs, instrument=False, session=session)
+    run = run_bfs(g, g.to_original(src), args.technique, knobs, instrument=False, session=session)
     rows, t = [], time.perf_counter()
     for lv in run:
         now = time.perf_counter()
@@ -91,7 +122,7 @@ def main(argv=None) -> int:
     print(f"host: {clock.launches} launches, {clock.launch_s * 1e3:.3f} ms inside them "
           f"({clock.launch_s * 1e6 / max(clock.launches, 1):.1f} us each), "
           f"{clock.prepare_s * 1e3:.3f} ms preparing them")
-    print(f"{'level':>5} {'frontier':>9} {'edges':>11} {'kernel':>12} {'W':>3} {'ED':>2} {'heavy':>5} "
+    print(f"{'level':>5} {'frontier':>9} {'edges':>11} {'kernel':>12} {'dir':>3} {'W':>3} {'ED':>2} {'heavy':>5} "
           f"{'gpu ms':>8} {'host ms':>8}")
     half = args.rows // 2
     for i, (lv, host_ms) in enumerate(rows):
@@ -99,15 +130,16 @@ def main(argv=None) -> int:
             if i == half:
                 print("  ...")
             continue
-        print(f"{lv.level:5d} {lv.frontier_in:9d} {lv.edges_examined:11d} {lv.kernel.value:>12} {lv.warp_size:3d} "
-              f"{int(lv.edge_discover):2d} {lv.heavy_vertices:5d} {lv.time_ms:8.3f} {host_ms:8.3f}")
+        print(f"{lv.level:5d} {lv.frontier_in:9d} {lv.edges_examined or 0:11d} {lv.kernel.value:>12} "
+              f"{'bu' if lv.direction.value == 'bottom-up' else 'td':>3} {lv.warp_size or 0:3d} "
+              f"{int(lv.edge_discover or 0):2d} {lv.heavy_vertices or 0:5d} {lv.time_ms:8.3f} {host_ms:8.3f}")
     if args.cprofile:
         import cProfile
         import pstats
 
         prof = cProfile.Profile()
         prof.enable()
-        run_bfs(g, src, args.technique, knobs, instrument=False, session=session).complete()
+        run_bfs(g, g.to_original(src), args.technique, knobs, instrument=False, session=session).complete()
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(args.cprofile)
     return 0
