@@ -98,8 +98,8 @@ def timed(g, source, technique, knobs, repeats, ref, session=None):
     own = session is None
     s = Session(g) if own else session
     try:
-        run_bfs(g, source, technique, knobs, instrument=False, session=s).complete()
-        runs = [run_bfs(g, source, technique, knobs, instrument=False, session=s).complete() for _ in range(repeats)]
+        run_bfs(g, g.to_original(source), technique, knobs, instrument=False, session=s).complete()
+        runs = [run_bfs(g, g.to_original(source), technique, knobs, instrument=False, session=s).complete() for _ in range(repeats)]
     finally:
         if own:
             s.close()
@@ -145,11 +145,11 @@ def section_roots(g, name, count):
     with Session(g) as s:
         per = {DO: [], "bfs4k": []}
         for tech, knobs in ((DO, {}), ("bfs4k", TUNED["kron22"])):
-            run_bfs(g, roots[0], tech, knobs, instrument=False, session=s).complete()  # compile, warm up
+            run_bfs(g, g.to_original(roots[0]), tech, knobs, instrument=False, session=s).complete()  # compile, warm up
         for i, root in enumerate(roots):
             ref = cpu_bfs(g, root)[0]
             for tech, knobs in ((DO, {}), ("bfs4k", TUNED["kron22"])):
-                r = run_bfs(g, root, tech, knobs, instrument=False, session=s).complete()
+                r = run_bfs(g, g.to_original(root), tech, knobs, instrument=False, session=s).complete()
                 rep = check_result(g, root, r.distances, r.parents, expected=ref)
                 per[tech].append({"root": root, "elapsed_ms": round(r.elapsed_ms, 4), "edges": r.traversed_edges,
                                   "teps": r.traversed_edges / (r.elapsed_ms * 1e-3), "levels": r.num_levels,

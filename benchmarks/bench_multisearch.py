@@ -140,10 +140,10 @@ def single_source(g, sources, session, args) -> dict:
     trial = []
     for label, tech, knobs in configs:
         try:
-            run_bfs(g, int(sources[0]), tech, knobs, instrument=False, session=session).complete()
+            run_bfs(g, g.to_original(int(sources[0])), tech, knobs, instrument=False, session=session).complete()
             t0 = time.perf_counter()
             for s in sources[:16]:
-                run_bfs(g, int(s), tech, knobs, instrument=False, session=session).complete()
+                run_bfs(g, g.to_original(int(s)), tech, knobs, instrument=False, session=session).complete()
             trial.append((time.perf_counter() - t0, label, tech, knobs))
         except Exception as exc:  # a configuration this graph or GPU refuses
             print(f"    single-source {label}: {type(exc).__name__}: {exc}", flush=True)
@@ -153,7 +153,7 @@ def single_source(g, sources, session, args) -> dict:
     t0 = time.perf_counter()
     meter.begin()
     for s in sources:
-        r = run_bfs(g, int(s), tech, knobs, instrument=False, session=session).complete()
+        r = run_bfs(g, g.to_original(int(s)), tech, knobs, instrument=False, session=session).complete()
         gpu_ms += r.elapsed_ms
         done += 1
         if args.budget and time.perf_counter() - t0 > args.budget and done < len(sources):

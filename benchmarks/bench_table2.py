@@ -98,7 +98,7 @@ def columns() -> list[tuple[str, str, list[dict] | None]]:
 def timed(g, source, tech, knobs, session, limit_s):
     """One uninstrumented run, stopped at the first level that ends past limit_s of wall time.
     (RunResult, None), or (None, the level it was stopped at)."""
-    run = run_bfs(g, source, tech, knobs, instrument=False, session=session)
+    run = run_bfs(g, g.to_original(source), tech, knobs, instrument=False, session=session)
     levels = iter(run)
     t0 = time.perf_counter()
     for lv in levels:

@@ -125,7 +125,7 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
     case = {"run": i, "graph": desc, "vertices": g.num_vertices, "arcs": g.num_arcs, "technique": tech,
             "knobs": knobs, "source": source, "instrument": instrument}
     try:
-        run = run_bfs(g, source, tech, knobs, instrument=instrument)
+        run = run_bfs(g, g.to_original(source), tech, knobs, instrument=instrument)
         levels = list(run)
         r = run.result
     except KnobError as err:

@@ -368,6 +368,7 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
         backend.check_graph_size(graph.num_arcs)
         check_sweep_size(graph, plan, repeats, warmup)
     src = resolve_source(graph, source, seed)
+    own_id = graph.to_original(src)  # run_bfs takes the graph's own ids (a file's, where it kept them)
     expected = cpu_bfs(graph, src)[0]
     total = sweep_runs(plan, repeats, warmup)
     own = session is None
@@ -394,11 +395,11 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
             try:
                 knobs = make_knobs(plan.technique, plan.knobs_of(point))
                 for _ in range(warmup):
-                    run_bfs(graph, src, plan.technique, knobs, instrument=False, limits=limits,
+                    run_bfs(graph, own_id, plan.technique, knobs, instrument=False, limits=limits,
                             session=session).complete()
                     tick(point)
                 for i in range(repeats):
-                    r = run_bfs(graph, src, plan.technique, knobs, instrument=False, limits=limits,
+                    r = run_bfs(graph, own_id, plan.technique, knobs, instrument=False, limits=limits,
                                 session=session).complete()
                     device = device or r.device
                     sp.times_ms.append(r.elapsed_ms)

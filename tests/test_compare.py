@@ -8,7 +8,7 @@ pytest.importorskip("ipywidgets", reason="the panels need ipywidgets (pip instal
 
 from bokeh.models import Legend  # noqa: E402
 
-from explorer import api  # noqa: E402
+from explorer import api, graphs  # noqa: E402
 from explorer.stats import LevelStats  # noqa: E402
 from explorer.ui import compare  # noqa: E402
 from explorer.ui.compare import MAX_RUNS, TimelinePlot, entry_label, ranking  # noqa: E402
@@ -108,3 +108,18 @@ def test_bad_comparisons_are_said_in_the_status(explorer):
     panel.entry_list.index = None
     panel.remove_button.click()
     assert "highlight a run" in panel.status.value
+
+
+def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
+    # The panel resolves the source to a position (the reference's) and hands run_bfs the graph's
+    # own id of it: both search from the vertex the Explorer names.
+    g = graphs.from_edges([10, 10, 20, 30, 40], [20, 30, 30, 40, 50], directed=False, remap=True)
+    ex = Explorer(graph=g, source=40)
+    panel = ex.tools.panel("comparison")
+    panel.entries.clear()
+    panel.techniques.value = ("topdown-queue",)
+    panel.add_button.click()
+    panel.run_button.click()
+    assert "all valid" in panel.status.value, panel.status.value
+    (_, result), = panel.results
+    assert result.source == 3 and list(result.distances) == [2, 2, 1, 0, 1]

@@ -86,6 +86,16 @@ def test_each_point_is_the_median_of_its_repeats_and_checked(fig2_sweep):
     assert result.graph == "bfs4k_fig2" and result.source == 0 and result.graph_size["arcs"] == FIG2.num_arcs
 
 
+def test_a_graph_with_its_own_ids_is_swept_from_the_vertex_asked_for():
+    # run_bfs takes the graph's own ids, the reference its positions 0..n-1: a sweep resolves the
+    # source once and gives each its own (a SNAP file's ids are rarely 0..n-1).
+    g = graphs.from_edges([10, 10, 20, 30, 40], [20, 30, 30, 40, 50], directed=False, remap=True)
+    assert g.original_ids is not None and g.to_original(0) == 10
+    for source, dense in ((40, 3), ("max-degree", int(np.argmax(g.degrees())))):
+        result = run_sweep(g, source, plan_sweep("topdown-queue", {"block_threads": [32]}), repeats=1)
+        assert result.source == dense and all(p.ok for p in result.points), result.points
+
+
 def test_progress_reports_every_run_with_the_time_left(fig2_sweep):
     _, seen = fig2_sweep
     warmup = 0 if SIM else 1  # run_sweep's default: an untimed run a point on a GPU (it compiles), none simulated

@@ -325,7 +325,7 @@ def cmd_demo(args) -> int:
     techs = [Technique.parse(t) for t in args.technique] if args.technique else implemented_techniques()
     # One run per technique from the graph's vertex 0, then one from the max-degree vertex, so the
     # report shows runs overlaid.
-    plan = [(t, 0) for t in techs] + [(techs[0], "max-degree")]
+    plan = [(t, graph.to_original(0)) for t in techs] + [(techs[0], "max-degree")]
     results = []
     expected_cache = {}
     for i, (tech, src) in enumerate(plan, 1):

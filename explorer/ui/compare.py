@@ -205,8 +205,9 @@ class ComparePanel(W.VBox):
         try:
             for i, (tech, knobs) in enumerate(self.entries):
                 label = entry_label(i, tech, knobs)
-                self._set_status(f"running {label} on {g.name} from vertex {src} ...", "busy")
-                run = api.run_bfs(g, src, tech, knobs, instrument=self.ex.instrument.value, session=self._session)
+                self._set_status(f"running {label} on {g.name} from vertex {g.to_original(src)} ...", "busy")
+                run = api.run_bfs(g, g.to_original(src), tech, knobs, instrument=self.ex.instrument.value,
+                                  session=self._session)
                 for lv in run:
                     self.stream.push(lv, label)
                     self.timeline.add([lv], label)
