@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Everything that needs a real GPU, in parts that each fit one device call (10 minutes):
 #   bash benchmarks/run_on_gpu.sh OUTDIR PART...
-# PART: suite (the whole test suite), bench (bench_bfs: the targets), luo, direction, multi, nx,
-# table2, coldstart, yardsticks, fuzz. Each part writes its log (and its results) under OUTDIR, under a
+# PART: suite (the whole test suite), nxtests (the networkx backend's tests, networkx's own suites
+# among them), bench (bench_bfs: the targets), roots (direction-optimizing's random roots and a
+# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, fuzz. Each part writes its log (and its results) under OUTDIR, under a
 # time limit of its own, so a part that hangs (a barrier some thread misses) cannot hold up the rest.
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
 set -uo pipefail
@@ -11,6 +12,11 @@ shift || true
 mkdir -p "$out"
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 export PYTHONUNBUFFERED=1
+# networkx finds the bfs4k backend through the package's entry points, so the checkout is installed
+# (editable, offline, no dependencies) where it is not yet.
+python3 -c "import importlib.metadata as m; m.distribution('bfs4k-explorer')" 2>/dev/null ||
+    python3 -m pip install -q --no-deps --no-build-isolation --no-index -e . > "$out/pip-install.log" 2>&1 ||
+    echo "could not install the checkout: the networkx backend tests will fail (see pip-install.log)"
 run() {  # run NAME SECONDS COMMAND...
     local name=$1 limit=$2
     shift 2
@@ -19,7 +25,16 @@ run() {  # run NAME SECONDS COMMAND...
 }
 for part in "$@"; do
     case "$part" in
-        suite) run pytest-gpu 420 python3 -m pytest -q -p no:cacheprovider -rs --durations=15 ;;
+        # pytest-xdist spreads the suite over processes (one CUDA context each); the host's cores
+        # compile while the GPU runs, so the whole suite fits one call.
+        suite) run pytest-gpu 500 python3 -m pytest -q -p no:cacheprovider -rs --durations=15 \
+                   -n "${BFS4K_GPU_WORKERS:-8}" ;;
+        nxtests) run pytest-nx 300 python3 -m pytest -q -p no:cacheprovider -rs tests/test_nx_backend.py \
+                     tests/test_bfs4k.py -n "${BFS4K_GPU_WORKERS:-8}" ;;
+        roots)
+            run roots 150 python3 benchmarks/profile_levels.py kron22 --technique direction-optimizing --roots 16
+            run profile-facebook 90 python3 benchmarks/profile_levels.py facebook_combined \
+                --technique direction-optimizing ;;
         bench) run bench 400 python3 benchmarks/bench_bfs.py --out "$out" --graphs kron22 grid1000 --no-ladder \
                    --repeats 11 ;;
         luo) run luo 240 python3 benchmarks/bench_luo.py --json "$out/luo.json" ;;
