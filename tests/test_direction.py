@@ -240,6 +240,20 @@ def test_heavy_vertices_are_walked_by_the_whole_grid(kron):
         assert levels[0].edges_examined == int(g.degrees()[hub])
 
 
+def test_a_heavy_vertex_leaves_the_single_block_for_the_grid():
+    # 0 - 1, and 1 a hub of 40 leaves on a path: the single block would give the hub's edges to one
+    # warp, the grid spreads them over all its threads. heavy_degree 32 (K3 = 32 / 32 threads = 1):
+    # level 1's frontier holds the hub and goes to the grid (top-down: its 41 edges against the
+    # leaves' 118 unvisited); with the default 1024 the block keeps it.
+    leaves = list(range(2, 42))
+    g = graphs.from_edges([0] + [1] * 40 + leaves[:-1], [1] + leaves + leaves[1:], directed=False)
+    levels = _run(g, 0, "direction-optimizing", {**DO_SMALL, "alpha": 1, "heavy_degree": 32, "handoff": 0})
+    assert _steps(levels) == [("single-block", 1), ("multi-block", 2)]
+    assert levels[1].direction is TD and levels[1].heavy_vertices == 1
+    levels = _run(g, 0, "direction-optimizing", {**DO_SMALL, "alpha": 1, "handoff": 0})
+    assert _steps(levels)[0] == ("single-block", 2)
+
+
 @pytest.mark.parametrize("solo", [1, 2, 1024])
 def test_grid_bottom_up_checks_in_edges_as_a_serial_walk_would(solo):
     # The warp takes over a list after `solo` entries, 32 a round; the record counts the entries a
