@@ -134,10 +134,50 @@ def summary() -> dict:
     }
 
 
+def merge(parts: list[dict]) -> dict:
+    """One summary of several runs' summaries (networkx's suites split over processes)."""
+    if len(parts) == 1:
+        return parts[0]
+    out = dict(parts[0])
+    per_test = {}
+    for p in parts:
+        per_test.update(p["per_test"])
+    outcomes = Counter(t["outcome"] for t in per_test.values() if t["outcome"] != "not run")
+    out["tests"] = {"total": sum(outcomes.values()), **dict(outcomes)}
+    for key in ("tests_dispatching_to_bfs4k", "tests_whose_bfs4k_functions_all_fell_back",
+                "tests_calling_no_bfs4k_function", "calls_fell_back_other_functions"):
+        out[key] = sum(p[key] for p in parts)
+    out["seconds"] = max(p["seconds"] for p in parts)  # the processes ran side by side
+    out["processes"] = len(parts)
+    calls, runs, back, why = Counter(), Counter(), Counter(), defaultdict(Counter)
+    for p in parts:
+        calls.update(p["calls_dispatched"])
+        runs.update(p["engine_runs"])
+        for name, b in p["calls_fell_back"].items():
+            back[name] += b["calls"]
+            why[name].update(b["why"])
+    out["calls_dispatched"] = dict(calls.most_common())
+    out["calls_fell_back"] = {k: {"calls": v, "why": dict(why[k].most_common())} for k, v in back.most_common()}
+    out["engine_runs"] = dict(runs)
+    out["result_store"] = {k: sum(p["result_store"][k] for p in parts) for k in ("hits", "misses", "bytes")}
+    out["failed"] = sorted(t for p in parts for t in p["failed"])
+    out["per_test"] = per_test
+    return out
+
+
+def write(s: dict, path) -> None:
+    """The summary as JSON at `path`, and as Markdown beside it."""
+    with open(path, "w") as f:
+        json.dump(s, f, indent=1)
+    with open(os.path.splitext(path)[0] + ".md", "w") as f:
+        f.write(markdown(s))
+
+
 def markdown(s: dict) -> str:
     t = s["tests"]
     lines = [f"# networkx's tests with the {s['backend']} backend", "",
-             f"Kernels ran on: {s['kernels_ran_on']}; {s['seconds']} s.", "",
+             f"Kernels ran on: {s['kernels_ran_on']}; {s['seconds']} s"
+             f"{' (%d processes side by side)' % s['processes'] if s.get('processes', 1) > 1 else ''}.", "",
              f"Backend config (nx.config.backends.bfs4k): {s['config']}.", "",
              "| tests | passed | failed | skipped | xfailed | dispatched to bfs4k | bfs4k calls all fell back | no bfs4k function |",
              "|---|---|---|---|---|---|---|---|",
@@ -160,8 +200,4 @@ def pytest_sessionfinish(session, exitstatus):
     path = session.config.getoption("--bfs4k-summary")
     if not path:
         return
-    s = summary()
-    with open(path, "w") as f:
-        json.dump(s, f, indent=1)
-    with open(os.path.splitext(path)[0] + ".md", "w") as f:
-        f.write(markdown(s))
+    write(summary(), path)
