@@ -12,6 +12,7 @@ shift || true
 mkdir -p "$out"
 nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 export PYTHONUNBUFFERED=1
+export BFS4K_NX_PROCESSES=${BFS4K_NX_PROCESSES:-5}  # networkx's suites in 5 processes side by side
 # networkx finds the bfs4k backend through the package's entry points, so the checkout is installed
 # (editable, offline, no dependencies) where it is not yet.
 python3 -c "import importlib.metadata as m; m.distribution('bfs4k-explorer')" 2>/dev/null ||
