@@ -513,6 +513,23 @@ def _nvvm() -> bool:
 
 @pytest.mark.slow
 @pytest.mark.skipif(not _nvvm(), reason="needs the CUDA toolkit's NVVM to compile PTX")
+def test_new_instances_of_an_application_launch_the_same_types():
+    # Numba types the callbacks' `data` (a namedtuple) by its class: one class per instance made
+    # every run_many(..., "closeness") and every networkx call compile the kernels again on a GPU
+    # (networkx's own suites did not finish in 500 s on an H100).
+    from numba import typeof
+
+    from explorer.multisearch import Betweenness, Closeness
+    from explorer.nx_backend import centrality
+
+    def data(app):
+        return app.data({a.name: np.zeros((2,) + a.row_shape(5), a.dtype) for a in app.arrays})
+
+    for make in (Closeness, Betweenness, centrality._raw_betweenness):
+        a, b = make(), make()
+        assert typeof(data(a)) == typeof(data(b)) and type(data(a)) is type(data(b)), make
+
+
 def test_kernels_compile_for_the_gpu():
     # The simulator runs the kernels as Python: this compiles them as the GPU would (typing,
     # lowering, PTX for sm_90) in a process without the simulator, so GPU-only type errors show here.

@@ -18,6 +18,7 @@ the reversed graph (networkx measures distances *to* a vertex).
 """
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 from dataclasses import dataclass
 from typing import Callable
@@ -102,7 +103,7 @@ class Application:
         names = [a.name for a in self.arrays]
         if len(set(names)) != len(names):
             raise ValueError(f"application {self.name!r} declares an array name twice: {names}")
-        self._data_type = namedtuple(f"{self.name.replace('-', '_')}_data", names) if names else None
+        self._data_type = _data_type(f"{self.name.replace('-', '_')}_data", tuple(names)) if names else None
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -313,6 +314,14 @@ APPLICATIONS = {
     "reachability": Reachability,
     "betweenness": Betweenness,
 }
+
+
+@functools.cache
+def _data_type(name: str, names: tuple):
+    """One namedtuple class per layout: Numba types a namedtuple by its class, so a class of each
+    Application's own would compile the kernels again for every new instance (every networkx call,
+    seconds each on a GPU)."""
+    return namedtuple(name, names)
 
 
 def application(app) -> Application:
