@@ -511,8 +511,6 @@ def _nvvm() -> bool:
     return any(Path(p).exists() for p in (home, "/usr/local/cuda-13.0", "/usr/local/cuda-12.8"))
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not _nvvm(), reason="needs the CUDA toolkit's NVVM to compile PTX")
 def test_new_instances_of_an_application_launch_the_same_types():
     # Numba types the callbacks' `data` (a namedtuple) by its class: one class per instance made
     # every run_many(..., "closeness") and every networkx call compile the kernels again on a GPU
@@ -530,6 +528,8 @@ def test_new_instances_of_an_application_launch_the_same_types():
         assert typeof(data(a)) == typeof(data(b)) and type(data(a)) is type(data(b)), make
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not _nvvm(), reason="needs the CUDA toolkit's NVVM to compile PTX")
 def test_kernels_compile_for_the_gpu():
     # The simulator runs the kernels as Python: this compiles them as the GPU would (typing,
     # lowering, PTX for sm_90) in a process without the simulator, so GPU-only type errors show here.
