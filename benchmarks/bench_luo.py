@@ -58,9 +58,10 @@ def centre(name: str) -> int:
 
 
 def measure(g, source, knobs, repeats, ref):
+    own = g.to_original(source)  # run_bfs takes the graph's own ids; `source` is a position 0..n-1
     with Session(g) as s:
-        run_bfs(g, g.to_original(source), "luo-hierarchical", knobs, instrument=False, session=s).complete()  # compile, warm up
-        runs = [run_bfs(g, g.to_original(source), "luo-hierarchical", knobs, instrument=False, session=s).complete()
+        run_bfs(g, own, "luo-hierarchical", knobs, instrument=False, session=s).complete()  # compile, warm up
+        runs = [run_bfs(g, own, "luo-hierarchical", knobs, instrument=False, session=s).complete()
                 for _ in range(repeats)]
     wrong = [m for m in (compare_distances(ref, r.distances) for r in runs) if m is not None]
     report = validate(g, source, runs[0].distances, runs[0].parents, reference_distances=ref)

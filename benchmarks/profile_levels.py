@@ -69,7 +69,7 @@ def profile_roots(g, technique, knobs, count, session) -> int:
 
     rng = np.random.default_rng(SEED)
     roots = [int(r) for r in rng.choice(np.flatnonzero(g.degrees() > 0), size=count, replace=False)]
-    run_bfs(g, g.to_original(roots[0]), technique, knobs, instrument=False, session=session).complete()  # compile, warm up
+    run_bfs(g, g.to_original(roots[0]), technique, knobs, instrument=False, session=session).complete()  # compiles
     print(f"{'root':>9} {'levels':>6} {'edges':>11} {'paused ms':>9} {'warm ms':>8}  steps")
     slowest, worst = roots[0], -1.0
     for root in roots:
@@ -107,9 +107,10 @@ def main(argv=None) -> int:
     session = Session(g)
     if args.roots:
         src = profile_roots(g, args.technique, knobs, args.roots, session)
-    run_bfs(g, g.to_original(src), args.technique, knobs, instrument=False, session=session).complete()  # compile, warm up
+    own = g.to_original(src)  # run_bfs takes the graph's own ids; `src` is a position 0..n-1
+    run_bfs(g, own, args.technique, knobs, instrument=False, session=session).complete()  # compile, warm up
     clock = HostClock()
-    run = run_bfs(g, g.to_original(src), args.technique, knobs, instrument=False, session=session)
+    run = run_bfs(g, own, args.technique, knobs, instrument=False, session=session)
     rows, t = [], time.perf_counter()
     for lv in run:
         now = time.perf_counter()
@@ -139,7 +140,7 @@ def main(argv=None) -> int:
 
         prof = cProfile.Profile()
         prof.enable()
-        run_bfs(g, g.to_original(src), args.technique, knobs, instrument=False, session=session).complete()
+        run_bfs(g, own, args.technique, knobs, instrument=False, session=session).complete()
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(args.cprofile)
     return 0

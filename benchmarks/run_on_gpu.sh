@@ -3,8 +3,9 @@
 #   bash benchmarks/run_on_gpu.sh OUTDIR PART...
 # PART: suite (the whole test suite), nxtests (the networkx backend's tests, networkx's own suites
 # among them), bench (bench_bfs: the targets), roots (direction-optimizing's random roots and a
-# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, fuzz. Each part writes its log (and its results) under OUTDIR, under a
-# time limit of its own, so a part that hangs (a barrier some thread misses) cannot hold up the rest.
+# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, fuzz.
+# Each part writes its log (and its results) under OUTDIR, under a time limit of its own, so a
+# part that hangs (a barrier some thread misses) cannot hold up the rest.
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
 set -uo pipefail
 out=${1:-benchmarks/results}
