@@ -394,6 +394,30 @@ print("declined:", why)
     assert "declined" in out.stdout
 
 
+def test_summaries_of_processes_side_by_side_merge_into_one(tmp_path):
+    # networkx's suites split over processes (BFS4K_NX_PROCESSES): tests and calls add up, reasons
+    # merge, and the time is the slowest process's.
+    from explorer.nx_backend import testing
+
+    def part(test, outcome, calls, seconds):
+        return {"backend": "bfs4k", "kernels_ran_on": "here", "config": {}, "seconds": seconds,
+                "tests": {"total": 1, outcome: 1}, "tests_dispatching_to_bfs4k": 1,
+                "tests_whose_bfs4k_functions_all_fell_back": 0, "tests_calling_no_bfs4k_function": 0,
+                "calls_dispatched": {"bfs_edges": calls}, "calls_fell_back_other_functions": 0,
+                "calls_fell_back": {"bfs_edges": {"calls": 1, "why": {"sort_neighbors": 1}}},
+                "engine_runs": {"run_bfs": calls}, "result_store": {"hits": 1, "misses": 2, "bytes": 3},
+                "failed": [test] if outcome == "failed" else [],
+                "per_test": {test: {"outcome": outcome, "dispatched": {"bfs_edges": calls}, "fell_back": {}}}}
+
+    s = testing.merge([part("a", "passed", 2, 5.0), part("b", "failed", 3, 7.0)])
+    assert s["tests"] == {"total": 2, "passed": 1, "failed": 1} and s["failed"] == ["b"]
+    assert s["calls_dispatched"] == {"bfs_edges": 5} and s["engine_runs"] == {"run_bfs": 5}
+    assert s["calls_fell_back"] == {"bfs_edges": {"calls": 2, "why": {"sort_neighbors": 2}}}
+    assert s["seconds"] == 7.0 and s["result_store"] == {"hits": 2, "misses": 4, "bytes": 6}
+    testing.write(s, tmp_path / "merged.json")
+    assert "2 processes side by side" in (tmp_path / "merged.md").read_text()
+
+
 def test_networkx_own_tests_pass_with_the_backend(tmp_path):
     """networkx's own tests, every call of a function bfs4k has dispatched to it (networkx's test
     mode ignores should_run), zero failures; the summary says which dispatched and which fell back.

@@ -175,9 +175,9 @@ def write(s: dict, path) -> None:
 
 def markdown(s: dict) -> str:
     t = s["tests"]
+    side = f" ({s['processes']} processes side by side)" if s.get("processes", 1) > 1 else ""
     lines = [f"# networkx's tests with the {s['backend']} backend", "",
-             f"Kernels ran on: {s['kernels_ran_on']}; {s['seconds']} s"
-             f"{' (%d processes side by side)' % s['processes'] if s.get('processes', 1) > 1 else ''}.", "",
+             f"Kernels ran on: {s['kernels_ran_on']}; {s['seconds']} s{side}.", "",
              f"Backend config (nx.config.backends.bfs4k): {s['config']}.", "",
              "| tests | passed | failed | skipped | xfailed | dispatched to bfs4k | bfs4k calls all fell back | no bfs4k function |",
              "|---|---|---|---|---|---|---|---|",
