@@ -38,12 +38,12 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
     instrument, atomic_claim, dedup = bool(instrument), bool(atomic_claim), int(dedup)
     if dedup not in (NO_DEDUP, HASH64, WARP_CULL):
         raise ValueError(f"dedup must be NO_DEDUP, HASH64 or WARP_CULL, got {dedup}")
-    multi, heavy, stats = _level_kernels(instrument and not atomic_claim, atomic_claim, dedup)
+    count_dups = instrument and not atomic_claim
+    multi, heavy, stats = _level_kernels(count_dups, atomic_claim, dedup)
     if shared_visited and not atomic_claim:
         raise ValueError("the shared visited bitmap claims atomically: it needs atomic_claim")
     if cluster == 1:
-        single = _single_kernel(instrument and not atomic_claim, atomic_claim, dedup, int(single_block_threads),
-                                bool(shared_visited))
+        single = _single_kernel(count_dups, atomic_claim, dedup, int(single_block_threads), bool(shared_visited))
     elif cluster in (2, 4, 8, 16):
         if not shared_visited:
             raise ValueError("the cluster form splits the visited bitmap over its blocks: it needs shared_visited")
