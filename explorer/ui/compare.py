@@ -194,6 +194,7 @@ class ComparePanel(W.VBox):
             raise ValueError("nothing to compare: add techniques (or the Explorer's setting) first")
         g = self.ex.current_graph()
         src = api.resolve_source(g, picked_source(self.ex), self.ex.seed.value)
+        own_id = g.to_original(src)  # run_bfs takes the graph's own ids (a file's, where it kept them)
         if self._session is None or self._session.graph is not g:
             if self._session is not None:
                 self._session.close()
@@ -205,9 +206,8 @@ class ComparePanel(W.VBox):
         try:
             for i, (tech, knobs) in enumerate(self.entries):
                 label = entry_label(i, tech, knobs)
-                self._set_status(f"running {label} on {g.name} from vertex {g.to_original(src)} ...", "busy")
-                run = api.run_bfs(g, g.to_original(src), tech, knobs, instrument=self.ex.instrument.value,
-                                  session=self._session)
+                self._set_status(f"running {label} on {g.name} from vertex {own_id} ...", "busy")
+                run = api.run_bfs(g, own_id, tech, knobs, instrument=self.ex.instrument.value, session=self._session)
                 for lv in run:
                     self.stream.push(lv, label)
                     self.timeline.add([lv], label)
