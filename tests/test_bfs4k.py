@@ -45,6 +45,27 @@ def test_heavy_vertices_multi_block_child_grid():
     assert r.levels[0].heavy_vertices == 1 and r.levels[0].launches == 4  # memset, level, child grid, statistics
 
 
+@pytest.mark.parametrize("fused_max", [0, 512, 1 << 40])
+@pytest.mark.parametrize("name", ["kron6", "grid6x7", "karate", "directed"])
+def test_multi_block_levels_plan_from_the_next_frontiers_statistics(name, fused_max, monkeypatch):
+    # Each level's edges examined are the degree sum its plan took from the previous level's
+    # statistics: bfs4k_stats', or the level kernel's last block's (fused: no statistics launch).
+    # Blocks of 32 threads, so a level has several blocks and the last one to finish counts.
+    from explorer.techniques.bfs4k import loop
+
+    monkeypatch.setattr(loop, "FUSED_STATS_MAX", fused_max)
+    g = SMALL[name]
+    r = bfs4k(g, K5=0, K6=32, K2=0, claim="atomic")
+    degrees = g.degrees()
+    for lv in r.levels:
+        assert lv.edges_examined == degrees[r.distances == lv.level].sum(), lv
+    # The first level clears its buffer with a memset; each level clears the next one's.
+    fused = [min(lv.edges_examined, g.num_vertices) <= fused_max for lv in r.levels]
+    assert [lv.launches for lv in r.levels] == [(i == 0) + 1 + (not f) for i, f in enumerate(fused)]
+    if fused_max == 512:
+        assert all(fused)  # these graphs' levels are small
+
+
 def test_heavy_vertex_leaves_the_single_block():
     # Its child grid can only be launched from the host, so the level runs multi-block.
     r = bfs4k(SMALL["star40"], K2=10.0, K3=1, K5=2, single_block_threads=32, K6=32)
@@ -62,7 +83,9 @@ def test_several_heavy_vertices_share_one_child_grid():
         dst += list(range(lo, hi))
     g = graphs.from_edges(np.array(src), np.array(dst), directed=False, name="three-hubs")
     r = bfs4k(g, 0, K2=5.0, K3=1, K5=0, K6=32)
-    assert r.levels[1].heavy_vertices == 3 and r.levels[1].launches == 4
+    # Level 0's kernel computed the statistics that found the hubs; it cleared level 1's counters.
+    assert r.levels[0].launches == 2  # memset, level (statistics fused)
+    assert r.levels[1].heavy_vertices == 3 and r.levels[1].launches == 3  # level, child grid, statistics
 
 
 def test_shared_visited_bitmap_across_kernel_switches():

@@ -13,7 +13,8 @@ Kernels:
                  the host launches this grid right after it in the same level, sized by the
                  paper's rule #Blocks = sum(degree) / (K3 x block size).
   bfs4k_stats    after a multi-block level: the next frontier's degree histogram, which the host
-                 plans the next level from (one coalesced pass over the queue).
+                 plans the next level from (one coalesced pass over the queue). For a small next
+                 frontier with no child grid, bfs4k_multi's last block counts it instead.
   bfs4k_single   one block running level after level inside one launch while the frontier stays
                  below F_Threshold (§5.5, single-block), frontier and hash table in shared memory
                  (and, with knob visited='shared', the visited flags: an extension of the paper);

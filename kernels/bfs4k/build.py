@@ -61,7 +61,7 @@ def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, singl
     i64, b = types.int64, types.boolean
     v64, v32, log2d = types.int64[::1], types.int32[::1], types.int64[:, ::1]
     multi = (v64, v32, v32, v32, v32, i64, v32, i64, v64, i64, v32, v32, i64, b, i64, v32,
-             v64, v64, i64, b, i64)
+             v64, v64, i64, b, i64, v64, v64, b)
     heavy = (v64, v32, v32, v32, v32, i64, v64, i64, v32, v32, v32, v64, v64, i64, i64, i64)
     stats = (v64, v32, v64, v64)
     single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,

@@ -7,8 +7,8 @@ from .. import rules
 from ..frontier_ops import (A_COAL, A_CONF, A_DET, A_GEN, A_UNDET, FULL, NUM_ACC_CLUSTER, no_cluster, popc,
                             uidx)
 from ..primitives import warp_sum
-from .layout import (COALESCED, CULL_ENTRIES, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, HEAVY,
-                     NEXT_SIZE, NUM_COUNTERS, SUM_BIN, UNDETECTED, WARP_CULL)
+from .layout import (BLOCKS_DONE, COALESCED, CULL_ENTRIES, DEGREE_BINS, DUP_CONFLICTS, DUP_DETECTED,
+                     DUP_GENERATED, EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_COUNTERS, SUM_BIN, UNDETECTED, WARP_CULL)
 
 # BFS-4K's own per-thread count after frontier_ops' slots: edge-discover rounds without a search.
 A_EXT = NUM_ACC_CLUSTER
@@ -59,7 +59,7 @@ def _acc_counts(acc, cnt, heavy):
 
 @cuda.jit(device=True)
 def _last_warp_publishes(cnt, finished, counters):
-    """The block's counters go to global memory once, by the block's last warp.
+    """The block's counters go to global memory once, by the block's last warp (which gets True).
 
     No block barrier: a warp done early leaves at once instead of idling until its block's
     slowest warp (a barrier here was a third of the multi-block kernel's stalls on an H200).
@@ -73,10 +73,44 @@ def _last_warp_publishes(cnt, finished, counters):
         arrived = cuda.atomic.add(finished, 0, 1)
     arrived = cuda.shfl_sync(FULL, arrived, 0)
     if arrived != cuda.blockDim.x // 32 - 1:
-        return
+        return False
     cuda.threadfence_block()
     if lane < NUM_COUNTERS and lane != NEXT_SIZE and cnt[lane] != 0:  # NEXT_SIZE is global already
         cuda.atomic.add(counters, lane, cnt[lane])
+    return True
+
+
+@cuda.jit(device=True)
+def _clear_other_level(other):
+    """Block 0 clears the other read-back buffer's counters and histogram for the next level (the
+    host read that buffer back before this launch and nobody touches it during it): no memset
+    before the next level."""
+    if cuda.blockIdx.x == 0:
+        for i in range(cuda.threadIdx.x, other.shape[0], cuda.blockDim.x):
+            other[i] = 0
+
+
+@cuda.jit(device=True)
+def _last_block_statistics(counters, frontier, offsets, hist, hist_c, hist_s):
+    """bfs4k_stats fused into the level kernel, for a small next frontier: the last block to finish
+    writes the next frontier's degree histogram, with one warp. Called by each block's last warp
+    after every thread of the block fenced its frontier writes (cuda.threadfence). Collective."""
+    lane = cuda.laneid
+    done = 0
+    if lane == 0:
+        done = cuda.atomic.add(counters, BLOCKS_DONE, 1)
+    done = cuda.shfl_sync(FULL, done, 0)
+    if done != cuda.gridDim.x - 1:
+        return
+    cuda.threadfence()  # every other block's entries and NEXT_SIZE are visible from here on
+    n = min(cuda.atomic.add(counters, NEXT_SIZE, 0), frontier.shape[0])
+    hist_c[lane] = 0  # one bin a lane: DEGREE_BINS == 32
+    hist_s[lane] = 0
+    cuda.syncwarp(FULL)
+    _count_degrees(frontier, lane, n, 32, offsets, hist_c, hist_s)
+    cuda.syncwarp(FULL)
+    hist[lane] = hist_c[lane]
+    hist[DEGREE_BINS + lane] = hist_s[lane]
 
 
 @cuda.jit(device=True)

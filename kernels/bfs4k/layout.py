@@ -20,7 +20,12 @@ EXT_ROUNDS = 8  # edge-discover rounds that needed no search (EXT)
 COALESCED = 9  # warp flushes written with induced coalescence
 OVERFLOW = 10  # > 0: a write past the next frontier's capacity was refused (the host raises)
 HEAVY_CTR = 11  # heavy-vertex list: count << 40 | total degree
-NUM_COUNTERS = 12
+BLOCKS_DONE = 12  # blocks of the level kernel that have finished (its last one computes the statistics)
+NUM_COUNTERS = 13
+# A multi-block level's read-back buffer: the counters, then the next frontier's degree histogram
+# (vertices per bin, then degree sums), then the single block's state. Two such buffers take
+# turns; a level clears the other one's counters and histogram (LEVEL_CLEARED entries).
+LEVEL_CLEARED = NUM_COUNTERS + 2 * DEGREE_BINS
 
 # ------------------------------------------------------------------------------ static knobs
 QLEN = 16  # local queue length (registers/local memory per thread)

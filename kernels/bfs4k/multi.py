@@ -1,12 +1,13 @@
 """One level per launch (§5.5, multi-block): bfs4k_multi, the heavy-vertex child grid
-bfs4k_heavy (§5.3) and bfs4k_stats, the next frontier's degree histogram."""
+bfs4k_heavy (§5.3) and bfs4k_stats, the next frontier's degree histogram (which bfs4k_multi
+computes itself, in its last block, when the host asks it to: `fuse`)."""
 import functools
 
 from numba import cuda, int32, int64
 
 from ..frontier_ops import flush, visit
-from .device import (NUM_ACC, _OPTIONS, _acc_counts, _count_degrees, _heavy_slot, _last_warp_publishes,
-                     _no_cluster, _start_block, heavy_entry)
+from .device import (NUM_ACC, _OPTIONS, _acc_counts, _clear_other_level, _count_degrees, _heavy_slot,
+                     _last_block_statistics, _last_warp_publishes, _no_cluster, _start_block, heavy_entry)
 from .expand import expand_edge_discover, expand_virtual_warp
 from .layout import CULL_ENTRIES, DEGREE_BINS, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, QLEN
 
@@ -48,15 +49,21 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
     @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_multi(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters,
                     level, stamp, stamp2, W, edge_discover, heavy_thr, heavy_v, heavy_off, heavy_ctr,
-                    hmask, binary, k7):
+                    hmask, binary, k7, hist, other, fuse):
         """One level, multi-block (§5.5). Dynamic shared memory: the block's hash64 table (int64 x
-        hmask+1) or the warps' culling tables (int32 x 128 per warp)."""
+        hmask+1) or the warps' culling tables (int32 x 128 per warp).
+
+        Block 0 clears `other` (the other read-back buffer's counters and histogram) for the next
+        level. With `fuse` (no child grid follows, the next frontier is small) the last block
+        writes the next frontier's histogram into `hist`, and bfs4k_stats is not launched."""
         tid = cuda.threadIdx.x
         gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
         table = cuda.shared.array(0, int64)
         cull = cuda.shared.array(0, int32)
         cnt = cuda.shared.array(NUM_COUNTERS, int32)
         finished = cuda.shared.array(1, int32)
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)  # the fused statistics' (one warp of one block)
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, dedup, acc)
@@ -72,7 +79,11 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         else:
             heavy = expand_virtual_warp(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
         _acc_counts(acc, cnt, heavy)
-        _last_warp_publishes(cnt, finished, counters)
+        _clear_other_level(other)
+        if fuse:
+            cuda.threadfence()  # this thread's next-frontier entries, before its block counts as done
+        if _last_warp_publishes(cnt, finished, counters) and fuse:
+            _last_block_statistics(counters, out, offsets, hist, hist_c, hist_s)
 
     @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_heavy(offsets, indices, dist, parent, out, out_cap, counters, level, stamp, stamp2,

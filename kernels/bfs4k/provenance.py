@@ -22,10 +22,11 @@ from numba import cuda, int32, int64
 
 from ..frontier_ops import A_CONF, A_DET, A_GEN, A_UNDET, hash64, visit, visit_pair, warp_cull
 from . import expand, multi
-from .device import NUM_ACC, _OPTIONS, _acc_counts, _last_warp_publishes, _no_cluster, _start_block
-from .layout import (CULL_ENTRIES, HASH64, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, P_BLOCK, P_CULL, P_HASH, P_HEAVY,
-                     P_KEPT, P_KERNEL, P_LANE, P_LEVEL, P_MULTI, P_PARENT, P_VERTEX, P_WARP, QLEN, WARP_CULL,
-                     prov_sampled)
+from .device import (NUM_ACC, _OPTIONS, _acc_counts, _clear_other_level, _last_block_statistics, _last_warp_publishes,
+                     _no_cluster, _start_block)
+from .layout import (CULL_ENTRIES, DEGREE_BINS, HASH64, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, P_BLOCK, P_CULL,
+                     P_HASH, P_HEAVY, P_KEPT, P_KERNEL, P_LANE, P_LEVEL, P_MULTI, P_PARENT, P_VERTEX, P_WARP,
+                     QLEN, WARP_CULL, prov_sampled)
 
 _sampled = cuda.jit(device=True)(prov_sampled)
 
@@ -112,13 +113,15 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
     @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_multi_prov(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters,
                          level, stamp, stamp2, W, edge_discover, heavy_thr, heavy_v, heavy_off, heavy_ctr,
-                         hmask, binary, k7, log, log_ctr, log_mask):
+                         hmask, binary, k7, hist, other, fuse, log, log_ctr, log_mask):
         tid = cuda.threadIdx.x
         gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
         table = cuda.shared.array(0, int64)
         cull = cuda.shared.array(0, int32)
         cnt = cuda.shared.array(NUM_COUNTERS, int32)
         finished = cuda.shared.array(1, int32)
+        hist_c = cuda.shared.array(DEGREE_BINS, int32)
+        hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = 2 * (hmask + 1) + (tid // 32) * CULL_ENTRIES  # after the hash table
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, WARP_CULL, acc)  # both filters' tables, always
@@ -135,7 +138,11 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
         else:
             heavy = expand_virtual_warp(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
         _acc_counts(acc, cnt, heavy)
-        _last_warp_publishes(cnt, finished, counters)
+        _clear_other_level(other)
+        if fuse:
+            cuda.threadfence()
+        if _last_warp_publishes(cnt, finished, counters) and fuse:
+            _last_block_statistics(counters, out, offsets, hist, hist_c, hist_s)
 
     @cuda.jit(cache=True, **_OPTIONS)
     def bfs4k_heavy_prov(offsets, indices, dist, parent, out, out_cap, counters, level, stamp, stamp2,

@@ -13,6 +13,9 @@ from .policy import FrontierStats, multi_block_layout, plan_level, single_block_
 
 STATS_THREADS = 256  # block size of the next-frontier statistics kernel and of bfs4k_commit
 MAX_LOG = 4096  # levels one single-block launch may log
+#: The largest next frontier (bounded by the level's edges) whose histogram the level kernel's last
+#: block computes with one warp, 32 entries a round, instead of a bfs4k_stats launch.
+FUSED_STATS_MAX = 512
 
 
 def _grid(n: int, block: int) -> int:
@@ -60,15 +63,19 @@ class BFS4KLoop(LevelLoop):
         self.stamp2 = ctx.buffer("stamp2", n, np.int32)  # same, after the filter: duplicates it missed
         self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
         # Read back each step: the level's counters, the next frontier's degree histogram, and the
-        # single block's state (in the one copy, not a second synchronous one after it).
-        hist_end = L.NUM_COUNTERS + 2 * L.DEGREE_BINS
+        # single block's state (in the one copy, not a second synchronous one after it). Two
+        # buffers take turns: a multi-block level clears the other one's counters and histogram
+        # for the next, so a level starts with a memset only when its buffer is not clear yet.
+        hist_end = L.LEVEL_CLEARED
         size = hist_end + L.STATE_FIELDS
-        level_out = ctx.buffer("level_out", size, np.int64)
-        self.readback = (level_out, ctx.buffer("level_out", size, np.int64, host=True))
-        self.counters = ctx.view("counters", level_out, 0, L.NUM_COUNTERS)
-        self.hist = ctx.view("hist", level_out, L.NUM_COUNTERS, hist_end)
-        self.state = ctx.view("state", level_out, hist_end, size)
-        self.heavy_ctr = ctx.view("heavy_ctr", level_out, L.HEAVY_CTR, L.HEAVY_CTR + 1)
+        self.level_out = [ctx.buffer(f"level_out_{b}", size, np.int64) for b in (0, 1)]
+        self.host_out = ctx.buffer("level_out", size, np.int64, host=True)
+        self.counters, self.hist, self.state, self.heavy_ctr, self.cleared = (
+            [ctx.view(f"{name}_{b}", out, lo, hi) for b, out in enumerate(self.level_out)]
+            for name, lo, hi in (("counters", 0, L.NUM_COUNTERS), ("hist", L.NUM_COUNTERS, hist_end),
+                                 ("state", hist_end, size), ("heavy_ctr", L.HEAVY_CTR, L.HEAVY_CTR + 1),
+                                 ("cleared", 0, hist_end)))
+        self.buf, self.clear = 0, [False, False]  # the buffer the next step writes; which are clear
         self.heavy_v = ctx.buffer("heavy_v", self.heavy_cap, np.int32)
         self.heavy_off = ctx.buffer("heavy_off", self.heavy_cap, np.int64)
         # Up to MAX_LOG levels a single-block launch (the cluster form: a row per level and block).
@@ -87,6 +94,10 @@ class BFS4KLoop(LevelLoop):
         ctx.runtime.prepare(lambda go: self._multi(go, probe, 0, 1), ctx.compiling)
         if self.single_layout is not None:
             ctx.runtime.prepare(self._single, ctx.compiling)
+
+    @property
+    def readback(self) -> tuple:
+        return self.level_out[self.buf], self.host_out
 
     # ------------------------------------------------------------------ launches
     def _plan(self):
@@ -135,7 +146,7 @@ class BFS4KLoop(LevelLoop):
         offsets, indices = ctx.graph_arrays
         qa, qb = self.queues
         args = (offsets, indices, self.dist, self.parent, qa, qb, self.frontier.size, self.in_a, self.capacity,
-                self.hist, self.log, MAX_LOG, self.level, self.state, self.stamp, self.stamp2,
+                self.hist[self.buf], self.log, MAX_LOG, self.level, self.state[self.buf], self.stamp, self.stamp2,
                 lay.frontier_capacity * C, lay.frontier_capacity, knobs.K1, self.heavy_lim, knobs.K3, knobs.K4,
                 max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words, self.visits)
         if C == 1:
@@ -143,30 +154,48 @@ class BFS4KLoop(LevelLoop):
         else:  # the cluster form: one cluster of C blocks, C log rows a level
             go.cluster(self.kern.single, C, C, knobs.single_block_threads, lay.dynamic_bytes, *args)
         if self.shared_visited:
-            go(self.kern.commit, self.commit_blocks, STATS_THREADS, 0, self.visits, self.state, self.dist,
+            go(self.kern.commit, self.commit_blocks, STATS_THREADS, 0, self.visits, self.state[self.buf], self.dist,
                self.parent, qa, qb)
 
+    def _fused(self, plan) -> bool:
+        """Whether the level kernel's last block writes the next frontier's histogram itself (one
+        warp): when no child grid follows and the next frontier (at most one entry an edge) is
+        small. A larger one gets bfs4k_stats, a pass over it with the whole GPU."""
+        return not plan.heavy_vertices and min(self.frontier.edges, self.capacity) <= FUSED_STATS_MAX
+
     def _multi(self, go, plan, size, stats_blocks) -> None:
-        ctx, knobs, lay = self.ctx, self.ctx.knobs, self.multi_layout
+        ctx, knobs, lay, b = self.ctx, self.ctx.knobs, self.multi_layout, self.buf
         offsets, indices = ctx.graph_arrays
         qa, qb = self.queues
         src, dst = (qa, qb) if self.in_a else (qb, qa)
         hmask = max(lay.hash_entries - 1, 0)
-        go.zero(self.readback[0])
+        counters, hist, heavy_ctr = self.counters[b], self.hist[b], self.heavy_ctr[b]
+        fused = self._fused(plan)
+        if not self.clear[b]:
+            go.zero(self.cleared[b])
         go(self.kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
-           offsets, indices, self.dist, self.parent, src, size, dst, self.capacity, self.counters, self.level,
+           offsets, indices, self.dist, self.parent, src, size, dst, self.capacity, counters, self.level,
            self.stamp, self.stamp2, plan.warp_size, plan.edge_discover, plan.heavy_threshold, self.heavy_v,
-           self.heavy_off, self.heavy_ctr, hmask, plan.binary_scan, knobs.K7)
+           self.heavy_off, heavy_ctr, hmask, plan.binary_scan, knobs.K7, hist, self.cleared[1 - b], fused)
         if plan.heavy_vertices:
             go(self.kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
-               offsets, indices, self.dist, self.parent, dst, self.capacity, self.counters, self.level,
-               self.stamp, self.stamp2, self.heavy_v, self.heavy_off, self.heavy_ctr, knobs.K3, hmask, knobs.K7)
-        # The next frontier's degree histogram, for the next level's plan.
-        go(self.kern.stats, stats_blocks, STATS_THREADS, 0, offsets, dst, self.counters, self.hist)
+               offsets, indices, self.dist, self.parent, dst, self.capacity, counters, self.level,
+               self.stamp, self.stamp2, self.heavy_v, self.heavy_off, heavy_ctr, knobs.K3, hmask, knobs.K7)
+        if not fused:  # the next frontier's degree histogram, for the next level's plan
+            go(self.kern.stats, stats_blocks, STATS_THREADS, 0, offsets, dst, counters, hist)
 
     # ------------------------------------------------------------------ records
     def collect(self, ms: float) -> Batch:
-        batch = self._collect_single() if self.plan.kernel == "single-block" else self._collect_multi()
+        single = self.plan.kernel == "single-block"
+        batch = self._collect_single() if single else self._collect_multi()
+        # The step wrote its buffer; a multi-block level cleared the other one. The next step
+        # takes a clear buffer where there is one.
+        b = self.buf
+        self.clear[b] = False
+        if not single:
+            self.clear[1 - b] = True
+        if self.clear[1 - b]:
+            self.buf = 1 - b
         self.converged = self.frontier.size == 0
         if not self.converged:
             self.plan = self._plan()
@@ -174,7 +203,7 @@ class BFS4KLoop(LevelLoop):
 
     def _collect_single(self) -> Batch:
         L, rt = self.L, self.ctx.runtime
-        s = self.readback[1][-L.STATE_FIELDS:]
+        s = self.host_out[-L.STATE_FIELDS:]
         nlev = int(s[L.S_LEVELS])
         rows = self.log_host[:nlev * self.C]
         rt.read(self.log[:nlev * self.C], rows)  # pinned memory: one driver copy
@@ -191,11 +220,11 @@ class BFS4KLoop(LevelLoop):
                 launches=(2 if self.shared_visited else 1) if i == 0 else 0))
         self.level += nlev
         self.in_a = bool(s[L.S_IN_A])
-        self.frontier = FrontierStats.from_histogram(int(s[L.S_FSIZE]), self.readback[1][L.NUM_COUNTERS:])
+        self.frontier = FrontierStats.from_histogram(int(s[L.S_FSIZE]), self.host_out[L.NUM_COUNTERS:])
         return Batch(out, cycle_weights(rows[:, L.L_CLOCK], s[L.S_CLOCK_START], s[L.S_CLOCK_END]))
 
     def _collect_multi(self) -> Batch:
-        L, plan, host = self.L, self.plan, self.readback[1]
+        L, plan, host = self.L, self.plan, self.host_out
         c = host.tolist()  # Python ints for the record, in one call
         self._check_overflow(c[L.OVERFLOW])
         # Edges examined are the frontier's degree sum; claims are the kept plus the dropped.
@@ -204,7 +233,8 @@ class BFS4KLoop(LevelLoop):
                         kernel=Kernel.MULTI_BLOCK, warp_size=plan.warp_size, edge_discover=plan.edge_discover,
                         heavy_vertices=int(c[L.HEAVY]), binary_scan=plan.binary_scan,
                         coalesced_writes=bool(c[L.COALESCED]),
-                        launches=4 if plan.heavy_vertices else 3)  # memset, level, [child grid,] statistics
+                        # [memset,] level, [child grid,] [statistics]
+                        launches=(not self.clear[self.buf]) + 1 + bool(plan.heavy_vertices) + (not self._fused(plan)))
         self.level += 1
         self.in_a = not self.in_a
         self.frontier = FrontierStats.from_histogram(c[L.NEXT_SIZE], host[L.NUM_COUNTERS:])
