@@ -308,7 +308,10 @@ class _DynamicVirtualWarps(LevelLoop):
         k = ctx.knobs
         own = BFS4KKnobs(K1=k.K1, K2=k.K2, K3=k.K3, K4=0, K5=0, K6=k.block_threads, K7=0, claim="atomic", dedup="none")
         self.inner = BFS4KLoop(dataclasses.replace(ctx, knobs=own), None)
-        self.readback = self.inner.readback
+
+    @property
+    def readback(self) -> tuple:
+        return self.inner.readback  # BFS-4K's two read-back buffers take turns
 
     def launch(self, go) -> None:
         self.blocks = self.inner.plan.blocks
