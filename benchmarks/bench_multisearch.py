@@ -80,8 +80,8 @@ def check(g, sources, values, count: int = 4) -> bool:
 def run_once(g, sources, method, kw, session, budget, pilot_steps):
     """One run: (result or None, step ms, wall s, searches done). Stopped past the budget."""
     t0 = time.perf_counter()
-    run = run_many(g, sources, "closeness", method=method, session=session,
-                   steps=pilot_steps if budget else None, **kw)
+    run = run_many(g, g.to_original_many(sources), "closeness", method=method, session=session,
+                   steps=pilot_steps if budget else None, **kw)  # run_many takes the graph's own ids
     it = iter(run)
     done, ms = 0, 0.0
     for p in it:
@@ -93,7 +93,8 @@ def run_once(g, sources, method, kw, session, budget, pilot_steps):
 
 
 def measure(g, sources, label, method, kw, session, args) -> dict:
-    run_many(g, sources[:2], "closeness", method=method, session=session, **kw).complete()  # compile
+    run_many(g, g.to_original_many(sources[:2]), "closeness", method=method, session=session,
+             **kw).complete()  # compile
     k = len(sources)
     repeats = args.repeats
     if method != "bit-parallel":  # MS-BFS finishes its searches together: nothing to extrapolate from

@@ -161,9 +161,12 @@ def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
     case = {"run": i, "graph": desc, "vertices": n, "arcs": g.num_arcs, "technique": f"run_many:{method}",
             "knobs": settings, "source": sources[:8], "instrument": False}
     try:
-        run = run_many(g, sources, "distances", **settings)
+        run = run_many(g, g.to_original_many(sources), "distances", **settings)  # the graph's own ids
         list(run)
         r = run.result
+        if [int(v) for v in r.sources] != sources:
+            return {**case, "outcome": "wrong", "message": f"searched from vertices {list(r.sources)[:8]}, "
+                                                         f"asked for {sources[:8]} (by their own ids)"}
     except Exception as err:  # noqa: BLE001
         return {**case, "outcome": "error", "message": f"{type(err).__name__}: {err}",
                 "traceback": traceback.format_exc()}

@@ -982,3 +982,17 @@ def test_stale_cache_temporaries_are_removed(cache_dir):
     left = {p.name for p in cache_dir.iterdir() if p.name.endswith(".tmp")}
     assert left == {live.name}
     live.unlink()
+
+
+def test_many_ids_translate_both_ways_and_name_the_first_unknown():
+    g = G.from_edges(np.array([10, 20, 30]), np.array([20, 30, 50]), directed=False, name="ids", remap=True)
+    assert g.to_dense_many([50, 10]).tolist() == [3, 0]
+    assert g.to_original_many([0, 3]).tolist() == [10, 50]
+    with pytest.raises(GraphError, match="vertex id 11 is not in graph 'ids'"):
+        g.to_dense_many([10, 11, 12])
+    with pytest.raises(GraphError, match="vertex 4 is out of range"):
+        g.to_original_many([4])
+    plain = G.from_edges(np.array([0]), np.array([1]), directed=False)
+    assert plain.to_dense_many([1, 0]).tolist() == [1, 0] and plain.to_original_many([1]).tolist() == [1]
+    with pytest.raises(GraphError, match="vertex id 2 is not in"):
+        plain.to_dense_many([2])

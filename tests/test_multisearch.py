@@ -450,6 +450,21 @@ def test_bad_inputs_name_the_problem(fig2, kwargs, message):
     assert message in str(err.value)
 
 
+def test_sources_are_the_graphs_own_ids_as_run_bfs_takes_them():
+    # A file's ids 10, 20, ...: vertex id 30 is the third vertex, as in run_bfs; results stay indexed
+    # by vertex 0..n-1, the order of graph.original_ids.
+    from explorer.api import run_bfs
+
+    g = graphs.from_edges(np.array([10, 20, 30, 40]), np.array([20, 30, 40, 70]), directed=False, name="ids",
+                          remap=True)
+    r = run_many(g, [30, 70], "distances").complete()
+    assert list(r.sources) == [2, 4]
+    for row, own in enumerate([30, 70]):
+        assert r.values["distances"][row].tolist() == run_bfs(g, own, "topdown-queue").complete().distances.tolist()
+    with pytest.raises(ValueError, match="source vertex id 3 is not in graph 'ids': its 5 ids run from 10 to 70"):
+        run_many(g, [3], "distances")
+
+
 def test_methods_are_documented_and_the_package_imports_no_device_code():
     src = inspect.getsource(Method)
     for m in Method:  # the `#:` comment above each member says where it comes from and when it wins

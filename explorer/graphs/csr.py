@@ -109,6 +109,30 @@ class CSRGraph:
             span = f"its {n:,} ids run from {int(ids[0])} to {int(ids[-1])} with gaps"
         raise GraphError(f"vertex id {x} is not in {self._where()}: {span}")
 
+    def to_dense_many(self, original) -> np.ndarray:
+        """to_dense of each id of a 1-D integer array, as int64; GraphError naming the first id
+        the input does not have."""
+        x = np.asarray(original, dtype=np.int64).ravel()
+        ids, n = self.original_ids, self.num_vertices
+        if ids is None:
+            ok = (x >= 0) & (x < n)
+            pos = x
+        else:
+            pos = np.searchsorted(ids, x)
+            ok = (pos < n) & (ids[np.minimum(pos, max(n - 1, 0))] == x) if n else np.zeros(x.shape, bool)
+        if not ok.all():
+            self.to_dense(int(x[~ok][0]))  # raises, naming it
+        return pos.astype(np.int64)
+
+    def to_original_many(self, dense) -> np.ndarray:
+        """The input's own ids of vertices `dense` (a 1-D integer array of 0..n-1), as int64."""
+        v = np.asarray(dense, dtype=np.int64).ravel()
+        n = self.num_vertices
+        bad = v[(v < 0) | (v >= n)]
+        if bad.size:
+            self.to_original(int(bad[0]))  # raises, naming it
+        return v.copy() if self.original_ids is None else self.original_ids[v].astype(np.int64)
+
     def to_original(self, dense) -> int:
         """The input's own id of vertex `dense` (0..n-1)."""
         v = _as_int(dense, "vertex")

@@ -15,7 +15,8 @@ MS-BFS's bit-parallel form (Then et al., VLDB 2014).
 
 run_many(graph, sources, application, method=, T=, k=, session=, on_progress=, ...)
     sources      "all" (every vertex: exact betweenness, APSP), an int k (k distinct vertices sampled
-                 at random, `seed`), or a list of vertex ids (repeats allowed, each its own search)
+                 at random, `seed`), or a list of vertex ids, the graph's own as run_bfs takes them
+                 (repeats allowed, each its own search); results are indexed by vertex 0..n-1
     application  "distances", "hop-counts", "closeness", "eccentricity", "reachability",
                  "betweenness" (apps.APPLICATIONS), or an Application of your own (below)
     method       "hybrid" (default), "warp-based", "work-efficient", "edge-parallel", "bit-parallel"

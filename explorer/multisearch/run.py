@@ -24,7 +24,7 @@ from .. import backend
 from ..engine import Session
 from ..engine.launcher import compile_status
 from ..engine.runtime import DeviceLimits, for_technique
-from ..graphs import CSRGraph
+from ..graphs import CSRGraph, GraphError
 from ..stats import Direction
 from . import apps as _apps
 from .apps import Application, FinishContext
@@ -44,8 +44,10 @@ DIRECTIONS = ("auto", "push", "pull")
 
 
 def resolve_sources(graph: CSRGraph, sources, seed: int = 0) -> np.ndarray:
-    """int32 source ids: "all" (every vertex), an int k (k distinct vertices sampled at random,
-    seeded, sorted), or a sequence of vertex ids (repeats allowed: each is its own search)."""
+    """The sources as vertices 0..n-1 (int32): "all" (every vertex), an int k (k distinct vertices
+    sampled at random, seeded, sorted), or a sequence of vertex ids, the graph's own ids as
+    run_bfs takes them (a file's ids where its loader kept them; repeats allowed: each is its own
+    search)."""
     n = graph.num_vertices
     if isinstance(sources, str):
         if sources.strip().lower() != "all":
@@ -66,10 +68,16 @@ def resolve_sources(graph: CSRGraph, sources, seed: int = 0) -> np.ndarray:
         raise ValueError(f"sources={sources!r} is invalid: {err}") from None
     if arr.ndim != 1 or arr.size == 0 or not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_):
         raise ValueError(f"sources must be 'all', a count or a non-empty list of vertex ids, not {sources!r}")
-    bad = arr[(arr < 0) | (arr >= n)]
-    if bad.size:
-        raise ValueError(f"source vertex {int(bad[0])} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
-    return arr.astype(np.int32)
+    if graph.original_ids is None:
+        bad = arr[(arr < 0) | (arr >= n)]
+        if bad.size:
+            raise ValueError(f"source vertex {int(bad[0])} is out of range: graph {graph.name!r} has vertices "
+                             f"0..{n - 1}")
+        return arr.astype(np.int32)
+    try:
+        return graph.to_dense_many(arr).astype(np.int32)
+    except GraphError as err:
+        raise ValueError(f"source {err}") from None
 
 
 def run_many(graph: CSRGraph, sources="all", application="closeness", *, method="hybrid", T=None,
@@ -82,7 +90,9 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     (or call .complete()), then read run.result (values, a SearchStats per search, a BatchStats
     per batch with its energy). Every input is checked here, before anything runs.
 
-    sources: "all", an int (that many distinct vertices sampled at random, `seed`) or vertex ids.
+    sources: "all", an int (that many distinct vertices sampled at random, `seed`) or vertex ids
+    (the graph's own ids, as run_bfs takes them). The result's sources and values are indexed by
+    vertex 0..n-1 (graph.original_ids gives each one's own id).
     application: a name of explorer.multisearch.APPLICATIONS or an Application.
     method: a Method value; T: the hybrid's threshold (None: 16, an int, math.inf or "auto").
     k: the most searches in one batch (None: what free device memory holds; run.plan says it).
