@@ -310,6 +310,53 @@ def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch,
     assert set(launched) == {name for name, _ in expected.values()}
 
 
+@pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
+@pytest.mark.parametrize("knobs", [{}, {"K5": 0, "K2": 5.0}, {"claim": "atomic", "visited": "shared"}])
+def test_bfs4k_prepares_every_kernel_in_set_up_so_steps_skip_preparing(monkeypatch, knobs):
+    # BFS4KLoop.compiled_ahead: the enactor then prepares no step, so every kernel a step launches
+    # must have been prepared (compiled, on a GPU) by the set-up, before any clock started.
+    from explorer import api
+    from explorer.engine import runtime
+    from explorer.techniques.bfs4k.loop import BFS4KLoop
+    from kernels import common
+
+    seen = _record_launches(monkeypatch)
+    marks = []
+    start = BFS4KLoop.__init__
+
+    def init(self, *a, **kw):
+        start(self, *a, **kw)
+        marks.append(len(seen))  # what set-up prepared (and launched: init_search)
+
+    monkeypatch.setattr(BFS4KLoop, "__init__", init)
+    steps = []
+    monkeypatch.setattr(runtime.SimulatorRuntime, "prepare", lambda self, launch, on_compile: (
+        steps.append(len(marks)), launch(_Recorder(seen)))[1])
+    knobs = {**implementation("bfs4k").simulator_knobs, **knobs}
+    g = graphs.generate("kronecker", scale=7, edge_factor=8)
+    api.run_bfs(g, "max-degree", "bfs4k", knobs).complete()
+    before = {k for k, _ in seen[:marks[0]]}
+    during = {k for k, _ in seen[marks[0]:]} - {common.zero_int64}
+    assert steps and all(n == 0 for n in steps)  # prepared in set-up only
+    assert during and during <= before, during - before
+
+
+class _Recorder:
+    def __init__(self, seen):
+        self.seen = seen
+
+    def __call__(self, kernel, blocks, threads, shared, *args):
+        self.seen.append((kernel, ()))
+
+    def cluster(self, kernel, cluster_size, blocks, threads, shared, *args):
+        self.seen.append((kernel, ()))
+
+    cooperative = __call__
+
+    def zero(self, arr):
+        pass
+
+
 @pytest.mark.skipif(SIMULATOR, reason="compiles kernels for a real GPU")
 def test_helpers_fill_the_disk_cache_so_the_run_compiles_no_kernel(tmp_path):
     """On a GPU in a fresh cache: helper processes compile BFS-4K's kernels while the graph loads;

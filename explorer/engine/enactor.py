@@ -1,7 +1,8 @@
 """The enactor: the one level loop every technique runs through.
 
     while not loop.converged:   # gunrock's enactor_t::loop()
-        prepare   (compile what the step launches: outside every timed window)
+        prepare   (compile what the step launches: outside every timed window; skipped once
+                   the loop has compiled every kernel it may launch, loop.compiled_ahead)
         start clock; loop.launch(go); stop clock; read back   (the step's time)
         loop.collect(ms) -> a Batch of one or more levels -> LevelStats, yielded one by one
 
@@ -99,7 +100,8 @@ class BFSRun:
             levels: list[LevelStats] = []
             while not loop.converged:
                 with STEP_LOCK:
-                    rt.prepare(loop.launch, ctx.compiling)
+                    if not loop.compiled_ahead:
+                        rt.prepare(loop.launch, ctx.compiling)
                     clock.start(go)
                     loop.launch(go)
                     clock.stop(go)

@@ -67,11 +67,15 @@ class Batch:
 
 class LevelLoop:
     """A technique's state during one run. The enactor calls, while not `converged`:
-    launch(go) [timed] -> read-back of `readback` -> collect(ms) -> Batch."""
+    [prepare launch(go) unless compiled_ahead] -> launch(go) [timed] -> read-back of `readback`
+    -> collect(ms) -> Batch."""
 
     converged: bool = False
     #: (device array, host array) copied back after each step's kernels, or None.
     readback: tuple | None = None
+    #: True once set-up has compiled every kernel a step may launch: the enactor then skips
+    #: preparing each step (a pass over the step's launches that only checks).
+    compiled_ahead: bool = False
 
     def launch(self, go) -> None:
         raise NotImplementedError

@@ -94,6 +94,7 @@ class BFS4KLoop(LevelLoop):
         ctx.runtime.prepare(lambda go: self._multi(go, probe, 0, 1), ctx.compiling)
         if self.single_layout is not None:
             ctx.runtime.prepare(self._single, ctx.compiling)
+        self.compiled_ahead = True  # the level kernels, child grid, statistics, single block, commit
 
     @property
     def readback(self) -> tuple:

@@ -38,6 +38,11 @@ class FrontierStats:
     size: int
     bin_counts: tuple  # vertices per degree bin floor(log2(degree)) (duplicates counted)
     bin_edges: tuple  # sum of degrees per bin
+    edges: int = -1  # their sum (the edges the level examines), filled in from bin_edges
+
+    def __post_init__(self):
+        if self.edges < 0:  # summed once: the level loop reads it several times a level
+            object.__setattr__(self, "edges", sum(self.bin_edges))
 
     @classmethod
     def of_vertices(cls, degrees: np.ndarray) -> "FrontierStats":
@@ -54,10 +59,6 @@ class FrontierStats:
         nb = rules.DEGREE_BINS
         values = hist[:2 * nb].tolist()  # Python ints in one call (this runs between every two levels)
         return cls(int(size), tuple(values[:nb]), tuple(values[nb:]))
-
-    @property
-    def edges(self) -> int:
-        return sum(self.bin_edges)
 
 
 @dataclass(frozen=True)
