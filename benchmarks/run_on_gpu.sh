@@ -3,7 +3,9 @@
 #   bash benchmarks/run_on_gpu.sh OUTDIR PART...
 # PART: suite (the whole test suite), nxtests (the networkx backend's tests, networkx's own suites
 # among them), bench (bench_bfs: the targets), roots (direction-optimizing's random roots and a
-# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, fuzz.
+# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, fuzz,
+# levelcost (a BFS-4K level's cost), notebooks (every notebook through nbclient: needs nbclient,
+# ipykernel, ipywidgets and bokeh, carried as wheels where the machine lacks them).
 # Each part writes its log (and its results) under OUTDIR, under a time limit of its own, so a
 # part that hangs (a barrier some thread misses) cannot hold up the rest.
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
@@ -45,6 +47,9 @@ for part in "$@"; do
                    facebook_combined --budget 45 --bc ;;
         nx) run nx 300 python3 benchmarks/bench_nx.py --out "$out" ;;
         table2) run table2 540 python3 benchmarks/bench_table2.py --out "$out" ;;
+        levelcost) run level-cost 200 python3 benchmarks/level_cost.py --json "$out/level-cost.json" \
+                       --md "$out/level-cost.md" ;;
+        notebooks) run notebooks 300 python3 benchmarks/run_notebooks.py --out "$out/notebooks" ;;
         fuzz) run fuzz 420 python3 benchmarks/fuzz.py --runs 1500 --multi 0.2 --seed "$(date +%s)" --json "$out/fuzz.json" ;;
         coldstart) run coldstart 240 python3 benchmarks/cold_start.py ;;
         yardsticks)
