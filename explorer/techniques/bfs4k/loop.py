@@ -1,6 +1,7 @@
 """BFS-4K's level loop: what each step launches (the single-block kernel or its cluster form, many
-levels in one launch; or one multi-block level with its child grid and statistics kernel) and how
-its counters and the single block's log become records. The enactor times and yields them."""
+levels in one launch; or one multi-block level with its child grid and, unless the level kernel
+counts a small next frontier itself, the statistics kernel) and how its counters and the single
+block's log become records. The enactor times and yields them."""
 from __future__ import annotations
 
 import dataclasses
