@@ -242,6 +242,24 @@ def test_cli_warmup_refuses_a_bad_job_count(capsys):
 
 # ------------------------------------------------------------------ the kernels compiled ahead
 
+class _Recorder:
+    """A launcher that only notes each launch: note(kernel, args)."""
+
+    def __init__(self, note):
+        self.note = note
+
+    def __call__(self, kernel, blocks, threads, shared, *args):
+        self.note(kernel, args)
+
+    def cluster(self, kernel, cluster_size, blocks, threads, shared, *args):
+        self.note(kernel, args)
+
+    cooperative = __call__
+
+    def zero(self, arr):
+        pass
+
+
 def _record_launches(monkeypatch) -> list:
     """(kernel, argument types) of every launch a run prepares or makes under the simulator."""
     from explorer.engine import launcher, runtime
@@ -251,20 +269,8 @@ def _record_launches(monkeypatch) -> list:
     def note(kernel, args):
         seen.append((kernel, tuple(numba.typeof(a) for a in args)))
 
-    class Recorder:
-        def __call__(self, kernel, blocks, threads, shared, *args):
-            note(kernel, args)
-
-        def cluster(self, kernel, cluster_size, blocks, threads, shared, *args):
-            note(kernel, args)
-
-        cooperative = __call__
-
-        def zero(self, arr):
-            pass
-
     # What the GPU runtime's prepare compiles before the clock starts, then what really launches.
-    monkeypatch.setattr(runtime.SimulatorRuntime, "prepare", lambda self, launch, on_compile: launch(Recorder()))
+    monkeypatch.setattr(runtime.SimulatorRuntime, "prepare", lambda self, launch, on_compile: launch(_Recorder(note)))
     launch, cluster = launcher.PlainLauncher.__call__, launcher.PlainLauncher.cluster
 
     def call(self, kernel, blocks, threads, shared, *args):
@@ -331,7 +337,7 @@ def test_bfs4k_prepares_every_kernel_in_set_up_so_steps_skip_preparing(monkeypat
     monkeypatch.setattr(BFS4KLoop, "__init__", init)
     steps = []
     monkeypatch.setattr(runtime.SimulatorRuntime, "prepare", lambda self, launch, on_compile: (
-        steps.append(len(marks)), launch(_Recorder(seen)))[1])
+        steps.append(len(marks)), launch(_Recorder(lambda kernel, args: seen.append((kernel, ())))))[1])
     knobs = {**implementation("bfs4k").simulator_knobs, **knobs}
     g = graphs.generate("kronecker", scale=7, edge_factor=8)
     api.run_bfs(g, "max-degree", "bfs4k", knobs).complete()
@@ -339,22 +345,6 @@ def test_bfs4k_prepares_every_kernel_in_set_up_so_steps_skip_preparing(monkeypat
     during = {k for k, _ in seen[marks[0]:]} - {common.zero_int64}
     assert steps and all(n == 0 for n in steps)  # prepared in set-up only
     assert during and during <= before, during - before
-
-
-class _Recorder:
-    def __init__(self, seen):
-        self.seen = seen
-
-    def __call__(self, kernel, blocks, threads, shared, *args):
-        self.seen.append((kernel, ()))
-
-    def cluster(self, kernel, cluster_size, blocks, threads, shared, *args):
-        self.seen.append((kernel, ()))
-
-    cooperative = __call__
-
-    def zero(self, arr):
-        pass
 
 
 @pytest.mark.skipif(SIMULATOR, reason="compiles kernels for a real GPU")
