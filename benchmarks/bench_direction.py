@@ -97,10 +97,11 @@ def timed(g, source, technique, knobs, repeats, ref, session=None):
     """Median of `repeats` uninstrumented runs after a warm-up on one Session; every run checked."""
     own = session is None
     s = Session(g) if own else session
-    own = g.to_original(source)  # run_bfs takes the graph's own ids; `source` is a position 0..n-1
+    own_id = g.to_original(source)  # run_bfs takes the graph's own ids; `source` is a position 0..n-1
     try:
-        run_bfs(g, own, technique, knobs, instrument=False, session=s).complete()
-        runs = [run_bfs(g, own, technique, knobs, instrument=False, session=s).complete() for _ in range(repeats)]
+        run_bfs(g, own_id, technique, knobs, instrument=False, session=s).complete()
+        runs = [run_bfs(g, own_id, technique, knobs, instrument=False, session=s).complete()
+                for _ in range(repeats)]
     finally:
         if own:
             s.close()
