@@ -11,14 +11,14 @@ a level's cost is mostly fixed cost: luxembourg_osm (952 levels), p2p-Gnutella31
 Each row: median elapsed ms of --repeats runs after a warm-up on one Session (CUDA events, first
 launch to the last level's end, host round trips included; instrumentation off), the sum of the
 levels' kernel windows, the launches of one run, and elapsed / levels in µs. Every run is checked
-against the CPU reference. To compare two checkouts, run the script in each (the same file:
-it uses only the public API) on the same GPU in one call, then pass the first's JSON as --before.
+against the CPU reference (bench_direction.timed). To compare two checkouts, run the script in
+each on the same GPU in one call, then pass the first's JSON as --before. Where the host's share of
+a level goes: `profile_levels.py luxembourg_osm --technique bfs4k --knobs K5=0 --cprofile 35`.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from pathlib import Path
 
@@ -26,11 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_bfs import environment, source_for  # noqa: E402
+from bench_direction import timed  # noqa: E402
 
 from explorer import backend, graphs  # noqa: E402
-from explorer.api import run_bfs  # noqa: E402
 from explorer.engine import Session  # noqa: E402
-from explorer.reference import check_result, cpu_bfs  # noqa: E402
+from explorer.reference import cpu_bfs  # noqa: E402
 
 GRAPHS = {
     "luxembourg_osm": lambda: graphs.sample_graph("luxembourg_osm"),
@@ -44,40 +44,6 @@ CONFIGS = [
     ("multi-block only, the paper's claim and hash64", {"K5": 0}),
     ("defaults", {}),
 ]
-
-
-def measure(g, source, knobs, repeats, ref) -> dict:
-    own = g.to_original(source)
-    with Session(g) as s:
-        run_bfs(g, own, "bfs4k", knobs, instrument=False, session=s).complete()  # compiles, warms up
-        runs = [run_bfs(g, own, "bfs4k", knobs, instrument=False, session=s).complete() for _ in range(repeats)]
-    bad = [rep.message for rep in (check_result(g, source, r.distances, r.parents, expected=ref) for r in runs)
-           if not rep.ok]
-    el = statistics.median(r.elapsed_ms for r in runs)
-    r0 = runs[0]
-    return {"elapsed_ms": round(el, 4), "kernels_ms": round(statistics.median(r.total_ms for r in runs), 4),
-            "levels": r0.num_levels, "launches": sum(lv.launches for lv in r0.levels),
-            "us_per_level": round(1e3 * el / r0.num_levels, 2), "correct": not bad, "errors": bad[:1]}
-
-
-def host_profile(name, knobs, runs) -> int:
-    """cProfile of `runs` warm runs, functions by their own time (the GPU's share shows as the
-    read-back's wait)."""
-    import cProfile
-    import pstats
-
-    g = GRAPHS[name]()
-    own = g.to_original(source_for(g, name))
-    with Session(g) as s:
-        run_bfs(g, own, "bfs4k", knobs, instrument=False, session=s).complete()
-        prof = cProfile.Profile()
-        prof.enable()
-        levels = sum(run_bfs(g, own, "bfs4k", knobs, instrument=False, session=s).complete().num_levels
-                     for _ in range(runs))
-        prof.disable()
-    print(f"{name}, bfs4k {knobs}: {runs} runs, {levels} levels; µs a level below = tottime x 1e6 / {levels}")
-    pstats.Stats(prof).sort_stats("tottime").print_stats(35)
-    return 0
 
 
 def markdown(env, rows, before) -> str:
@@ -110,23 +76,21 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, required=True, help="where this checkout's rows go")
     ap.add_argument("--before", type=Path, help="another checkout's JSON, for a before → after table")
     ap.add_argument("--md", type=Path, help="the markdown table")
-    ap.add_argument("--cprofile", type=int, default=0, metavar="RUNS",
-                    help="instead: where the host's time goes in RUNS runs of the first graph's first configuration")
     args = ap.parse_args(argv)
     backend.select("gpu")
-    if args.cprofile:
-        return host_profile(args.graphs[0], CONFIGS[0][1], args.cprofile)
     env = {**environment(), "repeats": args.repeats}
     rows = []
     for name in args.graphs:
         g = GRAPHS[name]()
         source = source_for(g, name)
         ref = cpu_bfs(g, source)[0]
-        for label, knobs in CONFIGS:
-            m = measure(g, source, knobs, args.repeats, ref)
-            rows.append({"graph": name, "config": label, "knobs": knobs, **m})
-            print(f"{name:18s} {label:48s} {m['elapsed_ms']:9.3f} ms {m['levels']:5d} levels "
-                  f"{m['launches']:5d} launches {m['us_per_level']:8.2f} us a level ok={m['correct']}", flush=True)
+        with Session(g) as session:
+            for label, knobs in CONFIGS:
+                m = timed(g, source, "bfs4k", knobs, args.repeats, ref, session)
+                m["us_per_level"] = round(1e3 * m["elapsed_ms"] / m["levels"], 2)
+                rows.append({"graph": name, "config": label, **m})
+                print(f"{name:18s} {label:48s} {m['elapsed_ms']:9.3f} ms {m['levels']:5d} levels "
+                      f"{m['launches']:5d} launches {m['us_per_level']:8.2f} us a level ok={m['correct']}", flush=True)
     args.json.write_text(json.dumps({"environment": env, "results": rows}, indent=1, default=str))
     if args.md:
         before = json.loads(args.before.read_text())["results"] if args.before else None
