@@ -3,7 +3,8 @@
 #   bash benchmarks/run_on_gpu.sh OUTDIR PART...
 # PART: suite (the whole test suite), nxtests (the networkx backend's tests, networkx's own suites
 # among them), bench (bench_bfs: the targets), roots (direction-optimizing's random roots and a
-# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, fuzz,
+# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, floors
+# (what a level of the 1000² grid costs at best on one SM and on a cluster), fuzz,
 # levelcost (a BFS-4K level's cost), notebooks (every notebook through nbclient: needs nbclient,
 # ipykernel, ipywidgets and bokeh, carried as wheels where the machine lacks them).
 # Each part writes its log (and its results) under OUTDIR, under a time limit of its own, so a
@@ -58,6 +59,7 @@ for part in "$@"; do
             run plain_single_block 120 python3 benchmarks/plain_single_block.py
             run plain_persistent 120 python3 benchmarks/plain_persistent.py
             run plain_cluster 150 python3 benchmarks/plain_cluster.py ;;
+        floors) run level-floor 240 python3 benchmarks/level_floor.py ;;
         *) echo "unknown part $part" ;;
     esac
 done
