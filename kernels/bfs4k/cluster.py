@@ -138,10 +138,8 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         _load_rows(sh32, f_off, local, offsets, table, rb_off, deg_off,
                    rows[prev * ROW_CLUSTER + R_HEAVY:prev * ROW_CLUSTER + ROW], heavy_min, wsum, wmax, prev)
         cuda.syncthreads()
-        if tid < 32:
-            top = warp_max(wmax[prev, lane])
-            if lane == 0:
-                rows[prev * ROW_CLUSTER + R_TOP] = top
+        if tid == 0:
+            rows[prev * ROW_CLUSTER + R_TOP] = wmax[prev, 0]  # the block's share's highest degree
         rows_addr = smem_addr(rows, 0)
         bm_addr = smem_addr(sh32, bm_off)
         cluster_sync()  # every block's bitmap slice, frontier and statistics are in place
@@ -173,7 +171,9 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
                 cuda.syncwarp(FULL)
             for i in range(NUM_ACC):
                 acc[i] = 0
-            edges = warp_sum(wsum[prev, lane])  # this block's share of the frontier's degree sum
+            edges = int64(0)
+            if tid < 32:  # this block's share of the frontier's degree sum, for the log only
+                edges = warp_sum(wsum[prev, lane])
             # A heavy vertex returns the frontier to the host, as in bfs4k_single: every block
             # reads the same counts, so all leave together.
             if level > level0 and (int64(1) << top) >= heavy_min:

@@ -47,8 +47,9 @@ STATE_FIELDS = 8
 # The single block's per-level counters: the counters layout, then the frontier's heavy vertices
 # per degree bin. int32, because 64-bit shared atomics are compare-and-swap loops. Three rows in
 # rotation: level i adds into row i % 3 and clears row (i + 1) % 3, which nobody reads any more,
-# so a level needs no barrier for the clearing. The frontier's degree sum and maximum go to
-# per-warp slots (rotating the same way), summed after the barrier that follows _load_rows.
+# so a level needs no barrier for the clearing. The frontier's degree sum goes to per-warp slots
+# (rotating the same way), summed after the barrier that follows _load_rows; its maximum to one
+# slot a row, by atomic max.
 R_HEAVY = NUM_COUNTERS
 ROW = R_HEAVY + DEGREE_BINS
 # The cluster form's counter rows add the largest degree among the entries the block claimed in

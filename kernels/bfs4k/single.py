@@ -56,10 +56,11 @@ def _load_visited(bits, base, words, dist, shift, rank):
 def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r):
     """The level's frontier rows, loaded once at its start: each entry's first edge (rows64[rb_off + i])
     and degree (sh32[deg_off + i]) go beside it in shared memory, where the level's loops read
-    them, and the warp's degree sum and maximum go to its slots in wsum[r], wmax[r], with per-bin
-    counts of heavy vertices (bins of degree >= heavy_min) in heavy_c: what the level's decisions
-    (§5.1-§5.4, the heavy-vertex exit) need, after one block barrier. A thread takes entries i and
-    i + B together, so both rows' loads are in flight at once. Collective."""
+    them; the warp's degree sum goes to its slot in wsum[r], the frontier's highest degree to
+    wmax[r, 0] (an atomic max: the caller clears it), with per-bin counts of heavy vertices (bins of
+    degree >= heavy_min) in heavy_c: what the level's decisions (§5.1-§5.4, the heavy-vertex exit)
+    need, after one block barrier. A thread takes entries i and i + B together, so both rows' loads
+    are in flight at once. Collective."""
     lane = cuda.laneid
     B = cuda.blockDim.x
     total = int64(0)
@@ -83,13 +84,13 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
     if not cuda.any_sync(FULL, total > 0):  # an idle warp (or one of isolated vertices): no reductions
         if lane == 0:
             wsum[r, cuda.threadIdx.x >> 5] = 0
-            wmax[r, cuda.threadIdx.x >> 5] = 0
         return
     total = warp_sum(total)
     top = warp_max(top)  # a degree: 32 bits, half the shuffles
     if lane == 0:
         wsum[r, cuda.threadIdx.x >> 5] = total
-        wmax[r, cuda.threadIdx.x >> 5] = top
+        # One native 32-bit atomic a warp here spares every warp a reduction after the barrier.
+        cuda.atomic.max(wmax, (r, 0), top)
 
 
 @cuda.jit(device=True)
@@ -236,25 +237,29 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             while i < ROW:
                 rows[r_next, i] = 0
                 i += B
+            if tid == 0:
+                wmax[r_next, 0] = 0  # last read two barriers ago
             if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
                 for i in range(lane, CULL_ENTRIES, 32):
                     cull[cull_base + i] = -1
                 cuda.syncwarp(FULL)
             for i in range(NUM_ACC):
                 acc[i] = 0
+            # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses;
+            # those of |F| alone are worked out while the rows' loads are in flight.
+            W = int32(_virtual_warp_size(B, fsize, k1))
+            ed = _use_edge_discover(B, fsize, k4)
             _load_rows(sh32, f_off, fsize, offsets, table, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r)
             cuda.syncthreads()  # the rows and the frontier's statistics are complete
-            edges = warp_sum(wsum[r, lane])  # the same in every thread
-            top = _degree_bin(warp_max(wmax[r, lane]))  # a bin: >= 0
+            top = _degree_bin(wmax[r, 0])  # a bin: >= 0
             # A frontier holding a heavy vertex (rules.has_heavy: only its top bin matters) goes back
             # to the host, which launches its child grid. The host checked the launch's first one.
             if level > level0 and (int64(1) << top) >= heavy_min and heavy_c[top] <= k2_limit:
                 break
-
-            # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses.
-            W = int32(_virtual_warp_size(B, fsize, k1))
-            ed = _use_edge_discover(B, fsize, k4)
             binary = (not ed) and fsize * W <= B and (int64(1) << (top + 1)) - 1 <= W
+            edges = int64(0)
+            if tid < 32:  # only the log needs the frontier's degree sum: one warp reduces it
+                edges = warp_sum(wsum[r, lane])
             out = qb if a_is_in else qa
             out_n = out_cap
             log_base = int32(-1)
