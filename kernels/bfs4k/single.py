@@ -238,7 +238,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
                 rows[r_next, i] = 0
                 i += B
             if tid == 0:
-                wmax[r_next, 0] = 0  # last read two barriers ago
+                wmax[r_next, 0] = 0  # read two levels ago; the next level's warps max into it
             if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
                 for i in range(lane, CULL_ENTRIES, 32):
                     cull[cull_base + i] = -1
