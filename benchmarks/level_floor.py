@@ -350,7 +350,7 @@ def _phase(phases, k, t, dep, on):
 
 @functools.cache
 def cluster_lanes_kernel(C: int, W: int, R: int, write: bool, timing: bool = False, also_global: bool = False):
-    """The batched one-block search on a cluster of C blocks: the visited bitmap split over the
+    """lanes_kernel's search on a cluster of C blocks (C a power of two): the visited bitmap split over the
     blocks (word w in block w mod C, claimed by atomic OR there), each block appends its claims to
     its own next frontier (a local reservation), and the next level deals the cluster's frontier
     out in C contiguous shares, block b taking share b, which is mostly its own entries (read from
@@ -503,7 +503,7 @@ def cluster_lanes_kernel(C: int, W: int, R: int, write: bool, timing: bool = Fal
 
 @functools.cache
 def cluster_floor_kernel(C: int, what: str):
-    """A cluster of C blocks, 1001 levels of: nothing ('barrier'), one load from another block's
+    """A cluster of C blocks, `levels` levels of: nothing ('barrier'), one load from another block's
     shared memory ('load') or one atomic there ('atomic') a thread, its value waited for; then
     one cluster barrier."""
     @cuda.jit
