@@ -205,6 +205,23 @@ def batched_kernel(V: int, mode: str):
     return k
 
 
+@cuda.jit(device=True, inline="always")
+def _next_edges(indices, bs, es, ws, W, R):
+    """One round of the lanes searches: ws[j] = the next edge of row j for each of the lane's R
+    rows (-1 where the row is done), every load issued before any is used; each row then steps W
+    edges on. Returns whether the lane has edges left."""
+    for j in range(R):
+        w = int32(-1)
+        if bs[j] < es[j]:
+            w = indices[bs[j]]
+        ws[j] = w
+    more = False
+    for j in range(R):
+        bs[j] += W
+        more = more or bs[j] < es[j]
+    return more
+
+
 @functools.cache
 def lanes_kernel(W: int, R: int, log: bool, timing: bool = False):
     """W lanes a frontier vertex, each lane group taking R vertices at once: the R rows are loaded
@@ -285,15 +302,7 @@ def lanes_kernel(W: int, R: int, log: bool, timing: bool = False):
                     t = _phase(phases, 0, t, es[0] + es[R - 1], True)
                 more = True
                 while cuda.any_sync(FULL, more):
-                    for j in range(R):
-                        w = int32(-1)
-                        if bs[j] < es[j]:
-                            w = indices[bs[j]]
-                        ws[j] = w
-                    more = False
-                    for j in range(R):
-                        bs[j] += W
-                        more = more or bs[j] < es[j]
+                    more = _next_edges(indices, bs, es, ws, W, R)
                     n = int32(0)
                     for j in range(R):
                         w = ws[j]
@@ -446,15 +455,7 @@ def cluster_lanes_kernel(C: int, W: int, R: int, write: bool, timing: bool = Fal
                     t = _phase(phases, 0, t, es[0] + es[R - 1], rank == 0)
                 more = True
                 while cuda.any_sync(FULL, more):
-                    for j in range(R):
-                        w = int32(-1)
-                        if bs[j] < es[j]:
-                            w = indices[bs[j]]
-                        ws[j] = w
-                    more = False
-                    for j in range(R):
-                        bs[j] += W
-                        more = more or bs[j] < es[j]
+                    more = _next_edges(indices, bs, es, ws, W, R)
                     n = int32(0)
                     for j in range(R):
                         w = ws[j]
