@@ -1,4 +1,4 @@
-"""A real browser (issue 19): JupyterLab on a free 127.0.0.1 port, Debian's headless chromium driven
+"""A real browser: JupyterLab on a free 127.0.0.1 port, Debian's headless chromium driven
 by Selenium through Debian's chromedriver (nothing is downloaded at run time), the quickstart and
 the classroom notebooks run top to bottom under the CUDA simulator on the teaching graph; then Run
 and Step are pressed as a user would. Asserted: the frontier plot received one point per level,

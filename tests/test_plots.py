@@ -1,5 +1,6 @@
 """Plots stream rows and the report is a self-contained HTML file: no engine, no kernels needed."""
 import dataclasses
+import json
 import math
 import re
 
@@ -130,7 +131,7 @@ UNMEASURED = ("edges_examined", "dup_generated", "dup_detected", "dup_undetected
 
 @pytest.mark.parametrize("levels", [RUN_B[1:], RUN_C], ids=["None", "-1"])
 def test_counts_not_measured_show_a_dash_in_every_table(levels):
-    # Issue 16 item 13: with instrumentation off the tables showed -1.
+    # With instrumentation off the tables showed -1.
     text = report.format_level_table(levels)
     header, row = text.splitlines()
     assert header.split()[:3] == ["level", "frontier_in", "discovered"]
@@ -177,7 +178,7 @@ def test_the_explorer_table_and_hovers_show_counts_as_the_text_tables_do():
 
 
 def test_level_table_columns_fit_their_titles_and_cells():
-    # Issue 16 item 15: titles and cells were cut off (frontier_out had 84 px for 12 bold characters).
+    # Titles and cells were cut off (frontier_out had 84 px for 12 bold characters).
     stream = plots.LevelStream(fig_width=450)
     table = stream.level_table()
     for col in table.columns:
@@ -220,3 +221,82 @@ def test_report_is_a_self_contained_html_file(tmp_path):
 def test_report_rejects_no_runs(tmp_path):
     with pytest.raises(ValueError, match="at least one"):
         report.write_report([], tmp_path / "r.html")
+
+
+# ------------------------------------------------------------------ live: what the browser is sent
+
+def _bundle_text(view) -> str:
+    state = view.get_state()  # what a reloaded page receives
+    return json.dumps(state["render_bundle"]) if not isinstance(state["render_bundle"], str) else state["render_bundle"]
+
+
+def test_a_view_drawn_after_the_plots_changed_shows_the_change():
+    # jupyter_bokeh's BokehModel drew a new view (a reloaded page, a widget displayed after a run
+    # from code) from the document as it was when the model was made: empty plots.
+    from explorer.ui.live import LiveBokehModel
+
+    stream = plots.LevelStream()
+    view = LiveBokehModel(stream.layout())
+    assert "424242" not in _bundle_text(view)
+    stream.push(level(0, 424242, 3), "a run from code")
+    assert "424242" in _bundle_text(view) and "a run from code" in _bundle_text(view)
+    sent = []
+    view.observe(lambda change: sent.append(change["new"]), names="render_bundle")
+    view.refresh()  # what a container does just before it is displayed: already current, nothing sent
+    assert sent == []
+    stream.push(level(1, 515151, 0), "a run from code")
+    view.refresh()
+    assert len(sent) == 1 and "515151" in json.dumps(sent[0])
+
+
+class _Clock:
+    def __init__(self, step):
+        self.t, self.step = 0.0, step
+
+    def __call__(self):
+        self.t += self.step
+        return self.t
+
+
+@pytest.mark.parametrize("seconds_a_level,batches", [(0.2, 37), (0.001, 2)])
+def test_a_feed_sends_levels_as_they_come_at_most_every_interval(seconds_a_level, batches):
+    from explorer.ui.live import LevelFeed
+
+    stream = plots.LevelStream()
+    flushed, said = [], []
+    feed = LevelFeed(stream, "grid", interval=0.1, clock=_Clock(seconds_a_level),
+                     flush=lambda: flushed.append(len(stream.sources["grid"].data["level"])),
+                     on_batch=lambda lv: said.append(lv.level))
+    for i in range(37):
+        feed.add(level(i, 2, 2))
+    feed.close()
+    # Slow levels (the simulator's): each on its own, flushed before the next is computed. Fast
+    # ones (a GPU's): a few batches, the last level always sent by close().
+    assert feed.batches == len(flushed) == len(said)
+    assert flushed[-1] == 37 and said[-1] == 36 and flushed == sorted(set(flushed))
+    assert len(flushed) == batches if seconds_a_level > 0.1 else 1 < len(flushed) <= 5
+
+
+def test_flush_waits_for_the_kernels_sending_thread(monkeypatch):
+    import threading
+
+    from explorer.ui import live
+
+    assert live.flush_to_browser() is False  # no kernel here: nothing to wait for
+
+    class IOPub:  # the kernel's IOPub thread: runs what is scheduled, in order, when it gets to it
+        def __init__(self, delay):
+            self.delay, self.ran = delay, []
+            self.thread = threading.Thread(target=lambda: None)
+            self.thread.start()
+            self.thread.is_alive = lambda: True
+
+        def schedule(self, f):
+            if self.delay is not None:
+                threading.Timer(self.delay, lambda: (self.ran.append(f), f())).start()
+
+    io = IOPub(0.2)
+    monkeypatch.setattr(live, "_iopub_thread", lambda: io)
+    assert live.flush_to_browser() is True and io.ran  # returned once the thread had run it
+    monkeypatch.setattr(live, "_iopub_thread", lambda: IOPub(None))  # a thread that never gets to it
+    assert live.flush_to_browser(timeout=0.2) is False

@@ -6,8 +6,10 @@
 
 Every control is generated from a declaration (SAMPLE_GRAPHS, GENERATORS, Technique, each
 technique's knobs), so nothing here restates a range or a default. Errors from bad input (KnobError, GraphError,
-ValueError) show as one line in the status bar, never as a traceback. Plots stream each LevelStats
-as the engine yields it (LevelStream + jupyter_bokeh.BokehModel). No kernel module is imported here.
+ValueError) show as one line in the status bar, never as a traceback. Plots stream the levels as
+the engine yields them (LevelStream through a live.LevelFeed into a live.LiveBokehModel: each batch
+reaches the browser before the run goes on, and a view drawn later, or after the page reloads,
+shows every run so far). No kernel module is imported here.
 """
 from __future__ import annotations
 
@@ -18,13 +20,13 @@ from typing import Any
 
 import ipywidgets as W
 from bokeh.layouts import column
-from jupyter_bokeh import BokehModel
 
 from .. import api, backend, graphs
 from ..backend import simulator_knobs_note
 from .cli import parse_generator
 from ..graphs import CSRGraph
 from .plots import LevelStream
+from .live import LevelFeed, LiveBokehModel, load_bokehjs, refresh_views
 from ..reference import check_result
 from .report import graph_stats_html, summary_table_html
 from ..engine import Session
@@ -59,17 +61,6 @@ BUSY_ICON = "<i class='fa fa-spinner fa-spin' aria-hidden='true'></i> "
 
 def _esc(x) -> str:
     return html.escape(str(x))
-
-
-def load_bokehjs() -> None:
-    """Put BokehJS into the page: BokehModel's view calls window.Bokeh and shows only "javascript
-    error" without it, and only output_notebook() loads it. Inline, so the explorer works without
-    internet (a classroom); BOKEH_RESOURCES=cdn chooses the CDN instead."""
-    from bokeh.io import output_notebook
-    from bokeh.resources import Resources
-    from bokeh.settings import settings
-
-    output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
 
 
 def labelled(control: W.DOMWidget, label_width: str) -> W.HBox:
@@ -142,9 +133,10 @@ class Explorer(W.VBox):
             description="sample", layout=W.Layout(width="330px"),
             tooltip="a small real graph from sample_graphs/ (sources and licences in its README.md)")
         self.file_path = W.Text(description="file", placeholder="edges.txt / matrix.mtx / graph.metis (.gz ok)",
+                                tooltip="a graph file: SNAP edge list, Matrix Market or METIS, optionally .gz",
                                 style=_LABEL, layout=W.Layout(width="460px"))
         self.file_undirected = W.Checkbox(value=False, description="undirected (each line both ways)",
-                                          indent=False)
+                                          indent=False, tooltip="read each edge line as two arcs, u -> v and v -> u")
         self.generator = W.Dropdown(options=list(graphs.GENERATORS), description="generator",
                                     layout=W.Layout(width="210px"),
                                     tooltip="a seeded generator of a graph family from the papers; "
@@ -164,7 +156,8 @@ class Explorer(W.VBox):
         self.source_mode = W.Dropdown(options=SOURCE_MODES, description="source", layout=W.Layout(width="210px"),
                                       tooltip="BFS start: the highest-degree vertex, a random vertex "
                                               "(degree >= 1, seeded) or a vertex id")
-        self.vertex = W.IntText(value=0, description="vertex id", style=_LABEL, layout=W.Layout(width="230px"))
+        self.vertex = W.IntText(value=0, description="vertex id", style=_LABEL, layout=W.Layout(width="230px"),
+                                tooltip="the source vertex, by the graph's own id (as in its file)")
         self.seed = W.IntText(value=0, description="seed", style={"description_width": "40px"},
                               layout=W.Layout(width="140px"), tooltip="seed of the random source")
         self.source_mode.observe(lambda _: self._sync_source_controls(), names="value")
@@ -218,7 +211,7 @@ class Explorer(W.VBox):
         self.status = W.HTML()
         self.run_button.on_click(self._on_run_clicked)
         self.clear_button.on_click(lambda _: self.clear())
-        # The classroom (issue 19): step through this graph's BFS level by level, below the plots.
+        # The classroom: step through this graph's BFS level by level, below the plots.
         self.classroom_button = W.Button(description="Classroom", icon="graduation-cap",
                                          tooltip="step through a BFS of this (small) graph level by level")
         self.classroom_button.on_click(lambda _: self.open_classroom())
@@ -241,7 +234,7 @@ class Explorer(W.VBox):
             W.HBox([self.backend_line, self.simulator_button]),
             self.status,
         ])
-        # Tuning, Comparison, Duplicates and Export (issue 19): a tab each, built when first opened.
+        # Tuning, Comparison, Duplicates and Export: a tab each, built when first opened.
         self.tools = ToolTabs(self)
         super().__init__([controls, self.plots_box, self.summary, self.classroom_box, self.tools], **kwargs)
 
@@ -259,6 +252,7 @@ class Explorer(W.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         load_bokehjs()  # published just before the widget, so the plot view finds BokehJS
+        refresh_views(self)  # the runs so far, also those made from code before this display
         return super()._repr_mimebundle_(**kwargs)
 
     # ------------------------------------------------------------------ setting controls
@@ -398,7 +392,7 @@ class Explorer(W.VBox):
             self.run_button.disabled = True
             return False
         self.simulator_button.layout.display = "none"
-        self.run_button.disabled = False
+        self.run_button.disabled = self._running  # a run in progress keeps it disabled
         self.backend_line.value = f"<small><b>backend:</b> {_esc(info.describe())}</small>"
         if info.is_simulator and preset_knobs:
             applied = {}
@@ -513,7 +507,9 @@ class Explorer(W.VBox):
         if self._running:
             raise RuntimeError("a run is in progress")
         self._running = True
-        self.run_button.disabled = True
+        # Nothing that would change the runs while one streams: what is pressed meanwhile would
+        # wait in the kernel's queue and act on the runs after this one.
+        self.run_button.disabled = self.clear_button.disabled = self.classroom_button.disabled = True
         try:
             return self._execute_inner()
         except USER_ERRORS as err:
@@ -521,6 +517,7 @@ class Explorer(W.VBox):
             raise
         finally:
             self._running = False
+            self.clear_button.disabled = self.classroom_button.disabled = False
             self.run_button.disabled = not self._check_backend(preset_knobs=False)
 
     def _execute_inner(self) -> RunResult:
@@ -540,12 +537,17 @@ class Explorer(W.VBox):
         label = run_label(len(self.history) + 1, tech.value, g.name)
         self._set_status(f"running {label} from vertex {g.to_original(run.source)} ...", "busy")
         plotting = 0.0  # seconds spent here between levels, which the engine's clock leaves out
-        for lv in run:  # each level appears in the plots as soon as the engine yields it
+        # The levels reach the plots as the engine yields them (in batches when they come faster
+        # than the feed's interval), the status line with them.
+        feed = LevelFeed(self.stream, label, on_batch=lambda lv: self._set_status(
+            f"{label}: level {lv.level} done, frontier {lv.frontier_in:,} -> {lv.frontier_out:,}", "busy"))
+        for lv in run:
             t = time.perf_counter()
-            self.stream.push(lv, label)
-            self._set_status(f"{label}: level {lv.level} done, frontier {lv.frontier_in:,} -> "
-                             f"{lv.frontier_out:,}", "busy")
+            feed.add(lv)
             plotting += time.perf_counter() - t
+        t = time.perf_counter()
+        feed.close()
+        plotting += time.perf_counter() - t
         result = run.result
         result.caller_wall_ms = result.elapsed_ms + plotting * 1e3  # the BFS wall time with the plotting
         self._set_status(f"{label}: validating against the CPU reference BFS ...", "busy")
@@ -565,7 +567,7 @@ class Explorer(W.VBox):
 
     def _new_stream(self) -> None:
         self.stream = LevelStream(fig_width=PLOT_WIDTH)
-        self.plot_view = BokehModel(column(self.stream.layout(), self.stream.level_table()))
+        self.plot_view = LiveBokehModel(column(self.stream.layout(), self.stream.level_table()))
         self.plots_box.children = [self.plot_view]
 
     def open_classroom(self):
@@ -581,6 +583,7 @@ class Explorer(W.VBox):
         except USER_ERRORS as err:
             self._show_error(err)
             return None
+        refresh_views(room)  # drawn at its run's level 0, not as it was built
         old, self.classroom_box.children = self.classroom_box.children, [room]
         for w in old:
             w.close()

@@ -1,0 +1,147 @@
+"""Bokeh figures that live in a notebook page: BokehJS loaded inline, views that draw the current
+state whenever they are drawn, and updates that reach the browser while a run goes on.
+
+    load_bokehjs()                          # before the first figure of a page: no internet needed
+    view = LiveBokehModel(layout)           # an ipywidget; displayed, reloaded: it shows the state now
+    feed = LevelFeed(stream, "run 1")       # levels to the plots at most every FEED_INTERVAL_S, each
+    for lv in run: feed.add(lv)             #   batch handed to the browser before the run goes on
+    feed.close()
+
+jupyter_bokeh's BokehModel builds a new view from the document as it was when the model was made
+and sends later changes only to views that exist: a figure changed before it is displayed (a
+classroom run from code, then shown) or a page reloaded later showed that first state, empty. A
+LiveBokehModel sends the document as it is now when a view is about to be drawn.
+
+While a run holds the kernel's main thread (and the simulator's threads share the interpreter
+lock), the kernel's IOPub thread, which sends every message to the browser, may not run for
+seconds: the plots then filled in one burst at the end. `flush_to_browser` waits until that
+thread has sent what is queued, as `sys.stdout.flush()` does for printed text.
+"""
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from jupyter_bokeh import BokehModel
+
+#: At most this often a run's levels go to the browser (each batch flushed): every level of a
+#: simulated run (a level takes longer), a few batches a second of a GPU's thousands of levels.
+FEED_INTERVAL_S = 0.1
+#: How long a flush waits for the kernel's IOPub thread before the run goes on anyway.
+FLUSH_TIMEOUT_S = 5.0
+
+
+def load_bokehjs() -> None:
+    """Put BokehJS into the page: a figure's view calls window.Bokeh and shows only "Javascript
+    Error" without it, and only output_notebook() loads it. Inline, so that it works without
+    internet (a classroom); BOKEH_RESOURCES=cdn chooses the CDN instead."""
+    from bokeh.io import output_notebook
+    from bokeh.resources import Resources
+    from bokeh.settings import settings
+
+    output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
+
+
+class LiveBokehModel(BokehModel):
+    """A BokehModel whose views always start from the document as it is now.
+
+    `refresh()` re-sends the document (a container calls it just before it is displayed, and
+    before it shows a model built earlier); a full state request, which is how the page asks for
+    every widget when it reloads, gets the document as it is now too."""
+
+    _stale = False  # whether the document changed since render_bundle was made
+
+    def refresh(self) -> None:
+        """Send the document as it is now, if it changed; existing views redraw from it."""
+        if self._stale:
+            self._stale = False
+            self.render_bundle = self._model_to_traits(self._model)
+
+    def _document_patched(self, event) -> None:
+        self._stale = True
+        super()._document_patched(event)
+
+    def get_state(self, key=None, drop_defaults=False):
+        if key is None and self._stale:
+            # The whole state is asked for when the page reloads: bring the bundle up to date
+            # without an update message of its own (the reply carries it).
+            self._stale = False
+            self._trait_values["render_bundle"] = self._model_to_traits(self._model)
+        return super().get_state(key, drop_defaults)
+
+    def _repr_mimebundle_(self, **kwargs):
+        load_bokehjs()
+        self.refresh()
+        return super()._repr_mimebundle_(**kwargs)
+
+
+def refresh_views(widget) -> None:
+    """`refresh()` every LiveBokehModel inside `widget` (an ipywidgets container tree)."""
+    if isinstance(widget, LiveBokehModel):
+        widget.refresh()
+    for child in getattr(widget, "children", ()):
+        refresh_views(child)
+
+
+def _iopub_thread():
+    """The running kernel's IOPub thread, or None outside a kernel."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return None
+    kernel = getattr(get_ipython(), "kernel", None)
+    if kernel is None:
+        return None
+    thread = getattr(kernel, "iopub_thread", None) or getattr(getattr(kernel, "iopub_socket", None), "io_thread", None)
+    return thread if hasattr(thread, "schedule") else None
+
+
+def flush_to_browser(timeout: float = FLUSH_TIMEOUT_S) -> bool:
+    """Wait until the kernel's IOPub thread has sent every message queued so far (widget and
+    figure updates), at most `timeout` seconds. False outside a kernel or on time-out."""
+    io = _iopub_thread()
+    worker = getattr(io, "thread", None)
+    if io is None or worker is None or not worker.is_alive() or worker is threading.current_thread():
+        return False
+    sent = threading.Event()
+    io.schedule(sent.set)  # runs after everything scheduled before it
+    return sent.wait(timeout)
+
+
+class LevelFeed:
+    """A run's levels into a LevelStream as they come, in batches at most every `interval`
+    seconds (a level after a longer gap goes at once), each batch then flushed to the browser;
+    `on_batch(last_level)` runs before the flush (the status line), so that what it says and
+    what the plots show arrive together."""
+
+    def __init__(self, stream, label: str, interval: float | None = None,
+                 on_batch: Callable | None = None, flush: Callable[[], object] | None = None,
+                 clock: Callable[[], float] = time.perf_counter):
+        self.stream, self.label = stream, label
+        self.interval = FEED_INTERVAL_S if interval is None else interval
+        self._on_batch, self._clock = on_batch, clock
+        self._flush = flush or (lambda: flush_to_browser())
+        self._pending: list = []
+        self._last = -float("inf")
+        self.batches = 0
+
+    def add(self, level) -> None:
+        self._pending.append(level)
+        if self._clock() - self._last >= self.interval:
+            self.push()
+
+    def push(self) -> None:
+        if not self._pending:
+            return
+        levels, self._pending = self._pending, []
+        self.stream.push_many(levels, self.label)
+        if self._on_batch is not None:
+            self._on_batch(levels[-1])
+        self._flush()
+        self.batches += 1
+        self._last = self._clock()
+
+    def close(self) -> None:
+        """Push what is left."""
+        self.push()
