@@ -305,7 +305,7 @@ def test_every_dropdown_shows_its_tooltip_in_the_browser():
     # no description of its own and sits behind a label that carries the tooltip as its title.
     ex = Explorer(graph="bfs4k_fig2")
     found = {}
-    for dd, box in _dropdowns(ex):
+    for dd, box in (d for part in ex.children if part is not ex.tools for d in _dropdowns(part)):  # the tabs: their own tests
         label = box.children[0]
         assert dd.tooltip and dd.description == "", dd
         assert isinstance(label, W.HTML) and f"title='{html.escape(dd.tooltip)}'" in label.value, dd
@@ -404,3 +404,13 @@ def test_nothing_that_changes_the_runs_can_be_pressed_during_a_run(explorer, mon
     explorer.run(source=0, technique="topdown-queue")
     assert seen == [{"Run": True, "Clear runs": True, "Classroom": True}]
     assert not (explorer.run_button.disabled or explorer.clear_button.disabled or explorer.classroom_button.disabled)
+
+
+def test_the_tab_the_browser_shows_first_has_its_panel():
+    # The browser shows the first tab even when none is selected, and clicking it then sends
+    # nothing: the Tuning tab stayed blank until another tab was visited.
+    ex = Explorer(graph="bfs4k_fig2")
+    shown = ex.tools.selected_index if ex.tools.selected_index is not None else 0
+    assert ex.tools.children[shown].children == (ex.tools.panel("tuning"),)
+    ex.tools.selected_index = 2  # the others are built when first selected
+    assert ex.tools.children[2].children == (ex.tools.built()["Duplicates"],)

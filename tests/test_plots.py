@@ -300,3 +300,24 @@ def test_flush_waits_for_the_kernels_sending_thread(monkeypatch):
     assert live.flush_to_browser() is True and io.ran  # returned once the thread had run it
     monkeypatch.setattr(live, "_iopub_thread", lambda: IOPub(None))  # a thread that never gets to it
     assert live.flush_to_browser(timeout=0.2) is False
+
+
+def test_each_batch_reaches_the_browser_as_one_patch():
+    # A level's run source, level table, table widths, categories and legends changed in as many
+    # messages, each of which a browser lays out and paints: a loaded one fell seconds behind.
+    from bokeh.layouts import column
+
+    from explorer.ui.live import LevelFeed, LiveBokehModel
+
+    stream = plots.LevelStream()
+    view = LiveBokehModel(column(stream.layout(), stream.level_table()))
+    patches = []
+    view.send = lambda content, buffers=None: patches.append(content.get("payload")) if "PATCH-DOC" in str(
+        content.get("payload")) else None
+    feed = LevelFeed(stream, "a run with a long label that widens the table", view, interval=0.1,
+                     clock=_Clock(0.2), flush=lambda: None)
+    for i in range(10):
+        feed.add(level(i, 10 ** i, 3, technique="bfs4k" if i % 2 else "topdown-queue"))
+    feed.close()
+    assert feed.batches == 10 and len(patches) == 10
+    assert stream.sources["a run with a long label that widens the table"].data["level"] == list(range(10))

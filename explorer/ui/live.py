@@ -3,8 +3,8 @@ state whenever they are drawn, and updates that reach the browser while a run go
 
     load_bokehjs()                          # before the first figure of a page: no internet needed
     view = LiveBokehModel(layout)           # an ipywidget; displayed, reloaded: it shows the state now
-    feed = LevelFeed(stream, "run 1")       # levels to the plots at most every FEED_INTERVAL_S, each
-    for lv in run: feed.add(lv)             #   batch handed to the browser before the run goes on
+    feed = LevelFeed(stream, "run 1", view) # levels to the plots at most every FEED_INTERVAL_S, each
+    for lv in run: feed.add(lv)             #   batch one patch, handed to the browser before the run goes on
     feed.close()
 
 jupyter_bokeh's BokehModel builds a new view from the document as it was when the model was made
@@ -19,15 +19,19 @@ thread has sent what is queued, as `sys.stdout.flush()` does for printed text.
 """
 from __future__ import annotations
 
+import contextlib
+import json
 import threading
 import time
 from typing import Callable
 
+from bokeh.protocol import Protocol
 from jupyter_bokeh import BokehModel
 
-#: At most this often a run's levels go to the browser (each batch flushed): every level of a
-#: simulated run (a level takes longer), a few batches a second of a GPU's thousands of levels.
-FEED_INTERVAL_S = 0.1
+#: At most this often a run's levels go to the browser (each batch one patch, flushed): a few
+#: updates a second, which a browser on a loaded 2-core machine still draws one by one (each
+#: costs it a repaint of every figure); every level of a slow run, many levels of a GPU's run.
+FEED_INTERVAL_S = 0.4
 #: How long a flush waits for the kernel's IOPub thread before the run goes on anyway.
 FLUSH_TIMEOUT_S = 5.0
 
@@ -44,13 +48,17 @@ def load_bokehjs() -> None:
 
 
 class LiveBokehModel(BokehModel):
-    """A BokehModel whose views always start from the document as it is now.
+    """A BokehModel whose views always start from the document as it is now, and whose changes
+    can go to the browser as one patch.
 
     `refresh()` re-sends the document (a container calls it just before it is displayed, and
     before it shows a model built earlier); a full state request, which is how the page asks for
-    every widget when it reloads, gets the document as it is now too."""
+    every widget when it reloads, gets the document as it is now too. Inside `one_patch()` every
+    change waits and then goes as one message: the browser lays out and paints the figures once
+    for all of them (once per change, a loaded browser fell seconds behind a run)."""
 
     _stale = False  # whether the document changed since render_bundle was made
+    _held: list | None = None  # changes waiting for the end of one_patch()
 
     def refresh(self) -> None:
         """Send the document as it is now, if it changed; existing views redraw from it."""
@@ -58,9 +66,36 @@ class LiveBokehModel(BokehModel):
             self._stale = False
             self.render_bundle = self._model_to_traits(self._model)
 
+    @contextlib.contextmanager
+    def one_patch(self):
+        if self._held is not None:  # already inside one
+            yield
+            return
+        self._held = []
+        try:
+            yield
+        finally:
+            events, self._held = self._held, None
+            if events:
+                self._send_patch(events)
+
     def _document_patched(self, event) -> None:
         self._stale = True
-        super()._document_patched(event)
+        if event.setter is self:  # the browser's own change: it has it
+            return
+        if self._held is not None:
+            self._held.append(event)
+        else:
+            self._send_patch([event])
+
+    def _send_patch(self, events) -> None:
+        # As BokehModel._document_patched sends one event: header, metadata, content, buffers.
+        msg = Protocol().create("PATCH-DOC", events)
+        for part in (msg.header_json, msg.metadata_json, msg.content_json):
+            self.send({"msg": "patch", "payload": part})
+        for buffer in msg.buffers:
+            self.send({"msg": "patch", "payload": json.dumps(buffer.ref)})
+            self.send({"msg": "patch"}, [buffer.to_bytes()])
 
     def get_state(self, key=None, drop_defaults=False):
         if key is None and self._stale:
@@ -111,14 +146,14 @@ def flush_to_browser(timeout: float = FLUSH_TIMEOUT_S) -> bool:
 
 class LevelFeed:
     """A run's levels into a LevelStream as they come, in batches at most every `interval`
-    seconds (a level after a longer gap goes at once), each batch then flushed to the browser;
-    `on_batch(last_level)` runs before the flush (the status line), so that what it says and
-    what the plots show arrive together."""
+    seconds (a level after a longer gap goes at once); each batch is one patch of `view` (when
+    given), and is flushed to the browser before the run goes on. `on_batch(last_level)` runs
+    first (the status line), so that what it says and what the plots show arrive together."""
 
-    def __init__(self, stream, label: str, interval: float | None = None,
+    def __init__(self, stream, label: str, view: LiveBokehModel | None = None, interval: float | None = None,
                  on_batch: Callable | None = None, flush: Callable[[], object] | None = None,
                  clock: Callable[[], float] = time.perf_counter):
-        self.stream, self.label = stream, label
+        self.stream, self.label, self.view = stream, label, view
         self.interval = FEED_INTERVAL_S if interval is None else interval
         self._on_batch, self._clock = on_batch, clock
         self._flush = flush or (lambda: flush_to_browser())
@@ -135,7 +170,8 @@ class LevelFeed:
         if not self._pending:
             return
         levels, self._pending = self._pending, []
-        self.stream.push_many(levels, self.label)
+        with self.view.one_patch() if self.view is not None else contextlib.nullcontext():
+            self.stream.push_many(levels, self.label)
         if self._on_batch is not None:
             self._on_batch(levels[-1])
         self._flush()

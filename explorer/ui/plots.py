@@ -330,8 +330,11 @@ class RunOverlay:
         self.source = empty_source()
         self.glyphs = {name: FIGURES[name][1](fig, self.source, f"run {index + 1}", color, index)
                        for name, fig in figures.items()}
+        # Unused slots stay out of the legends, and out of every repaint the browser makes while
+        # a run streams (each hidden renderer skips its paint).
+        self.set_visible(False)
         for g in self.glyphs.values():
-            g.legend_item.visible = False  # unused slots stay out of the legends
+            g.legend_item.visible = False
 
     def assign(self, label: str) -> None:
         """Give the slot to the run `label`, dropping the rows of the run that had it before."""

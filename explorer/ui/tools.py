@@ -1,5 +1,6 @@
 """The Explorer's tool tabs: Tuning, Comparison, Duplicates and Export, each a panel
-of its own module built the first time its tab opens (or `tabs.panel(name)` from code), working
+of its own module built the first time its tab opens (Tuning's at once: it is the tab shown
+first), or by `tabs.panel(name)` from code, working
 on what the Explorer has picked: graph, source, technique, knobs, and its runs for the export.
 
     ex = Explorer(graph="bfs4k_fig2")
@@ -25,12 +26,15 @@ _KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison"
 
 
 class ToolTabs(W.Tab):
-    """One tab per panel, none open at first; a panel is built when its tab is first selected."""
+    """One tab per panel; a panel is built when its tab is first selected. The first tab's is
+    built at once and shown: the browser shows the first tab even when none is selected, and a
+    click on it then changes nothing, so it stayed blank until another tab was visited."""
 
     def __init__(self, explorer):
         self.explorer = explorer
         self._panels: dict = {}
-        super().__init__([W.VBox() for _ in PANELS], titles=tuple(PANELS), selected_index=None)
+        super().__init__([W.VBox() for _ in PANELS], titles=tuple(PANELS), selected_index=0)
+        self.panel(next(iter(PANELS)))
         self.observe(self._on_select, names="selected_index")
 
     def panel(self, name: str):

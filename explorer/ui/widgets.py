@@ -539,7 +539,7 @@ class Explorer(W.VBox):
         plotting = 0.0  # seconds spent here between levels, which the engine's clock leaves out
         # The levels reach the plots as the engine yields them (in batches when they come faster
         # than the feed's interval), the status line with them.
-        feed = LevelFeed(self.stream, label, on_batch=lambda lv: self._set_status(
+        feed = LevelFeed(self.stream, label, self.plot_view, on_batch=lambda lv: self._set_status(
             f"{label}: level {lv.level} done, frontier {lv.frontier_in:,} -> {lv.frontier_out:,}", "busy"))
         for lv in run:
             t = time.perf_counter()
