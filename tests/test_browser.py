@@ -176,7 +176,7 @@ def open_and_run_all(driver, lab, name: str) -> None:
     # A workspace of its own: the page restores no other notebook.
     driver.get(f"{base}/lab/workspaces/{Path(name).stem}/tree/{name}?token={token}")
     wait_for(f"{name} with its kernel idle", lambda: driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell")
-             and "Idle" in driver.find_element(By.TAG_NAME, "body").text, OPEN_TIMEOUT)
+             and driver.execute_script("return document.body.textContent.includes('Idle')"), OPEN_TIMEOUT)
     menu = wait_for("the Run menu", lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item")
                                             if m.text == "Run"])
     menu[0].click()
@@ -188,7 +188,8 @@ def open_and_run_all(driver, lab, name: str) -> None:
         if errors:  # Run All stops at a failing cell: say why now, with a picture
             driver.save_screenshot(str(artifacts_dir() / f"{Path(name).stem}-error.png"))
             pytest.fail(f"{name} failed in the browser: {errors}")
-        prompts = [p.text.strip() for p in driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell .jp-InputArea-prompt")]
+        prompts = driver.execute_script("return Array.from(document.querySelectorAll(arguments[0])).map("
+                                        "(p) => p.textContent.trim())", f"{PANEL} .jp-CodeCell .jp-InputArea-prompt")
         return prompts and all(re.fullmatch(r"\[\d+\]:", p) for p in prompts)
 
     try:
@@ -197,42 +198,49 @@ def open_and_run_all(driver, lab, name: str) -> None:
         driver.save_screenshot(str(artifacts_dir() / f"{Path(name).stem}-ran.png"))
 
 
+#: [text, mime type] of every output of the notebook shown, and the text of our widgets' status
+#: lines, read as text content: WebDriver's .text lays out every element it reads, which on a
+#: large notebook polled each second took the browser's time from the page it tests.
+_OUTPUTS_JS = """
+const panel = document.querySelector(arguments[0]);
+if (!panel) return [[], []];
+return [Array.from(panel.querySelectorAll('.jp-OutputArea-output')).map(
+          (o) => [o.textContent, o.getAttribute('data-mime-type')]),
+        Array.from(panel.querySelectorAll('.widget-html-content')).map((o) => o.textContent)];
+"""
+
+
 def error_outputs(driver) -> list[str]:
     """Tracebacks and error text in the notebook's outputs, and error status lines of our widgets."""
-    from selenium.webdriver.common.by import By
-
-    bad = []
-    for out in driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-OutputArea-output"):
-        text = out.text
-        if "Traceback" in text or "javascript error" in text.lower() or (
-                out.get_attribute("data-mime-type") == "application/vnd.jupyter.stderr" and "Error" in text):
-            bad.append(text[:500])
-    for status in driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .widget-html-content"):
-        if "✗" in status.text:
-            bad.append(status.text[:500])
-    return bad
+    outputs, statuses = driver.execute_script(_OUTPUTS_JS, PANEL)
+    bad = [text[:500] for text, mime in outputs if "Traceback" in text or "javascript error" in text.lower()
+           or (mime == "application/vnd.jupyter.stderr" and "Error" in text)]
+    return bad + [text.strip()[:500] for text in statuses if "✗" in text]
 
 
-#: Rows of every ColumnDataSource named `name` in the Bokeh documents shown inside `root` (a CSS
-#: selector; the whole page when absent): [{column: [values]}] for the columns asked.
+#: Rows of every ColumnDataSource named `name` in the Bokeh documents shown inside each element
+#: matching `selector` (the whole page when absent), in the elements' order: [{column: [values]}]
+#: for the columns asked.
 _SOURCES_JS = """
 const [name, columns, selector] = arguments;
-const root = selector ? document.querySelector(selector) : document.body;
+const roots = selector ? Array.from(document.querySelectorAll(selector)) : [document.body];
 const out = [];
-const seen = new Set();
-for (const view of Bokeh.index.roots) {
-  if (!root || !root.contains(view.el)) continue;
-  const doc = view.model.document;
-  if (!doc || seen.has(doc)) continue;
-  seen.add(doc);
-  for (const model of doc._all_models.values()) {
-    if (model.name !== name || !model.data) continue;
-    const row = {};
-    for (const c of columns) {
-      const col = model.data instanceof Map ? model.data.get(c) : model.data[c];
-      row[c] = col === undefined ? null : Array.from(col);
+for (const root of roots) {
+  const seen = new Set();
+  for (const view of Bokeh.index.roots) {
+    if (!root.contains(view.el)) continue;
+    const doc = view.model.document;
+    if (!doc || seen.has(doc)) continue;
+    seen.add(doc);
+    for (const model of doc._all_models.values()) {
+      if (model.name !== name || !model.data) continue;
+      const row = {};
+      for (const c of columns) {
+        const col = model.data instanceof Map ? model.data.get(c) : model.data[c];
+        row[c] = col === undefined ? null : Array.from(col);
+      }
+      out.push(row);
     }
-    out.push(row);
   }
 }
 return out;
@@ -357,6 +365,15 @@ window.__bfs4kWatch = setInterval(() => {
 """
 
 
+def texts(element, selector: str) -> list[str]:
+    """The text of each element matching `selector` inside `element`, read without laying the page
+    out (WebDriver's .text computes every style it covers: seconds on a large notebook, while a
+    run streams)."""
+    return element.parent.execute_script(
+        "return Array.from(arguments[0].querySelectorAll(arguments[1])).map((e) => e.textContent.trim())",
+        element, selector)
+
+
 def tab_buttons(container, title: str):
     from selenium.webdriver.common.by import By
 
@@ -379,14 +396,17 @@ def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_surv
     before = {r for s in sources(browser, "levels", ["run"]) for r in s["run"]}
     browser.execute_script("arguments[0].scrollIntoView()", explorer)
     buttons(explorer, "Run")[0].click()
+    label = f"#{len(before) + 1} "  # the level table holds every run so far: this is the next
+    status = wait_for("the run's status", lambda: [t for t in texts(explorer, ".widget-html-content")
+                                                   if t.startswith(f"✓ {label}") and "valid BFS" in t])[0]
+    levels = int(re.search(r": (\d+) levels", status)[1])
 
     def new_run():
-        rows = [s for s in sources(browser, "levels", ["run", "level"]) if s["run"] and s["run"][0] not in before]
-        return rows if rows and len(rows[0]["level"]) == fig2_levels() else None
+        rows = [s for s in sources(browser, "levels", ["run", "level"]) if s["run"] and s["run"][0].startswith(label)]
+        return rows if rows and len(rows[0]["level"]) == levels else None
 
     (run,) = wait_for("the new run's levels in the frontier plot", new_run)
-    assert run["level"] == list(range(fig2_levels()))  # one point per level, in order
-    wait_for("the run's status", lambda: "valid BFS" in explorer.text)
+    assert run["level"] == list(range(levels))  # one point per level, in order
     browser.save_screenshot(str(artifacts_dir() / "quickstart.png"))
 
     # Each tool tab shows its panel when first clicked (the Tuning tab opened blank).
@@ -442,7 +462,7 @@ def test_a_run_of_many_levels_reaches_the_browser_in_several_updates(browser, la
     label = run_label(1, "topdown-queue", load_graph_spec(STREAM_GRAPH).name)
     browser.execute_script(_WATCH_RUN_JS, label)
     buttons(explorer, "Run")[0].click()
-    wait_for("the run's status", lambda: "valid BFS" in explorer.text)
+    wait_for("the run's status", lambda: any("valid BFS" in t for t in texts(explorer, ".widget-html-content")))
     updates = wait_for("the last level in the plots", lambda: (u := browser.execute_script(
         "return window.__bfs4kUpdates")) and u[-1][1] == 37 and u)
     browser.save_screenshot(str(artifacts_dir() / "stream.png"))
@@ -496,8 +516,8 @@ def test_classroom_in_chromium_is_drawn_when_shown_and_run_and_step_recolour_it(
         if (label && label.textContent.includes('running')) window.__bfs4kBusy.push(b.map((x) => x.disabled));
       }, 20);""", room)
     buttons(room, "Run")[0].click()
-    wait_for("level 0 after Run", lambda: frontier_levels() == [0] and "level 0 of" in room.text)
-    wait_for("the run's status", lambda: "valid BFS" in room.text)
+    wait_for("level 0 after Run", lambda: frontier_levels() == [0] and "level 0 of" in " ".join(texts(room, ".bfs4k-level")))
+    wait_for("the run's status", lambda: "valid BFS" in " ".join(texts(room, ".bfs4k-status")))
     busy = browser.execute_script("clearInterval(window.__bfs4kBusyWatch); return window.__bfs4kBusy")
     assert busy and all(all(d) for d in busy), busy
     shown = nodes()
@@ -506,7 +526,7 @@ def test_classroom_in_chromium_is_drawn_when_shown_and_run_and_step_recolour_it(
     picture = room.screenshot_as_png
 
     buttons(room, "Step")[0].click()
-    wait_for("level 1 after Step", lambda: frontier_levels() == [0, 1] and "level 1 of" in room.text)
+    wait_for("level 1 after Step", lambda: frontier_levels() == [0, 1] and "level 1 of" in " ".join(texts(room, ".bfs4k-level")))
     stepped = wait_for("the drawing to recolour", lambda: (n := nodes()) != shown and n)
     assert stepped["fill_color"] != shown["fill_color"]  # level 2's vertices are reached now
     assert [stepped["line_color"][v] for v in (1, 2, 3)] == ["#d62728"] * 3  # the new frontier

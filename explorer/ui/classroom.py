@@ -259,14 +259,17 @@ class Classroom(W.VBox):
         techs = [t.value for t in implemented_techniques()]  # the registry, as it is now
         self.graph_box = W.Combobox(value=graph if isinstance(graph, str) else graph.name,
                                     options=list(GRAPH_CHOICES), description="graph", ensure_option=False,
-                                    layout=W.Layout(width="330px"),
+                                    layout=W.Layout(width="430px"),
                                     tooltip="a sample name, a graph file or gen:KIND:param=value,... (at most a "
                                             "few hundred vertices)")
-        self.source_box = W.Text(value=str(source), description="source", layout=W.Layout(width="170px"),
+        self.source_box = W.Text(value=str(source), description="source", layout=W.Layout(width="210px"),
                                  tooltip="a vertex id, max-degree or random")
+        # A label of its own: ipywidgets shows a drop-down's tooltip only when it has no description.
+        tip = "the technique whose threads the table follows"
         self.technique = W.Dropdown(options=techs, value=Technique.parse(technique).value if technique else techs[0],
-                                    description="technique", layout=W.Layout(width="270px"),
-                                    tooltip="the technique whose threads the table follows")
+                                    layout=W.Layout(width="210px"), tooltip=tip)
+        self.technique_label = W.HTML(f"<div class='widget-label' title='{_esc(tip)}'>technique</div>",
+                                      layout=W.Layout(width="80px", flex="0 0 auto"))
         self.knobs_box = W.Text(value=" ".join(f"{k}={v}" for k, v in (knobs or {}).items()), description="knobs",
                                 placeholder="K1=4 claim=atomic", layout=W.Layout(width="330px"),
                                 tooltip="the technique's knobs as NAME=VALUE, space separated (python3 -m explorer "
@@ -299,7 +302,7 @@ class Classroom(W.VBox):
         self.technique.observe(lambda _: self._show_note(), names="value")
 
         controls = W.VBox([
-            W.HBox([self.graph_box, self.source_box, self.technique]),
+            W.HBox([self.graph_box, self.source_box, self.technique_label, self.technique]),
             W.HBox([self.knobs_box, self.run_button]),
             W.HBox([self.back_button, self.step_button, self.play_button, self.stop_button, self.level_label,
                     self.ticker]),

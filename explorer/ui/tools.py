@@ -47,6 +47,7 @@ class ToolTabs(W.Tab):
 
             module, cls = PANELS[title]
             panel = getattr(importlib.import_module(f"{__package__}.{module}"), cls)(self.explorer)
+            name_the_untitled(panel)
             self._panels[title] = panel
             self.children[list(PANELS).index(title)].children = [panel]
         return self._panels[title]
@@ -61,6 +62,15 @@ class ToolTabs(W.Tab):
 
 
 # ------------------------------------------------------------------ what the panels share
+
+def name_the_untitled(widget) -> None:
+    """A described control without a tooltip gets its description as one: ipywidgets puts the
+    tooltip on the label as its title, and with none the hover read "null"."""
+    if isinstance(widget, W.DOMWidget) and getattr(widget, "description", "") and not widget.tooltip:
+        widget.tooltip = widget.description
+    for child in getattr(widget, "children", ()):
+        name_the_untitled(child)
+
 
 def esc(x) -> str:
     return html.escape(str(x))
