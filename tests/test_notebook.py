@@ -414,3 +414,14 @@ def test_the_tab_the_browser_shows_first_has_its_panel():
     assert ex.tools.children[shown].children == (ex.tools.panel("tuning"),)
     ex.tools.selected_index = 2  # the others are built when first selected
     assert ex.tools.children[2].children == (ex.tools.built()["Duplicates"],)
+
+
+def test_apply_best_is_confirmed_beside_the_explorers_run_button():
+    # "Apply best" changed the knobs in a closed panel far above the button: nothing visible.
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
+    tuning = ex.tools.panel("tuning")
+    tuning.run_sweep(knob1="block_threads", values1="32,64")
+    tuning.apply_button.click()
+    best = tuning.result.best
+    assert f"block_threads={best.knobs['block_threads']}" in ex.status.value and "✓" in ex.status.value
+    assert ex.knobs_panel.selected_index == 0 and ex.knob_values()["block_threads"] == best.knobs["block_threads"]

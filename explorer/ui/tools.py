@@ -48,6 +48,8 @@ class ToolTabs(W.Tab):
             module, cls = PANELS[title]
             panel = getattr(importlib.import_module(f"{__package__}.{module}"), cls)(self.explorer)
             name_the_untitled(panel)
+            if hasattr(panel, "apply_button"):  # what a panel sets in the Explorer is said there too
+                panel.apply_button.on_click(lambda _: self._confirm_applied(panel))
             self._panels[title] = panel
             self.children[list(PANELS).index(title)].children = [panel]
         return self._panels[title]
@@ -55,6 +57,18 @@ class ToolTabs(W.Tab):
     def built(self) -> dict:
         """The panels built so far, by tab title."""
         return dict(self._panels)
+
+    def _confirm_applied(self, panel) -> None:
+        """After a panel's Apply: the Explorer's status line (beside its Run button) says what it
+        now uses, and its knobs open to show them."""
+        result = getattr(panel, "result", None)
+        best = getattr(result, "best", None)
+        if best is None or self.explorer.technique.value != result.technique:
+            return  # nothing was applied: the panel's status line says why
+        knobs = ", ".join(f"{k}={v}" for k, v in best.knobs.items())
+        self.explorer._set_status(f"Tuning tab applied: {result.technique} with {knobs} (in Knobs below); "
+                                  "press Run to use them", "ok")
+        self.explorer.knobs_panel.selected_index = 0
 
     def _on_select(self, change) -> None:
         if change["new"] is not None:
