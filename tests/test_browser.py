@@ -175,8 +175,16 @@ def open_and_run_all(driver, lab, name: str) -> None:
     base, token = lab
     # A workspace of its own: the page restores no other notebook.
     driver.get(f"{base}/lab/workspaces/{Path(name).stem}/tree/{name}?token={token}")
-    wait_for(f"{name} with its kernel idle", lambda: driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell")
-             and driver.execute_script("return document.body.textContent.includes('Idle')"), OPEN_TIMEOUT)
+
+    def ready():
+        # A server slow to list its kernels makes JupyterLab ask which one: the notebook's own.
+        for accept in driver.find_elements(By.CSS_SELECTOR, ".jp-Dialog .jp-mod-accept"):
+            accept.click()
+            return False
+        return driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell") and driver.execute_script(
+            "return document.body.textContent.includes('Idle')")
+
+    wait_for(f"{name} with its kernel idle", ready, OPEN_TIMEOUT)
     menu = wait_for("the Run menu", lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item")
                                             if m.text == "Run"])
     menu[0].click()

@@ -25,7 +25,9 @@ import threading
 import time
 from typing import Callable
 
+from bokeh.core.serialization import Serializer
 from bokeh.protocol import Protocol
+from bokeh.protocol.messages.patch_doc import patch_doc
 from jupyter_bokeh import BokehModel
 
 #: At most this often a run's levels go to the browser (each batch one patch, flushed): a few
@@ -58,7 +60,7 @@ class LiveBokehModel(BokehModel):
     for all of them (once per change, a loaded browser fell seconds behind a run)."""
 
     _stale = False  # whether the document changed since render_bundle was made
-    _held: list | None = None  # changes waiting for the end of one_patch()
+    _held: tuple | None = None  # changes (encoded) waiting for the end of one_patch()
 
     def refresh(self) -> None:
         """Send the document as it is now, if it changed; existing views redraw from it."""
@@ -71,26 +73,33 @@ class LiveBokehModel(BokehModel):
         if self._held is not None:  # already inside one
             yield
             return
-        self._held = []
+        self._held = ([], [])  # encoded events, their buffers
         try:
             yield
         finally:
-            events, self._held = self._held, None
+            (events, buffers), self._held = self._held, None
             if events:
-                self._send_patch(events)
+                msg = patch_doc(patch_doc.create_header(), {}, {"events": events})
+                msg.add_buffers(*buffers)
+                self._send_message(msg)
 
     def _document_patched(self, event) -> None:
         self._stale = True
         if event.setter is self:  # the browser's own change: it has it
             return
-        if self._held is not None:
-            self._held.append(event)
-        else:
-            self._send_patch([event])
+        if self._held is None:
+            self._send_message(Protocol().create("PATCH-DOC", [event]))
+            return
+        # Encoded now: a change refers to values that later changes of the batch modify in place
+        # (a source's data replaced, then streamed into: encoded late, the rows came twice).
+        doc = event.document
+        serializer = Serializer(references=doc.models.synced_references)
+        self._held[0].extend(serializer.encode([event]))
+        self._held[1].extend(serializer.buffers)
+        doc.models.flush_synced(lambda model: not serializer.has_ref(model))
 
-    def _send_patch(self, events) -> None:
-        # As BokehModel._document_patched sends one event: header, metadata, content, buffers.
-        msg = Protocol().create("PATCH-DOC", events)
+    def _send_message(self, msg) -> None:
+        # As BokehModel._document_patched sends its one event: header, metadata, content, buffers.
         for part in (msg.header_json, msg.metadata_json, msg.content_json):
             self.send({"msg": "patch", "payload": part})
         for buffer in msg.buffers:
