@@ -176,22 +176,22 @@ def open_and_run_all(driver, lab, name: str) -> None:
     # A workspace of its own: the page restores no other notebook.
     driver.get(f"{base}/lab/workspaces/{Path(name).stem}/tree/{name}?token={token}")
 
-    def ready():
+    def kernel_asked():
         # A server slow to list its kernels makes JupyterLab ask which one: the notebook's own.
         for accept in driver.find_elements(By.CSS_SELECTOR, ".jp-Dialog .jp-mod-accept"):
             accept.click()
-            return False
-        return driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell") and driver.execute_script(
-            "return document.body.textContent.includes('Idle')")
+            return True
+        return False
+
+    def ready():
+        return not kernel_asked() and driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell") and \
+            driver.execute_script("return document.body.textContent.includes('Idle')")
 
     wait_for(f"{name} with its kernel idle", ready, OPEN_TIMEOUT)
-    menu = wait_for("the Run menu", lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item")
-                                            if m.text == "Run"])
-    menu[0].click()
-    wait_for("Run All Cells", lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, "li.lm-Menu-item")
-                                       if m.get_attribute("data-command") == "runmenu:run-all"])[0].click()
+    menu_command(driver, "Run", "runmenu:run-all")
 
     def all_ran():
+        kernel_asked()
         errors = error_outputs(driver)
         if errors:  # Run All stops at a failing cell: say why now, with a picture
             driver.save_screenshot(str(artifacts_dir() / f"{Path(name).stem}-error.png"))
@@ -218,6 +218,16 @@ return [Array.from(panel.querySelectorAll('.jp-OutputArea-output')).map(
 """
 
 
+def menu_command(driver, menu: str, command: str) -> None:
+    """Open a menu of JupyterLab's menu bar and click its item of `command` (Run > Run All Cells)."""
+    from selenium.webdriver.common.by import By
+
+    wait_for(f"the {menu} menu", lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item")
+                                          if m.text == menu])[0].click()
+    wait_for(command, lambda: [m for m in driver.find_elements(By.CSS_SELECTOR, "li.lm-Menu-item")
+                               if m.get_attribute("data-command") == command])[0].click()
+
+
 def error_outputs(driver) -> list[str]:
     """Tracebacks and error text in the notebook's outputs, and error status lines of our widgets."""
     outputs, statuses = driver.execute_script(_OUTPUTS_JS, PANEL)
@@ -231,6 +241,7 @@ def error_outputs(driver) -> list[str]:
 #: for the columns asked.
 _SOURCES_JS = """
 const [name, columns, selector] = arguments;
+if (typeof Bokeh === 'undefined') return [];  // not loaded (yet)
 const roots = selector ? Array.from(document.querySelectorAll(selector)) : [document.body];
 const out = [];
 for (const root of roots) {
@@ -270,13 +281,15 @@ def buttons(container, text: str):
     return [b for b in container.find_elements(By.CSS_SELECTOR, "button.widget-button") if b.text.strip() == text]
 
 
-#: Every Bokeh figure (Plot) shown inside `arguments[0]` (a CSS selector) that draws nothing:
+#: Every Bokeh figure (Plot) shown inside `arguments[0]` (a CSS selector; a tab not selected shows
+#: nothing) that draws nothing:
 #: [title, renderers] of each plot whose glyph renderers have no row with a finite number or a
 #: text (a legend key's one NaN row draws nothing too). Views never built count as well: a
 #: figure output whose BokehJS did not run has no Bokeh root inside it.
 _EMPTY_FIGURES_JS = """
 const root = document.querySelector(arguments[0]);
 const out = [];
+if (typeof Bokeh === 'undefined') return root && root.querySelector('.jp-OutputArea-output[data-mime-type="application/vnd.bokehjs_exec.v0+json"]') ? [['(BokehJS not loaded)', 0]] : [];
 const drawn = (v) => (typeof v === 'number' && Number.isFinite(v)) || (typeof v === 'string' && v !== '');
 const hasRows = (source) => {
   const data = source.data instanceof Map ? Object.fromEntries(source.data) : source.data;
@@ -285,7 +298,7 @@ const hasRows = (source) => {
 };
 const seen = new Set();
 for (const view of Bokeh.index.roots) {
-  if (!root || !root.contains(view.el)) continue;
+  if (!root || !root.contains(view.el) || view.el.offsetParent === null) continue;
   const doc = view.model.document;
   if (!doc || seen.has(doc)) continue;
   seen.add(doc);
@@ -393,7 +406,6 @@ def tab_buttons(container, title: str):
 @pytest.mark.slow
 def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_survives_a_reload(browser, lab):
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
 
     name = "01_quickstart.ipynb"
     open_and_run_all(browser, lab, name)
@@ -443,11 +455,12 @@ def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_surv
 
     # Reloaded, the page shows every run the kernel holds (the plots came back empty).
     runs = {r for s in sources(browser, "levels", ["run"]) for r in s["run"]}
-    browser.find_element(By.CSS_SELECTOR, PANEL).send_keys(Keys.CONTROL, "s")
+    menu_command(browser, "File", "docmanager:save")
     wait_for("the notebook saved", lambda: not browser.find_elements(By.CSS_SELECTOR, ".jp-mod-dirty"), 60)
     browser.refresh()
     wait_for("the Explorer's runs after the reload", lambda: {r for s in sources(browser, "levels", ["run"])
                                                              for r in s["run"]} == runs)
+    browser.execute_script("arguments[0].scrollIntoView()", explorer_widget(browser))
     browser.save_screenshot(str(artifacts_dir() / "quickstart-reloaded.png"))
     check_page(browser, name)
 
