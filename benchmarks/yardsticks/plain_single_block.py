@@ -1,34 +1,27 @@
 """A plain single-block BFS of the 2-D grid, as a yardstick for BFS-4K's single-block kernel (GPU only).
 
-    python benchmarks/plain_single_block.py [--side 1000]
+    python3 -m benchmarks.yardsticks.plain_single_block [--side 1000]
 
 One block of 1024 threads runs every level in one launch: the visited flags are a bitmap in shared
 memory, F_d and F_d_new are in shared memory, a thread takes one frontier vertex (two neighbours a
 round), warps append to the next frontier with a shuffle scan and one shared atomic, one barrier a
 level. No per-level statistics, no policy, no instrumentation: what a Numba kernel that only
-searches costs, on the graph of the issue's grid target (1001 levels from the centre).
+searches costs, on the 1000 x 1000 grid from its centre (1001 levels).
 
 Variants: `dist+parent` writes each claim's level and parent to global memory at once (a plain
 kernel's choice); `no writes` leaves them out (wrong output: it shows what the level loop alone
-costs, the floor for any kernel that writes them later); `W=2` gives each vertex two lanes.
+costs, the floor for any kernel that writes them later; its level count is checked); `W=2`
+gives each vertex two lanes.
 """
 from __future__ import annotations
 
-import argparse
-import statistics
-import sys
-from pathlib import Path
-
 import numpy as np
+from numba import cuda, int32, uint32
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from numba import cuda, int32, uint32  # noqa: E402
-
-from explorer import backend, graphs  # noqa: E402
-from explorer.engine.launcher import Launcher  # noqa: E402
-from explorer.reference import cpu_bfs  # noqa: E402
-from kernels.primitives import warp_reserve  # noqa: E402
+from benchmarks import harness
+from benchmarks.yardsticks.common import grid_case, levels_check, report, show
+from explorer.engine.launcher import Launcher
+from kernels.primitives import warp_reserve
 
 FULL = 0xFFFFFFFF
 QLEN = 16
@@ -128,60 +121,26 @@ def plain_kernel(write: bool, W: int):
     return plain_bfs
 
 
-def grid_case(description: str, argv=None):
-    """The yardsticks' common set-up: options --side and --repeats, the GPU, the side x side grid,
-    its centre vertex, the CPU reference distances and the CSR arrays on the GPU."""
-    ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--side", type=int, default=1000)
-    ap.add_argument("--repeats", type=int, default=5)
-    args = ap.parse_args(argv)
-    info = backend.select("gpu")
-    g = graphs.generate("grid2d", rows=args.side, cols=args.side)
-    src = (args.side // 2) * args.side + args.side // 2
-    ref = cpu_bfs(g, src)[0]
-    offsets, indices = cuda.to_device(g.offsets), cuda.to_device(g.indices.astype(np.int32))
-    return args, info, g, src, ref, offsets, indices
-
-
-def timed_runs(repeats: int, fresh, launch):
-    """CUDA-event times (ms) of `repeats` runs after a first one that compiles: fresh() makes a
-    run's arrays (untimed), launch(arrays) searches. Returns the times and the last run's arrays."""
-    times = []
-    for rep in range(repeats + 1):
-        arrays = fresh()
-        cuda.synchronize()
-        start, stop = cuda.event(), cuda.event()
-        start.record()
-        launch(arrays)
-        stop.record()
-        stop.synchronize()
-        if rep:
-            times.append(cuda.event_elapsed_time(start, stop))
-    return times, arrays
-
-
-def spread(times) -> str:
-    return f"{statistics.median(times):7.3f} ms (min {min(times):.3f}, max {max(times):.3f})"
-
-
 def main(argv=None) -> int:
-    args, info, g, src, ref, offsets, indices = grid_case(__doc__.splitlines()[0], argv)
-    side = args.side
-    n = g.num_vertices
+    case = grid_case(__doc__.splitlines()[0], argv)
+    side, n = case.args.side, case.g.num_vertices
     nwords = (n + 31) // 32
     launch = Launcher.shared()  # opts in to more than 48 KB of shared memory
-    print(f"{info.device_name}: plain single-block BFS of the {side} x {side} grid from its centre, 1024 threads")
+    print(f"{case.env['gpu']}: plain single-block BFS of the {side} x {side} grid from its centre, 1024 threads")
+    rows = []
     for label, write, W in (("dist+parent", True, 1), ("no writes", False, 1), ("dist+parent, W=2", True, 2)):
         kern = plain_kernel(write, W)
-        times, (dist, parent, levels) = timed_runs(
-            args.repeats,
+        times, (dist, parent, levels) = harness.time_launches(
+            case.args.repeats,
             lambda: (cuda.to_device(np.full(n, -1, np.int32)), cuda.to_device(np.full(n, -1, np.int32)),
                      cuda.device_array(1, np.int32)),
-            lambda a: launch(kern, 1, 1024, 4 * (nwords + 2 * FCAP), offsets, indices, *a[:2], src, nwords, a[2]))
-        ok = np.array_equal(dist.copy_to_host(), ref) if write else "(not written)"
-        print(f"  {label:18s} {spread(times)}  levels {int(levels.copy_to_host()[0])}  distances correct: {ok}",
-              flush=True)
-    return 0
+            lambda a: launch(kern, 1, 1024, 4 * (nwords + 2 * FCAP), case.offsets, case.indices, *a[:2], case.src,
+                             nwords, a[2]))
+        lv = int(levels.copy_to_host()[0])
+        check = (harness.check_distances(case.ref, dist.copy_to_host()) if write
+                 else levels_check(case.ref, lv, " (distances not written)"))
+        rows.append(show(harness.Timed(label, times, check, {"levels": lv})))
+    return report(case, "plain_single_block", "A plain single-block BFS of the grid", rows)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """Every notebook top to bottom on this machine's GPU (what tests/test_notebook.py does under the
-simulator), headless through nbclient, for the closing note of a GPU session.
+simulator), headless through nbclient.
 
-    python3 benchmarks/run_notebooks.py --out OUTDIR [NOTEBOOK ...]
+    python3 -m benchmarks.tools.notebooks --out OUTDIR [NOTEBOOK ...]
 
 The notebooks pick the GPU themselves (backend.select("auto")) and then their GPU graphs: the
 tuning notebook sweeps K1-K7 on Kronecker scale 18, the duplicate analysis runs Kronecker 16 and
@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 
 def run_one(path: Path, out: Path, timeout: int) -> dict:

@@ -1,35 +1,29 @@
 """A plain persistent multi-block BFS of the 2-D grid with a hand-made grid barrier (GPU only).
 
-    python benchmarks/plain_persistent.py [--side 1000]
+    python3 -m benchmarks.yardsticks.plain_persistent [--side 1000]
 
 G blocks stay resident for every level of one launch (at most one block per SM, so all of
 them run at once) and meet at a grid barrier after each level: an arrival counter in global
 memory that one thread of each block increments and polls (Luo et al.'s inter-block
 synchronisation). The visited flags are the distances (atomic compare-and-swap), both frontiers
 are global queues, each claim writes its level and parent at once. No statistics, no policy: what
-spreading the grid's levels over several SMs costs, against the one SM of
-plain_single_block.py and the issue's cooperative-groups persistent kernel (12.7 ms on an H200).
+spreading the grid's levels over several SMs costs, against the one SM of plain_single_block.
 
-Measured on an H100 (benchmarks/README.md): 10.0-12.4 ms for every block count from 8 to 132,
-about 10 µs a level: the barrier's fences and round trips to L2 cost more than one SM's whole
-level in BFS-4K's single-block kernel, so this design is not one of the engine's kernels.
+On an H100 (benchmarks/README.md): 10-12.5 ms for every block count from 8 to 132, about 10 µs a
+level: the barrier's fences and round trips to L2 cost more than one SM's whole level in BFS-4K's
+single-block kernel, so this design is not one of the engine's kernels.
 """
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
+from llvmlite import ir
+from numba import cuda, int32, types
+from numba.cuda import cgutils
+from numba.cuda.extending import intrinsic
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from llvmlite import ir  # noqa: E402
-from numba import cuda, int32, types  # noqa: E402
-from numba.cuda import cgutils  # noqa: E402
-from numba.cuda.extending import intrinsic  # noqa: E402
-
-from benchmarks.plain_single_block import grid_case, spread, timed_runs  # noqa: E402
-from kernels.primitives import warp_reserve  # noqa: E402
+from benchmarks import harness
+from benchmarks.yardsticks.common import grid_case, report, show
+from kernels.primitives import warp_reserve
 
 QLEN = 16
 
@@ -125,11 +119,10 @@ def persistent_kernel():
 
 
 def main(argv=None) -> int:
-    args, info, g, src, ref, offsets, indices = grid_case(__doc__.splitlines()[0], argv)
-    side = args.side
-    n = g.num_vertices
+    case = grid_case(__doc__.splitlines()[0], argv)
+    side, n, src = case.args.side, case.g.num_vertices, case.src
     sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-    print(f"{info.device_name}: plain persistent BFS of the {side} x {side} grid from its centre, "
+    print(f"{case.env['gpu']}: plain persistent BFS of the {side} x {side} grid from its centre, "
           f"grid barrier by atomic counter, {sms} SMs")
     kern = persistent_kernel()
 
@@ -143,14 +136,15 @@ def main(argv=None) -> int:
                 cuda.device_array(4 * side + 1, np.int32), cuda.to_device(np.zeros(4, np.int32)),
                 cuda.device_array(1, np.int32))
 
+    rows = []
     for blocks in sorted({8, 16, 32, 66, sms}):
         for threads in (256, 512, 1024):
-            times, (dist, *_, levels) = timed_runs(args.repeats, fresh,
-                                                   lambda a: kern[blocks, threads](offsets, indices, *a))
-            ok = np.array_equal(dist.copy_to_host(), ref)
-            print(f"  {blocks:4d} blocks x {threads:4d} threads  {spread(times)}  "
-                  f"levels {int(levels.copy_to_host()[0])}  distances correct: {ok}", flush=True)
-    return 0
+            times, (dist, *_, levels) = harness.time_launches(
+                case.args.repeats, fresh, lambda a: kern[blocks, threads](case.offsets, case.indices, *a))
+            rows.append(show(harness.Timed(f"{blocks} blocks x {threads} threads", times,
+                                           harness.check_distances(case.ref, dist.copy_to_host()),
+                                           {"levels": int(levels.copy_to_host()[0])})))
+    return report(case, "plain_persistent", "A plain persistent BFS of the grid", rows)
 
 
 if __name__ == "__main__":

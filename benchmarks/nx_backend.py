@@ -1,9 +1,9 @@
-"""networkx calls with backend="bfs4k" against plain networkx and scipy (issue 21), on the sample
-graphs and Kronecker scale 20. GPU only (--simulator: a smoke test of this script on small graphs,
-its numbers mean nothing). Writes OUT/DATE-GPU-nx.{json,md}.
+"""networkx calls with backend="bfs4k" against plain networkx and scipy, on the sample graphs and
+Kronecker scale 20. GPU only (--simulator: a check of this script on small graphs, its numbers
+mean nothing). Writes results/<GPU>/nx_backend.{json,md}.
 
-    python benchmarks/bench_nx.py --out benchmarks/results                 # samples + kron20
-    python benchmarks/bench_nx.py --graphs facebook_combined --budget 10
+    python3 -m benchmarks.nx_backend                                   # samples + kron20 (about 4 minutes)
+    python3 -m benchmarks.nx_backend --graphs facebook_combined --budget 10
 
 Per graph and function:
   bfs4k     nx.<function>(G, ..., backend="bfs4k") on the graph converted once beforehand (the
@@ -16,35 +16,38 @@ Per graph and function:
             to all of them ("extrapolated").
   scipy     scipy.sparse.csgraph's nearest equivalent where there is one (breadth_first_order,
             shortest_path(unweighted=True), connected_components), on the CSR matrix.
-Every bfs4k result is compared with networkx's where networkx ran the same call in full.
+Every bfs4k result is compared with networkx's where networkx ran the same call in full (for
+calls over many sources: with the sources networkx ran; "—" where it ran none of the same).
 """
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks import harness
 
-from explorer import backend, graphs  # noqa: E402
-
-GRAPHS = {
-    **{name: (lambda name=name: graphs.sample_graph(name)) for name in graphs.SAMPLE_GRAPHS if name != "bfs4k_fig2"},
-    "kron20": lambda: graphs.generate("kronecker", scale=20, edge_factor=16, seed=1),
-}
-SMOKE_GRAPHS = {"bfs4k_fig2": lambda: graphs.sample_graph("bfs4k_fig2"),
-                "karate": lambda: graphs.from_networkx(__import__("networkx").karate_club_graph(), name="karate")}
+GRAPHS = [*[n for n, s in harness.GRAPHS.items() if s.kind == "sample"], "kron20"]
+SMOKE_GRAPHS = ["bfs4k_fig2", "karate"]
 #: all_pairs_shortest_path_length and scipy's full distance matrix: graphs of at most this many vertices.
 APSP_MAX_VERTICES = 20_000
 #: closeness_centrality of every vertex: graphs of at most this many vertices x arcs (Kronecker 20's
 #: 10^6 searches of 3.3 x 10^7 arcs each are left out).
 CLOSENESS_MAX_WORK = 5 * 10**10
+
+
+def load(name: str):
+    """A benchmark graph, or for the simulator the teaching graph or networkx's karate club."""
+    if name == "karate":
+        import networkx as nx
+
+        from explorer import graphs
+
+        return graphs.from_networkx(nx.karate_club_graph(), name="karate")
+    return harness.load(name)
 
 
 def to_networkx(g):
@@ -153,10 +156,10 @@ def cases(G, g, args):
     return out
 
 
-def bench_graph(name, make, args) -> dict:
+def bench_graph(name, args) -> dict:
     from explorer.nx_backend.interface import backend_interface
 
-    g = make()
+    g = load(name)
     t_nx, G = timed(lambda: to_networkx(g))
     t_conv, bg = timed(lambda: backend_interface.convert_from_nx(G))
     row = {"graph": name, "vertices": g.num_vertices, "arcs": g.num_arcs, "directed": g.directed,
@@ -181,67 +184,67 @@ def bench_graph(name, make, args) -> dict:
     return row
 
 
-def markdown(result) -> str:
-    dev = result["device"]
-    lines = [f"# networkx with backend=\"bfs4k\" vs networkx vs scipy — {dev['name']}", "",
-             f"{result['date']}; {dev.get('backend')}, driver {dev.get('driver', '')}; networkx "
-             f"{result['versions']['networkx']}, scipy {result['versions']['scipy']}. Times in seconds: bfs4k the "
-             f"median of {result['repeats']} calls after a warm-up; networkx once, * extrapolated from the "
+def markdown(result) -> list[str]:
+    lines = [f"networkx {result['versions']['networkx']}, scipy {result['versions']['scipy']}. Times in seconds: "
+             f"bfs4k the median of {result['repeats']} calls after a warm-up; networkx once, * extrapolated from the "
              f"sources it ran within {result['budget']} s.", ""]
     for row in result["graphs"]:
+        table = []
+        for f in row["functions"]:
+            sp = "—" if f["scipy_s"] is None else f"{f['scipy_s']:.4f}"
+            ok = f["checked_against_networkx"]
+            chk = "—" if ok is None else ("yes" if ok else "**NO**")
+            table.append([f["function"], f"{f['bfs4k_s']:.4f}",
+                          f"{f['networkx_s']:.3f}{'*' if f['networkx_extrapolated'] else ''}", sp,
+                          f"{f['speedup_vs_networkx']:.1f}x", chk])
         lines += [f"## {row['graph']} ({row['vertices']:,} vertices, {row['arcs']:,} arcs)", "",
                   f"networkx graph built in {row['build_networkx_s']} s; converted to bfs4k in "
                   f"{row['convert_to_bfs4k_s']} s (once: networkx caches it on the graph).", "",
-                  "| function | bfs4k | networkx | scipy | bfs4k vs networkx | checked |", "|---|---|---|---|---|---|"]
-        for f in row["functions"]:
-            sp = "—" if f["scipy_s"] is None else f"{f['scipy_s']:.4f}"
-            chk = "—" if f["checked_against_networkx"] is None else ("yes" if f["checked_against_networkx"] else "**NO**")
-            lines.append(f"| {f['function']} | {f['bfs4k_s']:.4f} | {f['networkx_s']:.3f}"
-                         f"{'*' if f['networkx_extrapolated'] else ''} | {sp} | {f['speedup_vs_networkx']:.1f}x | {chk} |")
-        lines.append("")
-    return "\n".join(lines)
+                  *harness.markdown_table(["function", "bfs4k", "networkx", "scipy", "bfs4k vs networkx", "checked"],
+                                          table, {1, 2, 3, 4}), ""]
+    return lines
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default="benchmarks/results")
+    p.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     p.add_argument("--graphs", nargs="*", help=f"default: {' '.join(GRAPHS)}")
     p.add_argument("--k", type=int, default=256, help="betweenness_centrality's sampled sources")
     p.add_argument("--budget", type=float, default=5.0, help="seconds for networkx's many-source calls")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--apsp", default="facebook_combined",
                    help="graphs (comma-separated, or 'all') to time all_pairs_shortest_path_length on")
-    p.add_argument("--simulator", action="store_true", help="smoke-test this script on tiny graphs (no GPU)")
+    p.add_argument("--simulator", action="store_true", help="a check of this script on tiny graphs (no GPU)")
     args = p.parse_args(argv)
+    from explorer import backend
+
     try:
-        info = backend.select("simulator" if args.simulator else "gpu")
+        backend.select("simulator" if args.simulator else "gpu")
     except backend.BackendError as err:
-        print(f"bench_nx needs a GPU: {err}", file=sys.stderr)
+        print(f"nx_backend needs a GPU: {err}", file=sys.stderr)
         return 2
     import networkx as nx
     import scipy
 
-    table = SMOKE_GRAPHS if args.simulator else GRAPHS
-    names = args.graphs or list(table)
-    unknown = [x for x in names if x not in table]
-    if unknown:
-        p.error(f"unknown graphs {unknown}; choose from {', '.join(table)}")
+    names = args.graphs or (SMOKE_GRAPHS if args.simulator else GRAPHS)
+    try:
+        harness.check_names([x for x in names if x != "karate"])
+    except harness.UnknownGraph as err:
+        p.error(str(err))
     cfg = nx.config.backends.bfs4k
     cfg.cache_bytes = 0  # every bfs4k call searches: no stored rows
     nx.config.warnings_to_ignore.add("cache")
-    result = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "device": info.as_dict(), "config": dict(cfg), "repeats": args.repeats, "budget": args.budget,
+    env = harness.environment()
+    print(harness.describe(env), flush=True)
+    result = {"config": dict(cfg), "repeats": args.repeats, "budget": args.budget,
               "versions": {"networkx": nx.__version__, "scipy": scipy.__version__}, "graphs": []}
     for name in names:
-        result["graphs"].append(bench_graph(name, table[name], args))
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    stem = f"{datetime.date.today()}-{info.device_name.replace(' ', '_')}-nx"
-    (out / f"{stem}.json").write_text(json.dumps(result, indent=1))
-    (out / f"{stem}.md").write_text(markdown(result))
-    print(f"wrote {out / stem}.json and .md")
-    bad = [(r["graph"], f["function"]) for r in result["graphs"] for f in r["functions"]
-           if f["checked_against_networkx"] is False]
+        result["graphs"].append(bench_graph(name, args))
+    rows = result.pop("graphs")
+    harness.write_results(args.out, "nx_backend" + ("-smoke" if args.simulator else ""), env, result, rows,
+                          markdown({**result, "graphs": rows}),
+                          f'networkx with backend="bfs4k" against networkx and scipy, {env["gpu"]}')
+    bad = [(r["graph"], f["function"]) for r in rows for f in r["functions"] if f["checked_against_networkx"] is False]
     if bad:
         print(f"MISMATCH against networkx: {bad}", file=sys.stderr)
         return 1

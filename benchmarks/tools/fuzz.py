@@ -1,7 +1,7 @@
 """Random graphs x random roots x random knob settings, every result checked (GPU or simulator).
 
-    python benchmarks/fuzz.py --runs 500 [--seed 1] [--technique bfs4k ...] [--multi 0.2] [--json OUT.json]
-    NUMBA_ENABLE_CUDASIM=1 python benchmarks/fuzz.py --simulator --runs 60
+    python3 -m benchmarks.tools.fuzz --runs 500 [--seed 1] [--technique bfs4k ...] [--multi 0.2] [--json OUT.json]
+    python3 -m benchmarks.tools.fuzz --simulator --runs 60
 
 What the conformance suite does on named graphs with declared knob grids, on graphs and knob
 settings nobody chose: each run draws a graph family and its size (random arcs with or without
@@ -9,9 +9,9 @@ self loops and parallel arcs, directed or not; hubs of very high degree; long pa
 branches; grids; Kronecker), a technique among the implemented ones, every knob within its
 declared range (half of them left at their defaults; drawn again while a cross-knob rule refuses
 them) and a source among the vertices of degree >= 1, then checks distances and parents against
-the CPU reference (`check_result`). A setting still refused (more shared memory than the device
-has, say) is counted as refused, with its message; anything else that goes wrong is a failure,
-printed with what reproduces it. Exit status 1 when any run failed.
+the CPU reference and the Graph500 rules (benchmarks.harness.check). A setting still refused
+(more shared memory than the device has, say) is counted as refused, with its message; anything
+else that goes wrong is a failure, printed with what reproduces it. Exit status 1 when any run failed.
 
 --multi SHARE makes that share of the runs many searches at once (`run_many`, all-sources
 distances from up to 70 random sources by a random method, T, word size, direction, batch size
@@ -32,8 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
+from benchmarks import harness
 
 #: Knob settings drawn for a run before one passes the technique's cross-knob rules.
 DRAWS = 20
@@ -103,9 +102,7 @@ def _allowed(spec, value) -> bool:
 
 
 def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool) -> dict:
-    from explorer.api import run_bfs
     from explorer.knobs import KnobError
-    from explorer.reference import check_result
     from explorer.techniques import implementation, make_knobs
 
     g, desc = random_graph(rng, simulator)
@@ -125,7 +122,7 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
     case = {"run": i, "graph": desc, "vertices": g.num_vertices, "arcs": g.num_arcs, "technique": tech,
             "knobs": knobs, "source": source, "instrument": instrument}
     try:
-        run = run_bfs(g, g.to_original(source), tech, knobs, instrument=instrument)
+        run = harness.start_bfs(g, source, tech, knobs, instrument=instrument)
         levels = list(run)
         r = run.result
     except KnobError as err:
@@ -133,10 +130,11 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
     except Exception as err:  # noqa: BLE001  (a fuzzer reports every failure)
         return {**case, "outcome": "error", "message": f"{type(err).__name__}: {err}",
                 "traceback": traceback.format_exc()}
-    report = check_result(g, source, r.distances, r.parents)
+    expected = harness.reference(g, source)
+    report = harness.check(g, r, expected)
     if not report.ok:
         return {**case, "outcome": "wrong", "message": report.message}
-    depth = int(report.expected.max()) + 1
+    depth = int(expected.max()) + 1
     if [lv.level for lv in levels] != list(range(depth)):
         return {**case, "outcome": "wrong", "message": f"{len(levels)} level records for {depth} levels"}
     return {**case, "outcome": "ok", "levels": depth, "ms": r.total_ms}
@@ -145,15 +143,14 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
 def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
     """run_many's "distances" (every source's BFS levels) by a random method and settings, each
     row checked against the CPU BFS from that source."""
-    from explorer.multisearch import run_many
-    from explorer.reference import cpu_bfs
-
     g, desc = random_graph(rng, simulator)
-    method = ["hybrid", "warp-based", "work-efficient", "edge-parallel", "bit-parallel"][int(rng.integers(5))]
+    methods = harness.multisearch_methods()
+    method = methods[int(rng.integers(len(methods)))]
     n = g.num_vertices
     k = int(rng.integers(1, min(n, 70) + 1))
     sources = sorted(int(v) for v in rng.choice(n, k, replace=False))
-    settings = {"method": method, "T": [None, 0, 1, 4, "auto"][int(rng.integers(5))] if method == "hybrid" else None,
+    settings = {"method": method,
+                "T": [None, 0, 1, 4, "auto"][int(rng.integers(5))] if method == harness.THRESHOLD_METHOD else None,
                 "word_bits": int(rng.choice([32, 64])), "direction": str(rng.choice(["auto", "push", "pull"])),
                 "heavy": int(rng.integers(1, 300)), "chunk": int(rng.integers(1, 600)),
                 "k": int(rng.integers(1, k + 1)) if rng.random() < 0.5 else None,
@@ -161,7 +158,7 @@ def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
     case = {"run": i, "graph": desc, "vertices": n, "arcs": g.num_arcs, "technique": f"run_many:{method}",
             "knobs": settings, "source": sources[:8], "instrument": False}
     try:
-        run = run_many(g, g.to_original_many(sources), "distances", **settings)  # the graph's own ids
+        run = harness.start_many(g, sources, "distances", **settings)
         list(run)
         r = run.result
         if [int(v) for v in r.sources] != sources:
@@ -172,7 +169,7 @@ def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
                 "traceback": traceback.format_exc()}
     got = np.asarray(r.values["distances"])
     for row, src in enumerate(r.sources):
-        expected = cpu_bfs(g, int(src))[0]
+        expected = harness.reference(g, int(src))
         if not np.array_equal(got[row], expected):
             bad = np.flatnonzero(got[row] != expected)
             return {**case, "outcome": "wrong", "message": f"search from {int(src)}: {len(bad)} vertices at the wrong "

@@ -1,11 +1,11 @@
 """What a level of a BFS of the 1000 x 1000 grid costs on one SM, and on a cluster of SMs (GPU only).
 
-    python benchmarks/level_floor.py [--side 1000] [--repeats 5]
+    python3 -m benchmarks.yardsticks.level_floor [--side 1000] [--repeats 5]
 
-Issue 17 asks Luo's hierarchical kernels and BFS-4K's single-block form to beat every
-one-launch-per-level design by 10x on this grid (1001 levels from its centre, frontiers up to
-2,000): 3.9 ms on an H100, where Harish's one launch a level takes 39 ms. These kernels, each a
-complete search but for its floors, find out what a level can cost at best:
+The grid's 1001 levels from its centre hold frontiers of up to 2,000 vertices: a search of it is
+a thousand small levels, and what a level costs decides it (Harish's one launch a level takes
+about 39 ms on an H100). These kernels, each a complete search but for its floors, find out what
+a level can cost at best:
 
 * floors: 1001 levels of a block barrier and nothing else, then of N dependent global loads a
   thread (the L2's latency); a cluster barrier, then one load or atomic in another block's shared
@@ -26,26 +26,21 @@ complete search but for its floors, find out what a level can cost at best:
   block 0 that every warp's append also adds to), as BFS-4K's cluster form has.
 
 No statistics, no policy: lower bounds for what the product's kernels do a level. Each time is
-the median of --repeats runs by CUDA events after one that compiles, every output checked.
-tests/test_level_floor.py runs the searches on small graphs under the simulator.
+the median of --repeats runs by CUDA events after one that compiles, every search's output
+checked. tests/test_level_floor.py runs the searches on small graphs under the simulator.
 """
 from __future__ import annotations
 
 import functools
-import sys
-from pathlib import Path
 
 import numpy as np
+from numba import cuda, int32, uint32
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from numba import cuda, int32, uint32  # noqa: E402
-
-from benchmarks.plain_single_block import grid_case, spread, timed_runs  # noqa: E402
-from explorer.engine.launcher import Launcher  # noqa: E402
-from kernels.cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank,  # noqa: E402
-                             cluster_sync, smem_addr)
-from kernels.primitives import clock64, warp_inclusive_scan, warp_reserve  # noqa: E402
+from benchmarks import harness
+from benchmarks.yardsticks.common import grid_case, report, show
+from explorer.engine.launcher import Launcher
+from kernels.cluster import cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr
+from kernels.primitives import clock64, warp_inclusive_scan, warp_reserve
 
 FULL = 0xFFFFFFFF
 FCAP = 4096  # entries of F_d and F_d_new in shared memory: the grid's frontiers stay under 2,000
@@ -534,7 +529,7 @@ def cluster_floor_kernel(C: int, what: str):
 
 
 def one_block(launch, kern, threads, words, pad, offsets, indices, n, src):
-    """A function that runs `kern` (batched_kernel's or lanes_kernel's) as one block, for timed_runs:
+    """A function that runs `kern` (batched_kernel's or lanes_kernel's) as one block, for time_launches:
     fresh arrays (dist, parent, visit log, out, phases), then the launch with `pad` bytes of shared
     memory beyond what the kernel uses."""
     def fresh():
@@ -560,21 +555,36 @@ def cluster_search(launch, kern, C, threads, offsets, indices, n, src):
     return fresh, go
 
 
-def check(mode, ref, dist, vlog, out) -> str:
+def check(mode, ref, dist, vlog, out) -> harness.Check:
     """Whether a run's output is right: distances (claims that write them), the visit log (every
-    reachable vertex once, each after a vertex one level closer to the source) or nothing to check."""
+    reachable vertex once, each after a vertex one level closer to the source), and for every
+    mode the level count (out[0]) and no queue overflow (out[2])."""
     n = len(ref)
     o = out.copy_to_host()
+    depth = int(ref.max()) + 1
     if o[2]:
-        return "False (queue overflow)"
+        return harness.Check(False, "a queue overflowed")
+    if o[0] != depth:
+        return harness.Check(False, f"{o[0]} levels, the reference has {depth}")
     if mode in ("direct", "cas"):
-        return str(np.array_equal(dist.copy_to_host(), ref))
+        return harness.check_distances(ref, dist.copy_to_host())
+    reachable = int((ref >= 0).sum())
+    if o[1] != reachable:
+        return harness.Check(False, f"{o[1]} vertices entered a frontier, {reachable} are reachable")
     if mode == "log":
         log = vlog.copy_to_host()
         order, parents = log[:o[1]], log[n:n + o[1]]
-        return str(len(np.unique(order)) == o[1] == int((ref >= 0).sum()) and ref[order[0]] == 0
-                   and bool(np.all(ref[parents[1:]] == ref[order[1:]] - 1)))
-    return "(not written)"
+        ok = (len(np.unique(order)) == o[1] and ref[order[0]] == 0
+              and bool(np.all(ref[parents[1:]] == ref[order[1:]] - 1)))
+        return harness.Check(ok, "the visit log holds every reachable vertex once, each after its parent" if ok else
+                             "the visit log misses a vertex, repeats one or logs one before its parent")
+    return harness.Check(True, f"{o[0]} levels, every reachable vertex in a frontier once (nothing written)")
+
+
+def phase_means(phases, threads, levels) -> dict:
+    """SM cycles a level of each phase, the mean over the warps."""
+    ph = phases.copy_to_host()[: threads // 32, :5] / max(levels, 1)
+    return {name: round(float(m)) for name, m in zip(PHASES, ph.mean(0))}
 
 
 def phase_line(phases, threads, levels) -> str:
@@ -584,27 +594,30 @@ def phase_line(phases, threads, levels) -> str:
 
 
 def main(argv=None) -> int:
-    args, info, g, src, ref, offsets, indices = grid_case(__doc__.splitlines()[0], argv)
-    n = g.num_vertices
+    case = grid_case(__doc__.splitlines()[0], argv)
+    n, ref, src, offsets, indices, repeats = case.g.num_vertices, case.ref, case.src, case.offsets, case.indices, \
+        case.args.repeats
     nwords = (n + 31) // 32
     launch = Launcher.shared()  # opts in to more than 48 KB of shared memory; launches clusters
-    mask = (1 << (len(g.indices).bit_length() - 1)) - 1
-    print(f"{info.device_name}: the {args.side} x {args.side} grid from its centre; medians of {args.repeats} runs")
+    mask = (1 << (len(case.g.indices).bit_length() - 1)) - 1
+    side = case.args.side
+    print(f"{case.env['gpu']}: the {side} x {side} grid from its centre; medians of {repeats} runs")
+    rows = []
     print("Floors: 1001 levels of a block barrier (or a cluster barrier) and nothing, or N dependent loads")
     for chain in (0, 1, 2, 3):
         kern = barrier_kernel(chain)
         for T in (512, 1024):
-            times, _ = timed_runs(args.repeats, lambda: (cuda.device_array(2, np.int32),),
-                                  lambda a: launch(kern, 1, T, 0, indices, mask, 1001, a[0]))
+            times, _ = harness.time_launches(repeats, lambda: (cuda.device_array(2, np.int32),),
+                                             lambda a: launch(kern, 1, T, 0, indices, mask, 1001, a[0]))
             label = "block barrier" if not chain else f"+ {chain} global load{'s' if chain > 1 else ''}"
-            print(f"  {label:22s} {T:5d} threads {spread(times)}", flush=True)
+            rows.append(show(harness.Timed(f"{label}, {T} threads", times, None)))
     for what in ("barrier", "load", "atomic"):
         for C in (1, 2, 4, 8, 16):
             kern = cluster_floor_kernel(C, what)
-            times, _ = timed_runs(args.repeats, lambda: (cuda.device_array(2, np.int32),),
-                                  lambda a: launch.cluster(kern, C, C, 512, 0, 1001, a[0]))
+            times, _ = harness.time_launches(repeats, lambda: (cuda.device_array(2, np.int32),),
+                                             lambda a: launch.cluster(kern, C, C, 512, 0, 1001, a[0]))
             label = {"barrier": "cluster barrier", "load": "+ remote load", "atomic": "+ remote atomic"}[what]
-            print(f"  {label:22s} C={C:2d} x 512 threads {spread(times)}", flush=True)
+            rows.append(show(harness.Timed(f"{label}, C={C} x 512 threads", times, None)))
     print("One block, the whole search (visited bitmap in shared memory but for 'cas')")
     cases = [(f"batched V={V} {mode}", T, batched_kernel(V, mode), mode, 0)
              for mode in ("none", "direct", "log", "cas") for T, V in ((1024, 1), (1024, 2), (512, 4))]
@@ -618,13 +631,14 @@ def main(argv=None) -> int:
     for label, T, kern, mode, pad in cases:
         words = nwords if mode != "cas" else 0
         fresh, go = one_block(launch, kern, T, words, pad, offsets, indices, n, src)
-        times, (dist, _, vlog, out, phases) = timed_runs(args.repeats, fresh, go)
-        regs = max(kern.get_regs_per_thread().values())
+        times, (dist, _, vlog, out, phases) = harness.time_launches(repeats, fresh, go)
         levels = int(out.copy_to_host()[0])
-        print(f"  {label:26s} {T:5d} threads {spread(times)}  levels {levels}  "
-              f"correct: {check(mode, ref, dist, vlog, out)}  registers {regs}", flush=True)
+        regs = max(kern.get_regs_per_thread().values())
+        rows.append(show(harness.Timed(f"{label}, {T} threads", times, check(mode, ref, dist, vlog, out),
+                                       {"levels": levels, "registers": regs})))
         if label.startswith("timed"):
             print(phase_line(phases, T, levels))
+            rows[-1].extra["sm_cycles_a_level"] = phase_means(phases, T, levels)
     print("One cluster: lanes, bitmap split over the blocks, claims write level and parent at once")
     for C, T, W, R, tail, timing in ((16, 256, 4, 2, False, False), (16, 256, 4, 4, False, False),
                                      (16, 512, 4, 2, False, False), (16, 256, 2, 4, False, False),
@@ -632,14 +646,14 @@ def main(argv=None) -> int:
                                      (16, 512, 4, 2, True, False), (16, 256, 4, 2, False, True)):
         kern = cluster_lanes_kernel(C, W, R, True, timing, tail)
         fresh, go = cluster_search(launch, kern, C, T, offsets, indices, n, src)
-        times, (dist, _, out, phases) = timed_runs(args.repeats, fresh, go)
+        times, (dist, _, out, phases) = harness.time_launches(repeats, fresh, go)
         levels = int(out.copy_to_host()[0])
-        label = f"C={C:2d} x {T:4d}, W={W} R={R}{' + one tail' if tail else ''}{' timed' if timing else ''}"
-        print(f"  {label:26s} {spread(times)}  levels {levels}  correct: {check('direct', ref, dist, None, out)}",
-              flush=True)
+        label = f"cluster C={C} x {T}, W={W} R={R}{' + one tail' if tail else ''}{' timed' if timing else ''}"
+        rows.append(show(harness.Timed(label, times, check("direct", ref, dist, None, out), {"levels": levels})))
         if timing:
             print(phase_line(phases, T, levels).replace("warps", "block 0's warps"))
-    return 0
+            rows[-1].extra["sm_cycles_a_level"] = phase_means(phases, T, levels)
+    return report(case, "level_floor", "What a level of the grid costs at best", rows)
 
 
 if __name__ == "__main__":

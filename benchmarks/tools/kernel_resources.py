@@ -7,7 +7,7 @@ in the single-block kernel are what its level loop pays for on every level, so c
 touching kernels/bfs4k/ or kernels/frontier_ops.py, for the static knobs you changed code for
 (the default compiles no duplicate filter and no instrumentation):
 
-    python3 benchmarks/kernel_resources.py [--cc 9.0] [--dedup hash64] [--race] [--instrument]
+    python3 -m benchmarks.tools.kernel_resources [--cc 9.0] [--dedup hash64] [--race] [--instrument]
 """
 from __future__ import annotations
 
@@ -18,8 +18,6 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def _ptxas() -> str:

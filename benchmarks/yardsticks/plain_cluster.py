@@ -1,6 +1,6 @@
 """A plain BFS of the 2-D grid by one thread-block cluster (compute capability 9.0 and later).
 
-    python benchmarks/plain_cluster.py [--side 1000]
+    python3 -m benchmarks.yardsticks.plain_cluster [--side 1000]
 
 The single-block kernel's loop, spread over the C blocks (one per SM) of one cluster: Hopper
 runs a cluster's blocks at once on the SMs of one GPC, gives them a hardware barrier
@@ -9,7 +9,7 @@ runs a cluster's blocks at once on the SMs of one GPC, gives them a hardware bar
 (word w lives in block w mod C); each block appends what it claims to its own F_d_new; the next
 level's frontier is the blocks' queues one after the other, read across the cluster 32 / W
 entries a warp (W lanes a vertex), dealt out warp by warp over the blocks. One cluster barrier a
-level; claims write their level and parent at once, as plain_single_block.py's `dist+parent` does.
+level; claims write their level and parent at once, as plain_single_block's `dist+parent` does.
 No statistics, no policy: whether more SMs with a cheap barrier beat one SM on the grid's 1001 small levels.
 
 Numba has neither clusters nor distributed shared memory: kernels.cluster supplies them (inline
@@ -21,19 +21,15 @@ from __future__ import annotations
 
 import functools
 import itertools
-import sys
-from pathlib import Path
 
 import numpy as np
+from numba import cuda, int32, uint32
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from numba import cuda, int32, uint32  # noqa: E402
-
-from benchmarks.plain_single_block import grid_case, spread, timed_runs  # noqa: E402
-from explorer.engine.launcher import Launcher  # noqa: E402
-from kernels.cluster import cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr  # noqa: E402
-from kernels.primitives import warp_inclusive_scan, warp_reserve  # noqa: E402
+from benchmarks import harness
+from benchmarks.yardsticks.common import grid_case, levels_check, report, show
+from explorer.engine.launcher import Launcher
+from kernels.cluster import cluster_load, cluster_map, cluster_or, cluster_rank, cluster_sync, smem_addr
+from kernels.primitives import warp_inclusive_scan, warp_reserve
 
 FULL = 0xFFFFFFFF
 QLEN = 16
@@ -150,31 +146,35 @@ def search(launcher, kern, C, threads, offsets, indices, dist, parent, src, n, o
 
 
 def main(argv=None) -> int:
-    args, info, g, src, ref, offsets, indices = grid_case(__doc__.splitlines()[0], argv)
-    side = args.side
-    n = g.num_vertices
+    case = grid_case(__doc__.splitlines()[0], argv)
+    side, n = case.args.side, case.g.num_vertices
     launcher = Launcher.shared()
-    print(f"{info.device_name}: plain BFS of the {side} x {side} grid from its centre by one cluster "
+    print(f"{case.env['gpu']}: plain BFS of the {side} x {side} grid from its centre by one cluster "
           f"of C blocks (bitmap split over their shared memory, one cluster barrier a level)")
     cases = [(C, threads, W, True) for C, threads, W in itertools.product((1, 4, 8, 16), (512, 1024), (1, 2, 4))]
     cases += [(8, 512, 1, False), (8, 512, 4, False)]
+    rows = []
     for C, threads, W, write in cases:
         kern = cluster_kernel(C, W, write)
         label = f"C={C:2d} x {threads:4d} threads, W={W}{'' if write else ', no writes'}"
         try:
-            times, (dist, parent, out) = timed_runs(
-                args.repeats,
+            times, (dist, parent, out) = harness.time_launches(
+                case.args.repeats,
                 lambda: (cuda.to_device(np.full(n, -1, np.int32)), cuda.to_device(np.full(n, -1, np.int32)),
                          cuda.to_device(np.zeros(2, np.int32))),
-                lambda a: search(launcher, kern, C, threads, offsets, indices, *a[:2], src, n, a[2]))
+                lambda a: search(launcher, kern, C, threads, case.offsets, case.indices, *a[:2], case.src, n, a[2]))
         except Exception as exc:  # noqa: BLE001 - a cluster size this GPU refuses: say so, go on
-            print(f"  {label:34s} failed: {exc}", flush=True)
+            print(f"  {label:40s} failed: {exc}", flush=True)
             continue
         o = out.copy_to_host()
-        ok = np.array_equal(dist.copy_to_host(), ref) and not o[1]
-        print(f"  {label:34s} {spread(times)}  levels {int(o[0])}  "
-              f"distances correct: {ok}{'  (queue overflow)' if o[1] else ''}", flush=True)
-    return 0
+        if o[1]:
+            check = harness.Check(False, "a block's F_d_new overflowed")
+        elif write:
+            check = harness.check_distances(case.ref, dist.copy_to_host())
+        else:
+            check = levels_check(case.ref, int(o[0]), " (distances not written)")
+        rows.append(show(harness.Timed(label, times, check, {"levels": int(o[0])})))
+    return report(case, "plain_cluster", "A plain BFS of the grid by one thread-block cluster", rows)
 
 
 if __name__ == "__main__":
