@@ -1,6 +1,6 @@
 """Named sets of BFS configurations on named graphs, each timed and checked on one harness.
 
-    python3 -m benchmarks.bfs targets                 # the headline configurations (about 2 minutes on an H100)
+    python3 -m benchmarks.bfs targets                 # the headline configurations
     python3 -m benchmarks.bfs direction roots         # several sets, one result file each
     python3 -m benchmarks.bfs levels --graphs luxembourg_osm --before OLD/levels.json
     python3 -m benchmarks.bfs targets --smoke         # the script on tiny graphs, simulator
@@ -318,6 +318,10 @@ def main(argv=None) -> int:
         ap.error(f"--repeats {args.repeats}: give at least 1")
     if args.before and not Path(args.before).is_file():
         ap.error(f"--before {args.before}: no such file")
+    in_sets = {g for name in args.sets for g, _ in SETS[name]}
+    if args.graphs and not set(args.graphs) <= in_sets:
+        ap.error(f"--graphs {' '.join(sorted(set(args.graphs) - in_sets))}: not in the sets {', '.join(args.sets)}, "
+                 f"whose graphs are {', '.join(sorted(in_sets))}")
     if args.smoke:
         known = {g for s in args.sets for g, _ in SETS[s] if harness.spec(g).kind != "sample"}
         args.graphs = [g for g in (args.graphs or known) if g in known]  # the samples are not tiny

@@ -2,7 +2,7 @@
 1024 single-source runs of the best single-source configuration, with time and energy; and the
 exact betweenness centrality of facebook_combined.
 
-    python3 -m benchmarks.multisearch --graphs kron20 grid1000 facebook_combined --bc   # about 8 minutes on an H100
+    python3 -m benchmarks.multisearch --graphs kron20 grid1000 facebook_combined --bc
     python3 -m benchmarks.multisearch --graphs kron20 --budget 60
     python3 -m benchmarks.multisearch --graphs --bc                                      # facebook's betweenness only
 

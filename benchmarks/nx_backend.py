@@ -2,7 +2,7 @@
 Kronecker scale 20. GPU only (--simulator: a check of this script on small graphs, its numbers
 mean nothing). Writes results/<GPU>/nx_backend.{json,md}.
 
-    python3 -m benchmarks.nx_backend                                   # samples + kron20 (about 4 minutes)
+    python3 -m benchmarks.nx_backend                                   # samples + kron20
     python3 -m benchmarks.nx_backend --graphs facebook_combined --budget 10
 
 Per graph and function:
