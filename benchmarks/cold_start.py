@@ -1,5 +1,5 @@
-"""Cold start (issue 16 item 17, GPU only): seconds from a fresh process's start to the first level
-of a BFS-4K run on facebook_combined, as the Explorer runs it, with empty caches.
+"""Cold start (GPU only): seconds from a fresh process's start to the first level of a BFS-4K run
+on facebook_combined, as the Explorer runs it, with empty caches.
 
 Each scenario starts `python3` with its own empty NUMBA_CACHE_DIR and BFS4K_CACHE_DIR and times,
 from the parent, the process's start to the line the child prints when the run yields its first
@@ -9,23 +9,20 @@ kernels in helper processes meanwhile when they are not in the disk cache), open
 `api.run_bfs(..., "bfs4k", defaults, instrument=True)`. Scenarios:
 
   cold             an empty cache: loaders and kernels compile, kernels in helper processes
-  cold, serial     the same with BFS4K_COMPILE_HELPERS=0: everything compiles in the one process
-                   (the 37 s of the issue, less what the loaders' fix saves); shows whether the
-                   helpers pay
+  cold, serial     the same with BFS4K_COMPILE_HELPERS=0: everything compiles in the one process;
+                   shows whether the helpers pay
   after warmup     `python3 -m explorer warmup` in an empty cache (timed too), then the run
 
-    python3 benchmarks/cold_start.py [--out benchmarks/results] [--no-serial]
+    python3 -m benchmarks.cold_start [--out benchmarks/results] [--no-serial]
 
-Prints the GPU, driver, CPU and versions, and writes benchmarks/results/DATE-GPU-cold-start.{json,md}.
-Takes about two minutes on an H100 host and stops the warmup at --budget (170 s by default).
+Prints the GPU, driver, CPU and versions, and writes results/<GPU>/cold_start.{json,md}. Takes
+about two minutes on an H100 host and stops the warmup at --budget (170 s by default). Each run's
+result is checked once it has finished, outside the measured time.
 """
 from __future__ import annotations
 
 import argparse
-import datetime
-import json
 import os
-import platform
 import signal
 import subprocess
 import sys
@@ -35,11 +32,12 @@ import threading
 import time
 from pathlib import Path
 
+from benchmarks import harness
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 GRAPH = "facebook_combined"
-TARGET_S = 20.0  # the issue's goal for a first run
+TARGET_S = 20.0  # the goal for a first run
 
 #: The Explorer's Run button, without the widgets (the GPU machine may lack ipywidgets and Bokeh).
 CHILD = textwrap.dedent("""
@@ -62,11 +60,14 @@ CHILD = textwrap.dedent("""
         if i == 0:
             mark("FIRST LEVEL")
     mark(f"all {run.result.num_levels} levels")
-    from kernels import bfs4k, common
-    k = bfs4k.kernels_for(True, False, bfs4k.HASH64, 1024)
-    kernels = (k.multi, k.heavy, k.stats, k.single, common.fill_int32, common.set_source)
-    mark(f"kernels compiled in this process: {sum(sum(d._cache_misses.values()) for d in kernels)} "
-         f"(loaded from the disk cache: {sum(sum(d._cache_hits.values()) for d in kernels)})")
+    import gc
+    from numba.cuda.dispatcher import CUDADispatcher
+    kernels = [d for d in gc.get_objects() if isinstance(d, CUDADispatcher)]
+    mark(f"kernels compiled in this process: {sum(sum(d.stats.cache_misses.values()) for d in kernels)} "
+         f"(loaded from the disk cache: {sum(sum(d.stats.cache_hits.values()) for d in kernels)})")
+    from benchmarks import harness
+    c = harness.check(g, run.result)
+    mark(f"CHECKED {'right' if c.ok else 'WRONG'}: {c.message}")
 """)
 
 
@@ -93,17 +94,20 @@ def first_level(env: dict, timeout: float) -> dict:
                             stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT, start_new_session=True)
     watchdog = threading.Timer(timeout, _kill, (proc,))
     watchdog.start()
-    lines, first = [], None
+    lines, first, right = [], None, None
     try:
         for line in proc.stdout:
             lines.append(line.rstrip())
             print(f"    {line.rstrip()}", flush=True)
-            if first is None and line.split(" ", 1)[-1].startswith("FIRST LEVEL"):
+            said = line.split(" ", 1)[-1]
+            if first is None and said.startswith("FIRST LEVEL"):
                 first = time.perf_counter() - start
+            if said.startswith("CHECKED"):
+                right = said.startswith("CHECKED right")
         proc.wait()
     finally:
         watchdog.cancel()
-    return {"first_level_s": None if first is None else round(first, 2), "exit": proc.returncode,
+    return {"first_level_s": None if first is None else round(first, 2), "correct": right, "exit": proc.returncode,
             "timeline": lines}
 
 
@@ -112,29 +116,9 @@ def _incomplete(row: dict) -> str:
     return "" if code == 0 else f", incomplete: exit {code}"
 
 
-def environment() -> dict:
-    from explorer import backend
-
-    info = backend.select("gpu")
-    env = info.as_dict()
-    try:
-        env["nvidia_smi"] = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total",
-                                            "--format=csv,noheader"], capture_output=True, text=True,
-                                           timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        env["nvidia_smi"] = "unavailable"
-    cpu = platform.processor()
-    try:
-        cpu = next(line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
-    env.update(host=platform.node(), cpu=cpu, cpu_count=os.cpu_count())
-    return env
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
+    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--no-serial", action="store_true", help="skip the cold run without helper processes")
     ap.add_argument("--timeout", type=float, default=90.0, help="seconds allowed to one scenario's run")
     ap.add_argument("--budget", type=float, default=170.0, help="seconds for the whole benchmark (the warmup "
@@ -148,8 +132,9 @@ def main(argv=None) -> int:
     if not ok or backend.simulator_requested():
         print(f"cold_start.py measures compiling for a GPU; there is none here ({why or 'simulator requested'})")
         return 2
-    env = environment()
-    print(json.dumps(env, indent=1), flush=True)
+    backend.select("gpu")
+    env = harness.environment()
+    print(harness.describe(env), flush=True)
     rows = []
     scenarios = [("cold", {})] + ([] if args.no_serial else [("cold, serial (BFS4K_COMPILE_HELPERS=0)",
                                                               {"BFS4K_COMPILE_HELPERS": "0"})])
@@ -184,26 +169,21 @@ def main(argv=None) -> int:
                      "warmup_output": tail})
         print(f"  -> first level after {r['first_level_s']} s", flush=True)
 
-    print(f"\n{GRAPH}, BFS-4K defaults, as the Explorer runs it, on {env['name']} ({env['nvidia_smi']}), "
-          f"{env['cpu_count']} CPUs ({env['cpu']}); target {TARGET_S:.0f} s")
+    print(f"\n{GRAPH}, BFS-4K defaults, as the Explorer runs it, on {harness.describe(env)}; target "
+          f"{TARGET_S:.0f} s")
     for r in rows:
         extra = f"  (warmup itself {r['warmup_s']} s{_incomplete(r)})" if "warmup_s" in r else ""
         print(f"  {r['scenario']:42s} first level after {r['first_level_s']} s{extra}")
-
-    args.out.mkdir(parents=True, exist_ok=True)
-    name = f"{datetime.date.today().isoformat()}-{env['name'].replace(' ', '_')}-cold-start"
-    (args.out / f"{name}.json").write_text(json.dumps({"environment": env, "graph": GRAPH, "results": rows},
-                                                      indent=1, default=str))
-    md = [f"# Cold start on {env['name']} ({env['nvidia_smi']})", "",
-          f"date {env['date']}, {env['cpu_count']} CPUs ({env['cpu']}), versions {env['versions']}", "",
-          f"Seconds from a fresh process's start to the first level of BFS-4K (defaults, instrumented) on "
-          f"{GRAPH}, as the Explorer runs it, with empty NUMBA_CACHE_DIR and BFS4K_CACHE_DIR "
-          f"(benchmarks/cold_start.py). Target: {TARGET_S:.0f} s.", "",
-          "| scenario | first level (s) | warmup (s) |", "|---|---:|---:|"]
-    md += [f"| {r['scenario']} | {r['first_level_s']} | {r.get('warmup_s', '')}{_incomplete(r)} |" for r in rows]
-    (args.out / f"{name}.md").write_text("\n".join(md) + "\n")
-    print(f"\nwrote {args.out / name}.json and .md")
-    return 0 if all(r["first_level_s"] is not None for r in rows) else 1
+    md = [f"Seconds from a fresh process's start to the first level of BFS-4K (defaults, instrumented) on {GRAPH}, "
+          "as the Explorer runs it, with empty NUMBA_CACHE_DIR and BFS4K_CACHE_DIR "
+          f"(`python3 -m benchmarks.cold_start`). Target: {TARGET_S:.0f} s.", "",
+          *harness.markdown_table(["scenario", "first level (s)", "warmup (s)", "result"],
+                                  [[r["scenario"], r["first_level_s"], f"{r.get('warmup_s', '')}{_incomplete(r)}",
+                                    {True: "right", False: "**WRONG**", None: "not checked"}[r["correct"]]]
+                                   for r in rows], {1, 2})]
+    harness.write_results(args.out, "cold_start", env, {"graph": GRAPH, "target_s": TARGET_S}, rows, md,
+                          f"Cold start, {env['gpu']}")
+    return 0 if all(r["first_level_s"] is not None and r["correct"] for r in rows) else 1
 
 
 if __name__ == "__main__":
