@@ -341,8 +341,8 @@ def test_readme_says_how_files_load_where_the_cache_is_and_what_threads_may_do(t
 
 
 def test_sources_and_results_speak_the_files_own_ids(tmp_path):
-    # Issue 16 item 1: a SNAP file with ids 1..4 was remapped to 0..3 and `--source 1` silently
-    # started at the file's id 2; a file with ids 101..112 refused `--source 101`.
+    # A SNAP file with ids 1..4 is remapped to 0..3: `--source 1` starts at the file's id 1 (vertex
+    # 0), not at vertex 1; a file with ids 101..112 takes `--source 101`.
     path = tmp_path / "ones.txt"
     path.write_text("1 2\n2 3\n3 4\n")
     out = tmp_path / "r.json"

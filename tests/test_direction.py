@@ -30,7 +30,7 @@ def kron():
 def _run(g, source, tech, knobs):
     run = run_bfs(g, source, tech, knobs)
     levels = list(run)
-    report = check_result(g, source, run.result.distances, run.result.parents)
+    report = check_result(g, run.result)
     assert report.ok, report.message
     return levels
 
