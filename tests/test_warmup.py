@@ -1,4 +1,4 @@
-"""Compiling once (issue 16 item 17): `python3 -m explorer warmup` compiles what a first run would,
+"""Compiling once: `python3 -m explorer warmup` compiles what a first run would,
 the status line says what compiles and that it happens once, and the kernels helper processes
 compile ahead of a run are the ones the engine launches."""
 import json
