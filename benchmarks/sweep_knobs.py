@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchmarks import harness
 from explorer import backend
+from explorer.graphs import Vertex
 from explorer.knobs import KnobError
 from explorer.sweep import format_sweep, plan_sweep, run_sweep
 from explorer.ui.cli import UsageError, load_graph_spec, parse_knob_values
@@ -61,7 +62,7 @@ def source(g, spec: str, rule: str | None):
     if rule is None:
         rule = harness.spec(spec).source if harness.spec(spec) else "max-degree"
     if rule in ("center", "centre"):
-        return harness.own_id(g, harness.source_of(spec, g, "centre"))
+        return Vertex(harness.source_of(spec, g, "centre"))
     return rule
 
 

@@ -30,7 +30,7 @@ from typing import Callable
 import numpy as np
 
 from . import backend
-from .api import resolve_source, run_bfs
+from .api import Vertex, resolve_source, run_bfs
 from .engine import DeviceLimits, Session
 from .graphs import CSRGraph
 from .knobs import KnobError, KnobSpec
@@ -208,7 +208,7 @@ class SweepResult:
     """A finished (or stopped) sweep; saved as JSON by `save` and reopened by `load_sweep`."""
 
     graph: str
-    source: int
+    source: int  # the vertex 0..n-1 the runs started from
     technique: str
     axes: dict
     base: dict
@@ -220,6 +220,14 @@ class SweepResult:
     device: dict = field(default_factory=dict)
     created: str = ""
     stopped: bool = False
+    source_id: int | None = None  # the source in the graph's own ids (a file's), as the user gave it
+
+    @property
+    def source_text(self) -> str:
+        """The source as the user names it: their id (with the vertex when it differs)."""
+        if self.source_id is None or self.source_id == self.source:
+            return f"vertex {self.source}"
+        return f"vertex {self.source_id} (vertex {self.source} of the remapped graph)"
 
     @property
     def best(self) -> SweepPoint | None:
@@ -367,8 +375,7 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
     if impl.runtimes != frozenset({"cpu"}):
         backend.check_graph_size(graph.num_arcs)
         check_sweep_size(graph, plan, repeats, warmup)
-    src = resolve_source(graph, source, seed)
-    own_id = graph.to_original(src)  # run_bfs takes the graph's own ids (a file's, where it kept them)
+    src = resolve_source(graph, source, seed)  # the sweep's one conversion of the user's source
     expected = cpu_bfs(graph, src)[0]
     total = sweep_runs(plan, repeats, warmup)
     own = session is None
@@ -395,18 +402,18 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
             try:
                 knobs = make_knobs(plan.technique, plan.knobs_of(point))
                 for _ in range(warmup):
-                    run_bfs(graph, own_id, plan.technique, knobs, instrument=False, limits=limits,
+                    run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
                             session=session).complete()
                     tick(point)
                 for i in range(repeats):
-                    r = run_bfs(graph, own_id, plan.technique, knobs, instrument=False, limits=limits,
+                    r = run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
                                 session=session).complete()
                     device = device or r.device
                     sp.times_ms.append(r.elapsed_ms)
                     sp.kernel_ms.append(r.total_ms)
                     sp.levels = r.num_levels
                     if i == 0:
-                        rep = check_result(graph, src, r.distances, r.parents, expected=expected)
+                        rep = check_result(graph, r, expected=expected)
                         sp.ok, sp.check = rep.ok, rep.message
                     else:
                         msg = compare_distances(expected, r.distances)
@@ -420,7 +427,8 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
         if own:
             session.close()
     return SweepResult(
-        graph=graph.name, source=src, technique=plan.technique, axes=plan.axes, base=plan.base, repeats=repeats,
+        graph=graph.name, source=src, source_id=graph.to_original(src),  # the way out: the user's id
+        technique=plan.technique, axes=plan.axes, base=plan.base, repeats=repeats,
         points=points, mode=plan.mode, graph_spec=graph_spec,
         graph_size={"vertices": graph.num_vertices, "arcs": graph.num_arcs},
         device=device or {"backend": info.kind, "name": info.device_name, "versions": dict(info.versions)},
@@ -431,7 +439,7 @@ def format_sweep(result: SweepResult, top: int | None = None) -> str:
     """The sweep as text, fastest correct point first: median BFS time, kernels' share, levels,
     the check, the swept knobs."""
     names = list(result.axes)
-    lines = [f"{result.technique} on {result.graph} from vertex {result.source}: {len(result.points)} points, "
+    lines = [f"{result.technique} on {result.graph} from {result.source_text}: {len(result.points)} points, "
              f"median of {result.repeats}" + (f"; base {result.base}" if result.base else "")
              + (" (stopped early)" if result.stopped else "")]
     for i, p in enumerate(result.ranked()):

@@ -400,12 +400,12 @@ def _reference(tmp: Path) -> None:
     import numpy as np
 
     from . import graphs
-    from .reference import bfs_layers, check_result, cpu_bfs, traversed_edges
+    from .reference import assert_valid_bfs, bfs_layers, cpu_bfs, traversed_edges
 
     for directed in (True, False):
         g = graphs.from_edges(np.array([0, 1, 2, 2]), np.array([1, 2, 0, 3]), 5, directed=directed)
         dist, parent = cpu_bfs(g, 0)
-        check_result(g, 0, dist, parent)
+        assert_valid_bfs(g, 0, dist, parent)
         traversed_edges(g, dist)
         list(bfs_layers(g, [0]))
         graphs.graph_stats(g)

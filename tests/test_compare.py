@@ -84,7 +84,7 @@ def test_controls_run_every_entry_on_one_graph_and_source(explorer, monkeypatch)
     panel.run_button.click()
     assert "all valid" in panel.status.value, panel.status.value
     assert [c[2] for c in calls] == ["topdown-queue", "topdown-queue"]
-    assert {c[:2] for c in calls} == {("bfs4k_fig2", 0)} and calls[1][3]["block_threads"] == 64
+    assert {c[:2] for c in calls} == {("bfs4k_fig2", api.Vertex(0))} and calls[1][3]["block_threads"] == 64
     labels = [label for label, _ in panel.results]
     for label, result in panel.results:
         assert result.validation == "ok"
@@ -111,8 +111,8 @@ def test_bad_comparisons_are_said_in_the_status(explorer):
 
 
 def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
-    # The panel resolves the source to a position (the reference's) and hands run_bfs the graph's
-    # own id of it: both search from the vertex the Explorer names.
+    # The panel converts the Explorer's source (the file's id 40) once, runs from that vertex and
+    # shows the id.
     g = graphs.from_edges([10, 10, 20, 30, 40], [20, 30, 30, 40, 50], directed=False, remap=True)
     ex = Explorer(graph=g, source=40)
     panel = ex.tools.panel("comparison")
@@ -120,6 +120,6 @@ def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
     panel.techniques.value = ("topdown-queue",)
     panel.add_button.click()
     panel.run_button.click()
-    assert "all valid" in panel.status.value, panel.status.value
+    assert "from vertex 40, all valid" in panel.status.value, panel.status.value
     (_, result), = panel.results
-    assert result.source == 3 and list(result.distances) == [2, 2, 1, 0, 1]
+    assert result.source == 3 and result.source_id == 40 and list(result.distances) == [2, 2, 1, 0, 1]

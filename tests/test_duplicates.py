@@ -58,6 +58,24 @@ def test_per_vertex_rows_name_the_threads_and_the_verdicts(grid_prov):
     assert len(grid_prov.duplicates(level, limit=1)) == 1
 
 
+def test_a_graph_with_its_own_ids_is_searched_and_reported_in_them():
+    # The mesh as a file would name it, ids 100, 103, 106, ...: the source is given in those ids
+    # and the per-vertex rows report them; the log itself holds vertices 0..n-1.
+    mesh = graphs.generate("grid2d", rows=6, cols=6)
+    tails = np.repeat(np.arange(mesh.num_vertices), mesh.degrees())
+    g = graphs.from_edges(100 + 3 * tails, 100 + 3 * mesh.indices.astype(np.int64), directed=False, remap=True)
+    p = run_with_provenance(g, 103, {**SMALL, "K1": 4, "K4": 0, "dedup": "hash64"}, limits=TINY)
+    assert p.check.ok and p.result.source == 1 and p.result.source_id == 103
+    level = next(r["level"] for r in p.levels() if r["duplicated_vertices"])
+    rows = p.duplicates(level, limit=None)
+    claimed = p.claims["vertex"][p.claims["level"] == level]
+    vertices, copies = np.unique(claimed, return_counts=True)
+    assert [r["vertex"] for r in rows] == (100 + 3 * vertices[copies >= 2]).tolist()
+    dist = p.result.distances
+    for r in rows:
+        assert all(dist[g.to_dense(u)] == level for u in r["parents"])  # ids of frontier vertices
+
+
 def test_warp_culling_drops_and_hash64_is_judged_on_the_same_claims():
     g = graphs.generate("grid2d", rows=5, cols=5)
     p = run_with_provenance(g, 0, {**SMALL, "K1": 4, "K4": 0, "K5": 0, "dedup": "warp-culling"}, limits=TINY)
@@ -167,7 +185,7 @@ def _fake(claims: list[tuple], dup_generated=None) -> Provenance:
     n = len(claims)
     data.update(parent=np.zeros(n, np.int64), lane=np.zeros(n, np.int64), kernel=np.zeros(n, np.int64))
     levels = [SimpleNamespace(dup_generated=dup_generated) for _ in range(int(data["level"].max()) + 1)]
-    return Provenance(SimpleNamespace(levels=levels), None, data, 1, 0, "hash64")
+    return Provenance(SimpleNamespace(levels=levels, original_ids=None), None, data, 1, 0, "hash64")
 
 
 def test_scopes_and_what_per_block_and_per_warp_filters_could_catch():

@@ -1,4 +1,4 @@
-"""The networkx backend (issue 21): every function against networkx itself on small graphs
+"""The networkx backend: every function against networkx itself on small graphs
 (directed and undirected, string and tuple labels, a multigraph, self loops, depth limits, the
 exceptions), through single-source searches and through the all-sources matrix; can_run and
 should_run; the backend graph; the entry points; and networkx's own test suite with the backend
@@ -16,7 +16,7 @@ import pytest
 
 from explorer import backend
 from explorer.knobs import KnobError
-from explorer.nx_backend import engine
+from explorer.nx_backend import searches
 from explorer.nx_backend.graph import BFS4KGraph
 from explorer.nx_backend.info import FUNCTIONS, get_info
 from explorer.nx_backend.interface import BackendInterface, backend_interface
@@ -24,7 +24,7 @@ from explorer.nx_backend.interface import BackendInterface, backend_interface
 ROOT = Path(__file__).resolve().parent.parent
 BK = {"backend": "bfs4k"}
 
-#: networkx's suites the proof runs (issue 21; test_distance_measures is networkx.algorithms.distance_measures')
+#: networkx's suites the proof runs (test_distance_measures is networkx.algorithms.distance_measures')
 NX_SUITES = ["networkx.algorithms.traversal", "networkx.algorithms.shortest_paths.tests.test_unweighted",
              "networkx.algorithms.centrality", "networkx.algorithms.components",
              "networkx.algorithms.tests.test_distance_measures"]
@@ -66,11 +66,11 @@ def search(request):
     cfg = nx.config.backends.bfs4k
     old = cfg.matrix_work
     cfg.matrix_work = 0 if request.param == "run_bfs" else 8192
-    engine.STORE.clear()
-    before = dict(engine.RUNS)
+    searches.STORE.clear()
+    before = dict(searches.RUNS)
     yield request.param
     cfg.matrix_work = old
-    ran = {k: engine.RUNS[k] - before[k] for k in before}
+    ran = {k: searches.RUNS[k] - before[k] for k in before}
     if request.param == "run_bfs":
         assert ran["run_bfs"] > 0, ran
     else:
@@ -220,6 +220,21 @@ def test_one_node_with_a_self_loop():
     same(nx.betweenness_centrality, G)
 
 
+def test_integer_labels_with_gaps_are_nodes_never_vertices(search):
+    # Ids as a SNAP file has them (Wiki-Vote's start at 3, with gaps): node 2 is vertex 1 and
+    # vertex 2 is node 7, so a label taken for a vertex would search from the wrong node.
+    G = nx.Graph([(30, 2), (2, 7), (7, 100), (100, 41), (5, 6), (6, 3)])
+    assert BFS4KGraph.from_networkx(G).id_of(2) == 1
+    prime(G, search)
+    for s in (2, 7, 3):
+        same(nx.bfs_layers, G, s)
+        same(nx.single_source_shortest_path_length, G, s)
+    same(nx.bfs_layers, G, [2, 5])  # several sources: one search from a super-source
+    same(nx.shortest_path_length, G, 2, 41)
+    same(nx.closeness_centrality, G)
+    same(nx.betweenness_centrality, G, k=3, seed=1)  # sampled sources: run_many from vertices
+
+
 def test_exceptions_are_networkx_own():
     G, D = undirected(), directed()
     for f, args in [(nx.bfs_edges, (G, "zz")), (nx.bfs_edges, (D, "zz")), (nx.bfs_edges, (D, "zz", True)),
@@ -259,10 +274,10 @@ def test_labeled_edges_stop_at_a_missing_source():
 
 def test_extra_parameters_and_their_errors():
     G = nx.path_graph(6)
-    before = engine.RUNS["run_bfs"]
+    before = searches.RUNS["run_bfs"]
     assert nx.descendants(G, 0, technique="topdown-queue", **BK) == {1, 2, 3, 4, 5}
     assert nx.descendants(G, 0, technique="topdown-queue", **BK) == {1, 2, 3, 4, 5}
-    assert engine.RUNS["run_bfs"] == before + 2  # a named technique runs, stored rows or not
+    assert searches.RUNS["run_bfs"] == before + 2  # a named technique runs, stored rows or not
     with pytest.raises(ValueError, match="nope"):
         nx.descendants(G, 0, technique="nope", **BK)
     with pytest.raises(KnobError, match="K1"):
@@ -291,7 +306,7 @@ def test_can_run_declines_what_the_engine_cannot_honour():
     assert backend_interface.can_run("diameter", (D,), {"usebounds": True}) is True
     assert backend_interface.can_run("bfs_layers", (G, "a"), {}) is True
     if backend.current().is_simulator:
-        assert "simulator" in engine.size_problem(300_000)
+        assert "simulator" in searches.size_problem(300_000)
     with nx.config(backend_priority=["bfs4k"]):  # networkx's priority: declined calls run on networkx
         assert list(nx.bfs_edges(G, "a", sort_neighbors=sorted)) == \
             list(nx.bfs_edges(G, "a", sort_neighbors=sorted, backend="networkx"))
@@ -301,7 +316,7 @@ def test_should_run_keeps_small_work_on_networkx(monkeypatch):
     G = nx.path_graph(50)
     if backend.current().is_simulator:
         assert "simulator" in backend_interface.should_run("bfs_layers", (G, 0), {})
-    monkeypatch.setattr(engine, "on_simulator", lambda: False)
+    monkeypatch.setattr(searches, "on_simulator", lambda: False)
     assert "min_work" in backend_interface.should_run("bfs_layers", (G, 0), {})
     # all-sources functions: sources x arcs (50 x 98 < 50,000; 600 x 1,198 above it)
     assert "min_work" in backend_interface.should_run("betweenness_centrality", (G,), {})

@@ -86,14 +86,19 @@ def test_each_point_is_the_median_of_its_repeats_and_checked(fig2_sweep):
     assert result.graph == "bfs4k_fig2" and result.source == 0 and result.graph_size["arcs"] == FIG2.num_arcs
 
 
-def test_a_graph_with_its_own_ids_is_swept_from_the_vertex_asked_for():
-    # run_bfs takes the graph's own ids, the reference its positions 0..n-1: a sweep resolves the
-    # source once and gives each its own (a SNAP file's ids are rarely 0..n-1).
+def test_a_graph_with_its_own_ids_is_swept_from_the_vertex_asked_for(tmp_path):
+    # A SNAP file's ids are rarely 0..n-1: the sweep converts the user's source once, runs from
+    # that vertex and records and shows the user's id beside it.
     g = graphs.from_edges([10, 10, 20, 30, 40], [20, 30, 30, 40, 50], directed=False, remap=True)
     assert g.original_ids is not None and g.to_original(0) == 10
-    for source, dense in ((40, 3), ("max-degree", int(np.argmax(g.degrees())))):
+    top = int(np.argmax(g.degrees()))
+    for source, dense, own in ((40, 3, 40), ("max-degree", top, int(g.original_ids[top]))):
         result = run_sweep(g, source, plan_sweep("topdown-queue", {"block_threads": [32]}), repeats=1)
-        assert result.source == dense and all(p.ok for p in result.points), result.points
+        assert result.source == dense and result.source_id == own
+        assert all(p.ok for p in result.points), result.points
+    assert "from vertex 40 (vertex 3 of the remapped graph): 1 points" in sweep.format_sweep(
+        load_sweep(run_sweep(g, 40, plan_sweep("topdown-queue", {"block_threads": [32]}), repeats=1)
+                   .save(tmp_path / "s.json")))
 
 
 def test_progress_reports_every_run_with_the_time_left(fig2_sweep):

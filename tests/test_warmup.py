@@ -1,4 +1,4 @@
-"""Compiling once (issue 16 item 17): `python3 -m explorer warmup` compiles what a first run would,
+"""Compiling once: `python3 -m explorer warmup` compiles what a first run would,
 the status line says what compiles and that it happens once, and the kernels helper processes
 compile ahead of a run are the ones the engine launches."""
 import json
@@ -49,7 +49,7 @@ AFTER_WARMUP = textwrap.dedent("""
     event.register("numba:compile", Listener())
     from pathlib import Path
     from explorer import api, backend, graphs
-    from explorer.reference import check_result, cpu_bfs
+    from explorer.reference import assert_valid_bfs, cpu_bfs
     from explorer.techniques import implementation, implemented_techniques
     backend.select("simulator")
     tmp = Path(sys.argv[1])
@@ -66,7 +66,7 @@ AFTER_WARMUP = textwrap.dedent("""
     for g in gs[:4]:
         graphs.graph_stats(g)
         dist, parent = cpu_bfs(g, 0)
-        assert check_result(g, 0, dist, parent).ok
+        assert_valid_bfs(g, 0, dist, parent)
     for tech in implemented_techniques():
         if implementation(tech).runtimes == frozenset({"cpu"}):
             for g in gs[:5]:

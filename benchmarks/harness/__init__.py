@@ -8,7 +8,7 @@ from .graphs import GRAPHS, GraphSpec, UnknownGraph, centre, check_names, load, 
 from .peers import BLEST, GUNROCK, PEERS, Peer, PeerGraph, run_peer, write_csr
 from .record import FIELDS, RESULTS, describe, environment, gpu_kind, markdown_table, write_results
 from .runs import (THRESHOLD_METHOD, Check, Measurement, Timed, check, check_distances, check_tree_levels, measure,
-                   measure_roots, multisearch_methods, own_id, reference, spread, start_bfs, start_many, steps_of,
+                   measure_roots, multisearch_methods, reference, spread, start_bfs, start_many, steps_of,
                    time_call, time_launches)
 
 __all__ = [
@@ -16,6 +16,6 @@ __all__ = [
     "BLEST", "GUNROCK", "PEERS", "Peer", "PeerGraph", "run_peer", "write_csr",
     "FIELDS", "RESULTS", "describe", "environment", "gpu_kind", "markdown_table", "write_results",
     "THRESHOLD_METHOD", "multisearch_methods", "Check", "Measurement", "Timed", "check", "check_distances",
-    "check_tree_levels", "measure", "measure_roots", "own_id", "reference", "spread", "start_bfs", "start_many",
+    "check_tree_levels", "measure", "measure_roots", "reference", "spread", "start_bfs", "start_many",
     "steps_of", "time_call", "time_launches",
 ]

@@ -25,6 +25,7 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from explorer import api
+from explorer.graphs import Vertex, Vertices
 from explorer import reference as _reference
 
 # One letter per kind of launch in a run's `steps`, "b" after a bottom-up level.
@@ -35,20 +36,14 @@ STEP_LETTERS = {"multi-block": "M", "single-block": "S", "cluster": "C", "cpu": 
 
 def start_bfs(g, source: int, technique, knobs=None, *, instrument: bool = False, session=None):
     """A BFS of g from vertex `source` (0..n-1), not yet run: iterate it, or .complete() it."""
-    return api.run_bfs(g, g.to_original(source), technique, knobs, instrument=instrument, session=session)
-
-
-def own_id(g, v: int) -> int:
-    """The graph's own id of vertex v (0..n-1), for an explorer entry point that takes one (the
-    sweep's), as start_bfs converts its source."""
-    return g.to_original(v)
+    return api.run_bfs(g, Vertex(source), technique, knobs, instrument=instrument, session=session)
 
 
 def start_many(g, sources, application: str, *, session=None, **settings):
     """Many searches at once (explorer.multisearch.run_many) from `sources` (vertices 0..n-1, or
     "all"), not yet run. `settings`: run_many's (method, T, k, steps, word_bits, ...)."""
-    ids = sources if isinstance(sources, str) else g.to_original_many(np.asarray(sources))
-    return api.run_many(g, ids, application, session=session, **settings)
+    vertices = sources if isinstance(sources, str) else Vertices(np.asarray(sources))
+    return api.run_many(g, vertices, application, session=session, **settings)
 
 
 #: The multi-search method that splits a frontier by a degree threshold T (McLaughlin et al.'s
@@ -80,7 +75,7 @@ def check(g, result, expected=None, *, full: bool = True) -> Check:
     parent one level nearer the source (no pass over the arcs: for the repeats of a run whose
     first result was checked in full)."""
     if full:
-        r = _reference.check_result(g, result.source, result.distances, result.parents, expected=expected)
+        r = _reference.check_result(g, result, expected=expected)
         return Check(bool(r.ok), r.message)
     return check_tree_levels(result.source, result.distances, result.parents, expected)
 

@@ -44,10 +44,13 @@ DIRECTIONS = ("auto", "push", "pull")
 
 
 def resolve_sources(graph: CSRGraph, sources, seed: int = 0) -> np.ndarray:
-    """The sources as vertices 0..n-1 (int32): "all" (every vertex), an int k (k distinct vertices
-    sampled at random, seeded, sorted), or a sequence of vertex ids, the graph's own ids as
-    run_bfs takes them (a file's ids where its loader kept them; repeats allowed: each is its own
-    search)."""
+    """The sources as vertices 0..n-1 (int32), the one conversion of run_many's sources on the way
+    in: "all" (every vertex), an int k (k distinct vertices sampled at random, seeded, sorted), a
+    sequence of vertex ids, the graph's own ids as run_bfs takes them (a file's ids where its
+    loader kept them; repeats allowed: each is its own search), or `Vertices(vs)` (vertices
+    0..n-1 themselves, for code that holds them)."""
+    from ..graphs import Vertices
+
     n = graph.num_vertices
     if isinstance(sources, str):
         if sources.strip().lower() != "all":
@@ -62,13 +65,14 @@ def resolve_sources(graph: CSRGraph, sources, seed: int = 0) -> np.ndarray:
                              f"(graph {graph.name!r} has {n:,} vertices)")
         rng = np.random.default_rng(seed)
         return np.sort(rng.choice(n, int(sources), replace=False)).astype(np.int32)
+    vertices = isinstance(sources, Vertices)
     try:
-        arr = np.asarray(sources)
+        arr = sources.vertices if vertices else np.asarray(sources)
     except Exception as err:  # a generator of non-numbers and the like
         raise ValueError(f"sources={sources!r} is invalid: {err}") from None
     if arr.ndim != 1 or arr.size == 0 or not (np.issubdtype(arr.dtype, np.integer) and arr.dtype != np.bool_):
-        raise ValueError(f"sources must be 'all', a count or a non-empty list of vertex ids, not {sources!r}")
-    if graph.original_ids is None:
+        raise ValueError(f"sources must be 'all', a count, a non-empty list of vertex ids or Vertices, not {sources!r}")
+    if vertices or graph.original_ids is None:
         bad = arr[(arr < 0) | (arr >= n)]
         if bad.size:
             raise ValueError(f"source vertex {int(bad[0])} is out of range: graph {graph.name!r} has vertices "

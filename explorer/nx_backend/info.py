@@ -59,7 +59,7 @@ DEFAULT_CONFIG = {
     # work (arcs, times the sources for all-sources functions) to the GPU; smaller ones stay on
     # networkx. backend="bfs4k" always runs.
     "min_work": 50_000,
-    # Search results kept, by graph structure (bytes; 0 keeps none). See engine.py.
+    # Search results kept, by graph structure (bytes; 0 keeps none). See searches.py.
     "cache_bytes": 256 * 2**20,
     # Graphs whose vertices x arcs is at most this get every row of the distance matrix from one
     # multi-search on the first distance asked (0: never).

@@ -7,7 +7,7 @@ import logging
 
 import networkx as nx
 
-from . import centrality, components, engine, paths, traversal
+from . import centrality, components, paths, searches, traversal
 from .graph import BFS4KGraph
 
 _log = logging.getLogger(__name__)
@@ -99,9 +99,9 @@ class BackendInterface:
         for param, declines, why in _DECLINE.get(name, ()):
             if param in bound and declines(bound[param], G):
                 return why.format(param=param, value=bound[param])
-        problem = engine.engine_problem()
+        problem = searches.engine_problem()
         if problem is None and G is not None:
-            problem = engine.size_problem(_arcs(G), _searches(name, bound, G))
+            problem = searches.size_problem(_arcs(G), _searches(name, bound, G))
         return problem or True
 
     @staticmethod
@@ -109,7 +109,7 @@ class BackendInterface:
         """Automatic dispatch (nx.config.backend_priority): True where the GPU should win, else why
         not. A call with backend="bfs4k" runs regardless, and so does every call of networkx's test
         mode (NETWORKX_TEST_BACKEND): networkx asks can_run only there."""
-        if engine.on_simulator():
+        if searches.on_simulator():
             return ("the CUDA simulator runs every GPU thread as a Python thread: networkx is faster "
                     "(backend='bfs4k' runs it anyway)")
         bound = _bound(name, args, kwargs) or {}
@@ -117,7 +117,7 @@ class BackendInterface:
         if G is None:
             return True
         work = _arcs(G) * _searches(name, bound, G)
-        least = int(engine.config().get("min_work", 0))
+        least = int(searches.config().get("min_work", 0))
         if work < least:
             return (f"a call of {work:,} arc visits (below nx.config.backends.bfs4k.min_work = {least:,}) "
                     "costs less on networkx than a GPU launch")
@@ -127,8 +127,8 @@ class BackendInterface:
     def on_start_tests(items):
         """networkx's test mode (NETWORKX_TEST_BACKEND=bfs4k): says where kernels run. No test is
         marked: every call the backend cannot honour falls back by can_run."""
-        problem = engine.engine_problem()
-        where = problem or engine.backend.current().describe()
+        problem = searches.engine_problem()
+        where = problem or searches.backend.current().describe()
         _log.warning("bfs4k backend under networkx's tests: %s", where)
 
     # The functions (networkx names them; each accepts the extra parameters listed in info.py).

@@ -108,16 +108,16 @@ def summary() -> dict:
     dispatched_tests = [t for t in tested if _REC.dispatched.get(t)]
     back_only = [t for t in tested if not _REC.dispatched.get(t)
                  and any(k in ours for k in _REC.fell_back.get(t, ()))]
-    from . import engine
+    from . import searches
 
     try:
-        where = engine.backend.current().describe()
+        where = searches.backend.current().describe()
     except Exception as err:  # no GPU, no simulator: every call fell back
         where = f"none ({err})"
     return {
         "backend": BACKEND,
         "kernels_ran_on": where,
-        "config": {k: v for k, v in engine.config().items()},
+        "config": {k: v for k, v in searches.config().items()},
         "seconds": round(time.time() - _START[0], 1),
         "tests": {"total": len(tested), **dict(outcomes)},
         "tests_dispatching_to_bfs4k": len(dispatched_tests),
@@ -127,8 +127,8 @@ def summary() -> dict:
         "calls_fell_back": {k: {"calls": v, "why": dict(_REC.reasons[k].most_common())}
                             for k, v in calls_back.most_common() if k in ours},
         "calls_fell_back_other_functions": sum(v for k, v in calls_back.items() if k not in ours),
-        "engine_runs": dict(engine.RUNS),
-        "result_store": {"hits": engine.STORE.hits, "misses": engine.STORE.misses, "bytes": engine.STORE.nbytes},
+        "engine_runs": dict(searches.RUNS),
+        "result_store": {"hits": searches.STORE.hits, "misses": searches.STORE.misses, "bytes": searches.STORE.nbytes},
         "failed": [t for t in tested if _OUTCOMES[t] == "failed"],
         "per_test": per_test,
     }

@@ -251,8 +251,7 @@ def cmd_run(args) -> int:
           f"source {_vertex_text(graph, source)}; technique {tech.value}; "
           f"instrumentation {'on' if args.instrument else 'off'}")
 
-    run = api.run_bfs(graph, graph.to_original(source), tech, knobs, instrument=args.instrument, seed=args.seed,
-                         on_status=say)
+    run = api.run_bfs(graph, api.Vertex(source), tech, knobs, instrument=args.instrument, on_status=say)
     printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True), extras=implementation(tech).extras)
     printer.header()
     for level in run:  # rows appear as levels complete
@@ -262,7 +261,7 @@ def cmd_run(args) -> int:
     status = EXIT_OK
     if args.validate:
         with compile_notices(say):  # the reference compiles once per environment, too
-            rep = check_result(graph, source, result.distances, result.parents)
+            rep = check_result(graph, result)
         result.validation = "ok" if rep.ok else rep.rule
         if not rep.ok:
             print(f"{PROG}: validation FAILED: [{rep.rule}] {rep.message}", file=sys.stderr)
@@ -325,7 +324,7 @@ def cmd_demo(args) -> int:
     techs = [Technique.parse(t) for t in args.technique] if args.technique else implemented_techniques()
     # One run per technique from the graph's vertex 0, then one from the max-degree vertex, so the
     # report shows runs overlaid.
-    plan = [(t, graph.to_original(0)) for t in techs] + [(techs[0], "max-degree")]
+    plan = [(t, api.Vertex(0)) for t in techs] + [(techs[0], "max-degree")]
     results = []
     expected_cache = {}
     for i, (tech, src) in enumerate(plan, 1):
@@ -333,12 +332,12 @@ def cmd_demo(args) -> int:
         if knobs and (tech, src) == plan[0]:
             print(simulator_knobs_note(knobs))
         run = api.run_bfs(graph, src, tech, knobs, on_status=lambda m: print(f"  ... {m}", flush=True))
-        where = f"vertex {src}" if isinstance(src, int) else f"the {src} vertex"
+        where = f"vertex {_vertex_text(graph, src.vertex)}" if isinstance(src, api.Vertex) else f"the {src} vertex"
         print(f"\nrun {i}: {tech.value} from {where} on {graph.name}")
         res = run.complete()
         if res.source not in expected_cache:
             expected_cache[res.source] = cpu_bfs(graph, res.source)[0]
-        rep = check_result(graph, res.source, res.distances, res.parents, expected=expected_cache[res.source])
+        rep = check_result(graph, res, expected=expected_cache[res.source])
         res.validation = "ok" if rep.ok else rep.rule
         print(report.format_level_table(res))
         print(f"levels {res.num_levels}, reached {res.reached:,}, validation {res.validation}")

@@ -193,8 +193,8 @@ class ComparePanel(W.VBox):
         if not self.entries:
             raise ValueError("nothing to compare: add techniques (or the Explorer's setting) first")
         g = self.ex.current_graph()
-        src = api.resolve_source(g, picked_source(self.ex), self.ex.seed.value)
-        own_id = g.to_original(src)  # run_bfs takes the graph's own ids (a file's, where it kept them)
+        src = api.resolve_source(g, picked_source(self.ex), self.ex.seed.value)  # the one conversion in
+        own_id = g.to_original(src)  # and out, for the status lines
         if self._session is None or self._session.graph is not g:
             if self._session is not None:
                 self._session.close()
@@ -207,12 +207,13 @@ class ComparePanel(W.VBox):
             for i, (tech, knobs) in enumerate(self.entries):
                 label = entry_label(i, tech, knobs)
                 self._set_status(f"running {label} on {g.name} from vertex {own_id} ...", "busy")
-                run = api.run_bfs(g, own_id, tech, knobs, instrument=self.ex.instrument.value, session=self._session)
+                run = api.run_bfs(g, api.Vertex(src), tech, knobs, instrument=self.ex.instrument.value,
+                                  session=self._session)
                 for lv in run:
                     self.stream.push(lv, label)
                     self.timeline.add([lv], label)
                 result = run.result
-                rep = check_result(g, src, result.distances, result.parents, expected=expected)
+                rep = check_result(g, result, expected=expected)
                 result.validation = "ok" if rep.ok else rep.rule
                 self.results.append((label, result))
         finally:
@@ -223,7 +224,7 @@ class ComparePanel(W.VBox):
             self._set_status(f"INVALID result: {', '.join(bad)}", "error")
         else:
             sim = any((r.device or {}).get("backend") == "simulator" for _, r in self.results)
-            self._set_status(f"{len(self.results)} runs on {g.name} from vertex {src}, all valid"
+            self._set_status(f"{len(self.results)} runs on {g.name} from vertex {own_id}, all valid"
                              + ("; simulator: times are simulation times, not GPU times" if sim else ""), "ok")
         return list(self.results)
 

@@ -311,7 +311,7 @@ class SweepPanel(W.VBox):
                          "levels": p.levels if p.levels is not None else "–", "check": p.status()})
         cols = ["#", *result.axes, "median ms", "kernels ms", "levels", "check"]
         self.table.value = html_table(rows, cols, numeric={"#", "median ms", "kernels ms", "levels"})
-        what = f"{result.technique} on {result.graph} from vertex {result.source}{origin}"
+        what = f"{result.technique} on {result.graph} from {result.source_text}{origin}"
         kind = "ok" if best is not None else "error"
         self._set_status(f"sweep of {what}: {len(result.points)} settings" + (" (stopped early)" if result.stopped
                                                                               else ""), kind)

@@ -549,7 +549,7 @@ class Explorer(W.VBox):
         result = run.result
         result.caller_wall_ms = result.elapsed_ms + plotting * 1e3  # the BFS wall time with the plotting
         self._set_status(f"{label}: validating against the CPU reference BFS ...", "busy")
-        report = check_result(g, result.source, result.distances, result.parents)
+        report = check_result(g, result)
         result.validation = "ok" if report.ok else report.rule
         self.history.append((label, result))
         self._last_validation = report

@@ -1,6 +1,8 @@
-"""Where the backend's functions meet the engine: which technique and knobs, whether kernels can run
-here, single-source searches (explorer.api.run_bfs), several sources at once (one search from a
-super-source), and multi-search runs (explorer.multisearch.run_many) for the all-sources functions.
+"""The searches the backend's functions run on the explorer's engine: which technique and knobs,
+whether kernels can run here, single-source searches (explorer.api.run_bfs), several sources at
+once (one search from a super-source), and multi-search runs (explorer.multisearch.run_many) for
+the all-sources functions. Every vertex here is a BFS4KGraph vertex 0..n-1 (the functions convert
+networkx's nodes once, graph.py), passed to the engine as Vertex / Vertices.
 
 Results are kept. A BFS's distances depend only on the graph's structure, so rows are stored under
 the graph's fingerprint (BFS4KGraph.fingerprint: directedness and arcs in order) in a
@@ -171,22 +173,26 @@ def _csr(bg, reverse: bool):
 
 
 def _run_bfs(csr, source: int, opts: Options, session=None) -> np.ndarray:
-    from ..api import run_bfs
+    from ..api import Vertex, run_bfs
 
     RUNS["run_bfs"] += 1
     _tell_where()
-    res = run_bfs(csr, source, opts.technique, opts.knobs, instrument=False, session=session).complete()
+    res = run_bfs(csr, Vertex(source), opts.technique, opts.knobs, instrument=False, session=session).complete()
     return np.asarray(res.distances, dtype=np.int32)
 
 
 def run_many_values(bg, sources, application, opts: Options, reverse: bool = False) -> dict:
-    """The values of a multi-search over `bg`'s out-arcs (in-arcs with reverse)."""
+    """The values of a multi-search over `bg`'s out-arcs (in-arcs with reverse) from `sources`:
+    "all", a count, or vertices 0..n-1."""
+    from ..graphs import Vertices
     from ..multisearch import run_many
 
     RUNS["run_many"] += 1
     _tell_where()
     csr = _csr(bg, reverse)
     # One launch per batch: the backend reports no progress, and more steps leave the GPU idler.
+    if not isinstance(sources, (str, int)):
+        sources = Vertices(sources)
     run = run_many(csr, sources, application, method=opts.method, steps=1, session=bg.sessions(reverse))
     return run.complete().values
 
