@@ -12,6 +12,7 @@ alternately never share a buffer. `run_bfs` without a session makes one for the 
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
@@ -82,6 +83,21 @@ class Session:
     def release(self, pool: "BufferPool") -> None:
         if not self._closed:
             self._free.setdefault(pool.runtime.kind, []).append(pool.arrays)
+
+
+@contextmanager
+def run_pool(session: "Session | None", graph, runtime: Runtime, on_status: Callable[[str], None] | None = None):
+    """(session, pool) for one run: a pool of the caller's session, or of a session of the run's
+    own (closed with it), given back however the run ends."""
+    own = session is None
+    s = Session(graph, on_status) if own else session
+    pool = s.acquire(runtime)
+    try:
+        yield s, pool
+    finally:
+        s.release(pool)
+        if own:
+            s.close()
 
 
 class BufferPool:
