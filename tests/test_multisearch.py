@@ -1,6 +1,7 @@
-"""Multi-search (issue 20): every method and application against networkx on tiny graphs, under
-the simulator in CI (every CUDA thread is a Python thread: blocks of 32 threads, graphs of tens of
-vertices) and on a GPU; the batch plan, the choice of T, energy, progress records and bad inputs."""
+"""Multi-search: every method and application against networkx on tiny graphs, under the simulator
+in CI (every CUDA thread is a Python thread: blocks of 32 threads, graphs of tens of vertices) and
+on a GPU; the batch plan, the choice of T, energy, progress records, the method registry, the
+kernels' argument declarations and bad inputs."""
 import ctypes
 import inspect
 import os
@@ -27,7 +28,7 @@ from explorer.stats import Direction
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_multi_search.ipynb"
-SEARCH_METHODS = ["hybrid", "warp-based", "work-efficient", "edge-parallel"]
+SEARCH_METHODS = ["warp-thread", "warp-based", "work-efficient", "edge-parallel"]
 
 
 @pytest.fixture(scope="module")
@@ -74,8 +75,8 @@ def test_apsp_by_every_method_matches_networkx(fig2, method):
     assert [s.levels for s in r.searches] == list(r.values["distances"].max(axis=1) + 1)
 
 
-@pytest.mark.parametrize("graph,method,T", [("karate", "hybrid", None), ("karate", "hybrid", 4),
-                                            ("directed", "hybrid", "auto"), ("fig2", "warp-based", None),
+@pytest.mark.parametrize("graph,method,T", [("karate", "warp-thread", None), ("karate", "warp-thread", 4),
+                                            ("directed", "warp-thread", "auto"), ("fig2", "warp-based", None),
                                             ("fig2", "work-efficient", None), ("directed", "edge-parallel", None)])
 def test_exact_betweenness_matches_networkx(request, graph, method, T):
     g = request.getfixturevalue(graph)
@@ -95,7 +96,7 @@ def test_sampled_betweenness_is_scaled_as_networkx(karate, normalized):
     assert np.allclose(r.values["betweenness"], _by_vertex(ref, karate.num_vertices))
 
 
-@pytest.mark.parametrize("graph,method", [("karate", "hybrid"), ("directed", "bit-parallel"),
+@pytest.mark.parametrize("graph,method", [("karate", "warp-thread"), ("directed", "bit-parallel"),
                                           ("directed", "work-efficient")])
 def test_closeness_matches_networkx(request, graph, method):
     g = request.getfixturevalue(graph)
@@ -126,7 +127,7 @@ def test_reachability_matches_networkx(directed, method):
     assert not run_many(directed, "all", "eccentricity").complete().values["connected"]
 
 
-@pytest.mark.parametrize("method", ["hybrid", "bit-parallel"])
+@pytest.mark.parametrize("method", ["warp-thread", "bit-parallel"])
 def test_hop_counts_match_networkx(karate, method):
     r = run_many(karate, [0, 16, 33], "hop-counts", method=method).complete()
     sp = dict(nx.all_pairs_shortest_path_length(_nx(karate)))
@@ -160,7 +161,7 @@ def test_every_application_matches_networkx(fig2, graph):
 def test_graphs_without_arcs(fig2):
     edgeless = graphs.from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64), num_vertices=3, directed=False,
                                  name="edgeless")
-    for method in ("hybrid", "edge-parallel", "bit-parallel"):
+    for method in ("warp-thread", "edge-parallel", "bit-parallel"):
         r = run_many(edgeless, "all", "distances", method=method).complete()
         assert np.array_equal(r.values["distances"], np.where(np.eye(3, dtype=bool), 0, -1))
     e = run_many(edgeless, "all", "eccentricity").complete().values
@@ -172,7 +173,7 @@ def test_graphs_without_arcs(fig2):
        directed_graph=st.booleans(), method=st.sampled_from(SEARCH_METHODS + ["bit-parallel"]))
 def test_random_graphs_distances_match_networkx(n, p, seed, directed_graph, method):
     g = graphs.from_networkx(nx.gnp_random_graph(n, p, seed=seed, directed=directed_graph), name="hyp")
-    r = run_many(g, "all", "distances", method=method, T=2 if method == "hybrid" else None).complete()
+    r = run_many(g, "all", "distances", method=method, T=2 if method == "warp-thread" else None).complete()
     assert np.array_equal(r.values["distances"], _apsp(g, r.sources))
 
 
@@ -283,7 +284,7 @@ def test_plan_splits_evenly_and_sizes_words():
     g = graphs.generate("grid2d", rows=10, cols=10)
     app = run_mod._apps.Distances()
     usable = 4 * 8 * 100 + 512 * (36 + 4 * 100)  # four blocks' levels and order, 512 distance rows
-    plan = plan_batches(g, 1025, app, Method.HYBRID, resident_slots=4, free=int(usable / 0.9) + 1)
+    plan = plan_batches(g, 1025, app, Method.WARP_THREAD, resident_slots=4, free=int(usable / 0.9) + 1)
     assert plan.slots == 4 and plan.per_batch == 512
     assert [hi - lo for lo, hi in plan.batches] == [342, 342, 341]
     bp = plan_batches(g, 1000, run_mod._apps.Closeness(), Method.BIT_PARALLEL, resident_slots=1,
@@ -326,7 +327,7 @@ def test_custom_application_counts_shortest_paths(fig2):
     app = Application("paths", Callbacks(init=_paths_init, visit_vertex=_paths_visit, finalize=_paths_finalize),
                       arrays=[ArraySpec("paths", "slot", ("n",), np.float64),
                               ArraySpec("count", "search", ("n",), np.float64)])
-    r = run_many(fig2, [0, 4, 9], app, method="hybrid", T=2).complete()
+    r = run_many(fig2, [0, 4, 9], app, method="warp-thread", T=2).complete()
     G = _nx(fig2)
     for i, s in enumerate([0, 4, 9]):
         want = [len(list(nx.all_shortest_paths(G, s, t))) if nx.has_path(G, s, t) else 0 for t in range(10)]
@@ -425,7 +426,7 @@ def test_energy_from_the_counter_from_sampled_power_or_said_unsupported():
 # ------------------------------------------------------------------ bad inputs
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"method": "sideways"}, "unknown multi-search method 'sideways'; methods: hybrid"),
+    ({"method": "sideways"}, "unknown multi-search method 'sideways'; methods: warp-thread"),
     ({"application": "pagerank"}, "unknown multi-search application 'pagerank'"),
     ({"application": "betweenness", "method": "bit-parallel"}, "cannot run bit-parallel"),
     ({"method": "warp-based", "T": 16}, "does not apply to method 'warp-based'"),
@@ -485,6 +486,7 @@ dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0
 from kernels import multisearch as km
 from explorer.multisearch import apps
 
+# Signatures by name from the kernels' argument declarations, as the host builds its launches.
 i64, i32 = types.int64, types.int32
 A = lambda t, nd=1: types.Array(t, nd, "C")
 def data_type(app, rows=2, n=5):
@@ -493,27 +495,34 @@ def data_type(app, rows=2, n=5):
         lead = () if a.scope == "run" else (rows,)
         arrays[a.name] = np.zeros(lead + a.row_shape(n), a.dtype)
     return typeof(app.data(arrays)) if arrays else typeof(())
+graph = typeof(km.SearchGraph(np.zeros(6, np.int64), np.zeros(8, np.int32), np.zeros(8, np.int32)))
+state = typeof(km.BlockState(next_search=np.zeros(1, np.int64), dist=np.zeros((2, 5), np.int32),
+                             order=np.zeros((2, 5), np.int32), stats=np.zeros((2, km.NUM_STATS), np.int64)))
 def search_sig(dt):
-    return (A(i64), A(i32), A(i32), i64, i64, A(i64), A(i32, 2), A(i32, 2), A(i64, 2), i64, dt)
+    return tuple(km.SearchArgs(graph=graph, sources=A(i32), row0=i64, count=i64, state=state, T=i64, data=dt))
+def ptx(kernel, sig):
+    cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
 done = 0
 bc = apps.Betweenness()
 for wq, tq in ((True, True), (True, False), (False, True)):
-    cuda.compile_ptx(km.search_kernel(bc.callbacks(), wq, tq).py_func, search_sig(data_type(bc)), cc=(9, 0)); done += 1
-edge_sig = (A(i64), A(i32), A(i32), A(i32), i64, i64, A(i64), A(i32, 2), A(i64, 2), data_type(bc))
-cuda.compile_ptx(km.edge_kernel(bc.callbacks()).py_func, edge_sig, cc=(9, 0)); done += 1
+    ptx(km.search_kernel(bc.callbacks(), wq, tq), search_sig(data_type(bc))); done += 1
+ptx(km.edge_kernel(bc.callbacks()), search_sig(data_type(bc))); done += 1
 for app in (apps.Distances(), apps.HopCounts(8), apps.Closeness(), apps.Eccentricity(), apps.Reachability()):
-    cuda.compile_ptx(km.search_kernel(app.callbacks(), True, True).py_func, search_sig(data_type(app)), cc=(9, 0))
+    ptx(km.search_kernel(app.callbacks(), True, True), search_sig(data_type(app)))
     done += 1
-cuda.compile_ptx(km.search_kernel(km.Callbacks(), True, True).py_func, search_sig(typeof(())), cc=(9, 0)); done += 1
-bk, W = km.bit_kernels(64), A(types.uint64)
-sigs = dict(seed=(W, W, i64), sources=(W, W, A(i32), i64, A(i32, 2), types.boolean),
-            push_light=(A(i64), A(i32), W, W, W, i64, i64, A(i64)),
-            push_heavy=(A(i32), A(i64), A(i64), A(i32), W, W, W, i64, A(i64)),
-            pull_light=(A(i64), A(i32), W, W, W, i64, i64, A(i64)),
-            pull_heavy=(A(i32), A(i64), A(i64), A(i32), W, W, W, i64, A(i64)),
-            finish=(W, W, i64, i64, A(i64), A(i32, 2), types.boolean, A(i64), A(i64)))
+ptx(km.search_kernel(km.Callbacks(), True, True), search_sig(typeof(())))
+done += 1
+bk, W, args = km.bit_kernels(64), A(types.uint64), km.BIT_ARGS
+bit_graph = typeof(km.BitGraph(np.zeros(6, np.int64), np.zeros(8, np.int32)))
+items = typeof(km.HeavyItems(np.zeros(2, np.int32), np.zeros(2, np.int64), np.zeros(2, np.int64)))
+step = args.push_light(graph=bit_graph, items=items, F=W, S=W, N=W, W=i64, heavy=i64, out=A(i64))
+sigs = dict(seed=args.seed(S=W, pads=W, W=i64),
+            sources=args.sources(F=W, S=W, sources=A(i32), W=i64, dist=A(i32, 2), write_dist=types.boolean),
+            push_light=step, push_heavy=step, pull_light=step, pull_heavy=step,
+            finish=args.finish(N=W, S=W, W=i64, level=i64, out=A(i64), dist=A(i32, 2), write_dist=types.boolean,
+                               out_offsets=A(i64), in_offsets=A(i64)))
 for name, sig in sigs.items():
-    cuda.compile_ptx(getattr(bk, name).py_func, sig, cc=(9, 0)); done += 1
+    ptx(getattr(bk, name), tuple(sig)); done += 1
 print(f"compiled {done} kernels")
 """
 
