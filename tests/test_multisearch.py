@@ -2,8 +2,10 @@
 in CI (every CUDA thread is a Python thread: blocks of 32 threads, graphs of tens of vertices) and
 on a GPU; the batch plan, the choice of T, energy, progress records, the method registry, the
 kernels' argument declarations and bad inputs."""
+import ast
 import ctypes
 import inspect
+import threading
 import os
 import random
 import subprocess
@@ -23,12 +25,16 @@ from explorer.multisearch import (Application, ArraySpec, HopCounts, Method, Mul
                                   choose_threshold, plan_batches, run_many, threshold_costs)
 from explorer.multisearch import energy as energy_mod
 from explorer.multisearch import run as run_mod
+from explorer.multisearch.methods import implementation
+from explorer.multisearch.methods.block import BlockSearch
 from explorer.multisearch.plan import words_for
 from explorer.stats import Direction
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_multi_search.ipynb"
-SEARCH_METHODS = ["warp-thread", "warp-based", "work-efficient", "edge-parallel"]
+#: Every registered method, and those that run an application's callbacks (a block per search).
+METHODS = [m.value for m in Method]
+SEARCH_METHODS = [m.value for m in Method if isinstance(implementation(m), BlockSearch)]
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +71,7 @@ def _by_vertex(d, n):
 
 # ------------------------------------------------------------------ every method, every application
 
-@pytest.mark.parametrize("method", SEARCH_METHODS + ["bit-parallel"])
+@pytest.mark.parametrize("method", METHODS)
 def test_apsp_by_every_method_matches_networkx(fig2, method):
     run = run_many(fig2, "all", "distances", method=method)
     records = list(run)
@@ -170,7 +176,7 @@ def test_graphs_without_arcs(fig2):
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(2, 10), p=st.floats(0.1, 0.6), seed=st.integers(0, 10**6),
-       directed_graph=st.booleans(), method=st.sampled_from(SEARCH_METHODS + ["bit-parallel"]))
+       directed_graph=st.booleans(), method=st.sampled_from(METHODS))
 def test_random_graphs_distances_match_networkx(n, p, seed, directed_graph, method):
     g = graphs.from_networkx(nx.gnp_random_graph(n, p, seed=seed, directed=directed_graph), name="hyp")
     r = run_many(g, "all", "distances", method=method, T=2 if method == "warp-thread" else None).complete()
@@ -473,6 +479,131 @@ def test_methods_are_documented_and_the_package_imports_no_device_code():
         assert comment.strip().startswith("#:") and "Wins" in comment and m.doc, m
     code = "import sys, explorer.multisearch; assert 'numba.cuda' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+# ------------------------------------------------------------------ the registry and the engine
+
+def test_every_method_is_its_module_and_one_registry_line():
+    from explorer.multisearch import methods
+    from explorer.multisearch.methods.base import MultiSearchMethod
+
+    assert set(methods._REGISTRY) == set(Method)
+    for m in Method:
+        impl = methods.implementation(m)
+        assert isinstance(impl, MultiSearchMethod) and impl.method is m and impl.name == m.value
+    # A method module imports the shared ones (base, block, the package), never another method's.
+    shared = {"base", "block"}
+    folder = Path(methods.__file__).parent
+    own = {spec.partition(":")[0] for spec in methods._REGISTRY.values()}
+    for name in own:
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1}
+        assert not (imported - shared - {None}), (name, imported)
+
+
+def test_the_former_name_hybrid_runs_the_warp_thread_hybrid_and_says_so(fig2):
+    with pytest.warns(FutureWarning, match="'hybrid' is now called 'warp-thread'") as caught:
+        old = run_many(fig2, [0, 4], "distances", method="hybrid", T=2).complete()
+    assert caught[0].filename == __file__  # the warning names the caller's line
+    new = run_many(fig2, [0, 4], "distances", method="warp-thread", T=2).complete()
+    assert old.method == new.method == "warp-thread" and old.T == 2
+    assert np.array_equal(old.values["distances"], new.values["distances"])
+    with pytest.warns(FutureWarning):
+        assert Method.parse(" Hybrid") is Method.WARP_THREAD
+    assert "hybrid" not in [m.value for m in Method]
+
+
+class _Meter:
+    """Stands in for NVML's meter: logs when it is asked to measure."""
+
+    note = "a test meter"
+
+    def __init__(self, events):
+        self.events = events
+
+    def begin(self):
+        self.events.append("begin")
+
+    def end(self):
+        self.events.append("end")
+
+    def take(self):
+        self.events.append("take")
+        return energy_mod.EnergyReading(joules=1.5, seconds=0.5)
+
+
+class _Launches:
+    """The runtime's launcher, logging each kernel a step launches."""
+
+    def __init__(self, launcher, events):
+        self.launcher, self.events = launcher, events
+
+    def __call__(self, *args):
+        self.events.append("launch")
+        self.launcher(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.launcher, name)
+
+
+@pytest.mark.parametrize("method", ["warp-thread", "bit-parallel"])
+def test_every_step_is_an_enactor_step_in_its_energy_window(karate, monkeypatch, method):
+    # The engine's step loop runs every batch's steps: launches, then the read-back, inside the meter's
+    # window; a batch's energy is what the meter measured over its steps.
+    events = []
+    monkeypatch.setattr(run_mod, "EnergyMeter", lambda kind, bus=None: _Meter(events))
+    run = run_many(karate, "all", "closeness", method=method, k=20, steps=2, word_bits=32)
+    rt = run.runtime
+    rt.launcher = _Launches(rt.launcher, events)
+    read = rt.read
+    monkeypatch.setattr(rt, "read", lambda dev, host: (events.append("read"), read(dev, host)))
+    windows = []
+    for p in run:
+        windows.append((p, events[:]))
+        events.clear()
+    assert len(run.result.batches) == 2
+    for p, ev in windows:
+        tail = ["read", "end"] + (["take"] if p.batch_done is not None else [])
+        assert ev[0] == "begin" and set(ev[1:-len(tail)]) == {"launch"} and ev[-len(tail):] == tail, ev
+    for b in run.result.batches:
+        assert (b.energy_j, b.watts, b.energy_s, b.energy_note) == (1.5, 3.0, 0.5, "a test meter")
+    assert run.result.energy_j == 3.0
+
+
+def test_runs_in_several_threads_take_turns(fig2):
+    # The simulator keeps its threads' state in Numba's globals: without the engine's step lock,
+    # which the multi-search's steps now take, runs in several threads failed ('Thread' object has
+    # no attribute 'blockIdx').
+    ref = _apsp(fig2, range(fig2.num_vertices))
+    results, errors = {}, []
+
+    def work(method):
+        try:
+            results[method] = run_many(fig2, "all", "distances", method=method).complete().values["distances"]
+        except Exception as err:  # collected, reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(m,)) for m in ("work-efficient", "edge-parallel", "bit-parallel")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert all(np.array_equal(d, ref) for d in results.values()) and len(results) == 3
+
+
+def test_kernels_take_their_declared_argument_groups():
+    from kernels import multisearch as km
+
+    cb = km.Callbacks()
+    for kernel in (km.search_kernel(cb, True, True), km.edge_kernel(cb)):
+        assert tuple(inspect.signature(kernel.py_func).parameters) == km.SearchArgs._fields
+    bk = km.bit_kernels(64)
+    for name, args in km.BIT_ARGS._asdict().items():
+        assert tuple(inspect.signature(getattr(bk, name).py_func).parameters) == args._fields, name
+    tree = ast.parse(inspect.getsource(km))
+    wide = [(f.name, len(f.args.args)) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and len(f.args.args) > 12]
+    assert not wide, wide
 
 
 # ------------------------------------------------------------------ the GPU's compiler
