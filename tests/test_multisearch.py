@@ -570,6 +570,39 @@ def test_every_step_is_an_enactor_step_in_its_energy_window(karate, monkeypatch,
     assert run.result.energy_j == 3.0
 
 
+class _Arguments:
+    """The runtime's launcher, keeping the arguments of every kernel launch."""
+
+    def __init__(self, launcher, seen):
+        self.launcher, self.seen = launcher, seen
+
+    def __call__(self, kernel, blocks, threads, shared, *args):
+        self.seen.append(args)
+        self.launcher(kernel, blocks, threads, shared, *args)
+
+    def __getattr__(self, name):
+        return getattr(self.launcher, name)
+
+
+@pytest.mark.parametrize("method", ["warp-thread", "bit-parallel"])
+def test_argument_groups_are_the_same_objects_in_every_batch_and_run_of_a_session(karate, method):
+    # The GPU's launcher keeps a kernel's marshalled arguments while they are the same objects: a
+    # namedtuple of arguments made anew for a batch is typed and marshalled again inside its timed step.
+    seen = []
+    with Session(karate) as s:
+        for _ in range(2):
+            run = run_many(karate, "all", "closeness", method=method, k=20, session=s)
+            run.runtime.launcher = _Arguments(run.runtime.launcher, seen)
+            run.complete()
+    groups = {}
+    for args in seen:
+        for i, a in enumerate(args):
+            if isinstance(a, tuple):
+                groups.setdefault((type(a).__name__, i), set()).add(id(a))
+    most = 1 if method == "warp-thread" else 2  # MS-BFS: the out-arcs' and the in-arcs' groups
+    assert groups and all(len(ids) <= most for ids in groups.values()), groups
+
+
 def test_runs_in_several_threads_take_turns(fig2):
     # The simulator keeps its threads' state in Numba's globals: without the engine's step lock,
     # which the multi-search's steps now take, runs in several threads failed ('Thread' object has

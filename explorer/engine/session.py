@@ -118,6 +118,17 @@ class BufferPool:
             self.arrays[key] = arr
         return arr
 
+    def group(self, name: str, value):
+        """`value`, a namedtuple of a kernel's arguments, or the one kept under `name` when it holds
+        the same objects: the same object in every run while its arrays are, so launches reuse the
+        arguments they marshalled (a group made anew is typed and marshalled again)."""
+        key = (name, "group")
+        kept = self.arrays.get(key)
+        if type(kept) is type(value) and all(a is b for a, b in zip(kept, value)):
+            return kept
+        self.arrays[key] = value
+        return value
+
     def view(self, name: str, base, lo: int, hi: int):
         """base[lo:hi], the same object in every run while `base` is: launches reuse marshalled arguments."""
         key = (name, "view")

@@ -47,7 +47,6 @@ class ManyContext:
     arrays: dict  # the application's run, slot-sum and slot arrays by name
     zero_run: list  # those zeroed by the first batch's first step (run and slot-sum scopes)
     search_arrays: dict = field(default_factory=dict)  # the per-search arrays by name, as batches ask
-    _once: dict = field(default_factory=dict)
 
     def buffer(self, name: str, shape, dtype, host: bool = False):
         return self.pool.buffer(name, shape, dtype, host)
@@ -56,12 +55,10 @@ class ManyContext:
         """Arrays derived from the graph once a session (`build(graph)` -> tuple of numpy arrays)."""
         return self.session.derived(name, build, self.runtime)
 
-    def once(self, name: str, make: Callable[[], Any]):
-        """`make()` once a run: every batch then passes the same object to its launches, which the
-        launcher does not marshal again (a namedtuple of arguments made anew would be)."""
-        if name not in self._once:
-            self._once[name] = make()
-        return self._once[name]
+    def group(self, name: str, value):
+        """`value`, a namedtuple of kernel arguments, as the same object for every batch and run
+        while its arrays are the same (BufferPool.group): launches then marshal it once."""
+        return self.pool.group(name, value)
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ class WordBatch(BatchLoop):
         self.W = W = words_for(rows, bits)
         wt = np.uint64 if bits == 64 else np.uint32
         self.bk = km.bit_kernels(bits)
-        self.graphs = ctx.once("bit.graphs", lambda: self._graphs(ctx))
+        self.graphs = self._graphs(ctx)
         self.F, self.N, self.S = (ctx.buffer(f"bp.{x}", n * W, wt) for x in "FNS")
         nout = km.BP_COUNTS + W * bits
         self.out = ctx.buffer("bp.out", nout, np.int64)
@@ -106,14 +106,15 @@ class WordBatch(BatchLoop):
         self.pull = False
 
     def _graphs(self, ctx) -> dict:
-        """Per direction ("out": push, "in": pull), the CSR and the heavy items, made once a run."""
+        """Per direction ("out": push, "in": pull), the CSR and the heavy items (derived once a session)."""
         km, g, st = self.km, ctx.graph, ctx.settings
         offsets, indices = ctx.graph_arrays
         rev = ctx.derived("multisearch.reverse-csr", reverse_csr) if g.directed else (offsets, indices)
         items = {d: km.HeavyItems(*ctx.derived(f"multisearch.items.{d}.{st.heavy}.{st.chunk}",
                                                lambda gr, d=d: heavy_items(gr, d == "in", st.heavy, st.chunk)))
                  for d in ("out", "in")}
-        return {"out": (km.BitGraph(offsets, indices), items["out"]), "in": (km.BitGraph(*rev), items["in"])}
+        graphs = {"out": km.BitGraph(offsets, indices), "in": km.BitGraph(*rev)}
+        return {d: (ctx.group(f"bp.graph.{d}", graphs[d]), ctx.group(f"bp.items.{d}", items[d])) for d in graphs}
 
     def blocks(self, work: int) -> int:
         return max(1, min(self.most, -(-work // self.threads)))

@@ -76,13 +76,12 @@ class SearchBatch(BatchLoop):
         # and the first batch also the run's.
         self.zero = tuple(ctx.search_arrays.values()) + (tuple(ctx.zero_run) if b == 0 else ())
         self.stats_host = ctx.buffer("ms.stats", (R, km.NUM_STATS), np.int64, host=True)
-        self.graph, self.state, self.data = ctx.once("block.arguments", lambda: (
-            km.SearchGraph(*ctx.graph_arrays, method.arc_source(ctx)),
-            km.BlockState(next_search=ctx.buffer("ms.next", 1, np.int64),
-                          dist=ctx.buffer("ms.dist", (self.slots, n), np.int32),
-                          order=ctx.buffer("ms.order", (self.slots, n) if method.keeps_order else (1, 1), np.int32),
-                          stats=ctx.buffer("ms.stats", (R, km.NUM_STATS), np.int64)),
-            app.data({**ctx.arrays, **ctx.search_arrays})))
+        self.graph = ctx.group("ms.graph", km.SearchGraph(*ctx.graph_arrays, method.arc_source(ctx)))
+        self.state = ctx.group("ms.state", km.BlockState(
+            next_search=ctx.buffer("ms.next", 1, np.int64), dist=ctx.buffer("ms.dist", (self.slots, n), np.int32),
+            order=ctx.buffer("ms.order", (self.slots, n) if method.keeps_order else (1, 1), np.int32),
+            stats=ctx.buffer("ms.stats", (R, km.NUM_STATS), np.int64)))
+        self.data = ctx.group("ms.data", app.data({**ctx.arrays, **ctx.search_arrays}))
         self.readback = (self.state.stats, self.stats_host)
         self.kernel = method.kernel(app.callbacks(), ctx.settings.T)
         self.T = int(ctx.settings.T or 0)  # the edge kernel reads none
