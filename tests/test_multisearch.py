@@ -635,7 +635,8 @@ def test_kernels_take_their_declared_argument_groups():
     for name, args in km.BIT_ARGS._asdict().items():
         assert tuple(inspect.signature(getattr(bk, name).py_func).parameters) == args._fields, name
     tree = ast.parse(inspect.getsource(km))
-    wide = [(f.name, len(f.args.args)) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and len(f.args.args) > 12]
+    wide = [(f.name, len(f.args.args)) for f in ast.walk(tree)
+            if isinstance(f, ast.FunctionDef) and len(f.args.args) > 12]
     assert not wide, wide
 
 

@@ -195,11 +195,9 @@ class MultiSearchRun:
         with run_pool(self.session, g, rt, self._status) as (session, pool):
             with STEP_LOCK:  # set-up: the run's arrays, the first batch's buffers; untimed
                 n = g.num_vertices
-                rows = {"slot": self.plan.slots, "slot-sum": self.plan.slots, "run": None}
-                arrays = {a.name: pool.buffer(f"ms.{a.scope}.{a.name}",
-                                              a.row_shape(n) if rows[a.scope] is None else (rows[a.scope],) + a.row_shape(n),
-                                              a.dtype)
-                          for a in app.arrays if a.scope in rows}
+                lead = {"slot": (self.plan.slots,), "slot-sum": (self.plan.slots,), "run": ()}
+                arrays = {a.name: pool.buffer(f"ms.{a.scope}.{a.name}", lead[a.scope] + a.row_shape(n), a.dtype)
+                          for a in app.arrays if a.scope in lead}
                 ctx = ManyContext(graph=g, sources=self.sources, app=app, plan=self.plan, settings=self.settings,
                                   runtime=rt, pool=pool, session=session, graph_arrays=session.graph_arrays(rt),
                                   arrays=arrays, zero_run=[arrays[a.name] for a in app.arrays

@@ -166,7 +166,8 @@ class WordBatch(BatchLoop):
             self.converged = bool(out[km.BP_NEW] == 0)
         self.level += 1
         d = self.ctx.settings.direction
-        self.pull = d == "pull" or (d == "auto" and self.pull_cost is not None and self.push_cost * ALPHA > self.pull_cost)
+        self.pull = d == "pull" or (d == "auto" and self.pull_cost is not None
+                                    and self.push_cost * ALPHA > self.pull_cost)
         return step
 
     def finish(self) -> tuple[dict, list]:
