@@ -91,7 +91,7 @@ class SearchBatch(BatchLoop):
         self.per_step = -(-self.rows // min(count, self.rows))
         self.c0 = 0
         self.cpm = _cycles_per_ms(rt)
-        self.stats: list[SearchStats] = []
+        self.done: list[SearchStats] = []
 
     @property
     def count(self) -> int:
@@ -113,7 +113,7 @@ class SearchBatch(BatchLoop):
                                      levels=int(r[km.ST_LEVELS]), visited=int(r[km.ST_VISITED]),
                                      edges_examined=int(r[km.ST_EDGES]), time_ms=float(r[km.ST_CYCLES]) / self.cpm)
                          for i, r in enumerate(st))
-        self.stats += finished
+        self.done += finished
         self.c0 += cnt
         self.converged = self.c0 == self.rows
         return Step(done=cnt, visited=int(st[:, km.ST_VISITED].sum()), edges=int(st[:, km.ST_EDGES].sum()),
@@ -122,4 +122,4 @@ class SearchBatch(BatchLoop):
     def finish(self) -> tuple[dict, list]:
         rt = self.ctx.runtime
         values = {name: rt.to_host(arr)[:self.rows] for name, arr in self.ctx.search_arrays.items()}
-        return values, self.stats
+        return values, self.done
