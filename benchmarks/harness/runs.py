@@ -48,7 +48,7 @@ def start_many(g, sources, application: str, *, session=None, **settings):
 
 #: The multi-search method that splits a frontier by a degree threshold T (McLaughlin et al.'s
 #: warp-thread hybrid); the others take no T.
-THRESHOLD_METHOD = "hybrid"
+THRESHOLD_METHOD = "warp-thread"
 
 
 def multisearch_methods() -> list[str]:

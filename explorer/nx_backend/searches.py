@@ -112,7 +112,7 @@ class Options:
         base = dict(impl.simulator_knobs) if on_simulator() else {}
         values = {**base, **knobs}
         make_knobs(impl.technique, values)  # bad names and values raise KnobError now
-        return cls(impl.technique.value, values, multisearch or cfg.get("method") or "hybrid", named)
+        return cls(impl.technique.value, values, multisearch or cfg.get("method") or "warp-thread", named)
 
 
 # ------------------------------------------------------------------------------------ results

@@ -1,9 +1,7 @@
-"""How the searches of a multi-search are spread over the GPU (the methods), and the threshold T
-of the warp-thread hybrid chosen per graph from its out-degree histogram (the paper's stated
-future work, §III-B and §IV-B)."""
+"""The warp-thread hybrid's out-degree threshold T: as the API takes it, and chosen per graph from
+its out-degree histogram (the paper's stated future work, §III-B and §IV-B)."""
 from __future__ import annotations
 
-import enum
 import math
 from dataclasses import dataclass, field
 
@@ -13,58 +11,6 @@ import numpy as np
 T_INFINITE = 2**31 - 1
 #: The paper's T (§III-B: "T = 16 worked best overall").
 T_DEFAULT = 16
-
-
-class Method(str, enum.Enum):
-    """The ways to run k searches at once. Values are the names used in records, files and UI."""
-
-    #: Warp-thread hybrid (McLaughlin, Riedy & Bader §III-B): a block per search, two queues;
-    #: out-degree < T to the thread queue (a thread gathers the neighbours), the others to the
-    #: warp queue (a warp each, taken through a shared counter). Wins on most graphs (10 of the
-    #: paper's 12), by the most on mixed degrees (as-Skitter, hollywood, rgg).
-    HYBRID = "hybrid"
-
-    #: Warp-based (§III-A; the hybrid with T = 0): every frontier vertex to a warp. Wins when most
-    #: frontier vertices have tens of neighbours or more (kron_g500, hollywood).
-    WARP = "warp-based"
-
-    #: Work-efficient (§IV, McLaughlin & Bader SC14; the hybrid with T = infinity): a thread per
-    #: frontier vertex. Wins on even, moderate degrees (ldoor: 99.8% of vertices below 64).
-    WORK_EFFICIENT = "work-efficient"
-
-    #: Edge-parallel (§IV, Jia et al.): every level, a thread per arc of the graph, whether its
-    #: source is in the frontier or not. Wins only where the frontier holds most vertices every
-    #: level; the paper's slowest on every graph, by 10-100x on large-diameter ones.
-    EDGE_PARALLEL = "edge-parallel"
-
-    #: Bit-parallel MS-BFS (Then et al., VLDB 2014): 32 or 64 searches share a word per vertex;
-    #: each level is word operations over the graph, top-down or bottom-up (Beamer et al.'s rule).
-    #: Hop distances only (no callbacks): distance matrix, hop counts, closeness, eccentricity,
-    #: reachability. Wins on small-world graphs with many sources (one pass serves a whole word).
-    BIT_PARALLEL = "bit-parallel"
-
-    @property
-    def doc(self) -> str:
-        return _DOCS.get(self, "")
-
-    @classmethod
-    def parse(cls, value) -> "Method":
-        if isinstance(value, Method):
-            return value
-        try:
-            return cls(str(value).strip().lower())
-        except ValueError:
-            names = ", ".join(m.value for m in cls)
-            raise ValueError(f"unknown multi-search method {value!r}; methods: {names}") from None
-
-
-_DOCS = {
-    Method.HYBRID: "a block per search; out-degree < T to a thread, the others to a warp (§III-B)",
-    Method.WARP: "a block per search; a warp per frontier vertex (T = 0, §III-A)",
-    Method.WORK_EFFICIENT: "a block per search; a thread per frontier vertex (T = infinity, §IV)",
-    Method.EDGE_PARALLEL: "a block per search; a thread per arc of the graph every level (§IV)",
-    Method.BIT_PARALLEL: "32/64 searches per machine word, push or pull per level (MS-BFS)",
-}
 
 
 def parse_T(value) -> int | str | None:
@@ -149,7 +95,7 @@ def threshold_costs(out_degrees: np.ndarray, candidates=T_CANDIDATES) -> dict:
 
 
 def choose_threshold(graph, candidates=T_CANDIDATES) -> ThresholdChoice:
-    """T for the hybrid on `graph`: the candidate of least estimated cost (threshold_costs), ties
+    """T for the warp-thread hybrid on `graph`: the candidate of least estimated cost (threshold_costs), ties
     going to the one nearest the paper's 16. Vertices no search can reach (in-degree 0 of a
     directed graph, degree 0 of an undirected one) are left out, as they are never in a frontier."""
     out = graph.degrees()
