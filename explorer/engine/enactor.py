@@ -105,6 +105,13 @@ class BFSRun:
                     clock.start(go)
                     loop.launch(go)
                     clock.stop(go)
+                # A launch that logs its levels as it runs (a LevelLoop with `streamed()`) hands each
+                # over while it runs, timed by the device; the GPU does not wait for the caller.
+                for level_ms, part in (loop.streamed() if hasattr(loop, "streamed") else ()):
+                    for rec in self._records(part, level_ms, len(levels)):
+                        levels.append(rec)
+                        yield rec
+                with STEP_LOCK:
                     if loop.readback is not None:
                         rt.read(*loop.readback)
                     ms = clock.step_ms()

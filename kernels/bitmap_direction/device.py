@@ -1,0 +1,433 @@
+"""bitmap-direction's device functions: one level's phases, each collective over the grid (or, for
+the narrow levels, over block 0), and the level's bookkeeping (kernels/bitmap_direction/kernel.py
+puts them together). Every warp-level call is made by all 32 lanes.
+"""
+import time
+
+import numpy as np
+from numba import cuda, int32, int64, uint32, uint64
+
+from .. import cudasim as _sim
+from ..primitives import (FULL_MASK, WARP_SIZE, block_exclusive_scan, clock64, warp_exclusive_scan_total,
+                          warp_inclusive_scan, warp_search_owner, warp_sum)
+from . import layout as L
+
+LOW32 = np.uint64(0xFFFFFFFF)
+SHIFT32 = np.uint64(32)
+
+
+def globaltimer():
+    """The device's nanosecond clock (PTX %globaltimer), the same on every SM. This Python body is
+    what the simulator runs: the host's nanosecond clock."""
+    return np.int64(time.perf_counter_ns())
+
+
+if not _sim.simulator_enabled():
+    from llvmlite import ir as _ir
+    from numba.cuda import types as _types
+    from numba.cuda.extending import intrinsic as _intrinsic
+    from numba.cuda.extending import overload as _overload
+
+    @_intrinsic
+    def _read_globaltimer(typingctx):
+        def codegen(context, builder, sig, args):
+            fnty = _ir.FunctionType(_ir.IntType(64), [])
+            asm = _ir.InlineAsm(fnty, "mov.u64 $0, %globaltimer;", "=l", side_effect=True)
+            return builder.call(asm, [])
+
+        return _types.int64(), codegen
+
+    @_overload(globaltimer, target="cuda")
+    def _globaltimer_cuda():
+        def impl():
+            return _read_globaltimer()
+
+        return impl
+
+
+decide = cuda.jit(device=True)(L.decide)
+
+
+@cuda.jit(device=True, inline="always")
+def lowest_bit(x):
+    """Index of the lowest set bit of a non-zero 32-bit word."""
+    m = int64(x) & 0xFFFFFFFF
+    return int32(cuda.popc((m & -m) - 1))
+
+
+# ---------------------------------------------------------------------------------- counts
+@cuda.jit(device=True)
+def block_reduce(acc, red, instrument):
+    """Every thread's accumulators into red[f] (shared): a warp sum, one shared atomic a warp. The
+    whole block calls it; red is complete after the block barrier at its end."""
+    lane = cuda.laneid
+    for f in range(L.NUM_ACC):
+        if f < L.FIRST_INSTRUMENTED or instrument:
+            t = warp_sum(acc[f])
+            if lane == 0 and t != 0:
+                cuda.atomic.add(red, f, t)
+        acc[f] = 0
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def flush(acc, red, ctr, slot, instrument):
+    """The level's per-thread counts into ctr's slot: one global atomic a block and field (a warp
+    each would be thousands on one address). The whole block calls it."""
+    block_reduce(acc, red, instrument)
+    if cuda.threadIdx.x == 0:
+        for f in range(L.NUM_ACC):
+            if red[f] != 0:
+                cuda.atomic.add(ctr, slot + f, red[f])
+                red[f] = 0
+
+
+# ---------------------------------------------------------------------------------- top-down
+@cuda.jit(device=True)
+def claim(g, s, has, v, u, lv1, nb, write_bits, dst, tail, tail_at, acc):
+    """Vertex v reached from u: the first to set v's visited bit owns it (dist, parent, the next
+    frontier's bit in row nb when write_bits, the next queue: one atomic on tail[tail_at] a warp).
+    Collective over the warp."""
+    won = False
+    if has:
+        w = v >> 5
+        bit = uint32(1) << uint32(v & 31)
+        if (s.visited[w] & bit) == uint32(0):
+            dv = g.offsets[v + 1] - g.offsets[v]  # loaded beside the atomic, not after it
+            won = (cuda.atomic.or_(s.visited, w, bit) & bit) == uint32(0)
+            if won:
+                s.dist[v] = lv1
+                s.parent[v] = u
+                if write_bits:
+                    cuda.atomic.or_(s.fronts, nb + w, bit)
+                acc[L.A_MF] += dv
+    votes = cuda.ballot_sync(FULL_MASK, won)
+    if votes != 0:
+        base = int64(0)
+        if cuda.laneid == 0:
+            base = cuda.atomic.add(tail, tail_at, int64(cuda.popc(uint32(votes))))
+        base = cuda.shfl_sync(FULL_MASK, base, 0)
+        if won:
+            dst[base + cuda.popc(uint32(votes) & cuda.lanemask_lt())] = v
+
+
+@cuda.jit(device=True)
+def top_down(g, s, p, src, size, dst, nb, lv1, slot, acc):
+    """A top-down level over the grid: each warp takes 32 frontier entries and spreads its lanes over
+    their edges (BFS-4K's edge-discover); a vertex of heavy_degree or more is set aside for
+    `heavy`. Collective."""
+    lane = cuda.laneid
+    first = (cuda.grid(1) // WARP_SIZE) * WARP_SIZE
+    stride = (cuda.gridsize(1) // WARP_SIZE) * WARP_SIZE
+    while first < size:  # warp-uniform
+        i = first + lane
+        u = int32(0)
+        beg = int64(0)
+        deg = int64(0)
+        if i < size:
+            u = src[i]
+            beg = g.offsets[u]
+            deg = g.offsets[u + 1] - beg
+            acc[L.A_EXAMINED] += deg
+            if deg >= p.heavy_degree:
+                packed = cuda.atomic.add(s.ctr, slot + L.C_HEAVY, (int64(1) << L.HEAVY_SHIFT) | deg)
+                k = packed >> L.HEAVY_SHIFT
+                s.heavy_v[k] = u
+                s.heavy_start[k] = packed & L.HEAVY_EDGES
+                deg = int64(0)
+        incl = warp_inclusive_scan(deg)
+        total = cuda.shfl_sync(FULL_MASK, incl, WARP_SIZE - 1)
+        excl = incl - deg
+        done = int64(0)
+        while done < total:
+            k = done + lane
+            owner = warp_search_owner(incl, k)
+            o_u = cuda.shfl_sync(FULL_MASK, u, owner)
+            o_beg = cuda.shfl_sync(FULL_MASK, beg, owner)
+            o_excl = cuda.shfl_sync(FULL_MASK, excl, owner)
+            has = k < total
+            v = int32(0)
+            if has:
+                v = g.indices[o_beg + (k - o_excl)]
+            claim(g, s, has, v, o_u, lv1, nb, True, dst, s.ctr, slot + L.C_NEXT, acc)
+            done += WARP_SIZE
+        first += stride
+
+
+@cuda.jit(device=True)
+def _heavy_owner(starts, count, x):
+    """The last heavy vertex whose first flat edge is at most x (starts increase)."""
+    lo = int64(0)
+    hi = count
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if starts[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@cuda.jit(device=True)
+def heavy(g, s, packed, dst, nb, lv1, slot, acc):
+    """The heavy vertices' edges as one flat range over the whole grid: a warp takes 32 x R
+    consecutive edges (R at most HEAVY_ROUNDS, and no more than spreads the range over every warp),
+    its lanes consecutive ones. Collective."""
+    count = packed >> L.HEAVY_SHIFT
+    total = packed & L.HEAVY_EDGES
+    lane = cuda.laneid
+    warps = cuda.gridsize(1) // WARP_SIZE
+    rounds = min(L.HEAVY_ROUNDS, max(1, (total + warps * WARP_SIZE - 1) // (warps * WARP_SIZE)))
+    chunk = WARP_SIZE * rounds
+    c = int64(cuda.grid(1) // WARP_SIZE)
+    while c * chunk < total:  # warp-uniform
+        x = c * chunk + lane
+        k = _heavy_owner(s.heavy_start, count, min(x, total - 1))
+        for _ in range(rounds):
+            has = x < total
+            v = int32(0)
+            u = int32(0)
+            if has:
+                while k + 1 < count and s.heavy_start[k + 1] <= x:
+                    k += 1
+                u = s.heavy_v[k]
+                v = g.indices[g.offsets[u] + (x - s.heavy_start[k])]
+            claim(g, s, has, v, u, lv1, nb, True, dst, s.ctr, slot + L.C_NEXT, acc)
+            x += WARP_SIZE
+        c += warps
+
+
+@cuda.jit(device=True)
+def narrow_top_down(g, s, src, size, dst, lv1, red, sh, acc):
+    """A top-down level by this block alone: chunks of a block's worth of frontier entries, each
+    chunk's edges spread over every thread of the block (a block prefix sum of the degrees, then a
+    binary search for each edge's vertex in shared memory). The next queue's tail is red[C_NEXT].
+    sh = (vertices int32, first edges int64, exclusive sums int64, scan scratch int64[32]).
+    Collective over the block."""
+    sh_u, sh_beg, sh_excl, scratch = sh
+    tid = cuda.threadIdx.x
+    threads = cuda.blockDim.x
+    base = int64(0)
+    while base < size:  # block-uniform
+        i = base + tid
+        u = int32(0)
+        beg = int64(0)
+        deg = int64(0)
+        if i < size:
+            u = src[i]
+            beg = g.offsets[u]
+            deg = g.offsets[u + 1] - beg
+            acc[L.A_EXAMINED] += deg
+        excl, total = block_exclusive_scan(deg, scratch)
+        sh_u[tid] = u
+        sh_beg[tid] = beg
+        sh_excl[tid] = excl
+        cuda.syncthreads()
+        done = int64(0)
+        while done < total:  # block-uniform
+            k = done + tid
+            has = k < total
+            v = int32(0)
+            o_u = int32(0)
+            if has:
+                lo = 0  # the last entry whose exclusive sum is at most k: the edge's vertex
+                hi = threads
+                while hi - lo > 1:
+                    mid = (lo + hi) // 2
+                    if sh_excl[mid] <= k:
+                        lo = mid
+                    else:
+                        hi = mid
+                o_u = sh_u[lo]
+                v = g.indices[sh_beg[lo] + (k - sh_excl[lo])]
+            claim(g, s, has, v, o_u, lv1, 0, False, dst, red, L.C_NEXT, acc)
+            done += threads
+        cuda.syncthreads()  # the chunk's shared entries are read before the next chunk writes them
+        base += threads
+
+
+# ---------------------------------------------------------------------------------- bottom-up
+@cuda.jit(device=True, inline="always")
+def test_pair(fronts, cur, pair, acc, instrument):
+    """AND one adjacency pair (word << 32 | mask) with the frontier bitmap row at cur: the lowest
+    in-neighbour in the frontier, or -1."""
+    m = uint32(pair & LOW32)
+    wd = int64(pair >> SHIFT32)
+    f = fronts[cur + wd] & m
+    if instrument:
+        acc[L.A_WORDS] += 1
+        acc[L.A_EDGES] += cuda.popc(m)
+        acc[L.A_CANDS] += cuda.popc(f)
+    if f == uint32(0):
+        return int32(-1)
+    return int32(wd * WARP_SIZE + lowest_bit(f))
+
+
+@cuda.jit(device=True)
+def bottom_up(g, s, p, cur, nb, lv1, acc, instrument):
+    """A bottom-up level: a warp per word of the visited bitmap; an unvisited vertex's lane tests
+    its first pair (head, a coalesced load), then up to `solo` pairs in all alone; its warp takes
+    the rest of a longer list, 32 pairs a round, up to the first hit. The parent is the frontier
+    in-neighbour of lowest number. The found vertices' bits are one store a word into the
+    cleared row nb and one into visited (the warp owns its word). Collective."""
+    lane = cuda.laneid
+    w = cuda.grid(1) // WARP_SIZE
+    warps = cuda.gridsize(1) // WARP_SIZE
+    words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
+    while w < words:  # warp-uniform
+        vis = s.visited[w]
+        v = w * WARP_SIZE + lane
+        par = int32(-1)
+        e = int64(0)
+        end = int64(0)
+        if v < p.n_pull and (vis >> uint32(lane)) & uint32(1) == uint32(0):
+            if instrument:
+                acc[L.A_CHECKED] += 1
+            first = g.head[v]
+            if first != uint64(0):
+                par = test_pair(s.fronts, cur, first, acc, instrument)
+                if par < 0:
+                    e = g.pair_offsets[v] + 1
+                    end = g.pair_offsets[v + 1]
+                    lim = min(end, e + p.solo - 1)
+                    while e < lim:
+                        par = test_pair(s.fronts, cur, g.pairs[e], acc, instrument)
+                        e += 1
+                        if par >= 0:
+                            break
+        todo = int64(cuda.ballot_sync(FULL_MASK, par < 0 and e < end)) & 0xFFFFFFFF
+        while todo != 0:  # warp-uniform: the rest of each long list, by the whole warp
+            lead = lowest_bit(todo)
+            todo &= todo - 1
+            lb = cuda.shfl_sync(FULL_MASK, e, lead)
+            le = cuda.shfl_sync(FULL_MASK, end, lead)
+            hit = int32(-1)
+            while lb < le:
+                k = lb + lane
+                q = int32(-1)
+                if k < le:
+                    q = test_pair(s.fronts, cur, g.pairs[k], acc, instrument)
+                hits = cuda.ballot_sync(FULL_MASK, q >= 0)
+                if hits != 0:
+                    hit = cuda.shfl_sync(FULL_MASK, q, lowest_bit(hits))
+                    break
+                lb += WARP_SIZE
+            if lane == lead:
+                par = hit
+        found = cuda.ballot_sync(FULL_MASK, par >= 0)
+        if found != 0:
+            if lane == 0:
+                s.visited[w] = vis | uint32(found)
+                s.fronts[nb + w] = uint32(found)
+            if par >= 0:
+                s.dist[v] = lv1
+                s.parent[v] = par
+                acc[L.A_FOUND] += 1
+        w += warps
+
+
+# ---------------------------------------------------------------------------------- frontier forms
+@cuda.jit(device=True)
+def clear_row(fronts, base, words):
+    i = cuda.grid(1)
+    while i < words:
+        fronts[base + i] = 0
+        i += cuda.gridsize(1)
+
+
+@cuda.jit(device=True)
+def queue_to_bits(src, size, fronts, base):
+    """Set the bit of every queued vertex in the (cleared) row at base."""
+    i = cuda.grid(1)
+    while i < size:
+        u = src[i]
+        cuda.atomic.or_(fronts, base + (u >> 5), uint32(1) << uint32(u & 31))
+        i += cuda.gridsize(1)
+
+
+@cuda.jit(device=True)
+def bits_to_queue(fronts, base, words, dst, ctr, at):
+    """Every vertex whose bit is set in the row at base into dst: a lane a word, one atomic a warp.
+    Collective."""
+    lane = cuda.laneid
+    i = cuda.grid(1)
+    while i - lane < words:  # warp-uniform
+        word = uint32(0)
+        if i < words:
+            word = fronts[base + i]
+        excl, total = warp_exclusive_scan_total(int32(cuda.popc(word)))
+        at0 = int64(0)
+        if lane == 0 and total > 0:
+            at0 = cuda.atomic.add(ctr, at, int64(total))
+        pos = cuda.shfl_sync(FULL_MASK, at0, 0) + excl
+        while word != uint32(0):
+            dst[pos] = int32(i * WARP_SIZE + lowest_bit(word))
+            pos += 1
+            word &= word - uint32(1)
+        i += cuda.gridsize(1)
+
+
+# ---------------------------------------------------------------------------------- the level's end
+@cuda.jit(device=True)
+def save_state(st, ctr, at):
+    for f in range(L.NUM_T):
+        ctr[at + f] = st[f]
+
+
+@cuda.jit(device=True)
+def load_state(st, ctr, at):
+    for f in range(L.NUM_T):
+        st[f] = ctr[at + f]
+
+
+@cuda.jit(device=True)
+def next_level(st, res, p, log, leader, narrow):
+    """After a level, by each block's thread 0 (the same numbers give the same decisions in every
+    block): the level's row of the log (block 0's thread 0, publishing it at most every
+    PUBLISH_NS and at the end), then the next level's state. res: the level's counts (a slot of
+    ctr, or the narrow levels' shared counts)."""
+    bu = st[L.T_BU] != 0
+    size = st[L.T_SIZE]
+    nsize = res[L.A_FOUND] if bu else res[L.C_NEXT]
+    nlev = st[L.T_NLEV]
+    m_f = int64(1) if bu else res[L.A_MF]  # GAP: after a bottom-up level the rule sees m_f = 1
+    next_bu, next_narrow, m_u = decide(bu, m_f, st[L.T_MU_LEFT], nsize, size, p.n, p.alpha, p.beta,
+                                       p.narrow_edges)
+    stop = L.STOP_DONE if nsize == 0 else L.STOP_FULL if nlev + 1 >= p.log_rows else L.STOP_NO
+    if leader:
+        r = L.H_SIZE + nlev * L.LOG_FIELDS
+        log[r + L.R_LEVEL] = st[L.T_LEVEL]
+        log[r + L.R_FRONTIER] = size
+        log[r + L.R_BU] = 1 if bu else 0
+        log[r + L.R_NARROW] = 1 if narrow else 0
+        log[r + L.R_CONVERTED] = st[L.T_CONV]
+        log[r + L.R_EXAMINED] = res[L.A_EDGES] if bu else res[L.A_EXAMINED]
+        log[r + L.R_WORDS] = res[L.A_WORDS]
+        log[r + L.R_CANDS] = res[L.A_CANDS]
+        log[r + L.R_CHECKED] = res[L.A_CHECKED]
+        log[r + L.R_NEXT] = nsize
+        log[r + L.R_MF] = st[L.T_MF]
+        log[r + L.R_MU] = st[L.T_MU]
+        log[r + L.R_HEAVY] = 0 if bu else res[L.C_HEAVY] >> L.HEAVY_SHIFT
+        log[r + L.R_CLOCK] = clock64()
+        now = globaltimer()
+        log[r + L.R_GT] = now
+        if stop != L.STOP_NO or now - st[L.T_PUB] >= L.PUBLISH_NS:
+            cuda.threadfence_system()  # the rows before the count that shows them
+            log[L.H_PUBLISHED] = nlev + 1
+            st[L.T_PUB] = now
+    st[L.T_MF] = m_f
+    st[L.T_MU] = st[L.T_MU_LEFT]
+    st[L.T_MU_LEFT] = m_u
+    st[L.T_LEVEL] += 1
+    st[L.T_PREV] = size
+    st[L.T_SIZE] = nsize
+    st[L.T_BU] = 1 if next_bu else 0
+    st[L.T_NARROW] = 1 if next_narrow else 0
+    if not bu:
+        st[L.T_QCUR] = 1 - st[L.T_QCUR]  # the next queue is the current one now
+    st[L.T_QUEUE] = 0 if bu else 1
+    st[L.T_BITS] = 0 if narrow else 1  # grid levels write the next frontier's bits
+    st[L.T_CONV] = 0
+    st[L.T_NLEV] = nlev + 1
+    st[L.T_STOP] = stop
