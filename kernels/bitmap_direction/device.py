@@ -231,7 +231,7 @@ def narrow_top_down(g, s, src, size, dst, lv1, red, sh, acc):
             o_u = int32(0)
             if has:
                 lo = 0  # the last entry whose exclusive sum is at most k: the edge's vertex
-                hi = threads
+                hi = min(threads, size - base)
                 while hi - lo > 1:
                     mid = (lo + hi) // 2
                     if sh_excl[mid] <= k:
@@ -263,67 +263,126 @@ def test_pair(fronts, cur, pair, acc, instrument):
     return int32(wd * WARP_SIZE + lowest_bit(f))
 
 
+@cuda.jit(device=True, inline="always")
+def _head(g, vis, v):
+    """v's first pair if v is unvisited (a coalesced load over the warp), else 0."""
+    if (vis >> uint32(v & 31)) & uint32(1) == uint32(0):
+        return g.head[v]
+    return uint64(0)
+
+
+@cuda.jit(device=True)
+def _after_head(g, s, p, cur, vis, v, first, f, acc, instrument):
+    """An unvisited vertex's lane, given its first pair and that pair's AND with the frontier f:
+    (parent or -1, next pair, end of its pairs), after up to `solo` pairs in all."""
+    par = int32(-1)
+    e = int64(0)
+    end = int64(0)
+    if (vis >> uint32(v & 31)) & uint32(1) == uint32(0):
+        if instrument:
+            acc[L.A_CHECKED] += 1
+        if first != uint64(0):
+            if instrument:
+                acc[L.A_WORDS] += 1
+                acc[L.A_EDGES] += cuda.popc(uint32(first & LOW32))
+                acc[L.A_CANDS] += cuda.popc(f)
+            if f != uint32(0):
+                par = int32(int64(first >> SHIFT32) * WARP_SIZE + lowest_bit(f))
+            else:
+                e = g.pair_offsets[v] + 1
+                end = g.pair_offsets[v + 1]
+                lim = min(end, e + p.solo - 1)
+                while e < lim:
+                    par = test_pair(s.fronts, cur, g.pairs[e], acc, instrument)
+                    e += 1
+                    if par >= 0:
+                        break
+    return par, e, end
+
+
+@cuda.jit(device=True)
+def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
+    """The rest of one word's long lists by the whole warp (32 pairs a round, up to the first hit),
+    then its found vertices: one store a word into visited (the warp owns it) and into the cleared
+    row nb, dist and parent. Collective."""
+    par, e, end = found_state
+    lane = cuda.laneid
+    todo = int64(cuda.ballot_sync(FULL_MASK, par < 0 and e < end)) & 0xFFFFFFFF
+    while todo != 0:  # warp-uniform
+        lead = lowest_bit(todo)
+        todo &= todo - 1
+        lb = cuda.shfl_sync(FULL_MASK, e, lead)
+        le = cuda.shfl_sync(FULL_MASK, end, lead)
+        hit = int32(-1)
+        while lb < le:
+            k = lb + lane
+            q = int32(-1)
+            if k < le:
+                q = test_pair(s.fronts, cur, g.pairs[k], acc, instrument)
+            hits = cuda.ballot_sync(FULL_MASK, q >= 0)
+            if hits != 0:
+                hit = cuda.shfl_sync(FULL_MASK, q, lowest_bit(hits))
+                break
+            lb += WARP_SIZE
+        if lane == lead:
+            par = hit
+    found = cuda.ballot_sync(FULL_MASK, par >= 0)
+    if found != 0:
+        if lane == 0:
+            s.visited[w] = vis | uint32(found)
+            s.fronts[nb + w] = uint32(found)
+        if par >= 0:
+            v = w * WARP_SIZE + lane
+            s.dist[v] = lv1
+            s.parent[v] = par
+            acc[L.A_FOUND] += 1
+
+
 @cuda.jit(device=True)
 def bottom_up(g, s, p, cur, nb, lv1, acc, instrument):
-    """A bottom-up level: a warp per word of the visited bitmap; an unvisited vertex's lane tests
-    its first pair (head, a coalesced load), then up to `solo` pairs in all alone; its warp takes
-    the rest of a longer list, 32 pairs a round, up to the first hit. The parent is the frontier
-    in-neighbour of lowest number. The found vertices' bits are one store a word into the
-    cleared row nb and one into visited (the warp owns its word). Collective."""
+    """A bottom-up level. A warp takes 32 words of the visited bitmap with one load and goes through
+    those with unvisited vertices (0..n_pull-1), two at a time so that their loads are in flight
+    together; a vertex's lane tests its first pairs alone (_after_head), its warp the rest of a
+    long list. The parent is the frontier in-neighbour of lowest number. Collective."""
     lane = cuda.laneid
-    w = cuda.grid(1) // WARP_SIZE
-    warps = cuda.gridsize(1) // WARP_SIZE
     words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
-    while w < words:  # warp-uniform
-        vis = s.visited[w]
-        v = w * WARP_SIZE + lane
-        par = int32(-1)
-        e = int64(0)
-        end = int64(0)
-        if v < p.n_pull and (vis >> uint32(lane)) & uint32(1) == uint32(0):
-            if instrument:
-                acc[L.A_CHECKED] += 1
-            first = g.head[v]
-            if first != uint64(0):
-                par = test_pair(s.fronts, cur, first, acc, instrument)
-                if par < 0:
-                    e = g.pair_offsets[v] + 1
-                    end = g.pair_offsets[v + 1]
-                    lim = min(end, e + p.solo - 1)
-                    while e < lim:
-                        par = test_pair(s.fronts, cur, g.pairs[e], acc, instrument)
-                        e += 1
-                        if par >= 0:
-                            break
-        todo = int64(cuda.ballot_sync(FULL_MASK, par < 0 and e < end)) & 0xFFFFFFFF
-        while todo != 0:  # warp-uniform: the rest of each long list, by the whole warp
-            lead = lowest_bit(todo)
+    w0 = (cuda.grid(1) // WARP_SIZE) * WARP_SIZE
+    stride = (cuda.gridsize(1) // WARP_SIZE) * WARP_SIZE
+    while w0 < words:  # warp-uniform
+        wi = w0 + lane
+        mine = uint32(0xFFFFFFFF)
+        if wi < words:
+            mine = s.visited[wi]
+            tail = p.n_pull - wi * WARP_SIZE
+            if tail < WARP_SIZE:  # vertices from n_pull on never pull: as if visited
+                mine |= ~((uint32(1) << uint32(tail)) - uint32(1))
+        todo = int64(cuda.ballot_sync(FULL_MASK, mine != uint32(0xFFFFFFFF))) & 0xFFFFFFFF
+        while todo != 0:  # warp-uniform
+            j = lowest_bit(todo)
             todo &= todo - 1
-            lb = cuda.shfl_sync(FULL_MASK, e, lead)
-            le = cuda.shfl_sync(FULL_MASK, end, lead)
-            hit = int32(-1)
-            while lb < le:
-                k = lb + lane
-                q = int32(-1)
-                if k < le:
-                    q = test_pair(s.fronts, cur, g.pairs[k], acc, instrument)
-                hits = cuda.ballot_sync(FULL_MASK, q >= 0)
-                if hits != 0:
-                    hit = cuda.shfl_sync(FULL_MASK, q, lowest_bit(hits))
-                    break
-                lb += WARP_SIZE
-            if lane == lead:
-                par = hit
-        found = cuda.ballot_sync(FULL_MASK, par >= 0)
-        if found != 0:
-            if lane == 0:
-                s.visited[w] = vis | uint32(found)
-                s.fronts[nb + w] = uint32(found)
-            if par >= 0:
-                s.dist[v] = lv1
-                s.parent[v] = par
-                acc[L.A_FOUND] += 1
-        w += warps
+            j2 = int32(-1)
+            if todo != 0:
+                j2 = lowest_bit(todo)
+                todo &= todo - 1
+            vis = uint32(cuda.shfl_sync(FULL_MASK, int64(mine), j))  # shuffles move int32/int64 only
+            vis2 = uint32(cuda.shfl_sync(FULL_MASK, int64(mine), max(j2, 0)))
+            if j2 < 0:
+                vis2 = uint32(0xFFFFFFFF)
+            w = w0 + j
+            w2 = w0 + max(j2, 0)
+            va = w * WARP_SIZE + lane
+            vb = w2 * WARP_SIZE + lane
+            # Both words' first pairs, then both frontier words: four loads, two round trips.
+            ha = _head(g, vis, va)
+            hb = _head(g, vis2, vb)
+            fa = s.fronts[cur + int64(ha >> SHIFT32)] & uint32(ha & LOW32)
+            fb = s.fronts[cur + int64(hb >> SHIFT32)] & uint32(hb & LOW32)
+            a = _after_head(g, s, p, cur, vis, va, ha, fa, acc, instrument)
+            b = _after_head(g, s, p, cur, vis2, vb, hb, fb, acc, instrument)
+            _finish_word(g, s, cur, nb, lv1, w, vis, a, acc, instrument)
+            if j2 >= 0:
+                _finish_word(g, s, cur, nb, lv1, w2, vis2, b, acc, instrument)
+        w0 += stride
 
 
 # ---------------------------------------------------------------------------------- frontier forms

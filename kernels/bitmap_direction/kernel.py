@@ -144,7 +144,7 @@ def _narrow_levels(g, s, p, st, red, sh, acc, log, leader, instrument):
         lv = st[L.T_LEVEL]
         qcur = st[L.T_QCUR]
         D.narrow_top_down(g, s, s.queues[qcur], st[L.T_SIZE], s.queues[1 - qcur], int32(lv + 1), red, sh, acc)
-        D.block_reduce(acc, red, instrument)  # red[C_NEXT], the queue's tail, is complete too
+        D.block_reduce(acc, red, False)  # top-down counts only; red[C_NEXT], the queue tail, is complete too
         if tid == 0:
             D.next_level(st, red, p, log, leader, True)
             for f in range(L.SLOT):
