@@ -58,6 +58,8 @@ BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (
                          1024, choices=POW2_BLOCKS, section="BLEST §4")
 BLOCKS_PER_SM = KnobSpec("blocks_per_sm", "blocks per SM; 0: as many as the GPU holds at once, which a "
                          "cooperative launch may not exceed", 0, low=0, high=8, section="BLEST §4")
+MAX_BLOCKS = KnobSpec("max_blocks", "at most this many blocks in all (a grid barrier costs more with more blocks: "
+                      "small graphs may not need them); 0: no cap", 0, low=0, high=1 << 16, section="BLEST §4")
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,7 @@ class BitmapDirectionKnobs(KnobSet):
     solo_pairs: int = knob(SOLO_PAIRS)
     block_threads: int = knob(BLOCK_THREADS)
     blocks_per_sm: int = knob(BLOCKS_PER_SM)
+    max_blocks: int = knob(MAX_BLOCKS)
 
 
 #: Levels one launch may log (the host then launches again, from the saved state).
@@ -103,7 +106,7 @@ class BitmapDirection(BFSTechnique):
     simulator_knobs = {"block_threads": 32, "blocks_per_sm": 1}
     test_knobs = (
         {"narrow_edges": 0},  # every level in the grid
-        {"narrow_edges": 0, "alpha": 1_000_000, "beta": 1, "order": "degree"},  # bottom-up at once
+        {"narrow_edges": 0, "alpha": 1_000_000, "beta": 1, "order": "degree", "max_blocks": 1},  # bottom-up at once
         {"narrow_edges": 0, "heavy_degree": 32, "solo_pairs": 1},  # the flat heavy range; warps over pair lists
     )
     classroom_note = ("Watch the kernel column and the direction: the whole search is one launch. Small top-down "
@@ -193,6 +196,8 @@ class _Loop(LevelLoop):
                             "choose fewer threads")
         sms = ctx.limits.sm_count
         self.blocks = fits if k.blocks_per_sm == 0 else min(sms * k.blocks_per_sm, fits)
+        if k.max_blocks:
+            self.blocks = min(self.blocks, k.max_blocks)
         self.first_row = True
 
     # ---- one launch (timed by the engine)

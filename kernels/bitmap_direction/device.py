@@ -340,18 +340,19 @@ def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
 
 @cuda.jit(device=True)
 def bottom_up(g, s, p, cur, nb, lv1, acc, instrument):
-    """A bottom-up level. A warp takes 32 words of the visited bitmap with one load and goes through
-    those with unvisited vertices (0..n_pull-1), two at a time so that their loads are in flight
+    """A bottom-up level. A warp takes up to 32 words of the visited bitmap with one load (fewer when
+    there are fewer than 32 a warp) and goes through those with unvisited vertices (0..n_pull-1), two at a time so that their loads are in flight
     together; a vertex's lane tests its first pairs alone (_after_head), its warp the rest of a
     long list. The parent is the frontier in-neighbour of lowest number. Collective."""
     lane = cuda.laneid
     words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
-    w0 = (cuda.grid(1) // WARP_SIZE) * WARP_SIZE
-    stride = (cuda.gridsize(1) // WARP_SIZE) * WARP_SIZE
+    warps = cuda.gridsize(1) // WARP_SIZE
+    span = min(WARP_SIZE, max(1, words // warps))  # words a warp takes at a time: every warp has some
+    w0 = (cuda.grid(1) // WARP_SIZE) * span
     while w0 < words:  # warp-uniform
         wi = w0 + lane
         mine = uint32(0xFFFFFFFF)
-        if wi < words:
+        if lane < span and wi < words:
             mine = s.visited[wi]
             tail = p.n_pull - wi * WARP_SIZE
             if tail < WARP_SIZE:  # vertices from n_pull on never pull: as if visited
@@ -382,7 +383,7 @@ def bottom_up(g, s, p, cur, nb, lv1, acc, instrument):
             _finish_word(g, s, cur, nb, lv1, w, vis, a, acc, instrument)
             if j2 >= 0:
                 _finish_word(g, s, cur, nb, lv1, w2, vis2, b, acc, instrument)
-        w0 += stride
+        w0 += warps * span
 
 
 # ---------------------------------------------------------------------------------- frontier forms
