@@ -91,14 +91,17 @@ GRAPHS = {
 BEFORE = {"kron22": 0.502, "kron20": 0.259, "uniform": 0.986, "smallworld": 0.874, "grid3d": 5.02,
           "grid1000": 4.63, "luxembourg_osm": 3.14, "delaunay_n16": 0.629, "facebook_combined": 0.233,
           "Wiki-Vote": 0.149, "p2p-Gnutella31": 0.499, "3elt": 0.198}
-LOW_DIAMETER = ("kron22", "kron20", "uniform", "smallworld", "facebook_combined", "Wiki-Vote", "p2p-Gnutella31")
 
 #: bitmap-direction's configurations: the defaults first, then what each kind of graph may want.
 COMMON = [("defaults", {})]
-LOW = [("order none", {"order": "none"}), ("order degree", {"order": "degree"}),
-       ("blocks of 512, 2 an SM", {"block_threads": 512, "blocks_per_sm": 2})]
+LARGE = [("order none", {"order": "none"}), ("order rcm", {"order": "rcm"}), ("alpha 4", {"alpha": 4}),
+         ("heavy_degree 16384", {"heavy_degree": 16384})]
+SMALL = [("order none", {"order": "none"}), ("at most 16 blocks", {"max_blocks": 16}),
+         ("at most 4 blocks", {"max_blocks": 4}), ("narrow up to 65536 edges", {"narrow_edges": 65536})]
 HIGH = [("order rcm", {"order": "rcm"}), ("narrow levels off (grid only)", {"narrow_edges": 0}),
-        ("narrow up to 65536 edges", {"narrow_edges": 65536})]
+        ("narrow up to 65536 edges", {"narrow_edges": 65536}), ("blocks of 512", {"block_threads": 512})]
+SMALL_GRAPHS = ("facebook_combined", "Wiki-Vote", "p2p-Gnutella31")
+LARGE_GRAPHS = ("kron22", "kron20", "uniform", "smallworld")
 
 
 _BUILT: dict = {}
@@ -119,7 +122,8 @@ BASE: dict = {}
 
 
 def configs(name: str) -> list[tuple[str, dict]]:
-    return [(label, {**BASE, **knobs}) for label, knobs in COMMON + (LOW if name in LOW_DIAMETER else HIGH)]
+    own = LARGE if name in LARGE_GRAPHS else SMALL if name in SMALL_GRAPHS else HIGH
+    return [(label, {**BASE, **knobs}) for label, knobs in COMMON + own]
 
 
 def smoke() -> None:
@@ -299,10 +303,10 @@ def run_peer(cmd: list[str], dist_path: Path, ref, timeout: float, env=None) -> 
     except subprocess.TimeoutExpired:
         return {"error": f"timed out after {timeout:.0f} s"}
     wall = time.perf_counter() - t
-    line = [ln for ln in p.stdout.splitlines() if ln.startswith("median_ms=")]
+    line = [ln for ln in p.stdout.splitlines() if "median_ms=" in ln]
     if p.returncode or not line:
         return {"error": f"exit {p.returncode}: {(p.stderr or p.stdout)[-300:]}"}
-    fields = dict(kv.split("=") for kv in line[-1].split())
+    fields = dict(kv.split("=", 1) for kv in line[-1].split() if "=" in kv)
     d = np.fromfile(dist_path, np.int32)
     d = np.where((d < 0) | (d > len(ref)), -1, d)
     return {"median_ms": float(fields["median_ms"]), "min_ms": float(fields.get("min_ms", "nan")),

@@ -33,6 +33,8 @@ from . import layout as L
 
 # A cooperative grid fills the GPU with blocks of up to 1024 threads: at most 64 registers a thread.
 _OPTIONS = {} if _sim.simulator_enabled() else {"max_registers": 64}
+# Array sizes in kernels must be global names (compile-time constants), not module attributes.
+NUM_T, SLOT, NUM_ACC, MAX_BLOCK = L.NUM_T, L.SLOT, L.NUM_ACC, L.MAX_BLOCK
 
 
 @functools.cache
@@ -43,19 +45,19 @@ def search_kernel(instrument: bool):
     @cuda.jit(cache=True, **_OPTIONS)
     def bitmap_search(g, s, p, log):
         grid = cuda.cg.this_grid()
-        st = cuda.shared.array(L.NUM_T, int64)
-        red = cuda.shared.array(L.SLOT, int64)
+        st = cuda.shared.array(NUM_T, int64)
+        red = cuda.shared.array(SLOT, int64)
         # The narrow levels' entries (a shared array a line: the simulator tells them apart by line).
-        sh_u = cuda.shared.array(L.MAX_BLOCK, int32)
-        sh_beg = cuda.shared.array(L.MAX_BLOCK, int64)
-        sh_excl = cuda.shared.array(L.MAX_BLOCK, int64)
+        sh_u = cuda.shared.array(MAX_BLOCK, int32)
+        sh_beg = cuda.shared.array(MAX_BLOCK, int64)
+        sh_excl = cuda.shared.array(MAX_BLOCK, int64)
         scratch = cuda.shared.array(32, int64)
         sh = (sh_u, sh_beg, sh_excl, scratch)
         tid = cuda.threadIdx.x
         block0 = cuda.blockIdx.x == 0
         leader = block0 and tid == 0
         words = (p.n + 31) // 32
-        acc = cuda.local.array(L.NUM_ACC, int64)
+        acc = cuda.local.array(NUM_ACC, int64)
         for f in range(L.NUM_ACC):
             acc[f] = 0
         if tid < L.SLOT:

@@ -94,8 +94,8 @@ R_GT = 14  # the device's nanosecond clock at the level's end
 LOG_FIELDS = 16
 
 #: Publish the log at most this often (ns of the device clock), and at the end: each publication
-#: is a system-wide fence, about a microsecond on the level's critical path.
-PUBLISH_NS = 20_000
+#: is a system-wide fence, a microsecond or two on the level's critical path.
+PUBLISH_NS = 100_000
 #: Top-down heavy edges a warp takes at a time, in rounds of 32.
 HEAVY_ROUNDS = 8
 #: The largest block (the narrow levels' shared arrays are this long).
