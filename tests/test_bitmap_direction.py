@@ -19,7 +19,7 @@ from kernels.bitmap_direction import layout as L
 
 TD, BU = Direction.TOP_DOWN, Direction.BOTTOM_UP
 SMALL = {"block_threads": 32, "blocks_per_sm": 1}
-GRID = {**SMALL, "narrow_edges": 0}
+GRID = {**SMALL, "narrow_edges": 0, "one_block_vertices": 0}
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +122,7 @@ def test_directions_follow_the_rule_on_the_records_numbers(kron):
     """Each level's direction and kernel are the rule's (layout.decide) on the record's own m_f, m_u
     and frontier sizes, and those numbers are what they say."""
     source = int(np.argmax(kron.degrees()))
-    knobs = {**SMALL, "narrow_edges": 200, "alpha": 4, "beta": 8}
+    knobs = {**SMALL, "narrow_edges": 200, "alpha": 4, "beta": 8, "one_block_vertices": 0}
     levels, r = _run(kron, source, knobs)
     deg, n = kron.degrees(), kron.num_vertices
     seen = set()
@@ -138,7 +138,7 @@ def test_directions_follow_the_rule_on_the_records_numbers(kron):
             assert lv.m_f == (1 if last_bu else int(deg[r.distances == i].sum()))
             assert lv.m_u == prev.m_u - (0 if last_bu else prev.m_f)
         bu, narrow, _ = L.decide(last_bu, lv.m_f, lv.m_u, lv.frontier_in, prev_n, n, knobs["alpha"], knobs["beta"],
-                                 knobs["narrow_edges"])
+                                 knobs["narrow_edges"], False)
         assert (lv.direction is BU) == bu
         assert lv.kernel is (Kernel.SINGLE_BLOCK if narrow else Kernel.MULTI_BLOCK)
         seen.add((lv.direction, lv.kernel))
@@ -147,14 +147,18 @@ def test_directions_follow_the_rule_on_the_records_numbers(kron):
 
 def test_decide_is_gaps_rule():
     # top-down -> bottom-up when m_f * alpha > m_u; m_u loses each top-down frontier's edges
-    assert L.decide(False, 10, 100, 5, 1, 1000, 15, 18, 0) == (True, False, 100)
-    assert L.decide(False, 6, 100, 5, 1, 1000, 15, 18, 0) == (False, False, 94)
-    assert L.decide(False, 6, 100, 5, 1, 1000, 15, 18, 6) == (False, True, 94)  # narrow: m_f <= narrow_edges
-    # bottom-up goes on while the frontier grows or holds more than n / beta; never narrow after it
-    assert L.decide(True, 1, 100, 60, 50, 1000, 15, 18, 10**9) == (True, False, 100)
-    assert L.decide(True, 1, 100, 56, 70, 1000, 15, 18, 10**9) == (True, False, 100)
-    assert L.decide(True, 1, 100, 55, 70, 1000, 15, 18, 10**9) == (False, False, 99)
-    assert L.decide(False, 10**6, 1, 0, 1, 10, 15, 18, 10**9) == (False, False, 1)  # nothing left
+    assert L.decide(False, 10, 100, 5, 1, 1000, 15, 24, 0, False) == (True, False, 100)
+    assert L.decide(False, 6, 100, 5, 1, 1000, 15, 24, 0, False) == (False, False, 94)
+    # a frontier of at most narrow_edges edges runs top-down in one block, whatever alpha says
+    assert L.decide(False, 10, 100, 5, 1, 1000, 15, 24, 10, False) == (False, True, 90)
+    # bottom-up goes on while the frontier grows or holds more than n / beta, then top-down in the grid
+    assert L.decide(True, 1, 100, 60, 50, 1000, 15, 18, 10**9, False) == (True, False, 100)
+    assert L.decide(True, 1, 100, 56, 70, 1000, 15, 18, 10**9, False) == (True, False, 100)
+    assert L.decide(True, 1, 100, 55, 70, 1000, 15, 18, 10**9, False) == (False, False, 99)
+    assert L.decide(False, 10**6, 1, 0, 1, 10, 15, 18, 10**9, False) == (False, False, 1)  # nothing left
+    # a small graph: every level in one block, in the direction the rule says
+    assert L.decide(False, 10, 100, 5, 1, 1000, 15, 24, 0, True) == (True, True, 100)
+    assert L.decide(True, 1, 100, 55, 70, 1000, 15, 18, 0, True) == (False, True, 99)
 
 
 def test_bottom_up_takes_the_lowest_numbered_parent_and_counts_its_words(kron):
@@ -208,12 +212,27 @@ def test_narrow_levels_run_in_one_block_and_the_grid_takes_over():
     src = np.r_[np.arange(5), np.full(leaves, 5)]
     dst = np.r_[np.arange(1, 6), np.arange(6, 6 + leaves)]
     g = graphs.from_edges(src, dst, directed=False, name="broom")
-    levels, _ = _run(g, 0, {**SMALL, "narrow_edges": 8, "alpha": 1})
+    levels, _ = _run(g, 0, {**SMALL, "narrow_edges": 8, "alpha": 1, "one_block_vertices": 0})
     kinds = [lv.kernel for lv in levels]
     assert kinds[:5] == [Kernel.SINGLE_BLOCK] * 5 and Kernel.MULTI_BLOCK in kinds[5:]
-    levels, _ = _run(g, 0, {**SMALL, "narrow_edges": 8, "alpha": 2})  # the hub's level: 41 * 2 > 81
+    levels, _ = _run(g, 0, {**SMALL, "narrow_edges": 8, "alpha": 2, "one_block_vertices": 0})  # 41 * 2 > 81
     first_grid = next(lv for lv in levels if lv.kernel is Kernel.MULTI_BLOCK)
     assert first_grid.direction is BU and first_grid.frontier_converted
+
+
+def test_a_small_graph_runs_every_level_in_one_block(kron):
+    """At most one_block_vertices vertices that pull: every level in block 0, bottom-up ones too, the
+    bitmaps kept there; the rule still chooses each level's direction."""
+    source = int(np.argmax(kron.degrees()))
+    pull = prep.prepare(kron, "auto").n_pull  # the vertices that may pull
+    levels, r = _run(kron, source, {**SMALL, "narrow_edges": 0, "one_block_vertices": pull})
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK for lv in levels)
+    assert {lv.direction for lv in levels} == {TD, BU}
+    td_after_bu = [b for a, b in zip(levels, levels[1:]) if a.direction is BU and b.direction is TD]
+    assert all(lv.frontier_converted for lv in td_after_bu)
+    grid, _ = _run(kron, source, {**SMALL, "narrow_edges": 0, "one_block_vertices": pull - 1})
+    assert [lv.direction for lv in grid] == [lv.direction for lv in levels]
+    assert all(lv.kernel is Kernel.MULTI_BLOCK for lv in grid)
 
 
 def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):

@@ -44,9 +44,14 @@ ALPHA = KnobSpec("alpha", "α: a top-down level is followed by a bottom-up one w
 BETA = KnobSpec("beta", "β: bottom-up levels go on while the frontier grows or holds more than n/β vertices",
                 18, low=1, high=1_000_000, section=SECTION)
 NARROW_EDGES = KnobSpec(
-    "narrow_edges", "a top-down level whose frontier has at most this many edges runs in one block (block "
-    "barriers, about 0.1 µs, instead of grid barriers) while the others wait: long thin searches; 0: never",
-    4096, low=0, high=1 << 30, section="BFS-4K §5.5 (single block), inside the one launch")
+    "narrow_edges", "a top-down level (after a top-down one) whose frontier has at most this many edges runs in one "
+    "block (block barriers, about 0.1 µs, instead of grid barriers) while the others wait, whatever α says: long "
+    "thin searches, and the first and last levels of short ones; 0: never", 8192, low=0, high=1 << 30,
+    section="BFS-4K §5.5 (single block), inside the one launch")
+ONE_BLOCK_VERTICES = KnobSpec(
+    "one_block_vertices", "a graph with at most this many vertices that may find a parent bottom-up runs every "
+    "level, bottom-up ones too, in one block of one block's launch: no grid barrier at all; 0: never", 8192,
+    low=0, high=1 << 24, section="BFS-4K §5.5 (single block), inside the one launch")
 HEAVY_DEGREE = KnobSpec(
     "heavy_degree", "top-down in the grid: a frontier vertex of at least this degree has its edges walked by the "
     "whole grid as one flat range after the others (BFS-4K's heavy vertices without a child launch)", 1024,
@@ -69,6 +74,7 @@ class BitmapDirectionKnobs(KnobSet):
     alpha: int = knob(ALPHA)
     beta: int = knob(BETA)
     narrow_edges: int = knob(NARROW_EDGES)
+    one_block_vertices: int = knob(ONE_BLOCK_VERTICES)
     heavy_degree: int = knob(HEAVY_DEGREE)
     solo_pairs: int = knob(SOLO_PAIRS)
     block_threads: int = knob(BLOCK_THREADS)
@@ -105,9 +111,11 @@ class BitmapDirection(BFSTechnique):
     # Every CUDA thread is a Python thread under the simulator: a grid of two blocks of 32.
     simulator_knobs = {"block_threads": 32, "blocks_per_sm": 1}
     test_knobs = (
-        {"narrow_edges": 0},  # every level in the grid
-        {"narrow_edges": 0, "alpha": 1_000_000, "beta": 1, "order": "degree", "max_blocks": 1},  # bottom-up at once
-        {"narrow_edges": 0, "heavy_degree": 32, "solo_pairs": 1},  # the flat heavy range; warps over pair lists
+        {"narrow_edges": 0, "one_block_vertices": 0},  # every level in the grid
+        {"narrow_edges": 0, "one_block_vertices": 0, "alpha": 1_000_000, "beta": 1, "order": "degree",
+         "max_blocks": 1},  # bottom-up at once
+        {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 32, "solo_pairs": 1},  # the flat heavy range
+        {"narrow_edges": 0, "alpha": 1_000_000},  # every level in one block, bottom-up too
     )
     classroom_note = ("Watch the kernel column and the direction: the whole search is one launch. Small top-down "
                       "frontiers run in one block, the fat middle levels bottom-up over the whole GPU, where each "
@@ -128,6 +136,45 @@ def _cooperative_blocks(kernel, args, threads) -> int:
     typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
     key = None if typeof is None else tuple(typeof(a) for a in args)
     return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, 0))
+
+
+class _DirectLaunch:
+    """One cooperative launch with its configuration and argument pointers built at set-up: the
+    launcher's cooperative path rebuilds them on every call, 50-100 µs of Python inside the timed
+    window, more than a small graph's whole search. Its marshalled arguments are the launcher's
+    (Launcher.prepare, with this run's argument objects); None when the launcher keeps no plan."""
+
+    def __init__(self, plan, blocks: int, threads: int):
+        import ctypes
+        from itertools import chain
+
+        from cuda.bindings import driver as drv
+
+        self.drv, self.handle = drv, plan.handle
+        self.chunks = [list(c) for c in plan.chunks]  # kept alive with the pointers to them
+        ptrs = [ctypes.addressof(c) for c in chain.from_iterable(self.chunks)]
+        self.params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+        self.address = ctypes.addressof(self.params)
+        cfg = drv.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+        cfg.sharedMemBytes = 0
+        attr = drv.CUlaunchAttribute()
+        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+        attr.value.cooperative = 1
+        cfg.attrs = [attr]
+        cfg.numAttrs = 1
+        self.cfg, self.ok, self.what = cfg, drv.CUresult.CUDA_SUCCESS, f"{blocks} blocks of {threads} threads"
+
+    @classmethod
+    def of(cls, rt, kernel, blocks, threads):
+        plan = getattr(rt.launcher, "_plans", {}).get(kernel)
+        return None if plan is None else cls(plan, blocks, threads)
+
+    def __call__(self) -> None:
+        err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
+        if err != self.ok:
+            raise RuntimeError(f"launching the bitmap-direction search cooperatively ({self.what}) failed: {err.name}")
 
 
 class _Loop(LevelLoop):
@@ -155,10 +202,12 @@ class _Loop(LevelLoop):
             ctx.buffer("bd_dist", n, np.int32), ctx.buffer("bd_parent", n, np.int32),
             ctx.buffer("bd_visited", words, np.uint32), ctx.buffer("bd_fronts", 3 * words, np.uint32),
             ctx.buffer("bd_queues", (2, max(n, 1)), np.int32), ctx.buffer("bd_heavy_v", heavy, np.int32),
-            ctx.buffer("bd_heavy_start", heavy, np.int64), ctx.buffer("bd_ctr", L.CTR_SIZE, np.int64))
+            ctx.buffer("bd_heavy_start", heavy, np.int64), ctx.buffer("bd_ctr", L.CTR_SIZE, np.int64),
+            ctx.buffer("bd_rows", LOG_ROWS * L.LOG_FIELDS, np.int64))
         self.dist, self.parent = self.search.dist, self.search.parent
+        self.small = 0 < prep.n_pull <= k.one_block_vertices
         self.params = L.Params(n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree, k.solo_pairs,
-                               LOG_ROWS)
+                               LOG_ROWS, int(self.small))
         self.gpu = rt.kind == "gpu"
         if self.gpu:  # host memory the GPU writes: the host reads the levels while the kernel runs
             from numba import cuda
@@ -178,7 +227,7 @@ class _Loop(LevelLoop):
         ctx.launch_now(kk.clear_search, max(1, -(-3 * words // 256)), 256, 0, self.search)
         m_f = int(prep.offsets[source + 1] - prep.offsets[source])
         m_u = int(prep.offsets[-1])
-        bu, narrow, left = L.decide(False, m_f, m_u, 1, 0, n, k.alpha, k.beta, k.narrow_edges)
+        bu, narrow, left = L.decide(False, m_f, m_u, 1, 0, n, k.alpha, k.beta, k.narrow_edges, self.small)
         st = np.zeros(L.NUM_T, np.int64)
         st[L.T_SIZE], st[L.T_BU], st[L.T_NARROW] = 1, int(bu), int(narrow)
         st[L.T_MF], st[L.T_MU], st[L.T_MU_LEFT] = m_f, m_u, left
@@ -198,11 +247,17 @@ class _Loop(LevelLoop):
         self.blocks = fits if k.blocks_per_sm == 0 else min(sms * k.blocks_per_sm, fits)
         if k.max_blocks:
             self.blocks = min(self.blocks, k.max_blocks)
+        if self.small:  # block 0 runs every level: the others would only wait
+            self.blocks = 1
+        self.direct = _DirectLaunch.of(rt, self.kernel, self.blocks, self.threads) if self.gpu else None
         self.first_row = True
 
     # ---- one launch (timed by the engine)
     def launch(self, go) -> None:
-        go.cooperative(self.kernel, self.blocks, self.threads, 0, *self.args)
+        if self.direct is not None:
+            self.direct()
+        else:
+            go.cooperative(self.kernel, self.blocks, self.threads, 0, *self.args)
         if self.gpu:
             go.record(self.ended)
 

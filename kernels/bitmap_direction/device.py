@@ -1,6 +1,7 @@
-"""bitmap-direction's device functions: one level's phases, each collective over the grid (or, for
-the narrow levels, over block 0), and the level's bookkeeping (kernels/bitmap_direction/kernel.py
-puts them together). Every warp-level call is made by all 32 lanes.
+"""bitmap-direction's device functions: one level's phases and its bookkeeping
+(kernels/bitmap_direction/kernel.py puts them together). A phase runs over a team, the whole grid
+or block 0 alone (the narrow levels): `me` is the thread's rank in its team and `team` the team's
+threads, and every phase strides by them. Every warp-level call is made by all 32 lanes.
 """
 import time
 
@@ -8,8 +9,8 @@ import numpy as np
 from numba import cuda, int32, int64, uint32, uint64
 
 from .. import cudasim as _sim
-from ..primitives import (FULL_MASK, WARP_SIZE, block_exclusive_scan, clock64, warp_exclusive_scan_total,
-                          warp_inclusive_scan, warp_search_owner, warp_sum)
+from ..primitives import FULL_MASK, WARP_SIZE, clock64, warp_exclusive_scan_total, warp_inclusive_scan, \
+    warp_search_owner, warp_sum
 from . import layout as L
 
 LOW32 = np.uint64(0xFFFFFFFF)
@@ -71,23 +72,41 @@ def block_reduce(acc, red, instrument):
 
 
 @cuda.jit(device=True)
-def flush(acc, red, ctr, slot, instrument):
-    """The level's per-thread counts into ctr's slot: one global atomic a block and field (a warp
-    each would be thousands on one address). The whole block calls it."""
+def flush(acc, red, stage, dst, ctr, slot, instrument):
+    """The end of a grid phase, by the whole block: its counts into ctr's slot (one global atomic a
+    block and field: a warp each would be thousands on one address), and the queue entries it
+    staged into dst after one atomic on the slot's C_NEXT."""
     block_reduce(acc, red, instrument)
-    if cuda.threadIdx.x == 0:
+    tid = cuda.threadIdx.x
+    if tid == 0:
         for f in range(L.NUM_ACC):
             if red[f] != 0:
                 cuda.atomic.add(ctr, slot + f, red[f])
                 red[f] = 0
+        valid = min(red[L.R_STAGED], red[L.R_VALID])
+        red[L.R_BASE] = cuda.atomic.add(ctr, slot + L.C_NEXT, valid) if valid > 0 else 0
+        red[L.R_STAGED] = valid
+    cuda.syncthreads()
+    valid = red[L.R_STAGED]
+    base = red[L.R_BASE]
+    i = tid
+    while i < valid:
+        dst[base + i] = stage[i]
+        i += cuda.blockDim.x
+    cuda.syncthreads()  # the stage is read before it fills again
+    if tid == 0:
+        red[L.R_STAGED] = 0
+        red[L.R_VALID] = L.STAGE
 
 
 # ---------------------------------------------------------------------------------- top-down
 @cuda.jit(device=True)
-def claim(g, s, has, v, u, lv1, nb, write_bits, dst, tail, tail_at, acc):
+def claim(g, s, has, v, u, lv1, nb, write_bits, q, acc):
     """Vertex v reached from u: the first to set v's visited bit owns it (dist, parent, the next
-    frontier's bit in row nb when write_bits, the next queue: one atomic on tail[tail_at] a warp).
-    Collective over the warp."""
+    frontier's bit in row nb when write_bits, the next queue). q = (dst, tail, at, stage, red,
+    staged): the queue dst and its tail tail[at] (one atomic a warp), or, when staged, the block's
+    shared stage (red's counts; flush moves it to dst). Collective over the warp."""
+    dst, tail, at, stage, red, staged = q
     won = False
     if has:
         w = v >> 5
@@ -103,22 +122,40 @@ def claim(g, s, has, v, u, lv1, nb, write_bits, dst, tail, tail_at, acc):
                 acc[L.A_MF] += dv
     votes = cuda.ballot_sync(FULL_MASK, won)
     if votes != 0:
-        base = int64(0)
+        count = int64(cuda.popc(uint32(votes)))
+        pos = int64(0)
+        here = False  # into the stage
         if cuda.laneid == 0:
-            base = cuda.atomic.add(tail, tail_at, int64(cuda.popc(uint32(votes))))
-        base = cuda.shfl_sync(FULL_MASK, base, 0)
+            if staged:
+                pos = cuda.atomic.add(red, L.R_STAGED, count)
+                here = pos + count <= L.STAGE
+                if not here:
+                    cuda.atomic.min(red, L.R_VALID, pos)  # the stage holds entries below pos only
+            if not here:
+                pos = cuda.atomic.add(tail, at, count)
+        pos = cuda.shfl_sync(FULL_MASK, pos, 0)
+        here = cuda.shfl_sync(FULL_MASK, int32(here), 0) != 0
         if won:
-            dst[base + cuda.popc(uint32(votes) & cuda.lanemask_lt())] = v
+            k = pos + cuda.popc(uint32(votes) & cuda.lanemask_lt())
+            if here:
+                stage[k] = v
+            else:
+                dst[k] = v
 
 
 @cuda.jit(device=True)
-def top_down(g, s, p, src, size, dst, nb, lv1, slot, acc):
-    """A top-down level over the grid: each warp takes 32 frontier entries and spreads its lanes over
-    their edges (BFS-4K's edge-discover); a vertex of heavy_degree or more is set aside for
-    `heavy`. Collective."""
+def top_down(g, s, p, src, size, nb, write_bits, lv1, heavy_at, q, acc):
+    """A top-down level over the team (cuda.grid, or block 0 when heavy_at < 0): each warp takes 32
+    frontier entries and spreads its lanes over their edges (BFS-4K's edge-discover); in the grid a
+    vertex of heavy_degree or more is set aside for `heavy` (count and edges packed in
+    ctr[heavy_at]). Collective."""
     lane = cuda.laneid
-    first = (cuda.grid(1) // WARP_SIZE) * WARP_SIZE
-    stride = (cuda.gridsize(1) // WARP_SIZE) * WARP_SIZE
+    if heavy_at >= 0:
+        first = (cuda.grid(1) // WARP_SIZE) * WARP_SIZE
+        stride = (cuda.gridsize(1) // WARP_SIZE) * WARP_SIZE
+    else:
+        first = (cuda.threadIdx.x // WARP_SIZE) * WARP_SIZE
+        stride = cuda.blockDim.x
     while first < size:  # warp-uniform
         i = first + lane
         u = int32(0)
@@ -129,8 +166,8 @@ def top_down(g, s, p, src, size, dst, nb, lv1, slot, acc):
             beg = g.offsets[u]
             deg = g.offsets[u + 1] - beg
             acc[L.A_EXAMINED] += deg
-            if deg >= p.heavy_degree:
-                packed = cuda.atomic.add(s.ctr, slot + L.C_HEAVY, (int64(1) << L.HEAVY_SHIFT) | deg)
+            if heavy_at >= 0 and deg >= p.heavy_degree:
+                packed = cuda.atomic.add(s.ctr, heavy_at, (int64(1) << L.HEAVY_SHIFT) | deg)
                 k = packed >> L.HEAVY_SHIFT
                 s.heavy_v[k] = u
                 s.heavy_start[k] = packed & L.HEAVY_EDGES
@@ -149,7 +186,7 @@ def top_down(g, s, p, src, size, dst, nb, lv1, slot, acc):
             v = int32(0)
             if has:
                 v = g.indices[o_beg + (k - o_excl)]
-            claim(g, s, has, v, o_u, lv1, nb, True, dst, s.ctr, slot + L.C_NEXT, acc)
+            claim(g, s, has, v, o_u, lv1, nb, write_bits, q, acc)
             done += WARP_SIZE
         first += stride
 
@@ -169,7 +206,7 @@ def _heavy_owner(starts, count, x):
 
 
 @cuda.jit(device=True)
-def heavy(g, s, packed, dst, nb, lv1, slot, acc):
+def heavy(g, s, packed, nb, lv1, q, acc):
     """The heavy vertices' edges as one flat range over the whole grid: a warp takes 32 x R
     consecutive edges (R at most HEAVY_ROUNDS, and no more than spreads the range over every warp),
     its lanes consecutive ones. Collective."""
@@ -192,58 +229,9 @@ def heavy(g, s, packed, dst, nb, lv1, slot, acc):
                     k += 1
                 u = s.heavy_v[k]
                 v = g.indices[g.offsets[u] + (x - s.heavy_start[k])]
-            claim(g, s, has, v, u, lv1, nb, True, dst, s.ctr, slot + L.C_NEXT, acc)
+            claim(g, s, has, v, u, lv1, nb, True, q, acc)
             x += WARP_SIZE
         c += warps
-
-
-@cuda.jit(device=True)
-def narrow_top_down(g, s, src, size, dst, lv1, red, sh, acc):
-    """A top-down level by this block alone: chunks of a block's worth of frontier entries, each
-    chunk's edges spread over every thread of the block (a block prefix sum of the degrees, then a
-    binary search for each edge's vertex in shared memory). The next queue's tail is red[C_NEXT].
-    sh = (vertices int32, first edges int64, exclusive sums int64, scan scratch int64[32]).
-    Collective over the block."""
-    sh_u, sh_beg, sh_excl, scratch = sh
-    tid = cuda.threadIdx.x
-    threads = cuda.blockDim.x
-    base = int64(0)
-    while base < size:  # block-uniform
-        i = base + tid
-        u = int32(0)
-        beg = int64(0)
-        deg = int64(0)
-        if i < size:
-            u = src[i]
-            beg = g.offsets[u]
-            deg = g.offsets[u + 1] - beg
-            acc[L.A_EXAMINED] += deg
-        excl, total = block_exclusive_scan(deg, scratch)
-        sh_u[tid] = u
-        sh_beg[tid] = beg
-        sh_excl[tid] = excl
-        cuda.syncthreads()
-        done = int64(0)
-        while done < total:  # block-uniform
-            k = done + tid
-            has = k < total
-            v = int32(0)
-            o_u = int32(0)
-            if has:
-                lo = 0  # the last entry whose exclusive sum is at most k: the edge's vertex
-                hi = min(threads, size - base)
-                while hi - lo > 1:
-                    mid = (lo + hi) // 2
-                    if sh_excl[mid] <= k:
-                        lo = mid
-                    else:
-                        hi = mid
-                o_u = sh_u[lo]
-                v = g.indices[sh_beg[lo] + (k - sh_excl[lo])]
-            claim(g, s, has, v, o_u, lv1, 0, False, dst, red, L.C_NEXT, acc)
-            done += threads
-        cuda.syncthreads()  # the chunk's shared entries are read before the next chunk writes them
-        base += threads
 
 
 # ---------------------------------------------------------------------------------- bottom-up
@@ -255,9 +243,8 @@ def test_pair(fronts, cur, pair, acc, instrument):
     wd = int64(pair >> SHIFT32)
     f = fronts[cur + wd] & m
     if instrument:
-        acc[L.A_WORDS] += 1
+        acc[L.A_TESTS] += (int64(1) << L.TESTS_SHIFT) + cuda.popc(f)
         acc[L.A_EDGES] += cuda.popc(m)
-        acc[L.A_CANDS] += cuda.popc(f)
     if f == uint32(0):
         return int32(-1)
     return int32(wd * WARP_SIZE + lowest_bit(f))
@@ -278,25 +265,21 @@ def _after_head(g, s, p, cur, vis, v, first, f, acc, instrument):
     par = int32(-1)
     e = int64(0)
     end = int64(0)
-    if (vis >> uint32(v & 31)) & uint32(1) == uint32(0):
+    if (vis >> uint32(v & 31)) & uint32(1) == uint32(0) and first != uint64(0):
         if instrument:
-            acc[L.A_CHECKED] += 1
-        if first != uint64(0):
-            if instrument:
-                acc[L.A_WORDS] += 1
-                acc[L.A_EDGES] += cuda.popc(uint32(first & LOW32))
-                acc[L.A_CANDS] += cuda.popc(f)
-            if f != uint32(0):
-                par = int32(int64(first >> SHIFT32) * WARP_SIZE + lowest_bit(f))
-            else:
-                e = g.pair_offsets[v] + 1
-                end = g.pair_offsets[v + 1]
-                lim = min(end, e + p.solo - 1)
-                while e < lim:
-                    par = test_pair(s.fronts, cur, g.pairs[e], acc, instrument)
-                    e += 1
-                    if par >= 0:
-                        break
+            acc[L.A_TESTS] += (int64(1) << L.TESTS_SHIFT) + cuda.popc(f)
+            acc[L.A_EDGES] += cuda.popc(uint32(first & LOW32))
+        if f != uint32(0):
+            par = int32(int64(first >> SHIFT32) * WARP_SIZE + lowest_bit(f))
+        else:
+            e = g.pair_offsets[v] + 1
+            end = g.pair_offsets[v + 1]
+            lim = min(end, e + p.solo - 1)
+            while e < lim:
+                par = test_pair(s.fronts, cur, g.pairs[e], acc, instrument)
+                e += 1
+                if par >= 0:
+                    break
     return par, e, end
 
 
@@ -327,6 +310,8 @@ def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
         if lane == lead:
             par = hit
     found = cuda.ballot_sync(FULL_MASK, par >= 0)
+    if instrument and lane == 0:
+        acc[L.A_CHECKED] += cuda.popc(~vis)  # words past n_pull come in as visited
     if found != 0:
         if lane == 0:
             s.visited[w] = vis | uint32(found)
@@ -339,16 +324,17 @@ def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
 
 
 @cuda.jit(device=True)
-def bottom_up(g, s, p, cur, nb, lv1, acc, instrument):
-    """A bottom-up level. A warp takes up to 32 words of the visited bitmap with one load (fewer when
-    there are fewer than 32 a warp) and goes through those with unvisited vertices (0..n_pull-1), two at a time so that their loads are in flight
-    together; a vertex's lane tests its first pairs alone (_after_head), its warp the rest of a
-    long list. The parent is the frontier in-neighbour of lowest number. Collective."""
+def bottom_up(g, s, p, cur, nb, lv1, me, team, acc, instrument):
+    """A bottom-up level over the team. A warp takes up to 32 words of the visited bitmap with one
+    load (fewer when there are fewer than 32 a warp) and goes through those with unvisited vertices
+    (0..n_pull-1), two at a time so that their loads are in flight together; a vertex's lane tests
+    its first pairs alone (_after_head), its warp the rest of a long list. The parent is the
+    frontier in-neighbour of lowest number. Collective."""
     lane = cuda.laneid
     words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
-    warps = cuda.gridsize(1) // WARP_SIZE
+    warps = team // WARP_SIZE
     span = min(WARP_SIZE, max(1, words // warps))  # words a warp takes at a time: every warp has some
-    w0 = (cuda.grid(1) // WARP_SIZE) * span
+    w0 = (me // WARP_SIZE) * span
     while w0 < words:  # warp-uniform
         wi = w0 + lane
         mine = uint32(0xFFFFFFFF)
@@ -388,29 +374,29 @@ def bottom_up(g, s, p, cur, nb, lv1, acc, instrument):
 
 # ---------------------------------------------------------------------------------- frontier forms
 @cuda.jit(device=True)
-def clear_row(fronts, base, words):
-    i = cuda.grid(1)
+def clear_row(fronts, base, words, me, team):
+    i = me
     while i < words:
         fronts[base + i] = 0
-        i += cuda.gridsize(1)
+        i += team
 
 
 @cuda.jit(device=True)
-def queue_to_bits(src, size, fronts, base):
+def queue_to_bits(src, size, fronts, base, me, team):
     """Set the bit of every queued vertex in the (cleared) row at base."""
-    i = cuda.grid(1)
+    i = me
     while i < size:
         u = src[i]
         cuda.atomic.or_(fronts, base + (u >> 5), uint32(1) << uint32(u & 31))
-        i += cuda.gridsize(1)
+        i += team
 
 
 @cuda.jit(device=True)
-def bits_to_queue(fronts, base, words, dst, ctr, at):
-    """Every vertex whose bit is set in the row at base into dst: a lane a word, one atomic a warp.
-    Collective."""
+def bits_to_queue(fronts, base, words, dst, tail, at, me, team):
+    """Every vertex whose bit is set in the row at base into dst (its tail at tail[at]): a lane a
+    word, one atomic a warp. Collective."""
     lane = cuda.laneid
-    i = cuda.grid(1)
+    i = me
     while i - lane < words:  # warp-uniform
         word = uint32(0)
         if i < words:
@@ -418,13 +404,13 @@ def bits_to_queue(fronts, base, words, dst, ctr, at):
         excl, total = warp_exclusive_scan_total(int32(cuda.popc(word)))
         at0 = int64(0)
         if lane == 0 and total > 0:
-            at0 = cuda.atomic.add(ctr, at, int64(total))
+            at0 = cuda.atomic.add(tail, at, int64(total))
         pos = cuda.shfl_sync(FULL_MASK, at0, 0) + excl
         while word != uint32(0):
             dst[pos] = int32(i * WARP_SIZE + lowest_bit(word))
             pos += 1
             word &= word - uint32(1)
-        i += cuda.gridsize(1)
+        i += team
 
 
 # ---------------------------------------------------------------------------------- the level's end
@@ -441,40 +427,39 @@ def load_state(st, ctr, at):
 
 
 @cuda.jit(device=True)
-def next_level(st, res, p, log, leader, narrow):
+def next_level(st, res, p, rows, leader, narrow):
     """After a level, by each block's thread 0 (the same numbers give the same decisions in every
-    block): the level's row of the log (block 0's thread 0, publishing it at most every
-    PUBLISH_NS and at the end), then the next level's state. res: the level's counts (a slot of
-    ctr, or the narrow levels' shared counts)."""
+    block): the level's row of the log (block 0's thread 0, into device memory; `publish` copies
+    rows out at most every PUBLISH_NS and at the end), then the next level's state. res: the
+    level's counts (a slot of ctr, or block 0's shared counts)."""
     bu = st[L.T_BU] != 0
     size = st[L.T_SIZE]
     nsize = res[L.A_FOUND] if bu else res[L.C_NEXT]
     nlev = st[L.T_NLEV]
     m_f = int64(1) if bu else res[L.A_MF]  # GAP: after a bottom-up level the rule sees m_f = 1
     next_bu, next_narrow, m_u = decide(bu, m_f, st[L.T_MU_LEFT], nsize, size, p.n, p.alpha, p.beta,
-                                       p.narrow_edges)
+                                       p.narrow_edges, p.small != 0)
     stop = L.STOP_DONE if nsize == 0 else L.STOP_FULL if nlev + 1 >= p.log_rows else L.STOP_NO
     if leader:
-        r = L.H_SIZE + nlev * L.LOG_FIELDS
-        log[r + L.R_LEVEL] = st[L.T_LEVEL]
-        log[r + L.R_FRONTIER] = size
-        log[r + L.R_BU] = 1 if bu else 0
-        log[r + L.R_NARROW] = 1 if narrow else 0
-        log[r + L.R_CONVERTED] = st[L.T_CONV]
-        log[r + L.R_EXAMINED] = res[L.A_EDGES] if bu else res[L.A_EXAMINED]
-        log[r + L.R_WORDS] = res[L.A_WORDS]
-        log[r + L.R_CANDS] = res[L.A_CANDS]
-        log[r + L.R_CHECKED] = res[L.A_CHECKED]
-        log[r + L.R_NEXT] = nsize
-        log[r + L.R_MF] = st[L.T_MF]
-        log[r + L.R_MU] = st[L.T_MU]
-        log[r + L.R_HEAVY] = 0 if bu else res[L.C_HEAVY] >> L.HEAVY_SHIFT
-        log[r + L.R_CLOCK] = clock64()
+        r = nlev * L.LOG_FIELDS
+        rows[r + L.R_LEVEL] = st[L.T_LEVEL]
+        rows[r + L.R_FRONTIER] = size
+        rows[r + L.R_BU] = 1 if bu else 0
+        rows[r + L.R_NARROW] = 1 if narrow else 0
+        rows[r + L.R_CONVERTED] = st[L.T_CONV]
+        rows[r + L.R_EXAMINED] = res[L.A_EDGES] if bu else res[L.A_EXAMINED]
+        rows[r + L.R_WORDS] = res[L.A_TESTS] >> L.TESTS_SHIFT
+        rows[r + L.R_CANDS] = res[L.A_TESTS] & ((int64(1) << L.TESTS_SHIFT) - 1)
+        rows[r + L.R_CHECKED] = res[L.A_CHECKED]
+        rows[r + L.R_NEXT] = nsize
+        rows[r + L.R_MF] = st[L.T_MF]
+        rows[r + L.R_MU] = st[L.T_MU]
+        rows[r + L.R_HEAVY] = 0 if bu else res[L.C_HEAVY] >> L.HEAVY_SHIFT
+        rows[r + L.R_CLOCK] = clock64()
         now = globaltimer()
-        log[r + L.R_GT] = now
+        rows[r + L.R_GT] = now
         if stop != L.STOP_NO or now - st[L.T_PUB] >= L.PUBLISH_NS:
-            cuda.threadfence_system()  # the rows before the count that shows them
-            log[L.H_PUBLISHED] = nlev + 1
+            st[L.T_PUBLISH] = 1
             st[L.T_PUB] = now
     st[L.T_MF] = m_f
     st[L.T_MU] = st[L.T_MU_LEFT]
@@ -487,7 +472,29 @@ def next_level(st, res, p, log, leader, narrow):
     if not bu:
         st[L.T_QCUR] = 1 - st[L.T_QCUR]  # the next queue is the current one now
     st[L.T_QUEUE] = 0 if bu else 1
-    st[L.T_BITS] = 0 if narrow else 1  # grid levels write the next frontier's bits
+    st[L.T_BITS] = 0 if narrow and p.small == 0 else 1  # large graphs' narrow levels keep no bitmap
     st[L.T_CONV] = 0
     st[L.T_NLEV] = nlev + 1
     st[L.T_STOP] = stop
+
+
+@cuda.jit(device=True)
+def publish(st, rows, log):
+    """Block 0, after next_level, when it asked to: the rows logged since the last publication into
+    the log in host memory (a field a thread), a system-wide fence, then the count the host reads.
+    The whole block calls it."""
+    tid = cuda.threadIdx.x
+    if st[L.T_PUBLISH] != 0:
+        lo = st[L.T_PUBLISHED] * L.LOG_FIELDS
+        hi = st[L.T_NLEV] * L.LOG_FIELDS
+        i = lo + tid
+        while i < hi:
+            log[L.H_SIZE + i] = rows[i]
+            i += cuda.blockDim.x
+        cuda.threadfence_system()  # each thread's rows before the count that shows them
+        cuda.syncthreads()
+        if tid == 0:
+            log[L.H_PUBLISHED] = st[L.T_NLEV]
+            st[L.T_PUBLISHED] = st[L.T_NLEV]
+            st[L.T_PUBLISH] = 0
+        cuda.syncthreads()

@@ -5,13 +5,14 @@ kernels/bitmap_direction/layout.py). Its blocks are all co-resident; it runs lev
 from the state saved in s.ctr until the frontier is empty (or its log is full: the host launches
 it again, and it goes on from the saved state). A level is, by the state every block holds:
 
-* narrow (top-down, m_f <= narrow_edges): block 0 runs it alone with block barriers, and the
-  levels after it while they stay narrow; the other blocks wait at the next grid barrier. The
-  bitmaps are left alone; the grid's first level after them clears what it needs.
+* narrow (layout.decide): block 0 runs it alone with block barriers, and the levels after it while
+  they stay narrow; the other blocks wait at the next grid barrier. On a large graph narrow levels
+  are top-down only and leave the bitmaps alone (the grid's first level after them clears what it
+  needs); on a small one (Params.small) block 0 runs every level, bottom-up too, keeping them.
 * top-down in the grid: edge-discover warps over the frontier queue, heavy vertices' edges as one
   flat range over the grid after a barrier; claims by an atomic OR on the visited bitmap, which
-  also set the next frontier's bit. A queue-less frontier (after a bottom-up level) is first
-  converted from its bitmap.
+  also set the next frontier's bit; each block stages its new queue entries and appends them with
+  one atomic. A queue-less frontier (after a bottom-up level) is first converted from its bitmap.
 * bottom-up in the grid: a warp per visited word; each unvisited vertex ANDs its bit-packed
   in-adjacency with the frontier bitmap.
 
@@ -19,8 +20,9 @@ Frontier bitmaps rotate over three rows: level L reads row L % 3, writes row (L 
 when L starts) and clears row (L + 2) % 3, which L - 1 read; the counts rotate over three slots
 of ctr the same way (block 0's thread 0 clears slot (L + 1) % 3 as L starts). No barrier is spent
 on clearing. After each level every block's thread 0 applies the rule (layout.decide) to the
-level's counts; block 0's thread 0 also writes the level's row of the log, which the host reads
-while the kernel runs (mapped memory on a GPU).
+level's counts; block 0's thread 0 also writes the level's row of the log in device memory, and
+block 0 copies the new rows into host memory (mapped on a GPU) at most every PUBLISH_NS and at
+the end, where the host reads them while the kernel runs.
 """
 import functools
 
@@ -34,7 +36,7 @@ from . import layout as L
 # A cooperative grid fills the GPU with blocks of up to 1024 threads: at most 64 registers a thread.
 _OPTIONS = {} if _sim.simulator_enabled() else {"max_registers": 64}
 # Array sizes in kernels must be global names (compile-time constants), not module attributes.
-NUM_T, SLOT, NUM_ACC, MAX_BLOCK = L.NUM_T, L.SLOT, L.NUM_ACC, L.MAX_BLOCK
+NUM_T, RED, NUM_ACC, STAGE = L.NUM_T, L.RED, L.NUM_ACC, L.STAGE
 
 
 @functools.cache
@@ -46,27 +48,21 @@ def search_kernel(instrument: bool):
     def bitmap_search(g, s, p, log):
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
-        red = cuda.shared.array(SLOT, int64)
-        # The narrow levels' entries (a shared array a line: the simulator tells them apart by line).
-        sh_u = cuda.shared.array(MAX_BLOCK, int32)
-        sh_beg = cuda.shared.array(MAX_BLOCK, int64)
-        sh_excl = cuda.shared.array(MAX_BLOCK, int64)
-        scratch = cuda.shared.array(32, int64)
-        sh = (sh_u, sh_beg, sh_excl, scratch)
+        red = cuda.shared.array(RED, int64)
+        stage = cuda.shared.array(STAGE, int32)
         tid = cuda.threadIdx.x
         block0 = cuda.blockIdx.x == 0
         leader = block0 and tid == 0
         words = (p.n + 31) // 32
         acc = cuda.local.array(NUM_ACC, int64)
-        for f in range(L.NUM_ACC):
+        for f in range(NUM_ACC):
             acc[f] = 0
-        if tid < L.SLOT:
-            red[tid] = 0
+        if tid < RED:
+            red[tid] = L.STAGE if tid == L.R_VALID else 0
         if tid == 0:
             D.load_state(st, s.ctr, L.STATE)
-            st[L.T_NLEV] = 0
-            st[L.T_PUB] = 0
-            st[L.T_STOP] = L.STOP_NO
+            for f in (L.T_NLEV, L.T_PUB, L.T_PUBLISHED, L.T_PUBLISH, L.T_STOP):
+                st[f] = 0
         if leader:
             log[L.H_GT0] = D.globaltimer()
             log[L.H_CLK0] = clock64()
@@ -74,7 +70,7 @@ def search_kernel(instrument: bool):
         while True:
             if st[L.T_NARROW] != 0:
                 if block0:
-                    _narrow_levels(g, s, p, st, red, sh, acc, log, leader, instrument)
+                    _narrow_levels(g, s, p, st, red, acc, log, leader, instrument)
                     if tid == 0:
                         D.save_state(st, s.ctr, L.HANDOFF)
                 grid.sync()
@@ -87,46 +83,52 @@ def search_kernel(instrument: bool):
             cur = (lv % 3) * words
             nb = ((lv + 1) % 3) * words
             slot = (lv % 3) * L.SLOT
+            me = cuda.grid(1)
+            team = cuda.gridsize(1)
             if st[L.T_BITS] == 0:  # after narrow levels: clear what this level writes (and reads)
                 if leader:
                     for f in range(3 * L.SLOT):
                         s.ctr[f] = 0
-                D.clear_row(s.fronts, nb, words)
+                D.clear_row(s.fronts, nb, words, me, team)
                 if st[L.T_BU] != 0:
-                    D.clear_row(s.fronts, cur, words)
+                    D.clear_row(s.fronts, cur, words, me, team)
                 grid.sync()
                 if st[L.T_BU] != 0:
-                    D.queue_to_bits(s.queues[st[L.T_QCUR]], st[L.T_SIZE], s.fronts, cur)
+                    D.queue_to_bits(s.queues[st[L.T_QCUR]], st[L.T_SIZE], s.fronts, cur, me, team)
                     grid.sync()
                     if tid == 0:
                         st[L.T_CONV] = 1
             elif leader:
                 for f in range(L.SLOT):
                     s.ctr[((lv + 1) % 3) * L.SLOT + f] = 0
-            D.clear_row(s.fronts, ((lv + 2) % 3) * words, words)
+            D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, me, team)
+            qcur = st[L.T_QCUR]
+            dst = s.queues[1 - qcur]
             if st[L.T_BU] != 0:
-                D.bottom_up(g, s, p, cur, nb, int32(lv + 1), acc, instrument)
-                D.flush(acc, red, s.ctr, slot, instrument)
+                D.bottom_up(g, s, p, cur, nb, int32(lv + 1), me, team, acc, instrument)
+                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
                 grid.sync()
             else:
-                qcur = st[L.T_QCUR]
                 if st[L.T_QUEUE] == 0:  # after a bottom-up level: the frontier into a queue first
-                    D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], s.ctr, slot + L.C_QUEUED)
+                    D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], s.ctr, slot + L.C_QUEUED, me, team)
                     grid.sync()
                     if tid == 0:
                         st[L.T_CONV] = 1
-                D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], s.queues[1 - qcur], nb, int32(lv + 1), slot,
+                q = (dst, s.ctr, slot + L.C_NEXT, stage, red, True)
+                D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, True, int32(lv + 1), slot + L.C_HEAVY, q,
                            acc)
-                D.flush(acc, red, s.ctr, slot, instrument)
+                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
                 grid.sync()
                 packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
-                    D.heavy(g, s, packed, s.queues[1 - qcur], nb, int32(lv + 1), slot, acc)
-                    D.flush(acc, red, s.ctr, slot, instrument)
+                    D.heavy(g, s, packed, nb, int32(lv + 1), q, acc)
+                    D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
                     grid.sync()
             if tid == 0:
-                D.next_level(st, s.ctr[slot:slot + L.SLOT], p, log, leader, False)
+                D.next_level(st, s.ctr[slot:slot + L.SLOT], p, s.rows, leader, False)
             cuda.syncthreads()
+            if block0:
+                D.publish(st, s.rows, log)
             if st[L.T_STOP] != L.STOP_NO:
                 break
         if leader:  # every block has read the start state: it passed a grid barrier since
@@ -139,19 +141,38 @@ def search_kernel(instrument: bool):
 
 
 @cuda.jit(device=True)
-def _narrow_levels(g, s, p, st, red, sh, acc, log, leader, instrument):
-    """Block 0 alone: top-down levels while the rule keeps them narrow (block barriers only)."""
+def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument):
+    """Block 0 alone: levels while the rule keeps them narrow (block barriers only). Top-down levels
+    append to the next queue through red[C_NEXT]; on a small graph they also keep the bitmaps, and
+    bottom-up levels run here too."""
     tid = cuda.threadIdx.x
+    team = cuda.blockDim.x
+    words = (p.n + 31) // 32
+    small = p.small != 0
     while True:
         lv = st[L.T_LEVEL]
         qcur = st[L.T_QCUR]
-        D.narrow_top_down(g, s, s.queues[qcur], st[L.T_SIZE], s.queues[1 - qcur], int32(lv + 1), red, sh, acc)
-        D.block_reduce(acc, red, False)  # top-down counts only; red[C_NEXT], the queue tail, is complete too
+        cur = (lv % 3) * words
+        nb = ((lv + 1) % 3) * words
+        if small:
+            D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, tid, team)
+        if st[L.T_BU] != 0:
+            D.bottom_up(g, s, p, cur, nb, int32(lv + 1), tid, team, acc, instrument)
+        else:
+            if st[L.T_QUEUE] == 0:  # after a bottom-up level (a small graph): the bitmap into a queue
+                D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], red, int64(L.C_QUEUED), tid, team)
+                cuda.syncthreads()
+                if tid == 0:
+                    st[L.T_CONV] = 1
+            q = (s.queues[1 - qcur], red, int64(L.C_NEXT), s.queues[qcur], red, False)
+            D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, small, int32(lv + 1), int64(-1), q, acc)
+        D.block_reduce(acc, red, instrument)  # red[C_NEXT], the queue tail, is complete too
         if tid == 0:
-            D.next_level(st, red, p, log, leader, True)
+            D.next_level(st, red, p, s.rows, leader, True)
             for f in range(L.SLOT):
                 red[f] = 0
         cuda.syncthreads()
+        D.publish(st, s.rows, log)
         if st[L.T_STOP] != L.STOP_NO or st[L.T_NARROW] == 0:
             return
 

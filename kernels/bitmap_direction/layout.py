@@ -16,30 +16,40 @@ GraphArrays = namedtuple("GraphArrays", "offsets indices head pair_offsets pairs
 #:   fronts uint32[3 * words]    three frontier bitmaps in rotation (see kernels/bitmap_direction)
 #:   queues int32[2, max(n, 1)]  frontier queues, current and next
 #:   heavy_v int32[h], heavy_start int64[h]   a top-down level's heavy vertices, their first flat edge
-#:   ctr int64[CTR_SIZE]          the three rotating slots of a level's counts, then the saved state
-SearchArrays = namedtuple("SearchArrays", "dist parent visited fronts queues heavy_v heavy_start ctr")
+#:   ctr int64[CTR_SIZE]          the three rotating slots of a level's counts, then the saved states
+#:   rows int64[log_rows * LOG_FIELDS]   the level log in device memory (block 0 copies it out in bulk)
+SearchArrays = namedtuple("SearchArrays", "dist parent visited fronts queues heavy_v heavy_start ctr rows")
 
 #: Scalars (int64): vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge
-#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows.
-Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows")
+#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows, and whether the
+#: whole search runs in block 0 (a graph small enough that one block pulls too).
+Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows small")
 
 # ---- a level's counts: per-thread accumulators (A_*), summed a block, then one atomic a block
 A_EXAMINED = 0  # top-down: the frontier's out-degree sum (every edge is read)
 A_MF = 1  # top-down: the claimed vertices' out-degree sum, the next level's m_f
 A_FOUND = 2  # bottom-up: vertices that found a parent
-A_WORDS = 3  # bottom-up: adjacency words ANDed with the frontier (instrument)
+A_TESTS = 3  # bottom-up: adjacency words ANDed << 32 | frontier in-neighbours they showed (instrument)
 A_EDGES = 4  # bottom-up: in-edges those words cover (instrument)
-A_CANDS = 5  # bottom-up: frontier in-neighbours the ANDs showed (instrument)
-A_CHECKED = 6  # bottom-up: unvisited vertices that looked for a parent (instrument)
-NUM_ACC = 7
-FIRST_INSTRUMENTED = A_WORDS
+A_CHECKED = 5  # bottom-up: unvisited vertices that looked for a parent (instrument)
+NUM_ACC = 6
+FIRST_INSTRUMENTED = A_TESTS
+TESTS_SHIFT = 32
 # ... then, in a slot, the counts kept by atomics as they happen:
-C_NEXT = 7  # top-down: entries appended to the next queue
-C_HEAVY = 8  # top-down: heavy vertices set aside, count << 40 | their degree sum
-C_QUEUED = 9  # entries a bitmap -> queue conversion wrote
-SLOT = 10
+C_NEXT = 6  # top-down: entries appended to the next queue
+C_HEAVY = 7  # top-down: heavy vertices set aside, count << 40 | their degree sum
+C_QUEUED = 8  # entries a bitmap -> queue conversion wrote
+SLOT = 9
 HEAVY_SHIFT = 40
 HEAVY_EDGES = (1 << HEAVY_SHIFT) - 1
+# A block's shared counts: a slot's fields, then its staged queue entries (top-down in the grid
+# appends to a shared buffer, and the block to the queue with one atomic): entries taken, the
+# first a warp could not stage, and the block's place in the queue.
+R_STAGED = SLOT
+R_VALID = SLOT + 1
+R_BASE = SLOT + 2
+RED = SLOT + 3
+STAGE = 2048
 
 # ---- the search's state: in each block's shared memory while it runs (kept by the block's thread
 # 0; every block takes the same decisions from the same counts), saved into ctr between launches
@@ -59,7 +69,9 @@ T_STOP = 11  # STOP_*
 T_NLEV = 12  # levels logged by this launch (block 0's copy is the truth)
 T_CONV = 13  # 1: this level converted its frontier first
 T_PUB = 14  # when the log was last published (the device's nanosecond clock)
-NUM_T = 16
+T_PUBLISHED = 15  # rows published so far by this launch
+T_PUBLISH = 16  # 1: block 0 publishes the rows logged since after this level
+NUM_T = 20
 STOP_NO, STOP_DONE, STOP_FULL = 0, 1, 2
 
 #: ctr: three slots of SLOT counts, the state a launch starts from (T_* order; saved as it ends),
@@ -93,8 +105,8 @@ R_CLOCK = 13  # block 0's SM cycle counter at the level's end
 R_GT = 14  # the device's nanosecond clock at the level's end
 LOG_FIELDS = 16
 
-#: Publish the log at most this often (ns of the device clock), and at the end: each publication
-#: is a system-wide fence, a microsecond or two on the level's critical path.
+#: Publish the log at most this often (ns of the device clock), and at the end: block 0 copies the
+#: rows into host memory and fences, a few microseconds on its critical path.
 PUBLISH_NS = 100_000
 #: Top-down heavy edges a warp takes at a time, in rounds of 32.
 HEAVY_ROUNDS = 8
@@ -106,19 +118,23 @@ def log_size(rows: int) -> int:
     return H_SIZE + rows * LOG_FIELDS
 
 
-def decide(last_bu, m_f, m_u, n_f, prev_n_f, n, alpha, beta, narrow_edges):
-    """The next level's (bottom_up, narrow, m_u left): Beamer's rule as GAP writes it. After a
-    top-down level, bottom-up when m_f * alpha > m_u (m_f: the new frontier's out-edges; m_u: the
-    edges left, less every frontier run top-down); after a bottom-up level, bottom-up again while
-    the frontier grows or holds more than n / beta vertices. A top-down level after a top-down one
-    whose m_f is at most narrow_edges runs in one block (`narrow`). Plain arithmetic: the host
-    (level 0) and the device (every later level) run this function."""
+def decide(last_bu, m_f, m_u, n_f, prev_n_f, n, alpha, beta, narrow_edges, small):
+    """The next level's (bottom_up, narrow, m_u left): Beamer's rule as GAP writes it, and where it
+    runs. After a top-down level: bottom-up when m_f * alpha > m_u (m_f: the new frontier's
+    out-edges; m_u: the edges left, less every frontier run top-down), except that a frontier of at
+    most narrow_edges edges runs top-down in one block (`narrow`), cheaper than any level of the
+    grid; after a bottom-up level, bottom-up again while the frontier grows or holds more than
+    n / beta vertices, then top-down in the grid (m_f is not known there). `small` (a graph that one
+    block pulls): every level in one block. Plain arithmetic: the host (level 0) and the device
+    (every later level) run this function."""
     if n_f == 0:
         return False, False, m_u
     if last_bu:
-        bu = n_f >= prev_n_f or n_f * beta > n
-    else:
-        bu = m_f * alpha > m_u
-    if bu:
-        return True, False, m_u
-    return False, (not last_bu) and m_f <= narrow_edges, m_u - m_f
+        if n_f >= prev_n_f or n_f * beta > n:
+            return True, small, m_u
+        return False, small, m_u - m_f
+    if m_f <= narrow_edges:
+        return False, True, m_u - m_f
+    if m_f * alpha > m_u:
+        return True, small, m_u
+    return False, small, m_u - m_f
