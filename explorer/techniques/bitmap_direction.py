@@ -53,14 +53,16 @@ ONE_BLOCK_VERTICES = KnobSpec(
     "level, bottom-up ones too, in one block of one block's launch: no grid barrier at all; 0: never", 8192,
     low=0, high=1 << 24, section="BFS-4K §5.5 (single block), inside the one launch")
 HEAVY_DEGREE = KnobSpec(
-    "heavy_degree", "top-down in the grid: a frontier vertex of at least this degree has its edges walked by the "
-    "whole grid as one flat range after the others (BFS-4K's heavy vertices without a child launch)", 1024,
-    low=32, high=1 << 30, section="BFS-4K §5.3")
+    "heavy_degree", "top-down: a frontier vertex of at least this degree has its edges walked by the whole team (the "
+    "grid, or the narrow levels' block) as one flat range after the others, each warp an equal run (BFS-4K's heavy "
+    "vertices without a child launch); the others by their warp (edge-discover), whose 32 vertices' edges it "
+    "walks alone", 32, low=32, high=1 << 30, section="BFS-4K §5.3")
 SOLO_PAIRS = KnobSpec(
     "solo_pairs", "bottom-up: adjacency pairs (32 candidates each) an unvisited vertex's lane tests alone before "
     "its warp takes the rest of its list, 32 pairs a round", 4, low=1, high=1 << 20, section=SECTION)
-BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (the narrow levels' block too)",
-                         1024, choices=POW2_BLOCKS, section="BLEST §4")
+BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (the narrow levels' block too); "
+                         "the kernel is compiled for a block an SM with the whole register file (64 registers a "
+                         "thread for 1024, 128 for 512)", 1024, choices=POW2_BLOCKS, section="BLEST §4")
 BLOCKS_PER_SM = KnobSpec("blocks_per_sm", "blocks per SM; 0: as many as the GPU holds at once, which a "
                          "cooperative launch may not exceed", 0, low=0, high=8, section="BLEST §4")
 MAX_BLOCKS = KnobSpec("max_blocks", "at most this many blocks in all (a grid barrier costs more with more blocks: "
@@ -114,7 +116,7 @@ class BitmapDirection(BFSTechnique):
         {"narrow_edges": 0, "one_block_vertices": 0},  # every level in the grid
         {"narrow_edges": 0, "one_block_vertices": 0, "alpha": 1_000_000, "beta": 1, "order": "degree",
          "max_blocks": 1},  # bottom-up at once
-        {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 32, "solo_pairs": 1},  # the flat heavy range
+        {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 1 << 30, "solo_pairs": 1},  # warps alone
         {"narrow_edges": 0, "alpha": 1_000_000},  # every level in one block, bottom-up too
     )
     classroom_note = ("Watch the kernel column and the direction: the whole search is one launch. Small top-down "
@@ -234,7 +236,7 @@ class _Loop(LevelLoop):
         st[L.T_QUEUE], st[L.T_BITS] = 1, 1
         ctx.launch_now(kk.set_source, 1, 1, 0, self.search, source, rt.to_device(st))
 
-        self.kernel = kk.search_kernel(bool(ctx.instrument))
+        self.kernel = kk.search_kernel(bool(ctx.instrument), kk.registers(k.block_threads))
         self.args = (self.graph, self.search, self.params, self.log)
         self.threads = k.block_threads
         if self.gpu:  # compiled, and its arguments marshalled, before the clock starts

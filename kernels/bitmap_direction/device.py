@@ -9,8 +9,8 @@ import numpy as np
 from numba import cuda, int32, int64, uint32, uint64
 
 from .. import cudasim as _sim
-from ..primitives import FULL_MASK, WARP_SIZE, clock64, warp_exclusive_scan_total, warp_inclusive_scan, \
-    warp_search_owner, warp_sum
+from ..primitives import (FULL_MASK, WARP_SIZE, clock64, warp_exclusive_scan_total, warp_inclusive_scan,
+                          warp_search_owner, warp_sum)
 from . import layout as L
 
 LOW32 = np.uint64(0xFFFFFFFF)
@@ -144,18 +144,14 @@ def claim(g, s, has, v, u, lv1, nb, write_bits, q, acc):
 
 
 @cuda.jit(device=True)
-def top_down(g, s, p, src, size, nb, write_bits, lv1, heavy_at, q, acc):
-    """A top-down level over the team (cuda.grid, or block 0 when heavy_at < 0): each warp takes 32
-    frontier entries and spreads its lanes over their edges (BFS-4K's edge-discover); in the grid a
-    vertex of heavy_degree or more is set aside for `heavy` (count and edges packed in
-    ctr[heavy_at]). Collective."""
+def top_down(g, s, p, src, size, nb, write_bits, lv1, team, q, acc):
+    """A top-down level over the team: each warp takes 32 frontier entries and spreads its lanes
+    over their edges (BFS-4K's edge-discover); vertices of heavy_degree or more are set aside for
+    `heavy`, a warp's with one atomic on the packed count hc[hat] (count << 40 | their edges). team
+    = (rank, threads, hc, hat). Collective."""
+    me, threads, hc, hat = team
     lane = cuda.laneid
-    if heavy_at >= 0:
-        first = (cuda.grid(1) // WARP_SIZE) * WARP_SIZE
-        stride = (cuda.gridsize(1) // WARP_SIZE) * WARP_SIZE
-    else:
-        first = (cuda.threadIdx.x // WARP_SIZE) * WARP_SIZE
-        stride = cuda.blockDim.x
+    first = (me // WARP_SIZE) * WARP_SIZE
     while first < size:  # warp-uniform
         i = first + lane
         u = int32(0)
@@ -166,11 +162,18 @@ def top_down(g, s, p, src, size, nb, write_bits, lv1, heavy_at, q, acc):
             beg = g.offsets[u]
             deg = g.offsets[u + 1] - beg
             acc[L.A_EXAMINED] += deg
-            if heavy_at >= 0 and deg >= p.heavy_degree:
-                packed = cuda.atomic.add(s.ctr, heavy_at, (int64(1) << L.HEAVY_SHIFT) | deg)
-                k = packed >> L.HEAVY_SHIFT
+        big = deg >= p.heavy_degree
+        votes = cuda.ballot_sync(FULL_MASK, big)
+        if votes != 0:
+            excl, total = warp_exclusive_scan_total(deg if big else int64(0))
+            old = int64(0)
+            if lane == 0:
+                old = cuda.atomic.add(hc, hat, (int64(cuda.popc(uint32(votes))) << L.HEAVY_SHIFT) | total)
+            old = cuda.shfl_sync(FULL_MASK, old, 0)
+            if big:
+                k = (old >> L.HEAVY_SHIFT) + cuda.popc(uint32(votes) & cuda.lanemask_lt())
                 s.heavy_v[k] = u
-                s.heavy_start[k] = packed & L.HEAVY_EDGES
+                s.heavy_start[k] = (old & L.HEAVY_EDGES) + excl
                 deg = int64(0)
         incl = warp_inclusive_scan(deg)
         total = cuda.shfl_sync(FULL_MASK, incl, WARP_SIZE - 1)
@@ -188,7 +191,7 @@ def top_down(g, s, p, src, size, nb, write_bits, lv1, heavy_at, q, acc):
                 v = g.indices[o_beg + (k - o_excl)]
             claim(g, s, has, v, o_u, lv1, nb, write_bits, q, acc)
             done += WARP_SIZE
-        first += stride
+        first += threads
 
 
 @cuda.jit(device=True)
@@ -206,32 +209,29 @@ def _heavy_owner(starts, count, x):
 
 
 @cuda.jit(device=True)
-def heavy(g, s, packed, nb, lv1, q, acc):
-    """The heavy vertices' edges as one flat range over the whole grid: a warp takes 32 x R
-    consecutive edges (R at most HEAVY_ROUNDS, and no more than spreads the range over every warp),
-    its lanes consecutive ones. Collective."""
+def heavy(g, s, packed, nb, write_bits, lv1, team, q, acc):
+    """The heavy vertices' edges as one flat range over the team: each warp takes an equal run of
+    consecutive edges (whole rounds of 32, its lanes consecutive ones), finds its first vertex by
+    one binary search and walks on. Collective."""
+    me, threads = team[0], team[1]
     count = packed >> L.HEAVY_SHIFT
     total = packed & L.HEAVY_EDGES
     lane = cuda.laneid
-    warps = cuda.gridsize(1) // WARP_SIZE
-    rounds = min(L.HEAVY_ROUNDS, max(1, (total + warps * WARP_SIZE - 1) // (warps * WARP_SIZE)))
-    chunk = WARP_SIZE * rounds
-    c = int64(cuda.grid(1) // WARP_SIZE)
-    while c * chunk < total:  # warp-uniform
-        x = c * chunk + lane
-        k = _heavy_owner(s.heavy_start, count, min(x, total - 1))
-        for _ in range(rounds):
-            has = x < total
-            v = int32(0)
-            u = int32(0)
-            if has:
-                while k + 1 < count and s.heavy_start[k + 1] <= x:
-                    k += 1
-                u = s.heavy_v[k]
-                v = g.indices[g.offsets[u] + (x - s.heavy_start[k])]
-            claim(g, s, has, v, u, lv1, nb, True, q, acc)
-            x += WARP_SIZE
-        c += warps
+    warps = threads // WARP_SIZE
+    rounds = (total + warps * WARP_SIZE - 1) // (warps * WARP_SIZE)
+    x = (me // WARP_SIZE) * rounds * WARP_SIZE + lane
+    k = _heavy_owner(s.heavy_start, count, min(x, total - 1))
+    for _ in range(rounds):
+        has = x < total
+        v = int32(0)
+        u = int32(0)
+        if has:
+            while k + 1 < count and s.heavy_start[k + 1] <= x:
+                k += 1
+            u = s.heavy_v[k]
+            v = g.indices[g.offsets[u] + (x - s.heavy_start[k])]
+        claim(g, s, has, v, u, lv1, nb, write_bits, q, acc)
+        x += WARP_SIZE
 
 
 # ---------------------------------------------------------------------------------- bottom-up

@@ -33,18 +33,24 @@ from ..primitives import clock64
 from . import device as D
 from . import layout as L
 
-# A cooperative grid fills the GPU with blocks of up to 1024 threads: at most 64 registers a thread.
-_OPTIONS = {} if _sim.simulator_enabled() else {"max_registers": 64}
 # Array sizes in kernels must be global names (compile-time constants), not module attributes.
 NUM_T, RED, NUM_ACC, STAGE = L.NUM_T, L.RED, L.NUM_ACC, L.STAGE
 
 
-@functools.cache
-def search_kernel(instrument: bool):
-    """bitmap_search with or without the bottom-up counts (fixed at compile time: the code of the
-    other case is dropped). Compiled on first use, cached on disk."""
+def registers(threads: int) -> int:
+    """Registers a thread may use: 64 for blocks of 1024 threads (a block then fills an SM's 65,536),
+    128 for smaller ones (a block of 512 an SM; the kernel needs about 120 not to spill)."""
+    return 64 if threads > 512 else 128
 
-    @cuda.jit(cache=True, **_OPTIONS)
+
+@functools.cache
+def search_kernel(instrument: bool, registers: int = 64):
+    """bitmap_search with or without the bottom-up counts (fixed at compile time: the code of the
+    other case is dropped), with at most `registers` a thread (registers()). Compiled on first use,
+    cached on disk."""
+    options = {} if _sim.simulator_enabled() else {"max_registers": registers}
+
+    @cuda.jit(cache=True, **options)
     def bitmap_search(g, s, p, log):
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
@@ -115,13 +121,13 @@ def search_kernel(instrument: bool):
                     if tid == 0:
                         st[L.T_CONV] = 1
                 q = (dst, s.ctr, slot + L.C_NEXT, stage, red, True)
-                D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, True, int32(lv + 1), slot + L.C_HEAVY, q,
-                           acc)
+                D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, True, int32(lv + 1),
+                           (me, team, s.ctr, slot + L.C_HEAVY), q, acc)
                 D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
                 grid.sync()
                 packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
-                    D.heavy(g, s, packed, nb, int32(lv + 1), q, acc)
+                    D.heavy(g, s, packed, nb, True, int32(lv + 1), (me, team), q, acc)
                     D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
                     grid.sync()
             if tid == 0:
@@ -165,12 +171,18 @@ def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument):
                 if tid == 0:
                     st[L.T_CONV] = 1
             q = (s.queues[1 - qcur], red, int64(L.C_NEXT), s.queues[qcur], red, False)
-            D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, small, int32(lv + 1), int64(-1), q, acc)
+            D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, small, int32(lv + 1),
+                       (tid, team, red, int64(L.R_HEAVY)), q, acc)
+            cuda.syncthreads()  # the heavy vertices are all listed
+            packed = red[L.R_HEAVY]
+            if packed != 0:
+                D.heavy(g, s, packed, nb, small, int32(lv + 1), (tid, team), q, acc)
         D.block_reduce(acc, red, instrument)  # red[C_NEXT], the queue tail, is complete too
         if tid == 0:
             D.next_level(st, red, p, s.rows, leader, True)
             for f in range(L.SLOT):
                 red[f] = 0
+            red[L.R_HEAVY] = 0
         cuda.syncthreads()
         D.publish(st, s.rows, log)
         if st[L.T_STOP] != L.STOP_NO or st[L.T_NARROW] == 0:

@@ -48,7 +48,8 @@ HEAVY_EDGES = (1 << HEAVY_SHIFT) - 1
 R_STAGED = SLOT
 R_VALID = SLOT + 1
 R_BASE = SLOT + 2
-RED = SLOT + 3
+R_HEAVY = SLOT + 3  # the narrow levels' heavy vertices (C_HEAVY's form)
+RED = SLOT + 4
 STAGE = 2048
 
 # ---- the search's state: in each block's shared memory while it runs (kept by the block's thread
@@ -108,8 +109,6 @@ LOG_FIELDS = 16
 #: Publish the log at most this often (ns of the device clock), and at the end: block 0 copies the
 #: rows into host memory and fences, a few microseconds on its critical path.
 PUBLISH_NS = 100_000
-#: Top-down heavy edges a warp takes at a time, in rounds of 32.
-HEAVY_ROUNDS = 8
 #: The largest block (the narrow levels' shared arrays are this long).
 MAX_BLOCK = 1024
 
