@@ -163,10 +163,11 @@ def test_decide_is_gaps_rule():
 
 def test_bottom_up_takes_the_lowest_numbered_parent_and_counts_its_words(kron):
     source = int(np.argmax(kron.degrees()))
-    for solo in (1, 4):  # the warp takes each long list at once, or after four pairs
+    for solo in (1, 2, 6):  # the warp takes each long list at once; one pair alone; five, four at a time
         levels, r = _run(kron, source, {**GRID, "order": "none", "alpha": 1_000_000, "solo_pairs": solo})
         d = r.distances
-        assert any(lv.direction is BU and lv.discovered for lv in levels)
+        assert any(lv.direction is BU and lv.discovered for lv in levels), [(lv.direction, lv.discovered)
+                                                                              for lv in levels]
         for lv in levels:
             if lv.direction is not BU or not lv.discovered:
                 continue

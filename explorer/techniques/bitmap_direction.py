@@ -58,8 +58,9 @@ HEAVY_DEGREE = KnobSpec(
     "vertices without a child launch); the others by their warp (edge-discover), whose 32 vertices' edges it "
     "walks alone", 32, low=32, high=1 << 30, section="BFS-4K §5.3")
 SOLO_PAIRS = KnobSpec(
-    "solo_pairs", "bottom-up: adjacency pairs (32 candidates each) an unvisited vertex's lane tests alone before "
-    "its warp takes the rest of its list, 32 pairs a round", 4, low=1, high=1 << 20, section=SECTION)
+    "solo_pairs", "bottom-up: adjacency pairs (32 candidates each) an unvisited vertex's lane tests alone, four at a "
+    "time, before its warp takes the rest of a longer list, 32 pairs a round", 32, low=1, high=1 << 20,
+    section=SECTION)
 BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (the narrow levels' block too); "
                          "the kernel is compiled for a block an SM with the whole register file (64 registers a "
                          "thread for 1024, 128 for 512)", 1024, choices=POW2_BLOCKS, section="BLEST §4")
@@ -215,6 +216,7 @@ class _Loop(LevelLoop):
             from numba import cuda
 
             self.log = cuda.mapped_array(L.log_size(LOG_ROWS), np.int64)
+            self.log[:] = 0  # pinned memory comes back from earlier runs with their rows in it
             self.ended = cuda.event(timing=False)
         else:
             self.log = np.zeros(L.log_size(LOG_ROWS), np.int64)

@@ -258,26 +258,62 @@ def _head(g, vis, v):
     return uint64(0)
 
 
+@cuda.jit(device=True, inline="always")
+def _and(fronts, cur, pair):
+    """A pair's AND with the frontier bitmap row at cur (0 for the empty pair 0)."""
+    return fronts[cur + int64(pair >> SHIFT32)] & uint32(pair & LOW32)
+
+
+@cuda.jit(device=True, inline="always")
+def _count(acc, pair, f, instrument):
+    if instrument and pair != uint64(0):
+        acc[L.A_TESTS] += (int64(1) << L.TESTS_SHIFT) + cuda.popc(f)
+        acc[L.A_EDGES] += cuda.popc(uint32(pair & LOW32))
+
+
+@cuda.jit(device=True, inline="always")
+def _parent(pair, f):
+    return int32(int64(pair >> SHIFT32) * WARP_SIZE + lowest_bit(f))
+
+
 @cuda.jit(device=True)
 def _after_head(g, s, p, cur, vis, v, first, f, acc, instrument):
     """An unvisited vertex's lane, given its first pair and that pair's AND with the frontier f:
-    (parent or -1, next pair, end of its pairs), after up to `solo` pairs in all."""
+    (parent or -1, next pair, end of its pairs), after up to `solo` pairs in all, four at a time
+    (their loads, then their frontier words, in flight together)."""
     par = int32(-1)
     e = int64(0)
     end = int64(0)
     if (vis >> uint32(v & 31)) & uint32(1) == uint32(0) and first != uint64(0):
-        if instrument:
-            acc[L.A_TESTS] += (int64(1) << L.TESTS_SHIFT) + cuda.popc(f)
-            acc[L.A_EDGES] += cuda.popc(uint32(first & LOW32))
+        _count(acc, first, f, instrument)
         if f != uint32(0):
-            par = int32(int64(first >> SHIFT32) * WARP_SIZE + lowest_bit(f))
+            par = _parent(first, f)
         else:
             e = g.pair_offsets[v] + 1
             end = g.pair_offsets[v + 1]
             lim = min(end, e + p.solo - 1)
             while e < lim:
-                par = test_pair(s.fronts, cur, g.pairs[e], acc, instrument)
-                e += 1
+                p0 = g.pairs[e]
+                p1 = g.pairs[e + 1] if e + 1 < lim else uint64(0)
+                p2 = g.pairs[e + 2] if e + 2 < lim else uint64(0)
+                p3 = g.pairs[e + 3] if e + 3 < lim else uint64(0)
+                f0 = _and(s.fronts, cur, p0)
+                f1 = _and(s.fronts, cur, p1)
+                f2 = _and(s.fronts, cur, p2)
+                f3 = _and(s.fronts, cur, p3)
+                _count(acc, p0, f0, instrument)  # all four were tested
+                _count(acc, p1, f1, instrument)
+                _count(acc, p2, f2, instrument)
+                _count(acc, p3, f3, instrument)
+                if f0 != uint32(0):
+                    par = _parent(p0, f0)
+                elif f1 != uint32(0):
+                    par = _parent(p1, f1)
+                elif f2 != uint32(0):
+                    par = _parent(p2, f2)
+                elif f3 != uint32(0):
+                    par = _parent(p3, f3)
+                e = min(e + 4, lim)
                 if par >= 0:
                     break
     return par, e, end
@@ -414,6 +450,17 @@ def bits_to_queue(fronts, base, words, dst, tail, at, me, team):
 
 
 # ---------------------------------------------------------------------------------- the level's end
+@cuda.jit(device=True)
+def sleep_until_narrow_done(ctr, level):
+    """A block other than 0, while block 0 runs narrow levels from `level` on: its thread 0 sleeps
+    between reads of where they ended, instead of spinning in the grid barrier (130 SMs polling
+    one address slow block 0's memory traffic); the block then meets block 0 at the barrier."""
+    if cuda.threadIdx.x == 0:
+        while cuda.atomic.max(ctr, L.NARROW_DONE, 0) <= level:
+            cuda.nanosleep(1000)
+    cuda.syncthreads()
+
+
 @cuda.jit(device=True)
 def save_state(st, ctr, at):
     for f in range(L.NUM_T):

@@ -52,6 +52,10 @@ def search_kernel(instrument: bool, registers: int = 64):
 
     @cuda.jit(cache=True, **options)
     def bitmap_search(g, s, p, log):
+        # `registers` is read here so that it is one of this closure's cells: the disk cache keys
+        # on those (not on max_registers), and a 128-register build must not load for 1024 threads.
+        if registers == 0:
+            return
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
         red = cuda.shared.array(RED, int64)
@@ -79,6 +83,10 @@ def search_kernel(instrument: bool, registers: int = 64):
                     _narrow_levels(g, s, p, st, red, acc, log, leader, instrument)
                     if tid == 0:
                         D.save_state(st, s.ctr, L.HANDOFF)
+                        cuda.threadfence()
+                        cuda.atomic.max(s.ctr, L.NARROW_DONE, st[L.T_LEVEL])
+                else:
+                    D.sleep_until_narrow_done(s.ctr, st[L.T_LEVEL])
                 grid.sync()
                 if tid == 0:
                     D.load_state(st, s.ctr, L.HANDOFF)  # block 0's: its levels, rows logged and decisions
@@ -216,6 +224,7 @@ def set_source(s, source, state):
     if cuda.grid(1) == 0:
         for f in range(L.NUM_T):
             s.ctr[L.STATE + f] = state[f]
+        s.ctr[L.NARROW_DONE] = -1
         s.dist[source] = 0
         s.parent[source] = source
         s.queues[0, 0] = source

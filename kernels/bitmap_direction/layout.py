@@ -76,11 +76,12 @@ NUM_T = 20
 STOP_NO, STOP_DONE, STOP_FULL = 0, 1, 2
 
 #: ctr: three slots of SLOT counts, the state a launch starts from (T_* order; saved as it ends),
-#: and the state block 0 hands the grid after narrow levels (a block may read the first as late as
-#: its first grid barrier, so block 0 never writes it before then).
+#: the state block 0 hands the grid after narrow levels (a block may read the first as late as
+#: its first grid barrier, so block 0 never writes it before then), and where those levels ended.
 STATE = 3 * SLOT
 HANDOFF = STATE + NUM_T
-CTR_SIZE = HANDOFF + NUM_T
+NARROW_DONE = HANDOFF + NUM_T  # the level after block 0's last narrow stretch: the others sleep until then
+CTR_SIZE = NARROW_DONE + 1
 
 # ---- the level log (int64; mapped host memory on a GPU: the host reads it while the kernel runs)
 H_PUBLISHED = 0  # rows the host may read (written after a system-wide fence)
