@@ -102,8 +102,11 @@ SMALL = [("order none", {"order": "none"}), ("blocks of 512", {"block_threads": 
          ("the grid, at most 16 blocks", {"one_block_vertices": 0, "max_blocks": 16})]
 HIGH = [("order rcm", {"order": "rcm"}), ("blocks of 512", {"block_threads": 512}),
         ("narrow up to 65536 edges", {"narrow_edges": 65536}), ("narrow up to 2048 edges", {"narrow_edges": 2048})]
-FINAL = {"large": [("blocks of 512", {"block_threads": 512})], "small": [("order none", {"order": "none"})],
-         "high": [("order rcm", {"order": "rcm"}), ("blocks of 512", {"block_threads": 512})]}
+FINAL = {"large": [("bottom-up to the end (beta 10^6)", {"beta": 1_000_000}), ("solo_pairs 4", {"solo_pairs": 4})],
+         "small": [("the grid (one_block_vertices 0)", {"one_block_vertices": 0}),
+                   ("the grid, at most 16 blocks", {"one_block_vertices": 0, "max_blocks": 16})],
+         "high": [("blocks of 512", {"block_threads": 512}), ("order rcm", {"order": "rcm"}),
+                  ("one block in all (max_blocks 1)", {"max_blocks": 1})]}
 SMALL_GRAPHS = ("facebook_combined", "Wiki-Vote", "p2p-Gnutella31")
 LARGE_GRAPHS = ("kron22", "kron20", "uniform", "smallworld")
 CONFIGS = "explore"

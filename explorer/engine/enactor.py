@@ -3,7 +3,10 @@
     while not loop.converged:   # gunrock's enactor_t::loop()
         prepare   (compile what the step launches: outside every timed window; skipped once
                    the loop has compiled every kernel it may launch, loop.compiled_ahead)
-        start clock; loop.launch(go); stop clock; read back   (the step's time)
+        start clock; loop.launch(go); stop clock
+        a loop with streamed(): its levels as the running launch logs them, each with its own
+                   device time, yielded before the launch ends (the GPU does not wait for them)
+        read back   (the step's time)
         loop.collect(ms) -> a Batch of one or more levels -> LevelStats, yielded one by one
 
 The enactor owns the timing: CUDA events on a GPU, the host clock on the simulator and the CPU,
