@@ -8,12 +8,15 @@ Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as dist
   holding in-neighbours, so that a bottom-up step tests 32 candidate parents with one AND.
 * One launch (kernels/bitmap_direction): a grid of co-resident blocks runs level after level with
   a grid barrier between them, each block applying Beamer's rule to the level's counts; narrow
-  top-down levels (m_f <= narrow_edges) run in block 0 alone with block barriers, while the other
-  blocks wait.
-* Live records: block 0 logs each level into host memory the GPU writes (mapped memory) and the
-  host hands each level over as it is logged (`streamed`), while the kernel runs. A level's time is
-  the device's nanosecond clock (%globaltimer) from the previous level's end to its own (the first
-  level from the kernel's start); the run's elapsed time is the launch's CUDA events.
+  top-down levels (m_f <= narrow_edges) run in block 0 alone with block barriers while the other
+  blocks sleep, and a graph of at most one_block_vertices pulling vertices runs every level there
+  (a launch of one block).
+* Live records: block 0 logs each level in device memory and copies the new rows into host memory
+  the GPU writes (mapped) at most every 100 µs and at the end; the host hands each level over as it
+  appears (`streamed`), while the kernel runs. A level's time is the device's nanosecond clock
+  (%globaltimer) from the previous level's end to its own (the first level from the kernel's
+  start); the run's elapsed time is the launch's CUDA events. A search of more than LOG_ROWS
+  levels goes on in another launch from the state the last one saved.
 
 Results are in the graph's own numbering (the prepared numbering is mapped back when the answer
 is read). The tensor cores' AND + popc (BLEST's mma b1) is not used: a pull step's cost is its
