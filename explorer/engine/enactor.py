@@ -3,7 +3,10 @@
     while not loop.converged:   # gunrock's enactor_t::loop()
         prepare   (compile what the step launches: outside every timed window; skipped once
                    the loop has compiled every kernel it may launch, loop.compiled_ahead)
-        meter.begin; start clock; loop.launch(go); stop clock; read back; meter.end
+        meter.begin; start clock; loop.launch(go); stop clock
+        a loop with streamed(): its levels as the running launch logs them, each with its own
+                   device time, yielded before the launch ends (the GPU does not wait for them)
+        read back; meter.end
         loop.collect(ms) -> what the step ran -> records, yielded one by one
 
 `Enactor` owns that loop and the timing: CUDA events on a GPU, the host clock on the simulator
@@ -62,7 +65,9 @@ class Enactor:
     A loop (a technique's `LevelLoop`, a multi-search's batches) provides `converged`,
     `compiled_ahead`, `launch(go)` (the step's launches, timed), `readback` ((device, host) arrays
     copied back after them, or None) and `collect(ms)` (what the step ran, from the read-back).
-    `records(collected, ms)` turns that into the records the run yields. `on_compile` hears what
+    `records(collected, ms)` turns that into the records the run yields. A loop with `streamed()`
+    (pairs of a level's device time and its Batch, as the running launch logs them) has its levels
+    yielded before the launch ends, then `collect` the rest. `on_compile` hears what
     the compile-before-timing pass prepares; `meter.begin()`/`meter.end()` bracket each timed
     window (after its read-back)."""
 
@@ -82,15 +87,29 @@ class Enactor:
                 clock.start(go)
                 loop.launch(go)
                 clock.stop(go)
-                if loop.readback is not None:
-                    rt.read(*loop.readback)
-                meter.end()
-                ms = clock.step_ms()
-                collected = loop.collect(ms)
-            for rec in records(collected, ms):
+                streamed = loop.streamed() if hasattr(loop, "streamed") else None
+                if streamed is None:
+                    collected = self._read(loop)
+            if streamed is not None:
+                # A launch that logs its levels as it runs hands each over while it runs, with its
+                # own device time; the GPU does not wait for the caller, so nothing is held off
+                # the clock. The step lock is released meanwhile: the launch is on its way.
+                for level_ms, part in streamed:
+                    yield from records(part, level_ms)
+                with STEP_LOCK:
+                    collected = self._read(loop)
+            for rec in records(*collected):
                 held = time.perf_counter()
                 yield rec
                 clock.hold(time.perf_counter() - held)
+
+    def _read(self, loop) -> tuple:
+        """The step's read-back, the end of its metered window, its time and what it ran."""
+        if loop.readback is not None:
+            self.runtime.read(*loop.readback)
+        self.meter.end()
+        ms = self.clock.step_ms()
+        return loop.collect(ms), ms
 
     def elapsed_ms(self) -> float:
         """From the first step's start to the last step's end, less the time the caller held records."""
