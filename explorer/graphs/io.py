@@ -21,24 +21,26 @@ from . import cache as _cache
 from .build import bar_for, build, build_bytes, check_vertex_count, remap_ids
 from .csr import CSRGraph, GraphError
 from .memory import check_memory
-from .text import nth_line, read_bytes, stem, tokens
+from .text import check_readable, nth_line, read_bytes, stem, tokens
 
 __all__ = ["load_snap", "load_matrix_market", "load_metis", "load_graph"]
 
 
 def _file_key(path: Path, fmt: str, options: dict) -> dict:
-    st = path.stat()
-    return {"file": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-            "format": fmt, "options": options}
+    # The file's bytes are not in the key: the entry keeps their digest and the cache compares it
+    # (a file's size and modification time can stay while its bytes change).
+    return {"file": str(path.resolve()), "format": fmt, "options": options}
 
 
 def _cached_file(path, fmt: str, options: dict, make: Callable[[Path], CSRGraph],
                  name: str | None, cache: bool | None) -> CSRGraph:
     path = Path(path)
-    if not path.exists():
-        raise GraphError(f"{path}: no such file")
-    g = _cache.cached(f"file-{_cache.slug(path.name)}", _file_key(path, fmt, options),
-                      lambda: make(path), cache)
+    check_readable(path)
+    try:
+        g = _cache.cached(f"file-{_cache.slug(path.name)}", _file_key(path, fmt, options),
+                          lambda: make(path), cache, source=path)
+    except OSError as e:  # reading the file for its digest (the cache's own errors are warnings)
+        raise GraphError(f"{path}: cannot read: {e.strerror or e}") from e
     if name:
         g.name = name
     return g

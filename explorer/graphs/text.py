@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import stat
 import zlib
 from pathlib import Path
 
@@ -17,15 +18,30 @@ from .memory import check_memory
 _BOM = b"\xef\xbb\xbf"
 
 
+def check_readable(path: Path) -> None:
+    """GraphError unless `path` names something that is not a folder (a folder that cannot be
+    searched, on the way, is a GraphError too)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise GraphError(f"{path}: no such file") from None
+    except OSError as e:  # permission denied on the way, a name too long, a loop of links
+        raise GraphError(f"{path}: cannot read: {e.strerror or e}") from e
+    if stat.S_ISDIR(st.st_mode):
+        raise GraphError(f"{path}: is a directory, not a graph file")
+
+
+def is_gzip(path: Path) -> bool:
+    """Whether the name ends in .gz, in any case (Windows tools write .GZ)."""
+    return path.name.lower().endswith(".gz")
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed if .gz, with a UTF-8 byte-order mark dropped and `\\r\\n`
     and lone `\\r` line ends turned into `\\n` (files from Windows and from old Macs)."""
-    if not path.exists():
-        raise GraphError(f"{path}: no such file")
-    if path.is_dir():
-        raise GraphError(f"{path}: is a directory, not a graph file")
+    check_readable(path)
     try:
-        if path.name.endswith(".gz"):
+        if is_gzip(path):
             with gzip.open(path, "rb") as f:
                 data = f.read()
         else:
@@ -44,7 +60,7 @@ def read_bytes(path: Path) -> bytes:
 def stem(path: Path) -> str:
     name = path.name
     for ext in (".gz", ".txt", ".el", ".edges", ".mtx", ".graph", ".metis"):
-        if name.endswith(ext):
+        if name.lower().endswith(ext):
             name = name[: -len(ext)]
     return name
 
