@@ -385,3 +385,55 @@ def test_readme_lists_every_registered_technique():
     table = readme[readme.index("| technique | from |"):]
     missing = [t.value for t in implemented_techniques() if f"`{t.value}`" not in table]
     assert not missing, f"README's technique table lacks {missing}"
+
+
+# ------------------------------------------------------------------ where --json and --csv write
+
+def test_output_through_a_link_writes_its_target_and_keeps_the_link(tmp_path, capsys):
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("old")
+    real.chmod(0o600)
+    link.symlink_to(real)
+    dangling = tmp_path / "levels.csv"
+    dangling.symlink_to(tmp_path / "made.csv")  # its target does not exist yet
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", *SIM, "--json", str(link),
+                             "--csv", str(dangling))
+    assert code == 0, err
+    assert link.is_symlink() and dangling.is_symlink()
+    assert json.loads(real.read_text())["summary"]["levels"] == 4
+    assert stat.S_IMODE(real.stat().st_mode) == 0o600  # a file written again keeps its mode
+    assert (tmp_path / "made.csv").read_text().startswith("level,")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["levels.csv", "link.json", "made.csv", "real.json"]
+
+
+def test_output_to_a_fifo_or_a_device_is_written_in_place_never_replaced(tmp_path, capsys):
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)
+    reader.start()
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", *SIM, "--json", str(fifo))
+    reader.join(timeout=30)
+    assert code == 0, err
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert got and json.loads(got[0])["summary"]["levels"] == 4
+    try:  # a node of the device /dev/full is: every write fails
+        os.mknod(tmp_path / "full", stat.S_IFCHR | 0o666, os.makedev(1, 7))
+    except PermissionError:
+        return  # not root: the FIFO has shown it
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", *SIM, "--csv", str(tmp_path / "full"))
+    assert code == 2 and err == f"bfs4k: error: cannot write {tmp_path}/full: No space left on device\n"
+    assert stat.S_ISCHR((tmp_path / "full").lstat().st_mode)
+
+
+def test_output_to_standard_output_follows_the_table(tmp_path):
+    # /dev/stdout is a link to /proc/self/fd/1; one like it in tmp_path is as good, and harmless
+    (tmp_path / "stdout").symlink_to("/proc/self/fd/1")
+    p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--simulator", "--csv", "stdout", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    table, _, csv_text = p.stdout.partition("level,frontier_in")
+    assert "validation" in table and len(csv_text.splitlines()) == 6  # the header, 4 levels, "wrote"
+    assert csv_text.splitlines()[-1] == "wrote stdout"
+    assert (tmp_path / "stdout").is_symlink()

@@ -153,11 +153,17 @@ def load_graph_spec(spec: str, undirected: bool = False, max_arcs: int | None = 
 def check_output_path(path: str, option: str, make_parents: bool = False) -> Path:
     """Refuse an output path that cannot be written, before minutes of BFS: its directory must
     exist (or, with make_parents, the nearest existing ancestor, since the writer creates the rest)
-    and be writable, and the path must not be a directory."""
+    and be writable, and the path must not be a directory. A link is judged by its target, which
+    is what gets written; a device or a FIFO (/dev/null, /dev/stdout) is written in place, so it
+    must be writable itself."""
     target = Path(path).expanduser()
     if target.is_dir():
         raise UsageError(f"{option} {path}: is a directory; give a file name")
-    parent = target.parent
+    if target.exists() and not target.is_file():
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{option} {path}: is not writable")
+        return target
+    parent = Path(os.path.realpath(target)).parent if target.is_symlink() else target.parent
     if make_parents:
         while not parent.exists() and parent != parent.parent:
             parent = parent.parent
@@ -269,6 +275,7 @@ def cmd_run(args) -> int:
             status = EXIT_INVALID_RESULT
     print()
     print(report.format_summary(result))
+    sys.stdout.flush()  # before a file that may be this terminal (--json /dev/stdout)
     if args.json:
         write_text_atomic(args.json, result.to_json(include_arrays=args.arrays))
         print(f"wrote {args.json}")
