@@ -19,7 +19,7 @@ from explorer.knobs import KnobError
 from explorer.nx_backend import engine
 from explorer.nx_backend.graph import BFS4KGraph
 from explorer.nx_backend.info import FUNCTIONS, get_info
-from explorer.nx_backend.interface import BackendInterface, backend_interface
+from explorer.nx_backend.interface import BackendInterface, Declined, backend_interface
 
 ROOT = Path(__file__).resolve().parent.parent
 BK = {"backend": "bfs4k"}
@@ -237,6 +237,15 @@ def test_exceptions_are_networkx_own():
                     (nx.betweenness_centrality, (G, len(G) + 1, True, None, False, 1)),
                     (nx.shortest_path_length, (G, "a", "b", None, "bfs"))]:
         same_error(f, *args)
+    # an unhashable source: networkx's TypeError, wherever networkx raises one
+    for f in (nx.descendants, nx.ancestors, nx.bfs_edges, nx.generic_bfs_edges, nx.bfs_tree, nx.bfs_successors,
+              nx.bfs_predecessors, nx.descendants_at_distance, nx.node_connected_component,
+              nx.single_source_shortest_path_length, nx.shortest_path_length, nx.has_path):
+        for graph in (G, D):
+            args = (graph, ["a"], 1) if f in (nx.descendants_at_distance, nx.has_path) else (graph, ["a"])
+            if f is nx.node_connected_component and graph is D:
+                continue  # undirected only
+            same_error(f, *args)
     # generators raise at the first next(), as networkx's
     nx.bfs_layers(G, "zz", **BK)
     nx.bfs_edges(G, "zz", **BK)
@@ -283,15 +292,20 @@ def test_can_run_declines_what_the_engine_cannot_honour():
              ("diameter", (G,), {"e": {}}, "e gives"),
              ("diameter", (G,), {"usebounds": True}, "usebounds")]
     for name, args, kw, why in cases:
-        r = backend_interface.can_run(name, args, kw)
-        assert isinstance(r, str) and why in r, (name, r)
-        with pytest.raises(NotImplementedError, match="bfs4k"):
+        with pytest.raises(Declined, match=f"bfs4k cannot run {name}: .*{why}"):
+            backend_interface.can_run(name, args, kw)
+        with pytest.raises(NotImplementedError, match=f"bfs4k cannot run {name}: .*{why}"):  # the reason, to the user
             r = getattr(nx, name)(*args, **kw, **BK)
             list(r) if hasattr(r, "__next__") else r
     assert backend_interface.can_run("diameter", (D,), {"usebounds": True}) is True
     assert backend_interface.can_run("bfs_layers", (G, "a"), {}) is True
     if backend.current().is_simulator:
         assert "simulator" in engine.size_problem(300_000)
+        big = nx.path_graph(nx.config.backends.bfs4k.simulator_max_arcs)
+        with pytest.raises(NotImplementedError, match=r"under the CUDA simulator .* at most [\d,]+ arcs"):
+            nx.descendants(big, 0, **BK)
+        with nx.config(backend_priority=["bfs4k"]):  # declined where networkx chose the backend: it runs the call
+            assert nx.descendants(big, 0) == set(range(1, len(big)))
     with nx.config(backend_priority=["bfs4k"]):  # networkx's priority: declined calls run on networkx
         assert list(nx.bfs_edges(G, "a", sort_neighbors=sorted)) == \
             list(nx.bfs_edges(G, "a", sort_neighbors=sorted, backend="networkx"))
@@ -376,13 +390,12 @@ backend.gpu_present = lambda: (False, "no GPU in this test")
 import networkx as nx
 from explorer.nx_backend.interface import backend_interface
 G = nx.path_graph(4)
-why = backend_interface.can_run("bfs_layers", (G, 0), {})
-assert isinstance(why, str) and "simulator" in why, why
 try:
     list(nx.bfs_layers(G, 0, backend="bfs4k"))
     raise SystemExit("ran without GPU or simulator")
-except NotImplementedError:
-    pass
+except NotImplementedError as err:  # the reason and the way out reach the user
+    why = str(err)
+    assert "No CUDA GPU" in why and "select('simulator')" in why, why
 with nx.config(backend_priority=["bfs4k"], fallback_to_nx=True):
     assert list(nx.bfs_layers(G, 0)) == [[0], [1], [2], [3]]
 print("declined:", why)
