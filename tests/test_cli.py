@@ -102,12 +102,25 @@ BAD_INPUTS = [
     (["gen:grid2d:depth=3"], "has no parameter 'depth'"),
     (["gen:grid2d:rows=three"], "rows='three' is invalid: expected an integer"),
     (["gen:grid2d:rows=0"], "rows, cols must be >= 1"),
+    (["bfs4k_fig2", "--source", "²"], "--source '²' is invalid: give a vertex id (an integer"),
+    (["bfs4k_fig2", "--source", "٣"], "--source '٣' is invalid"),
+    (["bfs4k_fig2", "--arrays"], "--arrays adds distances and parents to the JSON file: give --json PATH too"),
+    (["{tmp}/locked/g.txt"], "locked/g.txt: cannot read: Permission denied"),
 ]
 
 
 @pytest.mark.parametrize("args,message", BAD_INPUTS, ids=[" ".join(a) for a, _ in BAD_INPUTS])
-def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, capsys, args, message):
+def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, capsys, monkeypatch, args, message):
     args = [a.format(tmp=tmp_path, bad=_bad_edge_file(tmp_path)) for a in args]
+    locked = str(tmp_path / "locked") + os.sep
+    real_stat = os.stat
+
+    def stat_refusing_locked(path, *a, **k):  # a folder that cannot be searched, even by root
+        if os.fspath(path).startswith(locked):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_stat(path, *a, **k)
+
+    monkeypatch.setattr(os, "stat", stat_refusing_locked)
     code, out, err = run_cli(capsys, "run", *args, *SIM)
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("bfs4k: error: "), err
@@ -437,3 +450,12 @@ def test_output_to_standard_output_follows_the_table(tmp_path):
     assert "validation" in table and len(csv_text.splitlines()) == 6  # the header, 4 levels, "wrote"
     assert csv_text.splitlines()[-1] == "wrote stdout"
     assert (tmp_path / "stdout").is_symlink()
+
+
+def test_a_closed_standard_output_is_no_error(tmp_path):
+    # `bfs4k techniques >&-`: Python has no sys.stdout then; what would be printed is discarded
+    for args in (["techniques"], ["run", "bfs4k_fig2", "--source", "0", "--simulator", "--csv", "r.csv"]):
+        p = subprocess.run([sys.executable, "-m", "explorer", *args], stderr=subprocess.PIPE, text=True,
+                           env=clean_env(), cwd=tmp_path, timeout=300, preexec_fn=lambda: os.close(1))
+        assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+    assert (tmp_path / "r.csv").read_text().startswith("level,")

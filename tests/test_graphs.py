@@ -1123,3 +1123,41 @@ def test_an_uppercase_gz_is_decompressed(tmp_path):
     p.write_bytes(gzip.compress(b"0 1\n1 2\n"))
     g = G.load_graph(p, cache=False)
     assert g.num_arcs == 2 and g.name == "edges"
+
+
+def test_a_matrix_market_integer_field_holds_whole_numbers_only(tmp_path):
+    mtx = _write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate integer general\n% c\n3 3 3\n1 2 4\n2 3 0.5\n3 1 2\n")
+    with pytest.raises(GraphError, match=r"g.mtx: line 5: entry \(2, 3\) holds 0.5, but the header says the values "
+                                         "are integers"):
+        G.load_matrix_market(mtx, cache=False)
+    sym = _write(tmp_path, "s.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n2 1 7\n3 2 -1.25\n")
+    with pytest.raises(GraphError, match=r"line 4: entry \((3, 2|2, 3)\) holds -1.25"):
+        G.load_matrix_market(sym, cache=False)
+    whole = _write(tmp_path, "w.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 1e3\n")
+    assert G.load_matrix_market(whole, cache=False).weights.tolist() == [1000.0]
+
+
+def test_a_weight_beyond_float64_is_refused_by_line(tmp_path):
+    snap = _write(tmp_path, "huge.txt", "0 1 2.5\n1 2 1e400\n")
+    with pytest.raises(GraphError, match=r"huge.txt: line 2: .*the number 1e400 is beyond the largest float64"):
+        G.load_snap(snap, cache=False)
+
+
+def test_an_id_over_the_limit_names_the_limit(tmp_path):
+    for big in (2**58 + 1, 2**59, 2**63 - 1):
+        ids = _write(tmp_path, "ids.txt", f"0 1\n1 {big}\n")
+        with pytest.raises(GraphError, match=r"ids.txt: line 2: .*integer too large: numbers here must be at most "
+                                             r"2\*\*58 = 288,230,376,151,711,744"):
+            G.load_snap(ids, cache=False)
+    assert G.load_snap(_write(tmp_path, "edge.txt", f"0 {2**58}\n"), cache=False).original_ids.tolist() == [0, 2**58]
+
+
+def test_metis_edges_whose_ends_disagree_on_the_weight_are_refused(tmp_path):
+    # edge 1-2 weighs 3 at vertex 1 and 5 at vertex 2
+    p = _write(tmp_path, "w.graph", "% weights\n3 2 1\n2 3\n1 5 3 4\n2 4\n")
+    with pytest.raises(GraphError, match=r"w.graph: line 4: edge 1-2 weighs 5 here but 3 at line 3 \(vertex 1\); "
+                                         "an edge has one weight"):
+        G.load_metis(p, cache=False)
+    assert G.load_metis(p, cache=False, weighted=False).num_edges == 2
+    ok = _write(tmp_path, "ok.graph", "3 2 1\n2 3\n1 3 3 4\n2 4\n")
+    assert sorted(G.load_metis(ok, cache=False).weights.tolist()) == [3.0, 3.0, 4.0, 4.0]

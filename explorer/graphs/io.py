@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -150,12 +151,15 @@ def load_matrix_market(path, directed: bool | None = None, symmetrize: bool = Fa
         check_memory(40 * read + build_bytes(rows, entries, sym or symmetrize, keep_w),
                      f"{p}: reading {rows:,} vertices and {entries:,} entries")
         try:
-            m = scipy.io.mmread(io.BytesIO(data))
+            # An integer field is read as real: mmread would truncate a value such as 0.5 to 0.
+            m = scipy.io.mmread(io.BytesIO(_field_as_real(data) if fld == "integer" else data))
         except Exception as e:
             raise GraphError(f"{p}: not a readable Matrix Market file: {e}") from e
         coo = sp.coo_array(m)
         row = coo.row.astype(np.int64)
         col = coo.col.astype(np.int64)
+        if fld == "integer":
+            _check_whole(p, data, row, col, coo.data)
         w = coo.data.astype(np.float64) if keep_w else None
         if sym:
             # mmread mirrored the stored triangle; read each stored entry once.
@@ -173,6 +177,45 @@ def load_matrix_market(path, directed: bool | None = None, symmetrize: bool = Fa
                          name=stem(p), notes=notes, bar=bar, weights=w)
 
     return _cached_file(path, "mtx", options, make, name, cache)
+
+
+def _field_as_real(data: bytes) -> bytes:
+    """The file with its header's field `integer` read as `real`."""
+    end = data.find(b"\n")
+    end = len(data) if end < 0 else end
+    return re.sub(rb"(?i)\binteger\b", b"real", data[:end], count=1) + data[end:]
+
+
+def _check_whole(p: Path, data: bytes, row, col, values) -> None:
+    """GraphError naming the first entry of an integer field whose value is not a whole number."""
+    bad = values != np.floor(values)
+    if not bad.any():
+        return
+    k = int(np.argmax(bad))
+    i, j = int(row[k]) + 1, int(col[k]) + 1
+    line = _entry_line(data, i, j)
+    where = f"line {line}: " if line else ""
+    raise GraphError(f"{p}: {where}entry ({i}, {j}) holds {float(values[k])!r}, but the header says the "
+                     "values are integers")
+
+
+def _entry_line(data: bytes, i: int, j: int) -> int | None:
+    """The 1-based line of the entry (i, j) (or (j, i), as a symmetric file may store it)."""
+    seen_size = False
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        words = line.split()
+        if not words or words[0].startswith(b"%"):
+            continue
+        if not seen_size:
+            seen_size = True
+            continue
+        try:
+            a, b = int(words[0]), int(words[1])
+        except (ValueError, IndexError):
+            continue
+        if (a, b) in ((i, j), (j, i)):
+            return lineno
+    return None
 
 
 @numba.njit(cache=True)
@@ -267,6 +310,8 @@ def load_metis(path, drop_self_loops: bool = True, merge_multi_edges: bool = Tru
         if src.size != 2 * m:
             raise GraphError(f"{p}: header says {m} edges, so the lists should hold {2 * m} "
                              f"entries, but they hold {src.size}")
+        if has_ewgt and weighted:
+            _check_both_ends_agree(p, src, dst, wgt, body_lines)
         notes = {"source": f"METIS {p.name} (fmt {fmt})"}
         with bar_for(src.size, f"CSR {p.name}", progress) as bar:
             return build(src, dst, int(n), directed=True, symmetrize=True,
@@ -275,6 +320,26 @@ def load_metis(path, drop_self_loops: bool = True, merge_multi_edges: bool = Tru
                          weights=wgt if has_ewgt and weighted else None)
 
     return _cached_file(path, "metis", options, make, name, cache)
+
+
+def _check_both_ends_agree(p: Path, src, dst, wgt, lines) -> None:
+    """GraphError naming the first edge whose two ends give it different weights (METIS lists each
+    edge at both ends; a repeated edge is compared by its smallest weight at each end, which is
+    the weight its merged arcs keep)."""
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    up = src < dst  # which end lists it: the smaller vertex's line, or the larger's
+    order = np.lexsort((wgt, up, hi, lo))
+    lo, hi, up, w = lo[order], hi[order], up[order], wgt[order]
+    head = np.ones(lo.size, bool)  # the first (smallest weight) of each edge's listings at one end
+    head[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (up[1:] != up[:-1])
+    lo, hi, w = lo[head], hi[head], w[head]
+    bad = (lo[1:] == lo[:-1]) & (hi[1:] == hi[:-1]) & (w[1:] != w[:-1])
+    if bad.any():
+        k = int(np.argmax(bad))
+        u, v = int(lo[k]), int(hi[k])
+        raise GraphError(f"{p}: line {int(lines[v])}: edge {u + 1}-{v + 1} weighs {w[k]:g} here but "
+                         f"{w[k + 1]:g} at line {int(lines[u])} (vertex {u + 1}); an edge has one weight "
+                         "(weighted=False reads the graph without them)")
 
 
 _LOADERS = {

@@ -69,7 +69,10 @@ def stem(path: Path) -> str:
 # The tokenizer (Numba)
 
 _ERR_CHAR = 1  # a character that cannot be part of an integer
-_ERR_BIG = 2  # an integer that does not fit int64 comfortably
+_ERR_BIG = 2  # an integer over _LIMIT
+#: The largest integer a graph file may hold (vertex ids, counts). The tokenizer checks it digit by
+#: digit, and below 2**58 the next digit (x * 10 + 9) cannot overflow int64 before it is checked.
+_LIMIT = 1 << 58
 
 # 10**k is exact in float64 for k <= 22, so mantissa (< 2**53) times or over it is one correctly
 # rounded operation: the value strtod gives (Clinger's fast path). Other numbers are parsed by
@@ -170,7 +173,7 @@ def _tokenize(buf, comment, max_tokens, keep_empty, real_col):
     nl = 0
     i = 0
     lineno = 0
-    limit = np.int64(1) << 58
+    limit = np.int64(_LIMIT)
     while i < nb:
         lineno += 1
         first = nv
@@ -263,7 +266,7 @@ def tokens(data: bytes, path: Path, comment: str, max_tokens: int, keep_empty: b
         buf, ord(comment), max_tokens, keep_empty, real_col)
     if err:
         if err == _ERR_BIG:
-            reason = "integer too large"
+            reason = f"integer too large: numbers here must be at most 2**58 = {_LIMIT:,}"
         elif err_pos > 0 and data[err_pos - 1] in b"+-" and (
                 err_pos == len(data) or not data[err_pos:err_pos + 1].isdigit()):
             reason = "a sign without digits"
@@ -273,6 +276,12 @@ def tokens(data: bytes, path: Path, comment: str, max_tokens: int, keep_empty: b
                          f"{line_text(data, err_pos)!r}: {reason}")
     if real_col >= 0:
         for k in np.flatnonzero(np.isnan(reals)).tolist():
-            reals[k] = float(_NUMBER.match(data, int(values[k])).group())
+            text = _NUMBER.match(data, int(values[k])).group()
+            reals[k] = float(text)
+            if np.isinf(reals[k]):  # 1e400: no float64 holds it
+                line = int(line_no[np.searchsorted(starts, k, side="right") - 1])
+                raise GraphError(f"{path}: line {line}: malformed {what} {nth_line(data, line)!r}: the "
+                                 f"number {text.decode(errors='replace')} is beyond the largest float64 "
+                                 "(about 1.8e308)")
             values[k] = 0
     return values, reals, starts, line_no

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -125,6 +126,15 @@ def parse_generator(spec: str) -> tuple[str, dict]:
     return kind, params
 
 
+def check_source(text: str) -> None:
+    """Refuse a --source that is neither a vertex id (decimal digits, as the file writes them) nor
+    'max-degree' or 'random', before the graph loads."""
+    key = text.strip().lower()
+    if key not in ("max-degree", "random") and not re.fullmatch(r"[+-]?[0-9]+", key):
+        raise UsageError(f"--source {text!r} is invalid: give a vertex id (an integer such as 0 or 105), "
+                         "'max-degree' or 'random'")
+
+
 def load_graph_spec(spec: str, undirected: bool = False, max_arcs: int | None = None):
     """A sample graph name, a graph file path, or gen:KIND:param=value,... -> CSRGraph. A generator
     whose graph would exceed `max_arcs` is refused before it builds anything."""
@@ -141,6 +151,12 @@ def load_graph_spec(spec: str, undirected: bool = False, max_arcs: int | None = 
     if spec.lower() in samples and not Path(spec).exists():
         return graphs.sample_graph(samples[spec.lower()], **opts)
     path = Path(spec).expanduser()
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as err:  # a folder on the way that cannot be searched
+        raise graphs.GraphError(f"{spec}: cannot read: {err.strerror or err}") from None
     if not path.exists() and (path.parent != Path(".") or path.suffix):
         raise graphs.GraphError(f"{spec}: no such file")
     if not path.exists():
@@ -205,6 +221,23 @@ class _Stdout:
         return getattr(self._stream, name)
 
 
+def _closed_streams_to_devnull() -> None:
+    """A standard output or error the caller closed (`bfs4k techniques >&-`; Python then has None
+    for it) reads as /dev/null: what would go there is discarded, as for a reader that has gone,
+    and no file opened later can take its descriptor and receive what is meant for the terminal."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)  # open: a file opened since took the descriptor; leave it alone
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        setattr(sys, name, open(os.devnull, "w"))
+
+
 # ------------------------------------------------------------------ backend
 
 def select_backend(simulator: bool, out=print):
@@ -228,9 +261,12 @@ def cmd_run(args) -> int:
     from ..reference import check_result
     from ..warmup import compile_notices, load_for_run
 
+    if args.arrays and not args.json:
+        raise UsageError("--arrays adds distances and parents to the JSON file: give --json PATH too")
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
             check_output_path(path, option)
+    check_source(args.source)
     tech = Technique.parse(args.technique)
     knob_values = parse_knob_values(tech, args.knob)
     on_cpu = implementation(tech).runtimes == frozenset({"cpu"})
@@ -593,6 +629,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from ..backend import BackendError, NoGPUError
 
+    _closed_streams_to_devnull()
     args = build_parser().parse_args(argv)
     stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)
     try:
