@@ -121,7 +121,8 @@ def load_matrix_market(path, directed: bool | None = None, symmetrize: bool = Fa
     """Load a Matrix Market coordinate file (.mtx, .mtx.gz) with scipy.io.mmread: entry (i, j)
     is the arc i -> j (rows and columns are 1..n in the file; vertex v is row v+1, as every
     0-based reader numbers them, so there is no id map). Real and integer values become the
-    weights (weighted=False drops them; pattern and complex files have none).
+    weights (weighted=False drops them; pattern and complex files have none); a value of an
+    integer field that is not a whole number is a GraphError naming its line.
 
     directed=None follows the header: symmetric / skew-symmetric / hermitian -> undirected graph
     with both arcs of each stored edge, general -> directed. scipy's errors become GraphError
@@ -253,8 +254,8 @@ def load_metis(path, drop_self_loops: bool = True, merge_multi_edges: bool = Tru
     """Load a METIS/Chaco .graph file: `%` comments, header `n m [fmt [ncon]]`, then line v (1..n)
     lists v's 1-based neighbours (vertex v is line v+1: no id map). fmt 0, 1 (edge weights),
     10 (ncon vertex weights), 11, and the vertex-size variants 100/101/110/111 are read; edge
-    weights become the graph's weights (weighted=False drops them), vertex weights and sizes are
-    skipped. METIS graphs are undirected by format: directed=False or None (and symmetrize,
+    weights become the graph's weights (weighted=False drops them; an edge whose two ends list
+    different weights is a GraphError naming both lines), vertex weights and sizes are skipped. METIS graphs are undirected by format: directed=False or None (and symmetrize,
     which changes nothing) are accepted, directed=True is a GraphError. The lists are
     symmetrized, and notes['reverse_arcs_added'] says how many arcs a non-symmetric file
     lacked (0 for a correct file).
