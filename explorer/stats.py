@@ -163,7 +163,8 @@ class RunResult:
             "traversed_edges": self.traversed_edges,
             "total_ms": round(self.total_ms, 4),
             "elapsed_ms": round(self.elapsed_ms, 4),
-            "gteps": round(self.gteps, 4),
+            # None under the simulator: its times are not GPU times, so no TEPS rate is meaningful
+            "gteps": None if (self.device or {}).get("backend") == "simulator" else round(self.gteps, 4),
             "duplicates_generated": sum(dups) if all(d is not None for d in dups) else None,
             "validation": self.validation,
             "instrumented": self.instrumented,
@@ -172,7 +173,10 @@ class RunResult:
         }
 
     def level_rows(self) -> list[dict]:
-        return [lv.as_row() for lv in self.levels]
+        """Each level as a dict, its keys in level_fields' order (the tables', the CSV's)."""
+        rows = [lv.as_row() for lv in self.levels]
+        order = self.level_fields
+        return [{**{f: row[f] for f in order if f in row}, **row} for row in rows]
 
     def to_json(self, include_arrays: bool = False) -> str:
         doc = {"summary": self.summary(), "levels": self.level_rows(),
