@@ -498,3 +498,30 @@ def test_each_time_is_labelled_by_where_it_was_measured(tmp_path):
     assert re.search(r"^simulator time \(ms\)\s+[\d.]+$", p.stdout, re.M) and "GPU time" not in p.stdout
     assert re.search(r"^GTEPS\s+n/a \(simulator\)$", p.stdout, re.M)
     assert json.loads((tmp_path / "s.json").read_text())["summary"]["gteps"] is None
+
+
+def _readme_examples() -> tuple[list[str], list[str]]:
+    """The README's `python3 -m explorer` command lines (but demo, which opens JupyterLab or runs
+    every technique, and warmup) and its Python blocks."""
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(\w+)\n(.*?)```", readme, re.S)
+    commands = [line.partition("#")[0].strip() for lang, text in blocks if lang == "bash"
+                for line in text.splitlines() if line.startswith("python3 -m explorer ")]
+    commands = [c for c in commands if c.split()[3] not in ("demo", "warmup")]
+    return commands, [text for lang, text in blocks if lang == "python"]
+
+
+def test_the_readmes_examples_run_as_written_without_a_gpu(tmp_path):
+    # The headline example had no --simulator and exited 2 on a machine without a GPU. Here they
+    # run in a fresh shell as a user copies them (on a GPU machine, they run there as they are).
+    commands, programs = _readme_examples()
+    assert len(commands) >= 5 and programs
+    for command in commands:
+        p = subprocess.run(command.split(), capture_output=True, text=True, env=clean_env(), cwd=tmp_path,
+                           timeout=600)
+        assert p.returncode == 0, (command, p.stderr)
+    for program in programs:
+        p = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=clean_env(),
+                           cwd=tmp_path, timeout=600)
+        assert p.returncode == 0, (program, p.stderr)
+    assert json.loads((tmp_path / "out.json").read_text())["summary"]["validation"] == "ok"

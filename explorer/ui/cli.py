@@ -1,7 +1,7 @@
 """Command line: `bfs4k` or `python -m explorer`.
 
     bfs4k run bfs4k_fig2 --source 0 --simulator
-    bfs4k run gen:grid2d:rows=20,cols=30 --knob K1=8 --json out.json --csv out.csv
+    bfs4k run gen:grid2d:rows=20,cols=30 --technique bfs4k --knob K1=8 --simulator --json out.json --csv out.csv
     bfs4k demo --headless
     bfs4k warmup                      # compile everything once, before class
     bfs4k graphs | techniques | knobs
@@ -542,7 +542,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=textwrap.dedent(f"""\
             examples:
               {PROG} run bfs4k_fig2 --source 0 --simulator
-              {PROG} run gen:grid2d:rows=20,cols=30 --knob block_threads=128 --json out.json
+              {PROG} run gen:grid2d:rows=20,cols=30 --knob block_threads=128 --simulator --json out.json
               {PROG} demo --headless            # HTML report of a small demo
               {PROG} warmup                     # compile loaders and kernels once, before class
               {PROG} graphs | techniques | knobs
@@ -559,8 +559,9 @@ def build_parser() -> argparse.ArgumentParser:
             list, .mtx Matrix Market, .graph METIS, optionally .gz) or gen:KIND:param=value,...
             examples:
               {PROG} run bfs4k_fig2 --source 0 --simulator
-              {PROG} run my_edges.txt --undirected --source random --seed 3
-              {PROG} run gen:kronecker:scale=10,edge_factor=8 --knob K1=8 --csv levels.csv"""))
+              {PROG} run my_edges.txt --undirected --source random --seed 3 --simulator
+              {PROG} run gen:kronecker:scale=10,edge_factor=8 --technique bfs4k --knob K1=8 --simulator --csv levels.csv
+            Leave --simulator out to run on a GPU."""))
     r.add_argument("graph", metavar="GRAPH", help="sample name, graph file or gen:KIND:param=value,...")
     r.add_argument("--source", default="max-degree",
                    help="start vertex: an id, 'max-degree' (default) or 'random'")
@@ -572,8 +573,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-instrument", dest="instrument", action="store_false",
                    help="skip the per-level counters (edges, duplicates): time only")
     r.add_argument("--simulator", action="store_true",
-                   help="run on Numba's CUDA simulator (CPU; small graphs) instead of a GPU; block-size "
-                        "knobs you do not set become 32 there, so runs take seconds")
+                   help="run on Numba's CUDA simulator (CPU; graphs up to 200,000 arcs) instead of a GPU: "
+                        "every GPU thread is a Python thread, so a run takes seconds on a graph of a few "
+                        "thousand arcs and a minute or more for bfs4k near the limit; block-size knobs you "
+                        "do not set become 32 there (1,024-thread blocks would take minutes on any graph)")
     r.add_argument("--undirected", action="store_true",
                    help="read the graph file as undirected (each line is an edge both ways)")
     r.add_argument("--no-validate", dest="validate", action="store_false",
