@@ -159,14 +159,14 @@ def test_demo_headless_writes_a_report_and_says_which_backend(tmp_path):
     assert f"report written to {out}" in p.stdout
     html = out.read_text(encoding="utf-8")
     assert "Frontier size per level" in html and "bfs4k_fig2" in html
-    # Issue 16 item 16: the report was 0600 whatever the umask.
+    # The report was 0600 whatever the umask.
     assert stat.S_IMODE(out.stat().st_mode) == 0o640
 
 
-# ------------------------------------------------------------------ issue 16: CLI fit and finish
+# ------------------------------------------------------------------ CLI fit and finish
 
 def test_files_the_user_asks_for_get_the_mode_the_umask_gives(tmp_path):
-    # Item 16: JSON and CSV were written 0600 (mkstemp's mode).
+    # JSON and CSV were written 0600 (mkstemp's mode).
     p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--simulator", "--json", "r.json", "--csv", "r.csv",
               cwd=tmp_path, umask=0o022)
     assert p.returncode == 0, p.stderr
@@ -176,13 +176,13 @@ def test_files_the_user_asks_for_get_the_mode_the_umask_gives(tmp_path):
 
 
 def test_the_demo_report_is_ignored_by_git():
-    # Item 16: `demo --headless` writes ./bfs4k-report.html, the notebook quickstart-report.html.
+    # `demo --headless` writes ./bfs4k-report.html, the notebook quickstart-report.html.
     ignored = (Path(__file__).resolve().parent.parent / ".gitignore").read_text().splitlines()
     assert cli.DEMO_REPORT in ignored and "quickstart-report.html" in ignored
 
 
 def test_counts_not_measured_are_a_dash_on_screen_and_an_empty_csv_cell(tmp_path):
-    # Item 13: with --no-instrument the CSV held -1 for the counts not measured.
+    # With --no-instrument the CSV held -1 for the counts not measured.
     p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--simulator", "--no-instrument", "--csv", "r.csv",
               cwd=tmp_path)
     assert p.returncode == 0, p.stderr
@@ -208,7 +208,7 @@ OUTPUT_PATHS = [
 
 @pytest.mark.parametrize("args,message", OUTPUT_PATHS, ids=[" ".join(a) for a, _ in OUTPUT_PATHS])
 def test_output_paths_are_checked_before_the_bfs_runs(tmp_path, args, message):
-    # Item 6: `--json /nonexistent/x.json` failed only after the whole BFS had run.
+    # `--json /nonexistent/x.json` failed only after the whole BFS had run.
     (tmp_path / "afile").write_text("")
     p = bfs4k(*[a.format(tmp=tmp_path) for a in args], "--simulator", cwd=tmp_path, timeout=120)
     assert (p.returncode, p.stderr, p.stdout) == (2, f"bfs4k: error: {message.format(tmp=tmp_path)}\n", "")
@@ -226,7 +226,7 @@ def test_an_output_directory_that_is_not_writable_is_refused(tmp_path, monkeypat
 @pytest.mark.parametrize("args", [["graphs"], ["run", "bfs4k_fig2", "--source", "0", "--simulator", "--csv", "r.csv"]],
                          ids=["graphs", "run"])
 def test_a_reader_that_leaves_early_is_not_an_error(tmp_path, args, unbuffered):
-    # Item 7: `bfs4k graphs | head -1` printed "Broken pipe" and exited 2. Here the reader has gone
+    # `bfs4k graphs | head -1` printed "Broken pipe" and exited 2. Here the reader has gone
     # before anything is written, so every write meets the closed pipe.
     p = subprocess.Popen([sys.executable, "-m", "explorer", *args], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, env=clean_env(PYTHONUNBUFFERED=unbuffered), cwd=tmp_path)
@@ -239,7 +239,7 @@ def test_a_reader_that_leaves_early_is_not_an_error(tmp_path, args, unbuffered):
 
 
 def test_demo_runs_jupyterlab_on_localhost_and_allows_root():
-    # Item 10: as root, Jupyter refused to start ("Running as root is not recommended").
+    # As root, Jupyter refused to start ("Running as root is not recommended").
     argv = cli.jupyter_lab_argv(cli.NOTEBOOK, 8899, as_root=True)
     assert argv[:2] == ["jupyter", "lab"] and argv[-1] == str(cli.NOTEBOOK)
     assert {"--allow-root", "--ServerApp.ip=127.0.0.1", "--ServerApp.port=8899",
@@ -330,7 +330,7 @@ def test_demo_without_headless_explains_what_it_needs(capsys, monkeypatch):
 
 
 def test_readme_says_how_files_load_where_the_cache_is_and_what_threads_may_do(tmp_path, monkeypatch):
-    # Item 18: the README said nothing of directedness, the cache or threads. It says it now, and
+    # The README said nothing of directedness, the cache or threads. It says it now, and
     # what it says is what the code does.
     from explorer import graphs
 
@@ -355,7 +355,7 @@ def test_readme_says_how_files_load_where_the_cache_is_and_what_threads_may_do(t
 
 
 def test_sources_and_results_speak_the_files_own_ids(tmp_path):
-    # Issue 16 item 1: a SNAP file with ids 1..4 was remapped to 0..3 and `--source 1` silently
+    # A SNAP file with ids 1..4 was remapped to 0..3 and `--source 1` silently
     # started at the file's id 2; a file with ids 101..112 refused `--source 101`.
     path = tmp_path / "ones.txt"
     path.write_text("1 2\n2 3\n3 4\n")
@@ -376,7 +376,7 @@ def test_sources_and_results_speak_the_files_own_ids(tmp_path):
 
 
 def test_simulator_refuses_a_generated_graph_before_building_it(tmp_path):
-    # Issue 16 item 8: gen:kronecker:scale=22 --simulator built 128 M arcs and cached 547 MB first.
+    # Gen:kronecker:scale=22 --simulator built 128 M arcs and cached 547 MB first.
     cache = tmp_path / "cache"
     env = clean_env(BFS4K_CACHE_DIR=str(cache))
     p = subprocess.run([sys.executable, "-m", "explorer", "run", "gen:kronecker:scale=22", "--simulator"],

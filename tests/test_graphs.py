@@ -764,7 +764,7 @@ def test_snap_reals_match_python_float():
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 16: the file's own vertex ids, line ends, cache checks, sizes, METIS, temporaries
+# The file's own vertex ids, line ends, cache checks, sizes, METIS, temporaries
 
 
 def test_snap_ids_are_kept_and_translated(cache_dir):
