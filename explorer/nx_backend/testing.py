@@ -89,7 +89,9 @@ def pytest_collection_modifyitems(config, items):
         if len(group) > limit:
             keep = {group[i * len(group) // limit].nodeid for i in range(limit)}
             dropped += [it for it in group if it.nodeid not in keep]
-            _SAMPLED[name] = f"{limit} of {len(group)} cases"
+            module = getattr(getattr(group[0], "module", None), "__name__", "")
+            # a module given by --pyargs outside the root directory has no path in the node id
+            _SAMPLED[f"{module}{name}" if name.startswith("::") else name] = f"{limit} of {len(group)} cases"
     if dropped:
         gone = {id(it) for it in dropped}
         config.hook.pytest_deselected(items=dropped)
