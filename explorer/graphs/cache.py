@@ -285,7 +285,7 @@ def read_npz(path: Path) -> dict:
     return out
 
 
-def store(path: Path, graph: CSRGraph, key: dict, content: str | None = None) -> None:
+def store(path: Path, graph: CSRGraph, key: dict | None = None, content: str | None = None) -> None:
     """Write atomically: a temp file in the same folder, then os.replace, so an interrupted
     write leaves the old entry or nothing, never half a file under the final name. The entry
     keeps its key and, for a file, the digest of the bytes it was built from."""
