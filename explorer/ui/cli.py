@@ -130,7 +130,7 @@ def check_source(text: str) -> None:
     """Refuse a --source that is neither a vertex id (decimal digits, as the file writes them) nor
     'max-degree' or 'random', before the graph loads."""
     key = text.strip().lower()
-    if key not in ("max-degree", "random") and not re.fullmatch(r"[+-]?[0-9]+", key):
+    if key not in ("max-degree", "random") and not re.fullmatch(r"-?[0-9]+", key):
         raise UsageError(f"--source {text!r} is invalid: give a vertex id (an integer such as 0 or 105), "
                          "'max-degree' or 'random'")
 
