@@ -19,17 +19,23 @@ def not_in_graph(G, node) -> str:
     return f"The node {node} is not in the {'digraph' if G.is_directed() else 'graph'}."
 
 
-def searched(G, source, opts: Options, reverse: bool = False) -> np.ndarray:
-    """Distances from `source` (a node), NetworkXError as networkx's neighbour lookups when absent."""
+def check_node(G, source) -> None:
+    """networkx's errors for a source its neighbour lookups cannot find: TypeError for an
+    unhashable one (`G.neighbors([1])` hashes it), else NetworkXError when absent."""
+    hash(source)
     if source not in G:
         raise nx.NetworkXError(not_in_graph(G, source))
+
+
+def searched(G, source, opts: Options, reverse: bool = False) -> np.ndarray:
+    """Distances from `source` (a node), with networkx's errors (check_node)."""
+    check_node(G, source)
     return searches.row(G, G.id_of(source), opts, reverse)
 
 
 def tree_pairs(G, source, reverse: bool, depth_limit, opts: Options) -> tuple[list, list]:
     """(parents, children) of networkx's generic_bfs_edges, in its order (nodes)."""
-    if source not in G:
-        raise nx.NetworkXError(not_in_graph(G, source))
+    check_node(G, source)
     limit = len(G) if depth_limit is None else depth_limit
     if not 0 < limit:
         return [], []

@@ -41,7 +41,7 @@ from bokeh.palettes import Category20_20
 from bokeh.plotting import figure
 from bokeh.transform import dodge
 
-from .tables import COUNT_FIELDS, TABLE_FIELDS, TABLE_TITLES, default_label, format_count
+from .tables import COUNT_FIELDS, TABLE_FIELDS, default_label, format_count
 from ..stats import LEVEL_FIELDS, LevelStats, RunResult
 
 #: Log axes cannot show 0: zeros are drawn at this height (below 1, so never mistaken for a
@@ -475,7 +475,7 @@ class LevelStream:
             right = StringFormatter(text_align="right")
             cols = [TableColumn(field="run", title="run", width=table_px("#1 topdown-queue (graph)"))]
             for name in TABLE_FIELDS:
-                title = TABLE_TITLES.get(name, name)
+                title = name
                 kw = {"title": title, "width": table_px(title), "field": name}
                 if name in COUNT_FIELDS:
                     kw.update(field=f"{name}_text", formatter=right, sortable=False)
