@@ -13,7 +13,8 @@ candidate passes has = False), which is what the votes, shuffles and syncwarps n
 Arguments come in groups (tuples; Numba inlines the device functions, so a group costs nothing
 over its members):
 
-  graph  (dist, parent)                     the BFS tree: level and parent of every vertex (int32)
+  tree   (dist, parent)                     the BFS tree: level and parent of every vertex (int32;
+                                            the kernels' kernels.args.Tree)
   claim  (atomic, latency_bound, bits, bm_off)
          atomic: compare-and-swap on dist (else the paper's read-then-write race, which lets lanes
          and warps that see v unvisited together all keep it: duplicates); latency_bound: skip the
@@ -34,6 +35,7 @@ over its members):
          F_d_new; sh_cap = 0: none); log_base >= 0: queue is a visit log instead, three rows of cap
          entries (vertex, parent, level), position p at entry log_base + p.
   cl     the cluster context: no_cluster(...) everywhere but a thread-block cluster (see there).
+  ops    (nxt, tree, claim, inst, filt, out, cl): all of a level's groups, nxt its next level.
 
 Per-thread counts go to `acc`, a local int64 array of at least NUM_ACC entries (NUM_ACC_CLUSTER
 with a cluster context); a caller's own counts follow in the slots after them.
@@ -86,19 +88,19 @@ def no_cluster(offsets, arr):
 
 # ------------------------------------------------------------------------------ claim
 @cuda.jit(device=True)
-def _mark(found, v, u, nxt, graph):
+def _mark(found, v, u, nxt, tree):
     """Level and parent of a vertex this lane claimed without compare-and-swap."""
-    dist, parent = graph
+    dist, parent = tree
     if found:
         dist[uidx(v)] = nxt
         parent[uidx(v)] = u
 
 
 @cuda.jit(device=True)
-def claim(has_edge, v, u, nxt, graph, mode, cl):
+def claim(has_edge, v, u, nxt, tree, mode, cl):
     """The visiting rule for v, reached from u, at level nxt (claim group `mode`). Collective.
     Returns (this lane claimed v, some lane of the warp claimed something)."""
-    dist, parent = graph
+    dist, parent = tree
     atomic_claim, latency_bound, bitmap, bm_off = mode
     if bm_off >= 0:
         found = claim_bit(has_edge, v, bitmap, bm_off, cl)  # level and parent go to the visit log
@@ -115,7 +117,7 @@ def claim(has_edge, v, u, nxt, graph, mode, cl):
     # Each writes the same distance and a valid parent (its own frontier vertex).
     unvisited = has_edge and dist[uidx(v)] == -1
     anyone = cuda.any_sync(FULL, unvisited)
-    _mark(unvisited, v, u, nxt, graph)
+    _mark(unvisited, v, u, nxt, tree)
     return unvisited, anyone
 
 
@@ -135,12 +137,12 @@ def claim_bit(has_edge, v, bitmap, bm_off, cl):
 
 
 @cuda.jit(device=True)
-def claim_pair(has_a, va, has_b, vb, u, nxt, graph, mode, cl):
+def claim_pair(has_a, va, has_b, vb, u, nxt, tree, mode, cl):
     """The visiting rule for two candidates of each lane, their memory accesses issued back to
     back: the second is in flight before the first returns (for a latency-bound caller: its
     compare-and-swaps skip the read). Collective. Returns (lane claimed va, lane claimed vb, some
     lane claimed something)."""
-    dist, parent = graph
+    dist, parent = tree
     atomic_claim, _, bitmap, bm_off = mode
     if bm_off >= 0:
         fa = claim_bit(has_a, va, bitmap, bm_off, cl)  # level and parent go to the visit log
@@ -170,8 +172,8 @@ def claim_pair(has_a, va, has_b, vb, u, nxt, graph, mode, cl):
     fa = has_a and da == -1
     fb = has_b and db == -1
     anyone = cuda.any_sync(FULL, fa or fb)
-    _mark(fa, va, u, nxt, graph)
-    _mark(fb, vb, u, nxt, graph)
+    _mark(fa, va, u, nxt, tree)
+    _mark(fb, vb, u, nxt, tree)
     return fa, fb, anyone
 
 
@@ -268,20 +270,22 @@ def enqueue(found, v, u, nxt, inst, filt, q, qn, acc, with_parent):
 
 
 @cuda.jit(device=True)
-def visit(has_edge, v, u, nxt, graph, mode, inst, filt, q, qn, acc, cl):
-    """Claim, count, filter and queue one candidate per lane. Collective; returns the queue's
-    length (it gains at most one entry)."""
-    found, anyone = claim(has_edge, v, u, nxt, graph, mode, cl)
+def visit(has_edge, v, u, ops, q, qn, acc):
+    """Claim, count, filter and queue one candidate per lane (the level's groups in `ops`).
+    Collective; returns the queue's length (it gains at most one entry)."""
+    nxt, tree, mode, inst, filt, _, cl = ops
+    found, anyone = claim(has_edge, v, u, nxt, tree, mode, cl)
     if not anyone:
         return qn  # warp-uniform: most rounds of late levels find only visited vertices
     return enqueue(found, v, u, nxt, inst, filt, q, qn, acc, mode[3] >= 0)
 
 
 @cuda.jit(device=True)
-def visit_pair(has_a, va, has_b, vb, u, nxt, graph, mode, inst, filt, q, qn, acc, cl):
+def visit_pair(has_a, va, has_b, vb, u, ops, q, qn, acc):
     """visit for two candidates per lane, both claims in flight together (see claim_pair).
     Collective; the queue gains up to two entries."""
-    fa, fb, anyone = claim_pair(has_a, va, has_b, vb, u, nxt, graph, mode, cl)
+    nxt, tree, mode, inst, filt, _, cl = ops
+    fa, fb, anyone = claim_pair(has_a, va, has_b, vb, u, nxt, tree, mode, cl)
     if not anyone:
         return qn
     qn = enqueue(fa, va, u, nxt, inst, filt, q, qn, acc, mode[3] >= 0)

@@ -30,7 +30,8 @@ Every warp-level call is made by all 32 lanes (loops run while any lane has work
 what the shuffles need on the GPU and what kernels.sim checks under the simulator.
 
 Modules: layout (the constants the host shares, no Numba: `from kernels.bfs4k import layout`),
-build (kernels_for, Kernels, kernel_signatures), multi, single, cluster, commit (the kernels),
+args (the kernels' argument groups, kernels.args), build (kernels_for, Kernels, kernel_signatures),
+multi, single, cluster, commit (the kernels),
 expand (virtual warps, edge-discover), device (helpers), provenance (multi's and heavy's variant
 that logs who made each claim, for explorer.duplicates; the kernels above are not changed by it). The claims, duplicate filters, local
 queues and flushes are kernels.frontier_ops', shared with other techniques. Importing this

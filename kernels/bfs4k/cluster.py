@@ -6,10 +6,12 @@ import functools
 from numba import cuda, int32, int64
 from numba.core import config
 
+from ..args import Graph, QueuePair, Stamps, Tree
 from ..cluster import cluster_load, cluster_map, cluster_rank, cluster_sync, smem_addr
 from ..frontier_ops import A_EDGES, A_TOP
 from ..primitives import clock64, warp_max, warp_sum
 from .device import FULL, NUM_ACC, _acc_counts, _degree_bin, _u, _use_edge_discover, _virtual_warp_size
+from .args import SingleKnobs, SingleOut
 from .expand import _expand
 from .layout import (CULL_ENTRIES, DEGREE_BINS, L_CLOCK, NEXT_SIZE, OVERFLOW, QLEN, R_HEAVY,
                      R_TOP, ROW, ROW_CLUSTER, ROWS_CLUSTER, S_CLOCK_START, WARP_CULL, register_cap)
@@ -63,9 +65,8 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
     options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
 
     @cuda.jit(cache=True, **options)
-    def bfs4k_cluster(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
-                      max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
-                      hmask, k7, region0_words, bm_words, visits):
+    def bfs4k_cluster(graph: Graph, tree: Tree, stamps: Stamps, queues: QueuePair, out: SingleOut,
+                      knobs: SingleKnobs):
         """Levels inside one launch of one cluster while 0 < |F| < F_Threshold (= C x the single
         block's): bfs4k_single's loop (§5.5), its arguments, log and visit log, on C SMs that share
         a hardware barrier and each other's shared memory (kernels.cluster). A level has one
@@ -84,15 +85,20 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
           (it is local to a block's warps);
         - log rows are per block: row (level - level0) x C + rank; the host sums their counts.
 
-        Dynamic shared memory: [hash64 or culling tables: region0_words int32][F_d, F_d_new: fcap
-        int32 each][their first edges: fcap int64 each][their degrees: fcap int32 each][this block's
-        bitmap slice: bm_words int32].
+        Dynamic shared memory: [hash64 or culling tables: region0_words int32][F_d, F_d_new:
+        f_capacity int32 each][their first edges: f_capacity int64 each][their degrees: f_capacity
+        int32 each][this block's bitmap slice: bitmap_words int32].
         """
         tid = cuda.threadIdx.x
         lane = cuda.laneid
         B = cuda.blockDim.x
         if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
             return
+        offsets, indices = graph
+        dist = tree.dist
+        qa, qb, in_a, fsize0, _, level0 = queues
+        hist, log, state, visits, max_levels = out
+        f_threshold, fcap, k1, k2_limit, k3, k4, hmask, k7, region0_words, bm_words = knobs
         rank = cluster_rank()
         table = cuda.shared.array(0, int64)
         sh32 = cuda.shared.array(0, int32)
@@ -150,9 +156,8 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         a_is_in = in_a
         level = level0
         acc = cuda.local.array(NUM_ACC, int64)
-        graph = (dist, parent)
         mode = (True, True, cull, bm_off)  # claims through the bitmap
-        inst = (False, stamp, stamp2)  # the bitmap's claims are exclusive: no duplicates to count
+        inst = (False, stamps.claimed, stamps.kept)  # the bitmap's claims are exclusive: no duplicates to count
         filt = (dedup, table, hmask, tid, cull, cull_base)
         q = cuda.local.array((2, QLEN), int32)
         while True:
@@ -191,8 +196,8 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
                   smem_addr(sh32, fn_off), smem_addr(sh32, 2 * rbn_off), smem_addr(sh32, dgn_off), offsets,
                   heavy_min, cnt[R_HEAVY:])
             src = (sh32, f_off, local, offsets, indices, table, rb_off, deg_off)
-            out = (visits, log_cap, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, logged)  # the visit log
-            ops = (nxt, graph, mode, inst, filt, out, cl)
+            dst = (visits, log_cap, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, logged)  # the visit log
+            ops = (nxt, tree, mode, inst, filt, dst, cl)
             _expand(ed, W, binary, src, ops, q, acc, k7)
             _acc_counts(acc, cnt, 0)
             claimed_edges = warp_sum(acc[A_EDGES])

@@ -3,19 +3,20 @@ frontier, with heavy vertices set aside for their child grid (§5.3); _expand ru
 over the single block's shared frontier. The claims, filters, local queues and flushes are
 kernels.frontier_ops'.
 
-Groups (tuples) besides frontier_ops' (graph, claim mode, inst, filt, out, cl):
+Groups (tuples) besides frontier_ops' (tree, claim mode, inst, filt, out, cl):
   src    (frontier, fbase, fsize, offsets, indices, rows64, rb_off, deg_off): the frontier's fsize
          entries at frontier[fbase:]; rb_off >= 0: their rows are in shared memory beside them
          (first edges at rows64[rb_off:], degrees at frontier[deg_off:], see single._load_rows),
          -1: read from offsets.
-  heavy  (heavy_thr, heavy_v, heavy_off, heavy_ctr): a vertex of degree >= heavy_thr (> 0) goes
-         to the heavy list for its child grid instead (see _heavy_push).
-  ops    (nxt, graph, mode, inst, filt, out, cl): what a visit and a flush of the level need.
+  heavy  a kernels.bfs4k.args.Heavy: a vertex of degree >= heavy.threshold (> 0) goes to the
+         heavy list for its child grid instead (see _heavy_push).
+  ops    (nxt, tree, mode, inst, filt, out, cl): what a visit and a flush of the level need.
 """
 from numba import cuda, int32, int64
 
 from ..frontier_ops import flush, visit, visit_pair
 from ..primitives import warp_inclusive_scan, warp_search_owner
+from .args import Heavy
 from .device import A_EXT, FULL, _heavy_push, _popc, _u
 from .layout import QLEN
 
@@ -32,12 +33,12 @@ def _row(u, i, src):
 
 
 @cuda.jit(device=True)
-def expand_virtual_warp(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
+def expand_virtual_warp(vw, W, src, heavy, ops, q, acc, binary, k7):
     """Dynamic virtual warps (§5.2): W lanes share frontier entry vw. Returns heavy (0/1).
     The single block (rb_off >= 0: rows in shared memory) takes two neighbours per lane and round."""
     frontier, fbase, fsize, _, indices, _, rb_off, _ = src
-    heavy_thr, heavy_v, heavy_off, heavy_ctr = heavy_grp
-    nxt, graph, mode, inst, filt, out, cl = ops
+    heavy_thr = heavy.threshold
+    nxt, tree, mode, inst, filt, out, cl = ops
     lane = cuda.laneid
     l = lane & (W - 1)
     leader = lane - l
@@ -52,11 +53,11 @@ def expand_virtual_warp(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
     u = cuda.shfl_sync(FULL, u, leader)
     beg = cuda.shfl_sync(FULL, beg, leader)
     end = cuda.shfl_sync(FULL, end, leader)
-    heavy = 0
+    n_heavy = 0
     if heavy_thr > 0 and end - beg >= heavy_thr:
         if l == 0:
-            heavy = 1
-            _heavy_push(u, end - beg, heavy_v, heavy_off, heavy_ctr)
+            n_heavy = 1
+            _heavy_push(u, end - beg, heavy.vertices, heavy.offsets, heavy.counter)
         end = beg
     e = beg + l
     qn = int32(0)
@@ -73,13 +74,13 @@ def expand_virtual_warp(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
             if has_b:
                 vb = indices[_u(e + W)]
             e += W + W
-            qn = visit_pair(has_a, va, has_b, vb, u, nxt, graph, mode, inst, filt, q, qn, acc, cl)
+            qn = visit_pair(has_a, va, has_b, vb, u, ops, q, qn, acc)
             rounds = int32(rounds + 1)
             if rounds == QLEN // 2:  # a lane gains at most two vertices a round
                 qn = flush(q, qn, out, binary, k7, acc, nxt, cl)
                 rounds = int32(0)
         flush(q, qn, out, binary, k7, acc, nxt, cl)
-        return heavy
+        return n_heavy
     # Each round loads the next round's neighbour before visiting this one: the load is in
     # flight during the claim instead of after it.
     v_next = int32(0)
@@ -92,36 +93,36 @@ def expand_virtual_warp(vw, W, src, heavy_grp, ops, q, acc, binary, k7):
             e += W
             if e < end:
                 v_next = indices[_u(e)]
-        qn = visit(has, v, u, nxt, graph, mode, inst, filt, q, qn, acc, cl)
+        qn = visit(has, v, u, ops, q, qn, acc)
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now
             qn = flush(q, qn, out, binary, k7, acc, nxt, cl)
             rounds = int32(0)
     flush(q, qn, out, binary, k7, acc, nxt, cl)
-    return heavy
+    return n_heavy
 
 
 @cuda.jit(device=True)
-def expand_edge_discover(wid, src, heavy_grp, ops, q, acc, binary, k7):
+def expand_edge_discover(wid, src, heavy, ops, q, acc, binary, k7):
     """Edge-discover (§5.4): a warp's 32 lanes are spread over the edges of the 32 frontier
     entries from wid * 32. Returns how many of the warp's vertices took the heavy path on this
     lane (0/1)."""
     frontier, fbase, fsize, _, indices, _, _, _ = src
-    heavy_thr, heavy_v, heavy_off, heavy_ctr = heavy_grp
-    nxt, graph, mode, inst, filt, out, cl = ops
+    heavy_thr = heavy.threshold
+    nxt, tree, mode, inst, filt, out, cl = ops
     lane = cuda.laneid
     idx = wid * 32 + lane
     u = int32(0)
     beg = int64(0)
     deg = int64(0)
-    heavy = 0
+    n_heavy = 0
     if idx < fsize:
         u = frontier[_u(fbase + idx)]
         beg, end = _row(u, idx, src)
         deg = end - beg
         if heavy_thr > 0 and deg >= heavy_thr:
-            heavy = 1
-            _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
+            n_heavy = 1
+            _heavy_push(u, deg, heavy.vertices, heavy.offsets, heavy.counter)
             deg = 0
     incl = warp_inclusive_scan(deg)
     total = cuda.shfl_sync(FULL, incl, 31)
@@ -149,7 +150,7 @@ def expand_edge_discover(wid, src, heavy_grp, ops, q, acc, binary, k7):
         v = int32(0)
         if has:
             v = indices[_u(o_beg + (k - o_excl))]
-        qn = visit(has, v, o_u, nxt, graph, mode, inst, filt, q, qn, acc, cl)
+        qn = visit(has, v, o_u, ops, q, qn, acc)
         rounds = int32(rounds + 1)
         if rounds == QLEN:
             qn = flush(q, qn, out, binary, k7, acc, nxt, cl)
@@ -158,7 +159,7 @@ def expand_edge_discover(wid, src, heavy_grp, ops, q, acc, binary, k7):
         if cur_end <= base:
             cur = _popc(cuda.ballot_sync(FULL, incl <= base))
     flush(q, qn, out, binary, k7, acc, nxt, cl)
-    return heavy
+    return n_heavy
 
 
 @cuda.jit(device=True)
@@ -167,7 +168,7 @@ def _expand(ed, W, binary, src, ops, q, acc, k7):
     (src: in shared memory, rows beside them), by edge-discover or virtual warps of W lanes; no
     heavy vertices (a frontier holding one went back to the host). Collective over the block."""
     fsize = src[2]
-    no_heavy = (0, src[0], src[0], src[0])
+    no_heavy = Heavy(0, 0, src[0], src[0], src[0])
     tid = cuda.threadIdx.x
     B = cuda.blockDim.x
     if ed:

@@ -6,7 +6,9 @@ import functools
 from numba import cuda, int32, int64
 from numba.core import config
 
+from ..args import Graph, QueuePair, Stamps, Tree
 from ..primitives import clock64, warp_max, warp_sum
+from .args import SingleKnobs, SingleOut
 from .device import (FULL, NUM_ACC, _acc_counts, _count_degrees, _degree_bin, _no_cluster, _u, _use_edge_discover,
                      _virtual_warp_size)
 from .expand import _expand
@@ -154,25 +156,25 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
     options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
 
     @cuda.jit(cache=True, **options)
-    def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
-                     max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
-                     hmask, k7, region0_words, bm_words, visits):
+    def bfs4k_single(graph: Graph, tree: Tree, stamps: Stamps, queues: QueuePair, out: SingleOut,
+                     knobs: SingleKnobs):
         """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
 
         Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
-        [F_d: fcap int32][F_d_new: fcap int32][F_d's first edges: fcap int64][F_d's degrees: fcap
-        int32], then with shared_visited [visited bitmap: bm_words int32], filled from dist on entry.
+        [F_d: f_capacity int32][F_d_new: f_capacity int32][F_d's first edges: f_capacity int64]
+        [F_d's degrees: f_capacity int32], then with shared_visited [visited bitmap: bitmap_words
+        int32], filled from dist on entry.
         Each level starts by loading its frontier's rows into shared memory (_load_rows): the
         level's decisions come from their statistics, and its loops read them there, so a round's
         dependent global loads are the neighbours only. Every next-frontier entry also goes to global memory, so
         the multi-block kernel can take over the moment the frontier outgrows the block: to the
-        queue, or with shared_visited to the visit log `visits` (vertex, parent, level; three rows
-        of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
+        queue, or with shared_visited to the visit log `out.visits` (vertex, parent, level; three
+        rows of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
         parent and the queue after the block: scattered stores are a quarter of a plain one-block
         BFS of the grid (benchmarks/plain_single_block.py), spread over all SMs they are one
         short launch.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
-        launched from there (Numba has no dynamic parallelism). `hist` receives the last frontier's
+        launched from there (Numba has no dynamic parallelism). `out.hist` receives the last frontier's
         degree histogram on exit (the host plans from it). The SM's cycle counter is read as the
         kernel starts, as each level ends (log[:, L_CLOCK]) and as the kernel ends (state); the
         host splits the launch's time between the levels by them. The last warp reads it each
@@ -183,6 +185,11 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         B = cuda.blockDim.x
         if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
             return
+        offsets, indices = graph
+        dist = tree.dist
+        qa, qb, in_a, fsize0, out_cap, level0 = queues
+        hist, log, state, visits, max_levels = out
+        f_threshold, fcap, k1, k2_limit, k3, k4, hmask, k7, region0_words, bm_words = knobs
         table = cuda.shared.array(0, int64)
         sh32 = cuda.shared.array(0, int32)
         cull = sh32
@@ -202,9 +209,8 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
         log_cap = int32(visits.shape[0] // 3)
         nocl = _no_cluster(offsets, hist_c)
-        graph = (dist, parent)
         mode = (atomic_claim, True, cull, bm_off)  # latency-bound: one block
-        inst = (instrument, stamp, stamp2)
+        inst = (instrument, stamps.claimed, stamps.kept)
         filt = (dedup, table, hmask, tid, cull, cull_base)
         logged = int32(0)  # visit log entries of the levels before this one
         last = int32(0)  # where the latest level's entries start in it
@@ -260,16 +266,16 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             edges = int64(0)
             if tid < 32:  # only the log needs the frontier's degree sum: one warp reduces it
                 edges = warp_sum(wsum[r, lane])
-            out = qb if a_is_in else qa
+            dst = qb if a_is_in else qa
             out_n = out_cap
             log_base = int32(-1)
             if shared_visited:
-                out = visits
+                dst = visits
                 out_n = log_cap
                 log_base = logged
             nxt = int32(level + 1)
             src = (sh32, f_off, fsize, offsets, indices, table, rb_off, deg_off)
-            ops = (nxt, graph, mode, inst, filt, (out, out_n, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, log_base),
+            ops = (nxt, tree, mode, inst, filt, (dst, out_n, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, log_base),
                    nocl)
             _expand(ed, W, binary, src, ops, q, acc, k7)
             _acc_counts(acc, cnt, 0)

@@ -8,6 +8,9 @@ import dataclasses
 
 import numpy as np
 
+from kernels.args import Graph, Level, QueuePair, Stamps, Tree
+from kernels.bfs4k.args import Heavy, MultiPlan, Readback, SingleKnobs, SingleOut
+
 from ...stats import Kernel
 from ..base import Batch, LevelLoop, RunContext, cycle_weights, init_search
 from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
@@ -85,6 +88,14 @@ class BFS4KLoop(LevelLoop):
         # The single block's visit log (vertex, parent, level): each vertex is claimed once.
         self.visits = ctx.buffer("visits", 3 * n if self.shared_visited else 3, np.int32)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
+        # The kernels' argument groups that stay the same for the whole run.
+        self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
+        self.stamps = Stamps(self.stamp, self.stamp2)
+        lay = self.single_layout
+        if lay is not None:
+            self.single_knobs = SingleKnobs(
+                lay.frontier_capacity * self.C, lay.frontier_capacity, knobs.K1, self.heavy_lim, knobs.K3, knobs.K4,
+                max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words)
 
         self.frontier = FrontierStats.of_vertices(ctx.graph.degrees()[[ctx.source]])
         self.level, self.in_a = 0, True
@@ -144,20 +155,16 @@ class BFS4KLoop(LevelLoop):
                                                                 4 * self.ctx.limits.sm_count))
 
     def _single(self, go) -> None:
-        ctx, knobs, lay, C = self.ctx, self.ctx.knobs, self.single_layout, self.C
-        offsets, indices = ctx.graph_arrays
-        qa, qb = self.queues
-        args = (offsets, indices, self.dist, self.parent, qa, qb, self.frontier.size, self.in_a, self.capacity,
-                self.hist[self.buf], self.log, MAX_LOG, self.level, self.state[self.buf], self.stamp, self.stamp2,
-                lay.frontier_capacity * C, lay.frontier_capacity, knobs.K1, self.heavy_lim, knobs.K3, knobs.K4,
-                max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words, self.visits)
+        knobs, lay, C = self.ctx.knobs, self.single_layout, self.C
+        queues = QueuePair(*self.queues, self.in_a, self.frontier.size, self.capacity, self.level)
+        out = SingleOut(self.hist[self.buf], self.log, self.state[self.buf], self.visits, MAX_LOG)
+        groups = (self.graph, self.tree, self.stamps, queues, out, self.single_knobs)
         if C == 1:
-            go(self.kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes, *args)
+            go(self.kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes, *groups)
         else:  # the cluster form: one cluster of C blocks, C log rows a level
-            go.cluster(self.kern.single, C, C, knobs.single_block_threads, lay.dynamic_bytes, *args)
+            go.cluster(self.kern.single, C, C, knobs.single_block_threads, lay.dynamic_bytes, *groups)
         if self.shared_visited:
-            go(self.kern.commit, self.commit_blocks, STATS_THREADS, 0, self.visits, self.state[self.buf], self.dist,
-               self.parent, qa, qb)
+            go(self.kern.commit, self.commit_blocks, STATS_THREADS, 0, self.tree, queues, out)
 
     def _fused(self, plan) -> bool:
         """Whether the level kernel's last block writes the next frontier's histogram itself (one
@@ -166,25 +173,22 @@ class BFS4KLoop(LevelLoop):
         return not plan.heavy_vertices and min(self.frontier.edges, self.capacity) <= FUSED_STATS_MAX
 
     def _multi(self, go, plan, size, stats_blocks) -> None:
-        ctx, knobs, lay, b = self.ctx, self.ctx.knobs, self.multi_layout, self.buf
-        offsets, indices = ctx.graph_arrays
+        knobs, lay, b = self.ctx.knobs, self.multi_layout, self.buf
         qa, qb = self.queues
         src, dst = (qa, qb) if self.in_a else (qb, qa)
-        hmask = max(lay.hash_entries - 1, 0)
-        counters, hist, heavy_ctr = self.counters[b], self.hist[b], self.heavy_ctr[b]
         fused = self._fused(plan)
         if not self.clear[b]:
             go.zero(self.cleared[b])
-        go(self.kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
-           offsets, indices, self.dist, self.parent, src, size, dst, self.capacity, counters, self.level,
-           self.stamp, self.stamp2, plan.warp_size, plan.edge_discover, plan.heavy_threshold, self.heavy_v,
-           self.heavy_off, heavy_ctr, hmask, plan.binary_scan, knobs.K7, hist, self.cleared[1 - b], fused)
+        groups = (self.graph, self.tree, self.stamps, Level(src, size, dst, self.capacity, self.level),
+                  Heavy(plan.heavy_threshold, knobs.K3, self.heavy_v, self.heavy_off, self.heavy_ctr[b]),
+                  MultiPlan(plan.warp_size, plan.edge_discover, plan.binary_scan, knobs.K7,
+                            max(lay.hash_entries - 1, 0), fused),
+                  Readback(self.counters[b], self.hist[b], self.cleared[1 - b]))
+        go(self.kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes, *groups)
         if plan.heavy_vertices:
-            go(self.kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
-               offsets, indices, self.dist, self.parent, dst, self.capacity, counters, self.level,
-               self.stamp, self.stamp2, self.heavy_v, self.heavy_off, heavy_ctr, knobs.K3, hmask, knobs.K7)
+            go(self.kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes, *groups)
         if not fused:  # the next frontier's degree histogram, for the next level's plan
-            go(self.kern.stats, stats_blocks, STATS_THREADS, 0, offsets, dst, counters, hist)
+            go(self.kern.stats, stats_blocks, STATS_THREADS, 0, self.graph, groups[3], groups[6])
 
     # ------------------------------------------------------------------ records
     def collect(self, ms: float) -> Batch:

@@ -68,7 +68,7 @@ def provenance_layout(knobs, limits) -> SharedLayout:
 
 class _LoggingLauncher:
     """The run's launcher with BFS-4K's two level kernels replaced by their logging variants,
-    which take the log's three arguments after the normal ones; every other call goes through."""
+    which take the log (a ProvLog group) after the normal groups; every other call goes through."""
 
     def __init__(self, go, swap: dict, extra: tuple):
         self._go, self._swap, self._extra = go, swap, extra
@@ -103,8 +103,10 @@ class ProvenanceLoop(BFS4KLoop):
         self.multi_layout = provenance_layout(knobs, ctx.limits)
 
     def _multi(self, go, plan, size, stats_blocks) -> None:
+        from kernels.bfs4k.args import ProvLog
+
         swap = {self.kern.multi: self.prov_kernels[0], self.kern.heavy: self.prov_kernels[1]}
-        super()._multi(_LoggingLauncher(go, swap, (self.prov_log, self.prov_ctr, self.impl.mask)),
+        super()._multi(_LoggingLauncher(go, swap, (ProvLog(self.prov_log, self.prov_ctr, self.impl.mask),)),
                        plan, size, stats_blocks)
 
     def result(self):
