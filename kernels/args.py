@@ -87,6 +87,18 @@ class Level(NamedTuple):
     level: I64
 
 
+class Heavy(NamedTuple):
+    """§5.3's heavy vertices: a frontier vertex of degree >= heavy_degree (0: none) is listed in
+    vertices[] (its first edge in the level's flat edge space in offsets[]) for the child grid,
+    which walks K3 edges a thread; counter[0] packs the list's count << 40 | its degree sum."""
+
+    heavy_degree: I64
+    k3: I64
+    vertices: V32
+    offsets: V64
+    counter: V64
+
+
 class QueuePair(NamedTuple):
     """The two frontier queues of a kernel that runs several levels and swaps them itself: the
     frontier is qa[:size] when `in_a`, else qb[:size]; `level` is its level."""
@@ -97,3 +109,13 @@ class QueuePair(NamedTuple):
     size: I64
     capacity: I64
     level: I64
+
+
+class Rows(NamedTuple):
+    """Two rows of a kernel's counters (int64): level L adds into row L % 2 (`row`) and, when
+    `clear` (a level's first kernel), clears the other row for the next level, so no memset is
+    launched between levels (kernels.common.clear_next_row)."""
+
+    counters: V64
+    row: I64
+    clear: BOOL

@@ -17,6 +17,12 @@ DEGREE_BINS = 32
 #: int32 entries per warp.
 NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128
+#: The knob value (dedup='...') of each filter: the one name-to-code map.
+DEDUP_CODES = {"none": NO_DEDUP, "hash64": HASH64, "warp-culling": WARP_CULL}
+
+#: Entries of a thread's local queue of claimed vertices (kernels.frontier_ops): registers or local
+#: memory per thread; a warp flushes its queues at least every QLEN rounds.
+QLEN = 16
 
 
 def pow2_floor(x):

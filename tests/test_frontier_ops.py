@@ -1,4 +1,4 @@
-"""kernels.frontier_ops: the duplicate filters on one warp, and both filters inside BFS-4K on a
+"""kernels.filters: the duplicate filters on one warp, and both filters inside BFS-4K on a
 graph whose duplicates are born inside one warp, on the virtual-warp and edge-discover paths.
 
 Duplicates depend on which lanes hold the same vertex at the same time. The graphs here make that
@@ -13,7 +13,7 @@ from numba import cuda, int32, int64
 from explorer import graphs
 from explorer.engine import DeviceLimits
 from kernels import cudasim
-from kernels import frontier_ops as F
+from kernels import filters as F
 
 from _support import checked_run
 

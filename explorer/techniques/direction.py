@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, Level, Rows, Tree
+
 from ..stats import Direction, Extra
 from .base import Batch, LevelLoop, RunContext, init_search, measured
 
@@ -96,7 +98,8 @@ class DirectionLoop(LevelLoop):
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)
-        self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
+        self.capacity = max(n, 1)
+        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
         self.bits = [ctx.buffer("bits_a", self.words, np.uint32), ctx.buffer("bits_b", self.words, np.uint32)]
         # The three kernel families' counters side by side (topdown_queue's, harish_level's two
         # rows, this module's): one memset, one read-back.
@@ -107,7 +110,8 @@ class DirectionLoop(LevelLoop):
         self.layer_counters = ctx.view("direction_layer_counters", counters, td, td + ks)
         self.counters = ctx.view("direction_own_counters", counters, td + ks, total)
         self.readback = (counters, ctx.buffer("direction_counters", total, np.int64, host=True))
-        self.in_offsets, self.in_indices = in_edges(ctx)
+        self.graph, self.in_graph = Graph(*ctx.graph_arrays), Graph(*in_edges(ctx))
+        self.tree = Tree(self.dist, self.parent)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)
         self.level, self.size, self.form = 0, 1, "queue"
         self.step = None
@@ -123,7 +127,6 @@ class DirectionLoop(LevelLoop):
     # ---- one step (timed by the engine)
     def launch(self, go) -> None:
         ctx, kd, kt, s, b = self.ctx, self.kd, self.kt, self.step, self.block
-        offsets, indices = ctx.graph_arrays
         q, bits = self.queues, self.bits
         go.zero(self.readback[0])
         if self._converts(s) and s.form == "bitmap":
@@ -132,15 +135,15 @@ class DirectionLoop(LevelLoop):
         elif self._converts(s):
             go(kd.bitmap_to_queue, _grid(self.words * 32, b), b, 0, bits[0], self.n, q[0], self.counters)
         if s.direction is Direction.BOTTOM_UP:
-            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_offsets, self.in_indices, self.dist,
-               self.parent, self.level, bits[0], s.form == "bitmap", bits[1], s.write_bits, q[1], s.write_queue,
-               self.counters, ctx.instrument)
+            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_graph, self.tree,
+               kd.Bitmaps(bits[0], bits[1]), q[1], self.counters,
+               kd.BottomUpStep(self.level, s.form == "bitmap", s.write_bits, s.write_queue, ctx.instrument))
         elif s.form == "queue":
-            go(kt.topdown_queue, _grid(self.size, b), b, 0, offsets, indices, self.dist, self.parent, q[0],
-               self.size, q[1], self.td_counters, self.level, self.stamp, ctx.instrument)
+            go(kt.topdown_queue, _grid(self.size, b), b, 0, self.graph, self.tree,
+               Level(q[0], self.size, q[1], self.capacity, self.level), self.td_counters, self.stamp, ctx.instrument)
         else:  # row 0 of harish_level's two (it clears row 1, which the memset cleared anyway)
-            go(self.ks.harish_level, _grid(self.n, b), b, 0, offsets, indices, self.dist, self.parent,
-               self.layer_counters, 0, self.level, ctx.instrument)
+            go(self.ks.harish_level, _grid(self.n, b), b, 0, self.graph, self.tree, Rows(self.layer_counters, 0, True),
+               self.level, ctx.instrument)
 
     def _launches(self, s: Step, converted: bool) -> int:
         count = 2  # the counters' memset and the level's kernel

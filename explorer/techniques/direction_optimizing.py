@@ -28,6 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, QueuePair
+
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
 from . import Technique
@@ -182,7 +184,7 @@ class _TopDown(BFS4KLoop):
 class _Loop(LevelLoop):
     def __init__(self, ctx: RunContext):
         from kernels import direction as kd
-        from kernels.luo import coresident_blocks
+        from kernels.common import coresident_blocks
 
         g, k = ctx.graph, ctx.knobs
         n, s = g.num_vertices, ctx.source
@@ -198,7 +200,11 @@ class _Loop(LevelLoop):
         heavy_cap = max(1, min(n, g.num_arcs // k.heavy_degree + 1))
         self.heavy_v = ctx.buffer("do_heavy_v", heavy_cap, np.int32)
         self.heavy_off = ctx.buffer("do_heavy_off", heavy_cap, np.int64)
-        self.in_offsets, self.in_indices = in_edges(ctx)
+        self.in_graph = Graph(*in_edges(ctx))
+        self.arrays = kd.GridArrays(self.bits, self.heavy_v, self.heavy_off, self.out)
+        threshold = k.single_block_threads * k.K5 * k.cluster if self.single else 0
+        self.grid_knobs = kd.GridKnobs(k.alpha, k.beta, threshold, k.handoff if self.single else 0,
+                                       self.td_knobs.K3 * k.single_block_threads, k.heavy_degree, k.solo_edges)
         self.kernel = kd.grid_kernel(bool(g.directed), bool(ctx.instrument))
         # Beamer's quantities for the next level (the source's, to begin with).
         self.m_f = int(g.offsets[s + 1] - g.offsets[s])
@@ -220,14 +226,10 @@ class _Loop(LevelLoop):
         self.readback = self.td.readback if single else self.grid_readback
 
     def _args(self) -> tuple:
-        ctx, k, td = self.ctx, self.ctx.knobs, self.td
-        offsets, indices = ctx.graph_arrays
-        qa, qb = td.queues
-        threshold = k.single_block_threads * k.K5 * k.cluster if self.single else 0
-        return (offsets, indices, self.in_offsets, self.in_indices, td.dist, td.parent, qa, qb, self.bits,
-                td.frontier.size, 0 if td.in_a else 1, td.level, self.bu, self.m_f, self.m_u, self.prev, k.alpha,
-                k.beta, threshold, k.handoff if self.single else 0, self.td_knobs.K3 * k.single_block_threads,
-                k.heavy_degree, self.heavy_v, self.heavy_off, k.solo_edges, self.out)
+        kd, td = self.kd, self.td
+        queues = QueuePair(*td.queues, td.in_a, td.frontier.size, td.capacity, td.level)
+        return (td.graph, self.in_graph, td.tree, queues, self.arrays, kd.GridStart(self.bu, self.m_f, self.m_u,
+                                                                                      self.prev), self.grid_knobs)
 
     # ---- one step (timed by the engine)
     def launch(self, go) -> None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, Level, Rows, Stamps, Tree
 from kernels.load_balance import layout as LBL
 
 from ..knobs import BLOCK_THREADS, KnobError, KnobSet, KnobSpec, knob
@@ -205,6 +206,7 @@ class ExpandLoop(LevelLoop):
     def __init__(self, ctx: RunContext, expand: int, p1: int = 0, p2: int = 0, *, atomic: bool = True,
                  culling: int = 0, history: int = 0, extras=None):
         import kernels.load_balance as LB
+        import kernels.load_balance.build as LBB
         from kernels import common
 
         self.ctx, self.LB = ctx, LB
@@ -234,6 +236,11 @@ class ExpandLoop(LevelLoop):
         self.res_blocks = max(1, limits.res_threads // B)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)
+        # The level kernel's argument groups that stay the same for the whole run.
+        self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
+        self.stamps = Stamps(self.stamp, self.stamp2)
+        self.prefix_arrays = LBB.Prefix(self.prefix, self.parts)
+        self.params = LBB.Params(self.p1, self.p2, self.history)
         self.size, self.level, self.blocks, self.launches = 1, 0, 0, 0
 
     def _blocks(self, f: int, units: int) -> int:
@@ -250,7 +257,7 @@ class ExpandLoop(LevelLoop):
 
     def launch(self, go) -> None:
         ctx, LB, B, f = self.ctx, self.LB, self.B, self.size
-        offsets, indices = ctx.graph_arrays
+        offsets = ctx.graph_arrays[0]
         src, dst = self.queues
         row = self.level % 2
         # At most this many work-units (the device knows the exact sum; the host only bounds it).
@@ -267,9 +274,9 @@ class ExpandLoop(LevelLoop):
                self.chunk, self.parts, self.counters, row)
             self.launches += 1
         self.blocks = self._blocks(f, units)
-        go(self.kernel, self.blocks, B, self.shared, offsets, indices, self.dist, self.parent, src, f, dst,
-           self.capacity, self.counters, row, not self.prefixed, self.level, self.stamp, self.stamp2, self.prefix,
-           self.parts, self.p1, self.p2, self.history)
+        go(self.kernel, self.blocks, B, self.shared, self.graph, self.tree, self.stamps,
+           Level(src, f, dst, self.capacity, self.level), Rows(self.counters, row, not self.prefixed),
+           self.prefix_arrays, self.params)
 
     def collect(self, ms: float) -> Batch:
         L, inst = LBL, self.ctx.instrument

@@ -2,25 +2,13 @@
 their launches in explorer's BFS-4K level operator and the compile-ahead signatures).
 
 A multi-block level and its child grid take (graph: Graph, tree: Tree, stamps: Stamps,
-queues: Level, heavy: Heavy, plan: MultiPlan, readback: Readback); bfs4k_stats reads the next
+queues: Level, heavy: kernels.expand.Heavy, plan: MultiPlan, readback: Readback); bfs4k_stats reads the next
 frontier of the same groups. The single block and its cluster form take (graph, tree, stamps,
 queues: QueuePair, out: SingleOut, knobs: SingleKnobs); bfs4k_commit (tree, queues, out).
 """
 from typing import NamedTuple
 
 from ..args import BOOL, I64, M32, M64, V32, V64
-
-
-class Heavy(NamedTuple):
-    """§5.3's heavy vertices: a frontier vertex of degree >= threshold (0: none) is listed in
-    vertices[] (its first edge in the level's flat edge space in offsets[]) for the child grid,
-    which walks K3 edges a thread; counter[0] packs the list's count << 40 | its degree sum."""
-
-    threshold: I64
-    k3: I64
-    vertices: V32
-    offsets: V64
-    counter: V64
 
 
 class MultiPlan(NamedTuple):

@@ -4,7 +4,7 @@ from typing import NamedTuple
 
 from .cluster import _cluster_kernel
 from .commit import bfs4k_commit
-from .device import _OPTIONS
+from ..common import BLOCK_1024
 from .layout import HASH64, NO_DEDUP, WARP_CULL, register_cap
 from .multi import _level_kernels
 from .single import _single_kernel
@@ -60,7 +60,7 @@ def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, singl
     from ..args import signature
 
     k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited, cluster)
-    cap = _OPTIONS.get("max_registers", 0)
+    cap = BLOCK_1024.get("max_registers", 0)
     return [("bfs4k_multi", k.multi, signature(k.multi), cap), ("bfs4k_heavy", k.heavy, signature(k.heavy), cap),
             ("bfs4k_stats", k.stats, signature(k.stats), cap),
             ("bfs4k_cluster" if cluster > 1 else "bfs4k_single", k.single, signature(k.single),

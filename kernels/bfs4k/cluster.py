@@ -8,14 +8,14 @@ from numba.core import config
 
 from ..args import Graph, QueuePair, Stamps, Tree
 from ..cluster import cluster_load, cluster_map, cluster_rank, cluster_sync, smem_addr
+from ..expand import NUM_ACC
 from ..frontier_ops import A_EDGES, A_TOP
-from ..primitives import clock64, warp_max, warp_sum
-from .device import FULL, NUM_ACC, _acc_counts, _degree_bin, _u, _use_edge_discover, _virtual_warp_size
+from ..primitives import FULL_MASK, clock64, uidx, warp_max, warp_sum
 from .args import SingleKnobs, SingleOut
-from .expand import _expand
+from .device import _acc_counts, _degree_bin, _use_edge_discover, _virtual_warp_size
 from .layout import (CULL_ENTRIES, DEGREE_BINS, L_CLOCK, NEXT_SIZE, OVERFLOW, QLEN, R_HEAVY,
                      R_TOP, ROW, ROW_CLUSTER, ROWS_CLUSTER, S_CLOCK_START, WARP_CULL, register_cap)
-from .single import _leave, _load_rows, _load_visited, _log_level
+from .single import _expand, _leave, _load_rows, _load_visited, _log_level
 
 
 @cuda.jit(device=True)
@@ -130,7 +130,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         src = qa if in_a else qb
         i = tid
         while i < local:
-            sh32[_u(f_off + i)] = src[_u(_frontier_pos(i, rank, shift))]
+            sh32[uidx(f_off + i)] = src[uidx(_frontier_pos(i, rank, shift))]
             i += B
         for i in range(tid, ROWS_CLUSTER, B):
             rows[i] = 0

@@ -5,12 +5,13 @@ import functools
 
 from numba import cuda, int32, int64
 
-from ..args import Graph, Level, Stamps, Tree
-from ..frontier_ops import flush, visit
-from .args import Heavy, MultiPlan, Readback
-from .device import (NUM_ACC, _OPTIONS, _acc_counts, _clear_other_level, _count_degrees, _heavy_slot,
-                     _last_block_statistics, _last_warp_publishes, _no_cluster, _start_block, heavy_entry)
-from .expand import expand_edge_discover, expand_virtual_warp
+from ..args import Graph, Heavy, Level, Stamps, Tree
+from ..common import BLOCK_1024
+from ..expand import NUM_ACC, expand_edge_discover, expand_virtual_warp, heavy_entry, heavy_slot
+from ..frontier_ops import flush, no_cluster, visit
+from ..histogram import count_degrees
+from .args import MultiPlan, Readback
+from .device import _acc_counts, _clear_other_level, _last_block_statistics, _last_warp_publishes, _start_block
 from .layout import CULL_ENTRIES, DEGREE_BINS, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, QLEN
 
 
@@ -27,7 +28,7 @@ def heavy_edges(graph, heavy, ops, q, acc, k7):
     B = cuda.blockDim.x
     start = int64(cuda.blockIdx.x) * k3 * B + cuda.threadIdx.x
     # One binary search per thread; its K3 edges are B apart, so the slot only ever moves forward.
-    s = _heavy_slot(heavy_off, count, start) if start < total else 0
+    s = heavy_slot(heavy_off, count, start) if start < total else 0
     s_end, u, row = heavy_entry(offsets, heavy_v, heavy_off, count, total, s)
     qn = int32(0)
     for j in range(k3):
@@ -50,7 +51,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
     """The multi-block kernel, the heavy child grid (one level per launch) and the statistics
     kernel that follows them."""
 
-    @cuda.jit(cache=True, **_OPTIONS)
+    @cuda.jit(cache=True, **BLOCK_1024)
     def bfs4k_multi(graph: Graph, tree: Tree, stamps: Stamps, queues: Level, heavy: Heavy, plan: MultiPlan,
                     readback: Readback):
         """One level, multi-block (§5.5): queues.frontier's size entries into queues.out. Dynamic
@@ -78,7 +79,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         src = (queues.frontier, 0, queues.size, offsets, indices, table, -1, -1)  # rows from offsets
         ops = (int32(queues.level + 1), tree, (atomic_claim, False, cull, -1),
                (instrument, stamps.claimed, stamps.kept), (dedup, table, plan.hash_mask, tid, cull, cull_base),
-               (out, queues.capacity, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
+               (out, queues.capacity, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), no_cluster(offsets, cnt))
         W, binary, k7 = plan.warp_size, plan.binary_scan, plan.k7
         if plan.edge_discover:
             n_heavy = expand_edge_discover(gtid // 32, src, heavy, ops, q, acc, binary, k7)
@@ -92,7 +93,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         if _last_warp_publishes(cnt, finished, counters) and fuse:
             _last_block_statistics(counters, out, offsets, readback.hist, hist_c, hist_s)
 
-    @cuda.jit(cache=True, **_OPTIONS)
+    @cuda.jit(cache=True, **BLOCK_1024)
     def bfs4k_heavy(graph: Graph, tree: Tree, stamps: Stamps, queues: Level, heavy: Heavy, plan: MultiPlan,
                     readback: Readback):
         """Child grid of §5.3 for all heavy vertices of the level: block b walks flat edges
@@ -110,12 +111,12 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
         ops = (int32(queues.level + 1), tree, (atomic_claim, False, cull, -1),
                (instrument, stamps.claimed, stamps.kept), (dedup, table, plan.hash_mask, tid, cull, cull_base),
                (out, queues.capacity, readback.counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1),
-               _no_cluster(graph.offsets, cnt))
+               no_cluster(graph.offsets, cnt))
         heavy_edges(graph, heavy, ops, q, acc, plan.k7)
         _acc_counts(acc, cnt, 0)
         _last_warp_publishes(cnt, finished, readback.counters)
 
-    @cuda.jit(cache=True, **_OPTIONS)
+    @cuda.jit(cache=True, **BLOCK_1024)
     def bfs4k_stats(graph: Graph, queues: Level, readback: Readback):
         """The next frontier's degree histogram, which the host plans the next level from (§5.2-§5.4
         decisions, §5.3 heavy vertices): vertices per bin floor(log2(degree)) and, from bin
@@ -134,7 +135,7 @@ def _level_kernels(instrument: bool, atomic_claim: bool, dedup: int):
             hist_s[tid] = 0
         cuda.syncthreads()
         n = min(readback.counters[NEXT_SIZE], frontier.shape[0])
-        _count_degrees(frontier, cuda.grid(1), n, cuda.gridsize(1), graph.offsets, hist_c, hist_s)
+        count_degrees(frontier, cuda.grid(1), n, cuda.gridsize(1), graph.offsets, hist_c, hist_s)
         cuda.syncthreads()
         if tid < DEGREE_BINS:
             if hist_c[tid]:

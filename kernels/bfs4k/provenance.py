@@ -20,12 +20,15 @@ import types
 
 from numba import cuda, int32, int64
 
-from ..args import Graph, Level, Stamps, Tree
-from ..frontier_ops import A_CONF, A_DET, A_GEN, A_UNDET, hash64, visit, visit_pair, warp_cull
-from . import expand, multi
-from .args import Heavy, MultiPlan, ProvLog, Readback
-from .device import (NUM_ACC, _OPTIONS, _acc_counts, _clear_other_level, _last_block_statistics, _last_warp_publishes,
-                     _no_cluster, _start_block)
+from .. import expand
+from ..args import Graph, Heavy, Level, Stamps, Tree
+from ..common import BLOCK_1024
+from ..expand import NUM_ACC
+from ..filters import A_CONF, A_DET, A_GEN, A_UNDET, hash64, warp_cull
+from ..frontier_ops import no_cluster, visit, visit_pair
+from . import multi
+from .args import MultiPlan, ProvLog, Readback
+from .device import _acc_counts, _clear_other_level, _last_block_statistics, _last_warp_publishes, _start_block
 from .layout import (CULL_ENTRIES, DEGREE_BINS, HASH64, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, P_BLOCK, P_CULL,
                      P_HASH, P_HEAVY, P_KEPT, P_KERNEL, P_LANE, P_LEVEL, P_MULTI, P_PARENT, P_VERTEX, P_WARP,
                      QLEN, WARP_CULL, prov_sampled)
@@ -111,7 +114,7 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
     + 1 must be the hash table's entries and the launch's shared memory
     `shared_bytes(hash_mask + 1, block threads)`."""
 
-    @cuda.jit(cache=True, **_OPTIONS)
+    @cuda.jit(cache=True, **BLOCK_1024)
     def bfs4k_multi_prov(graph: Graph, tree: Tree, stamps: Stamps, queues: Level, heavy: Heavy, plan: MultiPlan,
                          readback: Readback, prov: ProvLog):
         tid = cuda.threadIdx.x
@@ -133,7 +136,7 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
         ops = (int32(queues.level + 1), tree, (atomic_claim, False, cull, -1),
                (True, stamps.claimed, stamps.kept, prov.rows, prov.counter, prov.mask, P_MULTI),
                (dedup, table, hmask, tid, cull, cull_base),
-               (out, queues.capacity, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
+               (out, queues.capacity, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), no_cluster(offsets, cnt))
         W, binary, k7 = plan.warp_size, plan.binary_scan, plan.k7
         if plan.edge_discover:
             n_heavy = expand_edge_discover(gtid // 32, src, heavy, ops, q, acc, binary, k7)
@@ -147,7 +150,7 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
         if _last_warp_publishes(cnt, finished, counters) and fuse:
             _last_block_statistics(counters, out, offsets, readback.hist, hist_c, hist_s)
 
-    @cuda.jit(cache=True, **_OPTIONS)
+    @cuda.jit(cache=True, **BLOCK_1024)
     def bfs4k_heavy_prov(graph: Graph, tree: Tree, stamps: Stamps, queues: Level, heavy: Heavy, plan: MultiPlan,
                          readback: Readback, prov: ProvLog):
         tid = cuda.threadIdx.x
@@ -165,7 +168,7 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
                (True, stamps.claimed, stamps.kept, prov.rows, prov.counter, prov.mask, P_HEAVY),
                (dedup, table, hmask, tid, cull, cull_base),
                (out, queues.capacity, readback.counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1),
-               _no_cluster(graph.offsets, cnt))
+               no_cluster(graph.offsets, cnt))
         heavy_edges(graph, heavy, ops, q, acc, plan.k7)
         _acc_counts(acc, cnt, 0)
         _last_warp_publishes(cnt, finished, readback.counters)

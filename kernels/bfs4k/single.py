@@ -6,12 +6,13 @@ import functools
 from numba import cuda, int32, int64
 from numba.core import config
 
-from ..args import Graph, QueuePair, Stamps, Tree
-from ..primitives import clock64, warp_max, warp_sum
+from ..args import Graph, Heavy, QueuePair, Stamps, Tree
+from ..expand import NUM_ACC, expand_edge_discover, expand_virtual_warp
+from ..frontier_ops import no_cluster
+from ..histogram import count_degrees
+from ..primitives import FULL_MASK, clock64, uidx, warp_max, warp_sum
 from .args import SingleKnobs, SingleOut
-from .device import (FULL, NUM_ACC, _acc_counts, _count_degrees, _degree_bin, _no_cluster, _u, _use_edge_discover,
-                     _virtual_warp_size)
-from .expand import _expand
+from .device import _acc_counts, _degree_bin, _use_edge_discover, _virtual_warp_size
 from .layout import (CULL_ENTRIES, DEGREE_BINS, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, COALESCED,
                      L_BINARY, L_CLOCK, L_COAL, L_CONF, L_DET, L_ED, L_EDGES, L_EXT, L_FOUND, L_FRONTIER, L_GEN,
                      L_NEXT, L_OVERFLOW, L_UNDET, L_WARP, NEXT_SIZE, OVERFLOW, QLEN, R_HEAVY, ROW,
@@ -35,22 +36,22 @@ def _load_visited(bits, base, words, dist, shift, rank):
         v2 = (((i + 2) << shift) | rank) * 32 + lane
         v3 = (((i + 3) << shift) | rank) * 32 + lane
         # Unconditional loads (indices clamped), tested after: all four are issued back to back.
-        d0 = dist[_u(min(v0, last))]
-        d1 = dist[_u(min(v1, last))]
-        d2 = dist[_u(min(v2, last))]
-        d3 = dist[_u(min(v3, last))]
-        b0 = cuda.ballot_sync(FULL, v0 <= last and d0 != -1)
-        b1 = cuda.ballot_sync(FULL, v1 <= last and d1 != -1)
-        b2 = cuda.ballot_sync(FULL, v2 <= last and d2 != -1)
-        b3 = cuda.ballot_sync(FULL, v3 <= last and d3 != -1)
+        d0 = dist[uidx(min(v0, last))]
+        d1 = dist[uidx(min(v1, last))]
+        d2 = dist[uidx(min(v2, last))]
+        d3 = dist[uidx(min(v3, last))]
+        b0 = cuda.ballot_sync(FULL_MASK, v0 <= last and d0 != -1)
+        b1 = cuda.ballot_sync(FULL_MASK, v1 <= last and d1 != -1)
+        b2 = cuda.ballot_sync(FULL_MASK, v2 <= last and d2 != -1)
+        b3 = cuda.ballot_sync(FULL_MASK, v3 <= last and d3 != -1)
         if lane == 0:
-            bits[_u(base + i)] = int32(b0)
+            bits[uidx(base + i)] = int32(b0)
             if i + 1 < words:
-                bits[_u(base + i + 1)] = int32(b1)
+                bits[uidx(base + i + 1)] = int32(b1)
             if i + 2 < words:
-                bits[_u(base + i + 2)] = int32(b2)
+                bits[uidx(base + i + 2)] = int32(b2)
             if i + 3 < words:
-                bits[_u(base + i + 3)] = int32(b3)
+                bits[uidx(base + i + 3)] = int32(b3)
         i += stride
 
 
@@ -70,12 +71,12 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
     i = cuda.threadIdx.x
     while i - lane < fsize:  # warp-uniform
         j = i + B
-        u0 = sh32[_u(f_off + i)] if i < fsize else 0
-        u1 = sh32[_u(f_off + j)] if j < fsize else 0
-        b0 = offsets[_u(u0)]
-        e0 = offsets[_u(u0 + 1)]
-        b1 = offsets[_u(u1)]
-        e1 = offsets[_u(u1 + 1)]
+        u0 = sh32[uidx(f_off + i)] if i < fsize else 0
+        u1 = sh32[uidx(f_off + j)] if j < fsize else 0
+        b0 = offsets[uidx(u0)]
+        e0 = offsets[uidx(u0 + 1)]
+        b1 = offsets[uidx(u1)]
+        e1 = offsets[uidx(u1 + 1)]
         if i < fsize:
             total += _row_entry(sh32, rows64, rb_off, deg_off, i, b0, e0 - b0, heavy_c, heavy_min)
             top = max(top, int32(e0 - b0))
@@ -83,7 +84,7 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
             total += _row_entry(sh32, rows64, rb_off, deg_off, j, b1, e1 - b1, heavy_c, heavy_min)
             top = max(top, int32(e1 - b1))
         i += B + B
-    if not cuda.any_sync(FULL, total > 0):  # an idle warp (or one of isolated vertices): no reductions
+    if not cuda.any_sync(FULL_MASK, total > 0):  # an idle warp (or one of isolated vertices): no reductions
         if lane == 0:
             wsum[r, cuda.threadIdx.x >> 5] = 0
         return
@@ -97,8 +98,8 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
 
 @cuda.jit(device=True)
 def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, heavy_min):
-    rows64[_u(rb_off + i)] = beg
-    sh32[_u(deg_off + i)] = int32(deg)
+    rows64[uidx(rb_off + i)] = beg
+    sh32[uidx(deg_off + i)] = int32(deg)
     if deg >= heavy_min:
         b = _degree_bin(deg)
         if (int64(1) << b) >= heavy_min:
@@ -141,13 +142,40 @@ def _leave(state, hist, hist_c, hist_s, offsets, frontier, start, levels, fsize,
         hist_c[tid] = 0
         hist_s[tid] = 0
     cuda.syncthreads()
-    _count_degrees(frontier, start + tid, start + fsize, cuda.blockDim.x, offsets, hist_c, hist_s)
+    count_degrees(frontier, start + tid, start + fsize, cuda.blockDim.x, offsets, hist_c, hist_s)
     cuda.syncthreads()
     if tid < DEGREE_BINS:
         hist[tid] = hist_c[tid]
         hist[DEGREE_BINS + tid] = hist_s[tid]
     if tid == 0:
         state[S_CLOCK_END] = clock64()
+
+
+@cuda.jit(device=True)
+def _expand(ed, W, binary, src, ops, q, acc, k7):
+    """One level of the single block (or of one block of the cluster form): its frontier entries
+    (src: in shared memory, rows beside them), by edge-discover or virtual warps of W lanes; no
+    heavy vertices (a frontier holding one went back to the host). Collective over the block."""
+    fsize = src[2]
+    no_heavy = Heavy(0, 0, src[0], src[0], src[0])
+    tid = cuda.threadIdx.x
+    B = cuda.blockDim.x
+    if ed:
+        wid = tid >> 5
+        while wid * 32 < fsize:  # a warp past the frontier's end has no more work
+            expand_edge_discover(wid, src, no_heavy, ops, q, acc, False, k7)
+            wid = int32(wid + (B >> 5))
+        return
+    wshift = int32(0)  # W is a power of two: shifts instead of divisions
+    while (int32(1) << wshift) < W:
+        wshift = int32(wshift + 1)
+    # vbase is uniform over the warp (its lanes' virtual warps call the collectives
+    # together); a warp whose first virtual warp is past the frontier's end is done.
+    vbase = int32(0)
+    wfirst = int32((tid & ~31) >> wshift)
+    while vbase + wfirst < fsize:
+        expand_virtual_warp(int32(vbase + (tid >> wshift)), W, src, no_heavy, ops, q, acc, binary, k7)
+        vbase = int32(vbase + (B >> wshift))
 
 
 @functools.cache
@@ -208,7 +236,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         cull_base = (tid // 32) * CULL_ENTRIES
         heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
         log_cap = int32(visits.shape[0] // 3)
-        nocl = _no_cluster(offsets, hist_c)
+        nocl = no_cluster(offsets, hist_c)
         mode = (atomic_claim, True, cull, bm_off)  # latency-bound: one block
         inst = (instrument, stamps.claimed, stamps.kept)
         filt = (dedup, table, hmask, tid, cull, cull_base)

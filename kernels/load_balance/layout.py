@@ -5,6 +5,8 @@ kernels agree on (no Numba here, so the host imports it before it picks a backen
 memory and refuse what the device cannot hold, and (as a device function, kernels.load_balance
 .build) by the kernels to find their regions in it. Like kernels.rules it is self-contained.
 """
+from ..rules import CULL_ENTRIES, QLEN  # noqa: F401  (a warp's culling table; the local queue)
+
 
 # ------------------------------------------------------------------------------ expand strategies
 # The chapter's §5 catalogue, in its order (the host's names are in EXPAND_NAMES).
@@ -29,7 +31,6 @@ NEEDS_PARTITION = (TWO_PHASE, MULTI_PHASE)
 CULL_NONE, CULL_WARP, CULL_HISTORY = 0, 1, 2  # bits: warp culling, history culling
 CULLING_NAMES = {"none": CULL_NONE, "warp": CULL_WARP, "history": CULL_HISTORY,
                  "warp+history": CULL_WARP | CULL_HISTORY}
-CULL_ENTRIES = 128  # a warp's culling table (kernels.rules.CULL_ENTRIES, frontier_ops.warp_cull)
 
 # ------------------------------------------------------------------------------ per-level counters
 # Two rows of NUM_COUNTERS int64 (level L uses row L % 2); the level's first kernel clears the
@@ -49,7 +50,6 @@ OVERFLOW = 11  # > 0: a write past the next frontier's capacity was refused (the
 NUM_COUNTERS = 12
 
 # ------------------------------------------------------------------------------ static sizes
-QLEN = 16  # local queue length (BFS-4K's)
 SCAN_STRIP = 4  # CTA+warp+scan: gather entries per thread in one strip of the scan phase
 PREFIX_TILE_MIN = 32  # the prefix-sum pass uses tiles of the block size (at least a warp)
 

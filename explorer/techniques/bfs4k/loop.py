@@ -8,8 +8,8 @@ import dataclasses
 
 import numpy as np
 
-from kernels.args import Graph, Level, QueuePair, Stamps, Tree
-from kernels.bfs4k.args import Heavy, MultiPlan, Readback, SingleKnobs, SingleOut
+from kernels.args import Graph, Heavy, Level, QueuePair, Stamps, Tree
+from kernels.bfs4k.args import MultiPlan, Readback, SingleKnobs, SingleOut
 
 from ...stats import Kernel
 from ..base import Batch, LevelLoop, RunContext, cycle_weights, init_search
