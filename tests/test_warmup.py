@@ -1,6 +1,6 @@
-"""Compiling once (issue 16 item 17): `python3 -m explorer warmup` compiles what a first run would,
-the status line says what compiles and that it happens once, and the kernels helper processes
-compile ahead of a run are the ones the engine launches."""
+"""Compiling once: `python3 -m explorer warmup` compiles what a first run would, the status line
+says what compiles and that it happens once, and the kernels helper processes compile ahead of a
+run (those a technique declares) are the ones the engine launches."""
 import json
 import os
 import subprocess
@@ -12,7 +12,7 @@ import numba
 import pytest
 
 from explorer import backend, graphs, warmup
-from explorer.techniques import Technique, implementation, implemented_techniques
+from explorer.techniques import Technique, implementation, implemented_techniques, make_knobs
 from explorer.ui import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,7 +174,7 @@ def test_the_explorer_says_when_the_loaders_compile(monkeypatch):
 def test_no_helpers_where_they_cannot_help(monkeypatch):
     assert warmup.compile_ahead("bfs4k", {}, True, gpu=False) is None  # simulator or CPU: nothing compiles
     assert warmup.compile_ahead("cpu-topdown", {}, True, gpu=True) is None  # Numba CPU code, not a kernel
-    unknown = next((t for t in implemented_techniques() if t.value not in warmup.SIGNATURES
+    unknown = next((t for t in implemented_techniques() if not implementation(t).kernel_signatures(make_knobs(t), True)
                     and implementation(t).runtimes != frozenset({"cpu"})), None)
     if unknown is not None:  # kernels whose types are known only once the graph is
         assert warmup.compile_ahead(unknown, {}, True, gpu=True) is None
@@ -296,9 +296,8 @@ def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch,
 
     knobs = {**implementation("bfs4k").simulator_knobs, **knobs}
     expected = {}
-    for provider in ("common", "bfs4k"):
-        for name, kernel, types in warmup.signatures(provider, "bfs4k", knobs, instrument):
-            expected[kernel] = (name, tuple(types))
+    for name, kernel, types in warmup.signatures("bfs4k", knobs, instrument):
+        expected[kernel] = (name, tuple(types))
     seen = _record_launches(monkeypatch)
     g = graphs.generate("kronecker", scale=7, edge_factor=8)  # hubs: the heavy-vertex grid runs too
     api.run_bfs(g, "max-degree", "bfs4k", knobs, instrument=instrument).complete()

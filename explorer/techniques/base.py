@@ -108,6 +108,9 @@ class BFSTechnique:
     #: What a class should notice when stepping through it (the Classroom, explorer/ui/classroom.py);
     #: empty: the first sentence of its Technique member's doc and its "wins"/"loses" sentences.
     classroom_note: ClassVar[str] = ""
+    #: Knob settings chosen per graph, by name: preset(graph, knobs) -> knobs (BFS-4K's §7 advice).
+    #: The warm-up runs each on its graphs.
+    presets: ClassVar[dict] = {}
 
     @property
     def name(self) -> str:
@@ -120,6 +123,14 @@ class BFSTechnique:
 
     def check(self, graph, knobs: KnobSet, limits) -> None:
         """Refuse, before anything runs, what this device cannot do with these knobs (KnobError)."""
+
+    def kernel_signatures(self, knobs: KnobSet, instrument: bool) -> list:
+        """(name, kernel, argument types) of the kernels a run with these knobs launches, known
+        before the graph is (kernels.args.signature reads the types off a kernel's annotations):
+        what explorer.warmup compiles ahead of a run, in helper processes, while the graph loads.
+        Slowest first. Empty (the default): the run compiles its kernels itself, before its clock
+        starts."""
+        return []
 
     def start(self, ctx: RunContext) -> LevelLoop:
         raise NotImplementedError
@@ -135,6 +146,14 @@ def init_search(ctx: RunContext, dist, parent, frontier, *stamps) -> None:
         ctx.launch_now(common.fill_int32, max(1, -(-n // 256)), 256, 0, arr, -1)
     stamp = stamps[0] if stamps else dist
     ctx.launch_now(common.set_source, 1, 1, 0, dist, parent, frontier, stamp, ctx.source)
+
+
+def setup_signatures() -> list:
+    """(name, kernel, argument types) of init_search's kernels, which every GPU technique launches."""
+    from kernels import common
+    from kernels.args import signature
+
+    return [(k.__name__, k, signature(k)) for k in (common.fill_int32, common.set_source)]
 
 
 def cycle_weights(ends, clock_start, clock_end) -> np.ndarray:

@@ -173,7 +173,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
             if dedup == WARP_CULL:
                 for i in range(lane, CULL_ENTRIES, 32):
                     cull[cull_base + i] = -1
-                cuda.syncwarp(FULL)
+                cuda.syncwarp(FULL_MASK)
             for i in range(NUM_ACC):
                 acc[i] = 0
             edges = int64(0)

@@ -276,7 +276,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
                 for i in range(lane, CULL_ENTRIES, 32):
                     cull[cull_base + i] = -1
-                cuda.syncwarp(FULL)
+                cuda.syncwarp(FULL_MASK)
             for i in range(NUM_ACC):
                 acc[i] = 0
             # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses;

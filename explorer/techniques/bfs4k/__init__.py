@@ -44,8 +44,24 @@ class BFS4K(BFSTechnique):
          "dedup": "warp-culling", "K7": 1, "K4": 0},
     )
 
+    presets = {"§7": lambda graph, knobs: recommend_knobs(graph, base=knobs)[0]}
+
     def creates_duplicates(self, knobs) -> bool:
         return knobs.claim == "race"
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels.bfs4k import kernel_signatures
+
+        from .loop import kernel_choice
+
+        sigs = {name: (kernel, args) for name, kernel, args, _ in kernel_signatures(*kernel_choice(knobs, instrument))}
+        names = ["bfs4k_multi"]  # the slowest to compile first
+        if knobs.K5 > 0:  # the single block (and, with the shared bitmap, its commit) runs only then
+            names += ["bfs4k_cluster" if knobs.cluster > 1 else "bfs4k_single"]
+        names += ["bfs4k_heavy", "bfs4k_stats"]
+        if knobs.K5 > 0 and knobs.visited == "shared":
+            names += ["bfs4k_commit"]
+        return [(name, *sigs[name]) for name in names]
 
     def check(self, graph, knobs, limits) -> None:
         from .policy import multi_block_layout, single_block_layout

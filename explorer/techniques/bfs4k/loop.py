@@ -22,6 +22,15 @@ MAX_LOG = 4096  # levels one single-block launch may log
 FUSED_STATS_MAX = 512
 
 
+def kernel_choice(knobs, instrument: bool) -> tuple:
+    """kernels.bfs4k.kernels_for's static arguments for a run with these knobs: the loop's kernels
+    and those the warm-up compiles ahead of a run (BFS4K.kernel_signatures) alike."""
+    from kernels.rules import DEDUP_CODES
+
+    return (bool(instrument), knobs.claim != "race", DEDUP_CODES[knobs.dedup], knobs.single_block_threads,
+            knobs.visited == "shared", knobs.cluster)
+
+
 def _grid(n: int, block: int) -> int:
     return max(1, (n + block - 1) // block)
 
@@ -55,9 +64,7 @@ class BFS4KLoop(LevelLoop):
         self.C = knobs.cluster
         self.heavy_cap = max(1, heavy_limit(n, knobs.K2))
         self.heavy_lim = heavy_limit(n, knobs.K2)
-        dedup = {"none": L.NO_DEDUP, "hash64": L.HASH64, "warp-culling": L.WARP_CULL}[knobs.dedup]
-        self.kern = bfs4k.kernels_for(ctx.instrument, not self.race, dedup, knobs.single_block_threads,
-                                      self.shared_visited, self.C)
+        self.kern = bfs4k.kernels_for(*kernel_choice(knobs, ctx.instrument))
         self.commit_blocks = min(_grid(n, STATS_THREADS), 4 * limits.sm_count)
 
         self.capacity = self.initial_capacity(ctx.graph, self.race)

@@ -88,12 +88,11 @@ class ProvenanceLoop(BFS4KLoop):
         from kernels import common
         from kernels.bfs4k.layout import PROV_FIELDS
         from kernels.bfs4k.provenance import provenance_kernels
-        from kernels.rules import HASH64, NO_DEDUP, WARP_CULL
+        from kernels.rules import DEDUP_CODES
 
         self.impl = impl
         knobs = ctx.knobs
-        dedup = {"none": NO_DEDUP, "hash64": HASH64, "warp-culling": WARP_CULL}[knobs.dedup]
-        self.prov_kernels = provenance_kernels(knobs.claim == "atomic", dedup)
+        self.prov_kernels = provenance_kernels(knobs.claim == "atomic", DEDUP_CODES[knobs.dedup])
         self.prov_log = ctx.buffer("prov_log", (impl.max_records, PROV_FIELDS), np.int32)
         self.prov_ctr = ctx.buffer("prov_ctr", 1, np.int64)
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.prov_ctr)
