@@ -26,8 +26,8 @@ run's kernels in helper processes (one kernel each) while this process loads the
 compiles the loaders, then the run loads the kernels from the disk cache. That needs each
 kernel's argument types before the graph exists: a technique declares them
 (`BFSTechnique.kernel_signatures`, read off the kernels' argument groups, kernels.args), and
-`base.setup_signatures` those of the set-up kernels every GPU technique uses; a technique that
-declares none compiles in the run, before its clock starts.
+`operators.frontier.setup_signatures` those of the set-up kernels every GPU technique uses; a
+technique that declares none compiles in the run, before its clock starts.
 """
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def signatures(technique: str, knobs: dict, instrument: bool) -> list:
     launches, known before the graph is: the technique's own (slowest first), then the set-up
     kernels every GPU technique launches."""
     from .techniques import implementation, make_knobs
-    from .techniques.base import setup_signatures
+    from .techniques.operators.frontier import setup_signatures
 
     impl = implementation(technique)
     return impl.kernel_signatures(make_knobs(technique, knobs), bool(instrument)) + setup_signatures()

@@ -12,7 +12,7 @@ from explorer.api import run_bfs
 from explorer.knobs import KnobError
 from explorer.reference import check_result, cpu_bfs
 from explorer.stats import Direction, Kernel
-from explorer.techniques.direction import reverse_csr
+from explorer.techniques.operators.direction import reverse_csr
 from explorer.techniques.direction_optimizing import next_direction
 
 TD, BU = Direction.TOP_DOWN, Direction.BOTTOM_UP

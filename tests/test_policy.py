@@ -9,8 +9,9 @@ from hypothesis import strategies as st
 from explorer.engine import DeviceLimits
 from explorer.knobs import KnobError
 from explorer.techniques.bfs4k import BFS4KKnobs as Knobs
-from explorer.techniques.bfs4k import policy, recommend_knobs
-from explorer.techniques.bfs4k.policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
+from explorer.techniques.bfs4k import recommend_knobs
+from explorer.techniques.operators.bfs4k import policy
+from explorer.techniques.operators.bfs4k.policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 from kernels import rules
 
 H200 = DeviceLimits(name="H200-like", sm_count=132, max_threads_per_sm=2048,

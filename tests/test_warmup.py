@@ -318,22 +318,22 @@ def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch,
 @pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
 @pytest.mark.parametrize("knobs", [{}, {"K5": 0, "K2": 5.0}, {"claim": "atomic", "visited": "shared"}])
 def test_bfs4k_prepares_every_kernel_in_set_up_so_steps_skip_preparing(monkeypatch, knobs):
-    # BFS4KLoop.compiled_ahead: the enactor then prepares no step, so every kernel a step launches
+    # BFS4KLevels.compiled_ahead: the enactor then prepares no step, so every kernel a step launches
     # must have been prepared (compiled, on a GPU) by the set-up, before any clock started.
     from explorer import api
     from explorer.engine import runtime
-    from explorer.techniques.bfs4k.loop import BFS4KLoop
+    from explorer.techniques.operators.bfs4k.levels import BFS4KLevels
     from kernels import common
 
     seen = _record_launches(monkeypatch)
     marks = []
-    start = BFS4KLoop.__init__
+    start = BFS4KLevels.__init__
 
     def init(self, *a, **kw):
         start(self, *a, **kw)
         marks.append(len(seen))  # what set-up prepared (and launched: init_search)
 
-    monkeypatch.setattr(BFS4KLoop, "__init__", init)
+    monkeypatch.setattr(BFS4KLevels, "__init__", init)
     steps = []
     monkeypatch.setattr(runtime.SimulatorRuntime, "prepare", lambda self, launch, on_compile: (
         steps.append(len(marks)), launch(_Recorder(lambda kernel, args: seen.append((kernel, ())))))[1])

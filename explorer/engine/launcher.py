@@ -21,6 +21,8 @@ import time
 from itertools import chain
 from typing import Callable
 
+from ..device import compile_status  # noqa: F401  (the report's status line; callers may take it from here)
+
 
 class PlainLauncher:
     """Numba's own launch path (the simulator's): `launcher(kernel, blocks, threads, shared, *args)`,
@@ -72,13 +74,6 @@ def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -
     if on_compile is not None:
         how = "loaded from the disk cache" if sum(kernel.stats.cache_hits.values()) > hits else "compiled"
         on_compile(name, f"{how} in {seconds:.2f} s")
-
-
-def compile_status(name: str, outcome: str | None, first_use: str = "first use in this process") -> str:
-    """The status line for `compile_overload`'s report: before (outcome None) and after."""
-    if outcome is None:
-        return f"preparing the {name} kernel ({first_use}: compiling it, or loading it from the disk cache)"
-    return f"the {name} kernel: {outcome}"
 
 
 class _Plan:

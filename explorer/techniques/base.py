@@ -14,6 +14,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from ..device import compile_status
 from ..knobs import KnobSet, NoKnobs
 from ..stats import Direction, Extra, Kernel
 
@@ -27,7 +28,7 @@ class RunContext:
     knobs: KnobSet
     instrument: bool
     runtime: Any  # engine.runtime.Runtime
-    limits: Any  # engine.runtime.DeviceLimits (None on the CPU)
+    limits: Any  # explorer.device.DeviceLimits (None on the CPU)
     pool: Any  # engine.session.BufferPool: this run's buffers
     graph_arrays: tuple  # (offsets, indices) where the runtime reads them
     status: Callable[[str], None]
@@ -46,8 +47,6 @@ class RunContext:
 
     def compiling(self, name: str, outcome: str | None = None) -> None:
         """What the launcher says while it prepares a kernel (`compile_overload`)."""
-        from ..engine.launcher import compile_status  # the engine imports this module
-
         self.status(compile_status(name, outcome))
 
     def launch_now(self, kernel, blocks, threads, shared, *args) -> None:
@@ -136,26 +135,6 @@ class BFSTechnique:
         raise NotImplementedError
 
 
-def init_search(ctx: RunContext, dist, parent, frontier, *stamps) -> None:
-    """Distances, parents and duplicate stamps to -1, then the source at level 0 in the frontier
-    (untimed set-up, shared by the GPU techniques)."""
-    from kernels import common
-
-    n = ctx.graph.num_vertices
-    for arr in (dist, parent, *stamps):
-        ctx.launch_now(common.fill_int32, max(1, -(-n // 256)), 256, 0, arr, -1)
-    stamp = stamps[0] if stamps else dist
-    ctx.launch_now(common.set_source, 1, 1, 0, dist, parent, frontier, stamp, ctx.source)
-
-
-def setup_signatures() -> list:
-    """(name, kernel, argument types) of init_search's kernels, which every GPU technique launches."""
-    from kernels import common
-    from kernels.args import signature
-
-    return [(k.__name__, k, signature(k)) for k in (common.fill_int32, common.set_source)]
-
-
 def cycle_weights(ends, clock_start, clock_end) -> np.ndarray:
     """Each level's cycles in a launch that ran several (a Batch's weights): the SM's cycle counter
     (kernels.primitives.clock64) as the launch started, as each level ended and as it ended. The
@@ -171,4 +150,4 @@ def measured(instrument: bool, value) -> int | None:
     return int(value) if instrument else None
 
 
-__all__ = ["BFSTechnique", "Batch", "LevelLoop", "RunContext", "init_search", "measured"]
+__all__ = ["BFSTechnique", "Batch", "LevelLoop", "RunContext", "cycle_weights", "measured"]

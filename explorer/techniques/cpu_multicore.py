@@ -21,8 +21,8 @@ from ..knobs import KnobSet, KnobSpec, knob
 from ..stats import Direction, Kernel
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext
-from .direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, in_edges
-from .hybrid import DIVISOR, bottom_up_now
+from .operators.direction import DIVISOR, FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, bottom_up_now, in_edges
+from .operators.frontier import frontier_queues
 
 CORES = numba.config.NUMBA_NUM_THREADS
 THREADS = KnobSpec("threads", f"CPU threads the steps run on (Numba's thread count; this machine has {CORES})",
@@ -139,7 +139,7 @@ class _Loop(LevelLoop):
         words = max(1, -(-n // cpu_steps.WORD))
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
-        self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
+        self.queues = frontier_queues(ctx, max(n, 1))
         self.bits = [ctx.buffer("cpu_bits_a", words, np.uint64), ctx.buffer("cpu_bits_b", words, np.uint64)]
         per_chunk = [ctx.buffer(f"cpu_chunks_{i}", self.nchunks + 1, np.int64) for i in range(5)]
         self.chunks = cpu_steps.Chunks(self.nchunks, *per_chunk, ctx.buffer("cpu_prefix", n + 1, np.int64),

@@ -34,11 +34,10 @@ from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights, measured
-from .bfs4k import BFS4K
-from .bfs4k.knobs import BFS4KKnobs
-from .bfs4k.loop import BFS4KLoop
-from .bfs4k.policy import FrontierStats, single_block_layout
-from .direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, in_degree, in_edges
+from .operators.bfs4k import levels as bfs4k_levels
+from .operators.bfs4k.knobs import BFS4KKnobs
+from .operators.bfs4k.policy import single_block_layout
+from .operators.direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, in_degree, in_edges
 
 MAX_LOG = 256  # levels one grid launch may run (rows of its log, read back with its state)
 
@@ -135,7 +134,7 @@ class DirectionOptimizing(BFSTechnique):
               "(knob heavy_degree; BFS-4K's §5.3 without a child launch)", "vertices"),
         # How a top-down level spread its frontier over lanes: BFS-4K's in the single block, edge-discover
         # (warps of 32) in the grid; bottom-up: a thread per vertex (1).
-        *(e for e in BFS4K.extras if e.name in ("warp_size", "edge_discover")),
+        *(e for e in bfs4k_levels.EXTRAS if e.name in ("warp_size", "edge_discover")),
     )
     # Every CUDA thread is a Python thread under the simulator: a grid of two blocks of 32.
     simulator_knobs = {"block_threads": 32, "blocks_per_sm": 1, "single_block_threads": 32}
@@ -163,24 +162,6 @@ class DirectionOptimizing(BFSTechnique):
         return _Loop(ctx)
 
 
-class _TopDown(BFS4KLoop):
-    """BFS-4K's level loop for direction-optimizing's single-block (or cluster) steps. Its
-    multi-block levels are never launched: the grid runs those, so nothing of them is compiled."""
-
-    def _multi(self, go, plan, size, stats_blocks) -> None:
-        pass
-
-    def resume(self, levels: int, in_a: bool, size: int, hist) -> None:
-        """The grid ran `levels` levels and left a frontier of `size` entries (a queue) with this
-        degree histogram: BFS-4K's plan for the next level from it."""
-        self.level += levels
-        self.in_a = in_a
-        self.frontier = FrontierStats.from_histogram(size, hist)
-        self.converged = size == 0
-        if not self.converged:
-            self.plan = self._plan()
-
-
 class _Loop(LevelLoop):
     def __init__(self, ctx: RunContext):
         from kernels import direction as kd
@@ -191,7 +172,9 @@ class _Loop(LevelLoop):
         self.ctx, self.kd = ctx, kd
         self.single = uses_single_block(g, k)
         self.td_knobs = k.top_down() if self.single else k.top_down().replace(K5=0)
-        self.td = _TopDown(dataclasses.replace(ctx, knobs=self.td_knobs), None)  # dist, parent, queues
+        # BFS-4K's levels for the single-block steps (and the tree and queues the grid shares);
+        # its multi-block levels never launch: the grid runs those, so nothing of them compiles.
+        self.td = bfs4k_levels.BFS4KLevels(dataclasses.replace(ctx, knobs=self.td_knobs), multi_block=False)
         self.bits = ctx.buffer("do_bits", 3 * max(1, -(-n // 32)), np.uint32)
         size = kd.G_LOG + MAX_LOG * kd.LOG_FIELDS
         self.out = ctx.buffer("do_out", size, np.int64)

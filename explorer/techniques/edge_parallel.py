@@ -11,7 +11,8 @@ from kernels.args import Rows, Tree
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.frontier import init_search
 
 #: The session's derived array: the source of every arc (the COO edge list's first array).
 ARC_SOURCES = "arc_sources"

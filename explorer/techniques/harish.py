@@ -12,7 +12,8 @@ from kernels.args import Graph, Rows, Tree
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.frontier import init_search
 
 
 @dataclass(frozen=True)

@@ -12,19 +12,14 @@ from ..knobs import BLOCK_THREADS, KnobSet, KnobSpec, knob
 from ..stats import Direction
 from . import Technique
 from .base import BFSTechnique, RunContext
-from .direction import (FRONTIER_CONVERTED, FRONTIER_FORM, TOP_DOWN_LAYER, TOP_DOWN_QUEUE, VERTICES_CHECKED,
-                        DirectionLoop, Step)
+from .operators.direction import (DIVISOR, FRONTIER_CONVERTED, FRONTIER_FORM, TOP_DOWN_LAYER, TOP_DOWN_QUEUE,
+                                  VERTICES_CHECKED, DirectionLoop, Step, bottom_up_now)
 
 VARIANT = KnobSpec("variant", "the report's GPU form: 'frontier' keeps frontier queues (top-down a thread per "
                    "frontier vertex, bottom-up over a bitmap of the queue; few launches a level, wins on many "
                    "levels) or 'layer' tests dist == level with a thread per vertex in both directions (no "
                    "queue, no atomics for the frontier; wins on few levels)", "frontier",
                    choices=("frontier", "layer"), kind=str, section="CS406 report §5.1, §5.2")
-DIVISOR = KnobSpec("divisor", "bottom-up when the frontier holds at least |V|/divisor vertices, top-down "
-                   "below (the report's rule, after Belova & Ouyang: 32)", 32, low=1, high=1024,
-                   section="CS406 report §3.1.3, §5")
-
-
 @dataclass(frozen=True)
 class HybridKnobs(KnobSet):
     owner = "hybrid"
@@ -43,11 +38,6 @@ class Hybrid(BFSTechnique):
 
     def start(self, ctx: RunContext) -> DirectionLoop:
         return _Loop(ctx, self)
-
-
-def bottom_up_now(frontier: int, vertices: int, divisor: int) -> bool:
-    """The report's rule: top-down while |F| < |V| / divisor."""
-    return frontier * divisor >= vertices
 
 
 class _Loop(DirectionLoop):

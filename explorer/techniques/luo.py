@@ -18,7 +18,8 @@ from kernels.args import Graph, QueuePair, Tree
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Extra, Kernel
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights, init_search
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights
+from .operators.frontier import frontier_queues, init_search
 
 MAX_LOG = 4096  # levels one block or grid launch may run (rows of its log)
 
@@ -94,7 +95,7 @@ class _Loop(LevelLoop):
         self.parent = ctx.buffer("parent", n, np.int32)
         # A vertex enters a frontier once (compare-and-swap claims): n entries suffice.
         self.capacity = max(n, 1)
-        self.queues = (ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32))
+        self.queues = frontier_queues(ctx, self.capacity)
         self.state = ctx.buffer("state", luo.NUM_STATE, np.int64)
         self.readback = (self.state, ctx.buffer("state", luo.NUM_STATE, np.int64, host=True))
         self.log = ctx.buffer("log", (MAX_LOG, luo.LOG_FIELDS), np.int64)

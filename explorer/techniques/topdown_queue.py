@@ -10,7 +10,8 @@ from kernels.args import Graph, Level, Tree
 
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.frontier import frontier_queues, init_search
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ class _Loop(LevelLoop):
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)
         self.capacity = max(n, 1)
-        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        self.queues = frontier_queues(ctx, self.capacity)
         self.counters = ctx.buffer("counters", topdown.NUM_COUNTERS, np.int64)
         self.readback = (self.counters, ctx.buffer("counters", topdown.NUM_COUNTERS, np.int64, host=True))
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)

@@ -11,13 +11,10 @@ from kernels.args import Graph, Level, Rows, Tree
 from ..knobs import BLOCK_THREADS, KnobSet, KnobSpec, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.expand import W
+from .operators.frontier import frontier_queues, init_search
 
-W = KnobSpec(
-    "W", "virtual warp size: threads sharing one vertex's adjacency list, fixed for the whole search "
-    "(32: a physical warp per vertex; 1: Harish's thread per vertex). BFS-4K's Table 2 tuned it per "
-    "graph: W1 on road networks and meshes, W2-W4 on social graphs, W16 on uniform random, W32 on Kronecker",
-    32, choices=(1, 2, 4, 8, 16, 32), section="chapter §5.1.2; BFS-4K §3, Table 2")
 FRONTIER = KnobSpec(
     "frontier", "how virtual warps find the frontier: 'scan' gives every vertex a virtual warp that reads "
     "its level, as Hong et al. (work O(V·D + E), BFS-4K Table 2); 'queue' gives one to each entry of a "
@@ -67,7 +64,7 @@ class _Loop(LevelLoop):
         self.parent = ctx.buffer("parent", n, np.int32)
         # Scanning needs no queue (nor duplicate stamps): one-entry scratch buffers stand in for them.
         self.capacity = max(n, 1) if self.queue else 1
-        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        self.queues = frontier_queues(ctx, self.capacity)
         self.stamp = ctx.buffer("stamp", n if self.queue else 1, np.int32)
         width = 2 * virtual_warp.NUM_COUNTERS
         self.counters = ctx.buffer("counters", width, np.int64)

@@ -1,8 +1,9 @@
-"""What the GPU techniques that change direction share: the reverse CSR a bottom-up step walks
-on a directed graph and their record extras (bottom-up, hybrid, direction-optimizing), and the
-level loop of bottom-up and hybrid, one launch a level: a top-down or a bottom-up step on a
-queue, bitmap or distance frontier (kernels/direction.py; top-down: kernels/topdown.py's queue
-kernel, kernels/scan.py's layer-based one), its counters turned into a record.
+"""The direction operator: what the techniques that change direction share. The reverse CSR a
+bottom-up step walks on a directed graph and their record extras (bottom-up, hybrid,
+direction-optimizing, the CPU techniques), the CS406 report's switching rule (hybrid, cpu-hybrid),
+and the level loop of bottom-up and hybrid, one launch a level: a top-down or a bottom-up step on
+a queue, bitmap or distance frontier (kernels/direction.py; top-down: kernels/topdown.py's queue
+kernel, kernels/scan.py's distance-testing one), its counters turned into a record.
 (direction-optimizing runs many levels a launch: explorer/techniques/direction_optimizing.py.)
 
 A technique says, per level, which `Step` to run (`DirectionLoop.plan`); the loop converts the
@@ -17,8 +18,10 @@ import numpy as np
 
 from kernels.args import Graph, Level, Rows, Tree
 
-from ..stats import Direction, Extra
-from .base import Batch, LevelLoop, RunContext, init_search, measured
+from ...knobs import KnobSpec
+from ...stats import Direction, Extra
+from ..base import Batch, LevelLoop, RunContext, measured
+from .frontier import frontier_queues, init_search
 
 FRONTIER_FORM = Extra("frontier_form", "how the level read its frontier: queue (a list of vertices), bitmap "
                       "(a bit a vertex) or distance (dist == level, the CS406 report's layer-based form)", kind=str)
@@ -71,6 +74,17 @@ class Step:
         return "bitmap" if self.write_bits else "queue" if self.write_queue else "distance"
 
 
+#: The CS406 report's switch between the directions (hybrid, cpu-hybrid).
+DIVISOR = KnobSpec("divisor", "bottom-up when the frontier holds at least |V|/divisor vertices, top-down "
+                   "below (the report's rule, after Belova & Ouyang: 32)", 32, low=1, high=1024,
+                   section="CS406 report §3.1.3, §5")
+
+
+def bottom_up_now(frontier: int, vertices: int, divisor: int) -> bool:
+    """The report's rule: top-down while |F| < |V| / divisor."""
+    return frontier * divisor >= vertices
+
+
 TOP_DOWN_QUEUE = Step(Direction.TOP_DOWN, "queue")
 TOP_DOWN_LAYER = Step(Direction.TOP_DOWN, "distance")
 
@@ -99,7 +113,7 @@ class DirectionLoop(LevelLoop):
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)
         self.capacity = max(n, 1)
-        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        self.queues = frontier_queues(ctx, self.capacity)
         self.bits = [ctx.buffer("bits_a", self.words, np.uint32), ctx.buffer("bits_b", self.words, np.uint32)]
         # The three kernel families' counters side by side (topdown_queue's, harish_level's two
         # rows, this module's): one memset, one read-back.

@@ -1,7 +1,11 @@
-"""BFS-4K's level loop: what each step launches (the single-block kernel or its cluster form, many
+"""BFS-4K's levels (§5): what each step launches (the single-block kernel or its cluster form, many
 levels in one launch; or one multi-block level with its child grid and, unless the level kernel
 counts a small next frontier itself, the statistics kernel) and how its counters and the single
-block's log become records. The enactor times and yields them."""
+block's log become records. The enactor times and yields them.
+
+An operator: the bfs4k technique runs it whole; direction-optimizing runs its single-block steps
+between the launches of its own grid (multi_block=False, `resume`); load-balance's
+expand='dynamic-virtual-warps' runs its multi-block levels (K5 = 0)."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,8 +15,9 @@ import numpy as np
 from kernels.args import Graph, Heavy, Level, QueuePair, Stamps, Tree
 from kernels.bfs4k.args import MultiPlan, Readback, SingleKnobs, SingleOut
 
-from ...stats import Kernel
-from ..base import Batch, LevelLoop, RunContext, cycle_weights, init_search
+from ....stats import Extra, Kernel
+from ...base import Batch, LevelLoop, RunContext, cycle_weights
+from ..frontier import frontier_queues, init_search
 from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 
 STATS_THREADS = 256  # block size of the next-frontier statistics kernel and of bfs4k_commit
@@ -20,6 +25,16 @@ MAX_LOG = 4096  # levels one single-block launch may log
 #: The largest next frontier (bounded by the level's edges) whose histogram the level kernel's last
 #: block computes with one warp, 32 entries a round, instead of a bfs4k_stats launch.
 FUSED_STATS_MAX = 512
+
+#: The record extras of BFS-4K's levels (a technique declares those it shows).
+EXTRAS = (
+    Extra("warp_size", "(virtual) warp size: threads sharing one frontier vertex (§5.2)", "threads"),
+    Extra("edge_discover", "edge-discover ran instead of virtual warps (§5.4)", kind=bool),
+    Extra("heavy_vertices", "frontier vertices sent to the heavy-vertex child grid (§5.3)", "vertices"),
+    Extra("binary_scan", "ballot/popc prefix sum instead of the shuffle scan (§5.1)", kind=bool),
+    Extra("coalesced_writes", "some warp wrote the next frontier with induced coalescence (§5.6)", kind=bool),
+    Extra("dup_conflicts", "hash64 collisions of different vertices, kept conservatively (§6)", "entries"),
+)
 
 
 def kernel_choice(knobs, instrument: bool) -> tuple:
@@ -49,13 +64,17 @@ def cluster_log(rows: np.ndarray, C: int, L) -> np.ndarray:
     return out
 
 
-class BFS4KLoop(LevelLoop):
-    def __init__(self, ctx: RunContext, impl):
+class BFS4KLevels(LevelLoop):
+    """BFS-4K's level loop over ctx's graph with ctx.knobs (a BFS4KKnobs). With multi_block=False
+    it launches single-block steps only: its caller runs the levels whose plan is multi-block
+    (nothing of those is compiled) and hands the frontier back with `resume`."""
+
+    def __init__(self, ctx: RunContext, multi_block: bool = True):
         from kernels import bfs4k
         from kernels.bfs4k import layout as L
         from kernels.rules import heavy_limit
 
-        self.ctx, self.L = ctx, L
+        self.ctx, self.L, self.multi_block = ctx, L, multi_block
         knobs, limits, n = ctx.knobs, ctx.limits, ctx.graph.num_vertices
         self.single_layout = single_block_layout(knobs, limits, n) if knobs.K5 > 0 else None
         self.multi_layout = multi_block_layout(knobs, limits)
@@ -72,7 +91,7 @@ class BFS4KLoop(LevelLoop):
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)  # level in which a vertex was last claimed
         self.stamp2 = ctx.buffer("stamp2", n, np.int32)  # same, after the filter: duplicates it missed
-        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        self.queues = frontier_queues(ctx, self.capacity)
         # Read back each step: the level's counters, the next frontier's degree histogram, and the
         # single block's state (in the one copy, not a second synchronous one after it). Two
         # buffers take turns: a multi-block level clears the other one's counters and histogram
@@ -109,8 +128,9 @@ class BFS4KLoop(LevelLoop):
         self.plan = self._plan()
         # Compile (or load from the disk cache) every kernel the run may use before its clock
         # starts: one first needed at a later level would compile inside the elapsed time.
-        probe = dataclasses.replace(plan_level(self.frontier, knobs, limits, n), heavy_vertices=1, heavy_blocks=1)
-        ctx.runtime.prepare(lambda go: self._multi(go, probe, 0, 1), ctx.compiling)
+        if multi_block:
+            probe = dataclasses.replace(plan_level(self.frontier, knobs, limits, n), heavy_vertices=1, heavy_blocks=1)
+            ctx.runtime.prepare(lambda go: self._multi(go, probe, 0, 1), ctx.compiling)
         if self.single_layout is not None:
             ctx.runtime.prepare(self._single, ctx.compiling)
         self.compiled_ahead = True  # the level kernels, child grid, statistics, single block, commit
@@ -144,7 +164,7 @@ class BFS4KLoop(LevelLoop):
         self.capacity = max(need, 2 * old)
         src = self.queues[0] if self.in_a else self.queues[1]
         size = self.frontier.size
-        grown = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        grown = frontier_queues(ctx, self.capacity)
         if size:
             grown[0 if self.in_a else 1][:size].copy_to_device(src[:size])
         self.queues = grown
@@ -154,6 +174,8 @@ class BFS4KLoop(LevelLoop):
     def launch(self, go) -> None:
         if self.plan.kernel == "single-block":
             self._single(go)
+        elif not self.multi_block:
+            raise RuntimeError("BFS-4K's multi-block level was planned in a loop built without it (multi_block=False)")
         else:
             # The next frontier holds at most one entry per edge examined (and per vertex, without
             # duplicates); a few entries per thread, at most a few blocks per SM.
@@ -198,6 +220,17 @@ class BFS4KLoop(LevelLoop):
             go(self.kern.stats, stats_blocks, STATS_THREADS, 0, self.graph, groups[3], groups[6])
 
     # ------------------------------------------------------------------ records
+    def resume(self, levels: int, in_a: bool, size: int, hist) -> None:
+        """Another kernel ran `levels` levels on the same tree and queues and left a frontier of
+        `size` entries (in queue A if in_a) with this degree histogram: the plan of the next level
+        from it."""
+        self.level += levels
+        self.in_a = in_a
+        self.frontier = FrontierStats.from_histogram(size, hist)
+        self.converged = size == 0
+        if not self.converged:
+            self.plan = self._plan()
+
     def collect(self, ms: float) -> Batch:
         single = self.plan.kernel == "single-block"
         batch = self._collect_single() if single else self._collect_multi()

@@ -15,8 +15,8 @@ import numpy as np
 from kernels import rules
 from kernels.bfs4k.layout import NUM_COUNTERS as COUNTER_SLOTS
 
-from ...engine.runtime import DeviceLimits
-from ...knobs import KnobError
+from ....device import DeviceLimits
+from ....knobs import KnobError
 from .knobs import BFS4KKnobs as Knobs
 
 #: Bytes of static shared memory the BFS-4K kernels use besides the tables (the paper's Var_size).
