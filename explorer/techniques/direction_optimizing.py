@@ -194,11 +194,11 @@ class _Loop(LevelLoop):
         self.m_u = g.num_arcs - in_degree(g, s)
         self.prev, self.bu = 0, False
         self.converted = False  # the grid left the next level's frontier converted into a queue
-        self.threads, self.blocks = k.block_threads, 1
+        self.block_threads, self.blocks = k.block_threads, 1
         ctx.runtime.prepare(self._grid, ctx.compiling)  # compiled before the clock starts, then sized
-        fits = coresident_blocks(self.kernel, self._args(), self.threads, 0)
+        fits = coresident_blocks(self.kernel, self._args(), self.block_threads, 0)
         if fits < 1:
-            raise KnobError(f"knob block_threads={self.threads}: no block of the persistent grid fits on an SM "
+            raise KnobError(f"knob block_threads={self.block_threads}: no block of the persistent grid fits on an SM "
                             "of this GPU: choose fewer threads")
         self.blocks = fits if k.blocks_per_sm == 0 else min(ctx.limits.sm_count * k.blocks_per_sm, fits)
         self._choose()
@@ -224,7 +224,7 @@ class _Loop(LevelLoop):
     def _grid(self, go) -> None:
         go.zero(self.state)
         go.zero(self.bits)
-        go.cooperative(self.kernel, self.blocks, self.threads, 0, *self._args())
+        go.cooperative(self.kernel, self.blocks, self.block_threads, 0, *self._args())
 
     def collect(self, ms: float) -> Batch:
         batch = self._collect_single(ms) if self.mode == "single" else self._collect_grid()

@@ -90,7 +90,7 @@ class _Loop(LevelLoop):
 
         self.ctx, self.k = ctx, luo
         knobs, n = ctx.knobs, ctx.graph.num_vertices
-        self.threads = knobs.block_threads
+        self.block_threads = knobs.block_threads
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         # A vertex enters a frontier once (compare-and-swap claims): n entries suffice.
@@ -104,27 +104,27 @@ class _Loop(LevelLoop):
         init_search(ctx, self.dist, self.parent, self.queues[0])
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.state)
         self.size, self.level, self.in_a = 1, 0, True
-        self.block_shared = luo.shared_bytes(self.threads, knobs.block_threshold)
-        self.grid_shared = luo.shared_bytes(self.threads)
+        self.block_shared = luo.shared_bytes(self.block_threads, knobs.block_threshold)
+        self.grid_shared = luo.shared_bytes(self.block_threads)
 
         # Compile (or load) every layer's kernel before the clock starts, then size the grid: the
         # co-resident blocks depend on the compiled kernel's registers.
         self.grid_blocks, self.grid_threshold = 1, 0  # sized below
         for layer in (luo.BLOCK, luo.GRID, luo.PER_LEVEL):
             ctx.runtime.prepare(lambda go, layer=layer: self._launch(go, layer), ctx.compiling)
-        fits = common.coresident_blocks(luo.luo_grid, self._args(), self.threads, self.grid_shared)
+        fits = common.coresident_blocks(luo.luo_grid, self._args(), self.block_threads, self.grid_shared)
         if fits < 1:
-            raise KnobError(f"knob block_threads={self.threads}: no block of the grid-synchronised kernel fits on "
-                            "an SM of this GPU (registers or shared memory): choose fewer threads")
+            raise KnobError(f"knob block_threads={self.block_threads}: no block of the grid-synchronised kernel fits "
+                            "on an SM of this GPU (registers or shared memory): choose fewer threads")
         self.grid_blocks = min(ctx.limits.sm_count * knobs.grid_blocks_per_sm, fits)
-        self.grid_threshold = knobs.grid_threshold or self.grid_blocks * self.threads
+        self.grid_threshold = knobs.grid_threshold or self.grid_blocks * self.block_threads
         self.layer = self._layer()
 
     def _layer(self) -> int:
         return self.k.layer_for(self.size, self.ctx.knobs.block_threshold, self.grid_threshold)
 
     def _per_level_blocks(self) -> int:
-        return max(1, -(-self.size // self.threads))  # a thread per frontier vertex
+        return max(1, -(-self.size // self.block_threads))  # a thread per frontier vertex
 
     def _args(self) -> tuple:
         """The kernels' argument groups (every layer takes the same)."""
@@ -136,7 +136,7 @@ class _Loop(LevelLoop):
         self._launch(go, self.layer)
 
     def _launch(self, go, layer) -> None:
-        k, T = self.k, self.threads
+        k, T = self.k, self.block_threads
         if layer == k.BLOCK:
             go(k.luo_block, 1, T, self.block_shared, *self._args())
         elif layer == k.GRID:

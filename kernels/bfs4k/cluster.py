@@ -58,11 +58,11 @@ def _cluster_totals(rows_addr, row, C, lv):
 
 
 @functools.cache
-def _cluster_kernel(dedup: int, max_threads: int, C: int):
+def _cluster_kernel(dedup: int, block_threads: int, C: int):
     """The single-block kernel spread over a thread-block cluster of C blocks (C a power of two,
     2-16; compute capability 9.0 and later): an extension of the paper, which has one block."""
     shift = C.bit_length() - 1
-    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
+    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(block_threads)}
 
     @cuda.jit(cache=True, **options)
     def bfs4k_cluster(graph: Graph, tree: Tree, stamps: Stamps, queues: QueuePair, out: SingleOut,
@@ -92,7 +92,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         tid = cuda.threadIdx.x
         lane = cuda.laneid
         B = cuda.blockDim.x
-        if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
+        if B > block_threads:  # compiled with registers for block_threads only (the launch would fail)
             return
         offsets, indices = graph
         dist = tree.dist
@@ -117,7 +117,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         hist_c = cuda.shared.array(DEGREE_BINS, int32)
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = (tid // 32) * CULL_ENTRIES
-        heavy_min = int64(k3) * B
+        min_heavy_degree = int64(k3) * B
         log_cap = int32(visits.shape[0] // 3)
         logged = int32(0)
         last = int32(0)
@@ -142,7 +142,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         r = 0
         prev = 2  # the row holding the statistics of the level's frontier
         _load_rows(sh32, f_off, local, offsets, table, rb_off, deg_off,
-                   rows[prev * ROW_CLUSTER + R_HEAVY:prev * ROW_CLUSTER + ROW], heavy_min, wsum, wmax, prev)
+                   rows[prev * ROW_CLUSTER + R_HEAVY:prev * ROW_CLUSTER + ROW], min_heavy_degree, wsum, wmax, prev)
         cuda.syncthreads()
         if tid == 0:
             rows[prev * ROW_CLUSTER + R_TOP] = wmax[prev, 0]  # the block's share's highest degree
@@ -181,7 +181,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
                 edges = warp_sum(wsum[prev, lane])
             # A heavy vertex returns the frontier to the host, as in bfs4k_single: every block
             # reads the same counts, so all leave together.
-            if level > level0 and (int64(1) << top) >= heavy_min:
+            if level > level0 and (int64(1) << top) >= min_heavy_degree:
                 hj = int32(0)
                 if lane < C:
                     hj = cluster_load(cluster_map(rows_addr + 4 * (pb + R_HEAVY + top), lane))
@@ -194,7 +194,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
             nxt = int32(level + 1)
             cl = (int32(shift), bm_addr, cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0),
                   smem_addr(sh32, fn_off), smem_addr(sh32, 2 * rbn_off), smem_addr(sh32, dgn_off), offsets,
-                  heavy_min, cnt[R_HEAVY:])
+                  min_heavy_degree, cnt[R_HEAVY:])
             src = (sh32, f_off, local, offsets, indices, table, rb_off, deg_off)
             dst = (visits, log_cap, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, logged)  # the visit log
             ops = (nxt, tree, mode, inst, filt, dst, cl)

@@ -56,12 +56,12 @@ def _load_visited(bits, base, words, dist, shift, rank):
 
 
 @cuda.jit(device=True)
-def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r):
+def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, min_heavy_degree, wsum, wmax, r):
     """The level's frontier rows, loaded once at its start: each entry's first edge (rows64[rb_off + i])
     and degree (sh32[deg_off + i]) go beside it in shared memory, where the level's loops read
     them; the warp's degree sum goes to its slot in wsum[r], the frontier's highest degree to
     wmax[r, 0] (an atomic max: the caller clears it), with per-bin counts of heavy vertices (bins of
-    degree >= heavy_min) in heavy_c: what the level's decisions (§5.1-§5.4, the heavy-vertex exit)
+    degree >= min_heavy_degree) in heavy_c: what the level's decisions (§5.1-§5.4, the heavy-vertex exit)
     need, after one block barrier. A thread takes entries i and i + B together, so both rows' loads
     are in flight at once. Collective."""
     lane = cuda.laneid
@@ -78,10 +78,10 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
         b1 = offsets[uidx(u1)]
         e1 = offsets[uidx(u1 + 1)]
         if i < fsize:
-            total += _row_entry(sh32, rows64, rb_off, deg_off, i, b0, e0 - b0, heavy_c, heavy_min)
+            total += _row_entry(sh32, rows64, rb_off, deg_off, i, b0, e0 - b0, heavy_c, min_heavy_degree)
             top = max(top, int32(e0 - b0))
         if j < fsize:
-            total += _row_entry(sh32, rows64, rb_off, deg_off, j, b1, e1 - b1, heavy_c, heavy_min)
+            total += _row_entry(sh32, rows64, rb_off, deg_off, j, b1, e1 - b1, heavy_c, min_heavy_degree)
             top = max(top, int32(e1 - b1))
         i += B + B
     if not cuda.any_sync(FULL_MASK, total > 0):  # an idle warp (or one of isolated vertices): no reductions
@@ -97,12 +97,12 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
 
 
 @cuda.jit(device=True)
-def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, heavy_min):
+def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, min_heavy_degree):
     rows64[uidx(rb_off + i)] = beg
     sh32[uidx(deg_off + i)] = int32(deg)
-    if deg >= heavy_min:
+    if deg >= min_heavy_degree:
         b = _degree_bin(deg)
-        if (int64(1) << b) >= heavy_min:
+        if (int64(1) << b) >= min_heavy_degree:
             cuda.atomic.add(heavy_c, b, int32(1))
     return deg
 
@@ -179,9 +179,9 @@ def _expand(ed, W, binary, src, ops, q, acc, k7):
 
 
 @functools.cache
-def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads: int, shared_visited: bool):
-    """The single-block kernel for blocks of at most `max_threads` threads."""
-    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
+def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, block_threads: int, shared_visited: bool):
+    """The single-block kernel for blocks of at most `block_threads` threads."""
+    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(block_threads)}
 
     @cuda.jit(cache=True, **options)
     def bfs4k_single(graph: Graph, tree: Tree, stamps: Stamps, queues: QueuePair, out: SingleOut,
@@ -211,7 +211,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         tid = cuda.threadIdx.x
         lane = cuda.laneid
         B = cuda.blockDim.x
-        if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
+        if B > block_threads:  # compiled with registers for block_threads only (the launch would fail)
             return
         offsets, indices = graph
         dist = tree.dist
@@ -234,7 +234,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         hist_c = cuda.shared.array(DEGREE_BINS, int32)  # the exit histogram (32-bit: native atomics)
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = (tid // 32) * CULL_ENTRIES
-        heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
+        min_heavy_degree = int64(k3) * B  # §5.3: a child grid of at least one block
         log_cap = int32(visits.shape[0] // 3)
         nocl = no_cluster(offsets, hist_c)
         mode = (atomic_claim, True, cull, bm_off)  # latency-bound: one block
@@ -283,12 +283,12 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             # those of |F| alone are worked out while the rows' loads are in flight.
             W = int32(_virtual_warp_size(B, fsize, k1))
             ed = _use_edge_discover(B, fsize, k4)
-            _load_rows(sh32, f_off, fsize, offsets, table, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r)
+            _load_rows(sh32, f_off, fsize, offsets, table, rb_off, deg_off, heavy_c, min_heavy_degree, wsum, wmax, r)
             cuda.syncthreads()  # the rows and the frontier's statistics are complete
             top = _degree_bin(wmax[r, 0])  # a bin: >= 0
             # A frontier holding a heavy vertex (rules.has_heavy: only its top bin matters) goes back
             # to the host, which launches its child grid. The host checked the launch's first one.
-            if level > level0 and (int64(1) << top) >= heavy_min and heavy_c[top] <= k2_limit:
+            if level > level0 and (int64(1) << top) >= min_heavy_degree and heavy_c[top] <= k2_limit:
                 break
             binary = (not ed) and fsize * W <= B and (int64(1) << (top + 1)) - 1 <= W
             edges = int64(0)

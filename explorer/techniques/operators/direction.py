@@ -86,7 +86,7 @@ def bottom_up_now(frontier: int, vertices: int, divisor: int) -> bool:
 
 
 TOP_DOWN_QUEUE = Step(Direction.TOP_DOWN, "queue")
-TOP_DOWN_LAYER = Step(Direction.TOP_DOWN, "distance")
+TOP_DOWN_DISTANCE = Step(Direction.TOP_DOWN, "distance")
 
 
 def _grid(items: int, block: int) -> int:
@@ -108,7 +108,7 @@ class DirectionLoop(LevelLoop):
         self.ctx, self.impl, self.kd, self.kt, self.ks = ctx, impl, direction, topdown, scan
         n = ctx.graph.num_vertices
         self.n, self.words = n, max(1, -(-n // 32))
-        self.block = ctx.knobs.block_threads
+        self.block_threads = ctx.knobs.block_threads
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)
@@ -121,7 +121,7 @@ class DirectionLoop(LevelLoop):
         total = td + ks + direction.NUM_COUNTERS
         counters = ctx.buffer("direction_counters", total, np.int64)
         self.td_counters = ctx.view("direction_td_counters", counters, 0, td)
-        self.layer_counters = ctx.view("direction_layer_counters", counters, td, td + ks)
+        self.harish_counters = ctx.view("direction_harish_counters", counters, td, td + ks)
         self.counters = ctx.view("direction_own_counters", counters, td + ks, total)
         self.readback = (counters, ctx.buffer("direction_counters", total, np.int64, host=True))
         self.graph, self.in_graph = Graph(*ctx.graph_arrays), Graph(*in_edges(ctx))
@@ -140,7 +140,7 @@ class DirectionLoop(LevelLoop):
 
     # ---- one step (timed by the engine)
     def launch(self, go) -> None:
-        ctx, kd, kt, s, b = self.ctx, self.kd, self.kt, self.step, self.block
+        ctx, kd, kt, s, b = self.ctx, self.kd, self.kt, self.step, self.block_threads
         q, bits = self.queues, self.bits
         go.zero(self.readback[0])
         if self._converts(s) and s.form == "bitmap":
@@ -156,7 +156,7 @@ class DirectionLoop(LevelLoop):
             go(kt.topdown_queue, _grid(self.size, b), b, 0, self.graph, self.tree,
                Level(q[0], self.size, q[1], self.capacity, self.level), self.td_counters, self.stamp, ctx.instrument)
         else:  # row 0 of harish_level's two (it clears row 1, which the memset cleared anyway)
-            go(self.ks.harish_level, _grid(self.n, b), b, 0, self.graph, self.tree, Rows(self.layer_counters, 0, True),
+            go(self.ks.harish_level, _grid(self.n, b), b, 0, self.graph, self.tree, Rows(self.harish_counters, 0, True),
                self.level, ctx.instrument)
 
     def _launches(self, s: Step, converted: bool) -> int:
@@ -167,13 +167,13 @@ class DirectionLoop(LevelLoop):
 
     def collect(self, ms: float) -> Batch:
         host, kd, kt, ks, inst, s = self.readback[1], self.kd, self.kt, self.ks, self.ctx.instrument, self.step
-        td, layer = host[:kt.NUM_COUNTERS], host[kt.NUM_COUNTERS:kt.NUM_COUNTERS + ks.NUM_COUNTERS]
+        td, harish = host[:kt.NUM_COUNTERS], host[kt.NUM_COUNTERS:kt.NUM_COUNTERS + ks.NUM_COUNTERS]
         own = host[kt.NUM_COUNTERS + 2 * ks.NUM_COUNTERS:]
         queue_td = s.direction is Direction.TOP_DOWN and s.form == "queue"
         if queue_td:
             nxt, edges, dups = int(td[kt.NEXT_SIZE]), td[kt.EDGES], int(td[kt.DUP_GENERATED])
         elif s.direction is Direction.TOP_DOWN:
-            nxt, edges, dups = int(layer[ks.NEXT_SIZE]), layer[ks.EDGES], 0  # CAS claims: none
+            nxt, edges, dups = int(harish[ks.NEXT_SIZE]), harish[ks.EDGES], 0  # CAS claims: none
         else:
             nxt, edges, dups = int(own[kd.NEXT_SIZE]), own[kd.EDGES], 0  # a vertex's own thread: none
         converted = self._converts(s)

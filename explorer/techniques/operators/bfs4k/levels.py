@@ -209,7 +209,7 @@ class BFS4KLevels(LevelLoop):
         if not self.clear[b]:
             go.zero(self.cleared[b])
         groups = (self.graph, self.tree, self.stamps, Level(src, size, dst, self.capacity, self.level),
-                  Heavy(plan.heavy_threshold, knobs.K3, self.heavy_v, self.heavy_off, self.heavy_ctr[b]),
+                  Heavy(plan.heavy_degree, knobs.K3, self.heavy_v, self.heavy_off, self.heavy_ctr[b]),
                   MultiPlan(plan.warp_size, plan.edge_discover, plan.binary_scan, knobs.K7,
                             max(lay.hash_entries - 1, 0), fused),
                   Readback(self.counters[b], self.hist[b], self.cleared[1 - b]))
