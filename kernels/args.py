@@ -112,10 +112,9 @@ class QueuePair(NamedTuple):
 
 
 class Rows(NamedTuple):
-    """Two rows of a kernel's counters (int64): level L adds into row L % 2 (`row`) and, when
-    `clear` (a level's first kernel), clears the other row for the next level, so no memset is
-    launched between levels (kernels.common.clear_next_row)."""
+    """Two rows of a kernel's counters (int64): level L adds into row L % 2 (`row`), and the level's
+    first kernel clears the other row for the next level, so no memset is launched between levels
+    (kernels.common.clear_next_row)."""
 
     counters: V64
     row: I64
-    clear: BOOL

@@ -35,9 +35,8 @@ class Arcs(NamedTuple):
 def edge_parallel_level(arcs: Arcs, tree: Tree, rows: Rows, level: I64, instrument: BOOL):
     arc_source, indices = arcs
     dist, parent = tree
-    counters, row, clear = rows
-    if clear:
-        clear_next_row(counters, row, NUM_COUNTERS)
+    counters, row = rows
+    clear_next_row(counters, row, NUM_COUNTERS)
     base = row * NUM_COUNTERS
     e = cuda.grid(1)
     block = cuda.shared.array(2, int64)

@@ -31,9 +31,8 @@ NUM_COUNTERS = 3
 def harish_level(graph: Graph, tree: Tree, rows: Rows, level: I64, instrument: BOOL):
     offsets, indices = graph
     dist, parent = tree
-    counters, row, clear = rows
-    if clear:
-        clear_next_row(counters, row, NUM_COUNTERS)
+    counters, row = rows
+    clear_next_row(counters, row, NUM_COUNTERS)
     base = row * NUM_COUNTERS
     n = dist.shape[0]
     v = cuda.grid(1)

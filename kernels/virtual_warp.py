@@ -41,10 +41,9 @@ def virtual_warp_level(graph: Graph, tree: Tree, queues: Level, rows: Rows, step
     offsets, indices = graph
     dist, parent = tree
     frontier, frontier_size, next_frontier, _, level = queues
-    counters, row, clear = rows
+    counters, row = rows
     warp, from_queue, instrument, stamp = step
-    if clear:
-        clear_next_row(counters, row, NUM_COUNTERS)
+    clear_next_row(counters, row, NUM_COUNTERS)
     base = row * NUM_COUNTERS
     tid = cuda.grid(1)
     vw = tid // warp

@@ -71,7 +71,7 @@ class _Loop(LevelLoop):
         ctx, block = self.ctx, self.ctx.knobs.block_threads
         arcs = ctx.graph.num_arcs
         go(self.k.edge_parallel_level, max(1, -(-arcs // block)), block, 0, self.arcs, Tree(self.dist, self.parent),
-           Rows(self.counters, self.level % 2, True), self.level, ctx.instrument)
+           Rows(self.counters, self.level % 2), self.level, ctx.instrument)
 
     def collect(self, ms: float) -> Batch:
         k, inst = self.k, self.ctx.instrument

@@ -58,7 +58,7 @@ class _Loop(LevelLoop):
         ctx, block = self.ctx, self.ctx.knobs.block_threads
         n = ctx.graph.num_vertices
         go(self.k.harish_level, max(1, -(-n // block)), block, 0, self.graph, self.tree,
-           Rows(self.counters, self.level % 2, True), self.level, ctx.instrument)
+           Rows(self.counters, self.level % 2), self.level, ctx.instrument)
 
     def collect(self, ms: float) -> Batch:
         k, inst = self.k, self.ctx.instrument

@@ -80,7 +80,7 @@ class _Loop(LevelLoop):
         threads = items * knobs.W
         go(self.k.virtual_warp_level, max(1, -(-threads // knobs.block_threads)), knobs.block_threads, 0,
            self.graph, self.tree, Level(self.queues[0], self.size, self.queues[1], self.capacity, self.level),
-           Rows(self.counters, self.level % 2, True),
+           Rows(self.counters, self.level % 2),
            self.k.VirtualWarps(knobs.W, self.queue, ctx.instrument, self.stamp))
 
     def collect(self, ms: float) -> Batch:

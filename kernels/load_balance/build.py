@@ -6,7 +6,7 @@ from typing import NamedTuple
 from numba import cuda, int32, int64
 
 from .. import rules
-from ..args import I64, V64, Graph, Level, Rows, Stamps, Tree
+from ..args import BOOL, I64, V64, Graph, Level, Rows, Stamps, Tree
 from ..common import BLOCK_1024, clear_next_row
 from ..frontier_ops import no_cluster
 from . import layout as L
@@ -34,12 +34,14 @@ class Prefix(NamedTuple):
 
 
 class Params(NamedTuple):
-    """The strategy's parameters: p1, p2 (W; CTA_TH and WARP_TH; K and IS) and history culling's
-    table entries (a power of two; 0: off)."""
+    """The strategy's parameters: p1, p2 (W; CTA_TH and WARP_TH; K and IS), history culling's
+    table entries (a power of two; 0: off), and whether this kernel clears the other row of
+    counters (the level's first kernel does: the prefix-sum pass, where there is one)."""
 
     p1: I64
     p2: I64
     history_entries: I64
+    clear: BOOL
 
 
 @functools.cache
@@ -63,8 +65,8 @@ def level_kernel(expand: int, instrument: bool, atomic_claim: bool, culling: int
     @cuda.jit(cache=True, **BLOCK_1024)
     def lb_level(graph: Graph, tree: Tree, stamps: Stamps, queues: Level, rows: Rows, prefix: Prefix, params: Params):
         offsets, indices = graph
-        counters, row, clear = rows
-        p1, p2, hist_entries = params
+        counters, row = rows
+        p1, p2, hist_entries, clear = params
         out = queues.out
         if clear:
             clear_next_row(counters, row, NUM_COUNTERS)

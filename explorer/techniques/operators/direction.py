@@ -156,7 +156,7 @@ class DirectionLoop(LevelLoop):
             go(kt.topdown_queue, _grid(self.size, b), b, 0, self.graph, self.tree,
                Level(q[0], self.size, q[1], self.capacity, self.level), self.td_counters, self.stamp, ctx.instrument)
         else:  # row 0 of harish_level's two (it clears row 1, which the memset cleared anyway)
-            go(self.ks.harish_level, _grid(self.n, b), b, 0, self.graph, self.tree, Rows(self.harish_counters, 0, True),
+            go(self.ks.harish_level, _grid(self.n, b), b, 0, self.graph, self.tree, Rows(self.harish_counters, 0),
                self.level, ctx.instrument)
 
     def _launches(self, s: Step, converted: bool) -> int:

@@ -107,7 +107,7 @@ class ExpandLoop(LevelLoop):
         self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
         self.stamps = Stamps(self.stamp, self.stamp2)
         self.prefix_arrays = LBB.Prefix(self.prefix, self.parts)
-        self.params = LBB.Params(self.p1, self.p2, self.history)
+        self.params = LBB.Params(self.p1, self.p2, self.history, not self.prefixed)
         self.size, self.level, self.blocks, self.launches = 1, 0, 0, 0
 
     def _blocks(self, f: int, units: int) -> int:
@@ -142,8 +142,7 @@ class ExpandLoop(LevelLoop):
             self.launches += 1
         self.blocks = self._blocks(f, units)
         go(self.kernel, self.blocks, B, self.shared, self.graph, self.tree, self.stamps,
-           Level(src, f, dst, self.capacity, self.level), Rows(self.counters, row, not self.prefixed),
-           self.prefix_arrays, self.params)
+           Level(src, f, dst, self.capacity, self.level), Rows(self.counters, row), self.prefix_arrays, self.params)
 
     def collect(self, ms: float) -> Batch:
         L, inst = LBL, self.ctx.instrument
