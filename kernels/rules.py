@@ -2,7 +2,7 @@
 and the codes of the duplicate filters the host picks and the kernels compile in.
 
 Pure Python on scalars, no imports: the host calls them directly
-(explorer.techniques.bfs4k.policy) and the single-block kernel, which decides its levels on the
+(explorer.techniques.operators.bfs4k.policy) and the single-block kernel, which decides its levels on the
 device, calls the `cuda.jit(device=True)` wrappers made in kernels.bfs4k.device. One formula,
 one place. Each function is self-contained (no calls to the others), because the device wrappers
 can only see jitted callees.

@@ -3,7 +3,7 @@
 No Numba here: the host imports this module (`from kernels.bfs4k import layout`) before it
 chooses a backend, and a constant added for BFS-4K changes no other technique's layout.
 """
-from ..rules import CULL_ENTRIES, DEDUP_CODES, DEGREE_BINS, HASH64, NO_DEDUP, QLEN, WARP_CULL  # noqa: F401  (BFS-4K's too)
+from ..rules import CULL_ENTRIES, DEDUP_CODES, DEGREE_BINS, HASH64, NO_DEDUP, QLEN, WARP_CULL  # noqa: F401
 
 # ------------------------------------------------------------------------------ per-level counters
 # The small int64 array the host reads back after a multi-block level (the single block keeps

@@ -11,7 +11,7 @@ from ..rules import CULL_ENTRIES, QLEN  # noqa: F401  (a warp's culling table; t
 # ------------------------------------------------------------------------------ expand strategies
 # The chapter's §5 catalogue, in its order (the host's names are in EXPAND_NAMES).
 WORK_ITEMS = 0  # §5.1.1 a thread per frontier entry
-VIRTUAL_WARPS = 1  # §5.1.2 static virtual warps of W lanes (BFS-4K's expand_virtual_warp, W fixed)
+VIRTUAL_WARPS = 1  # §5.1.2 static virtual warps of W lanes (kernels.expand.expand_virtual_warp, W fixed)
 DYNAMIC_VIRTUAL_WARPS = 2  # §5.2.1 BFS-4K's multi-block level (the host runs its loop)
 CTA_WARP_SCAN = 3  # §5.2.2 Merrill et al.'s strip-mined gathering, Algorithm 9
 DIRECT_SEARCH = 4  # §5.3.1 a thread per work-unit, binary search in the global prefix sum
@@ -34,7 +34,7 @@ CULLING_NAMES = {"none": CULL_NONE, "warp": CULL_WARP, "history": CULL_HISTORY,
 
 # ------------------------------------------------------------------------------ per-level counters
 # Two rows of NUM_COUNTERS int64 (level L uses row L % 2); the level's first kernel clears the
-# other row for the next level (kernels.scan.clear_next_row), so no memset is launched.
+# other row for the next level (kernels.common.clear_next_row), so no memset is launched.
 NEXT_SIZE = 0  # entries written to the next frontier (after the culls)
 EDGES = 1  # adjacency entries inspected, counted by the lanes that inspect them (instrument)
 DUP_GENERATED = 2  # claims of a vertex already claimed in this level (instrument: ground truth)
