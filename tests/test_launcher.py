@@ -290,3 +290,33 @@ def test_compile_says_whether_the_disk_cache_held_the_kernel(cached, outcome):
     (before, none), (name, done) = said
     assert (before, none, name) == ("k_expand", None, "k_expand")
     assert done.startswith(f"{outcome} in ") and done.endswith(" s")
+
+
+# ---- the argument groups (kernels.args): one declaration for the kernel, its launch, its signature
+
+
+def test_a_groups_declared_type_is_what_numba_types_its_instances():
+    import numba
+
+    from kernels import args
+
+    g = args.Graph(np.zeros(3, np.int64), np.zeros(2, np.int32))
+    q = args.QueuePair(np.zeros(4, np.int32), np.zeros(4, np.int32), True, 1, 4, 0)
+    assert numba.typeof(g) == args.group_type(args.Graph)
+    assert numba.typeof(q) == args.group_type(args.QueuePair)
+    assert numba.typeof(args.Rows(np.zeros(6, np.int64), 1)) == args.group_type(args.Rows)  # all one type
+
+
+def test_signature_reads_a_kernels_annotations():
+    from kernels import args
+
+    def kernel(graph: args.Graph, counters: args.V64, level: args.I64):
+        pass
+
+    assert args.signature(kernel) == (args.group_type(args.Graph), args.V64, args.I64)
+
+    def bare(graph, level: args.I64):
+        pass
+
+    with pytest.raises(TypeError, match="parameter 'graph' of bare is annotated with"):
+        args.signature(bare)
