@@ -30,7 +30,7 @@ from .knobs import KnobError
 from .reference import CheckReport, check_result
 from .stats import RunResult
 from .techniques import make_knobs
-from .techniques.bfs4k.provenance import BFS4KProvenance, ProvenanceLog
+from .techniques.bfs4k import BFS4KProvenance, ProvenanceLog
 
 #: Rows of the log by default: 16 MB of int32 rows on a GPU; the simulator's graphs are small.
 MAX_RECORDS = 400_000

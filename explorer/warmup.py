@@ -24,9 +24,10 @@ index entry with the other's code, so the processes started here serialise their
 file lock (`_serialise_cache_saves`). A first run uses the same: `load_for_run` compiles the
 run's kernels in helper processes (one kernel each) while this process loads the graph and
 compiles the loaders, then the run loads the kernels from the disk cache. That needs each
-kernel's argument types before the graph exists: `SIGNATURES` has them for BFS-4K (whose
-`kernel_signatures` lists what the engine launches) and for the set-up kernels every GPU
-technique uses; other techniques compile in the run, as before.
+kernel's argument types before the graph exists: a technique declares them
+(`BFSTechnique.kernel_signatures`, read off the kernels' argument groups, kernels.args), and
+`operators.frontier.setup_signatures` those of the set-up kernels every GPU technique uses; a
+technique that declares none compiles in the run, before its clock starts.
 """
 from __future__ import annotations
 
@@ -122,43 +123,15 @@ class Done:
     error: str | None = None
 
 
-def _common_signatures(knobs=None, instrument=True) -> list:
-    """The set-up kernels of every GPU technique (base.init_search): fills and the source."""
-    from numba import types
+def signatures(technique: str, knobs: dict, instrument: bool) -> list:
+    """(name, kernel, argument types) of the kernels a GPU run of `technique` with these knobs
+    launches, known before the graph is: the technique's own (slowest first), then the set-up
+    kernels every GPU technique launches."""
+    from .techniques import implementation, make_knobs
+    from .techniques.operators.frontier import setup_signatures
 
-    from kernels import common
-
-    v32, i64 = types.int32[::1], types.int64
-    return [("fill_int32", common.fill_int32, (v32, i64)),
-            ("set_source", common.set_source, (v32, v32, v32, v32, i64))]
-
-
-def _bfs4k_signatures(knobs, instrument: bool) -> list:
-    """BFS-4K's kernels as its level loop launches them for these knobs (techniques/bfs4k/loop.py
-    picks kernels_for's static arguments the same way; tests/test_warmup.py checks both agree)."""
-    from kernels import bfs4k
-
-    dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[knobs.dedup]
-    shared = knobs.visited == "shared"
-    sigs = bfs4k.kernel_signatures(bool(instrument), knobs.claim != "race", dedup, knobs.single_block_threads,
-                                   shared, knobs.cluster)
-    # The single block (and its commit) runs only with K5 > 0, the commit only with shared visited flags.
-    skip = {"bfs4k_commit"} if not shared else set()
-    if knobs.K5 == 0:
-        skip |= {"bfs4k_single", "bfs4k_cluster", "bfs4k_commit"}
-    return [(name, kernel, args) for name, kernel, args, _ in sigs if name not in skip]
-
-
-#: Technique (value) -> its kernels' (name, kernel, argument types) for knobs and instrumentation,
-#: known before the graph is: what helper processes can compile ahead of a run. "common" is added
-#: for every GPU technique.
-SIGNATURES: dict[str, Callable] = {"common": _common_signatures, "bfs4k": _bfs4k_signatures}
-
-
-def signatures(provider: str, technique: str, knobs: dict, instrument: bool) -> list:
-    from .techniques import make_knobs
-
-    return SIGNATURES[provider](make_knobs(technique, knobs), instrument)
+    impl = implementation(technique)
+    return impl.kernel_signatures(make_knobs(technique, knobs), bool(instrument)) + setup_signatures()
 
 
 def _variant_key(kernel, argtypes) -> tuple:
@@ -175,33 +148,29 @@ def _variant_text(kernel) -> str:
 
 
 def kernel_units(technique: str, knobs: dict, instrument: bool, seen: dict | None = None) -> list[Unit]:
-    """One unit per kernel that `SIGNATURES` knows for this run (the set-up kernels included);
-    a variant already in `seen` (variant -> unit) is that unit again, not a new one."""
+    """One unit per kernel `signatures` knows for this run (the set-up kernels included); a
+    variant already in `seen` (variant -> unit) is that unit again, not a new one."""
     seen = {} if seen is None else seen
     units = []
-    for provider in ("common", technique):
-        if provider not in SIGNATURES:
-            continue
-        for name, kernel, args in signatures(provider, technique, knobs, instrument):
-            key = _variant_key(kernel, args)
-            if key not in seen:
-                seen[key] = Unit(f"kernel:{len(seen) + 1}:{name}", f"kernel {_variant_text(kernel)}", "kernel",
-                                 (provider, technique, dict(knobs), bool(instrument), name))
-            units.append(seen[key])
+    for name, kernel, args in signatures(technique, knobs, instrument):
+        key = _variant_key(kernel, args)
+        if key not in seen:
+            seen[key] = Unit(f"kernel:{len(seen) + 1}:{name}", f"kernel {_variant_text(kernel)}", "kernel",
+                             (technique, dict(knobs), bool(instrument), name))
+        units.append(seen[key])
     return units
 
 
 def knob_presets(technique) -> list[tuple[dict, str | None]]:
-    """(knobs, preset) a technique is run with: its defaults, its simulator_knobs, and the
-    Explorer's presets (BFS-4K's §7 advice, chosen per graph)."""
-    from .techniques import Technique, implementation
+    """(knobs, preset) a technique is run with: its defaults, its simulator_knobs, and its presets
+    chosen per graph (`BFSTechnique.presets`: BFS-4K's §7 advice)."""
+    from .techniques import implementation
 
     impl = implementation(technique)
     out: list[tuple[dict, str | None]] = [({}, None)]
     if impl.simulator_knobs:
         out.append((dict(impl.simulator_knobs), None))
-    if impl.technique is Technique.BFS4K:
-        out.append(({}, "§7"))
+    out.extend(({}, name) for name in impl.presets)
     return out
 
 
@@ -306,12 +275,16 @@ def run_unit(unit: Unit) -> Done:
     return Done(unit, time.perf_counter() - start)
 
 
-def _compile_kernel(provider: str, technique: str, knobs: dict, instrument: bool, name: str) -> None:
-    for n, kernel, args in signatures(provider, technique, knobs, instrument):
+def _compile_kernel(technique: str, knobs: dict, instrument: bool, name: str) -> None:
+    kernel, args = _kernel_named(technique, knobs, instrument, name)
+    kernel.compile(tuple(args))  # compiles, or loads from the disk cache
+
+
+def _kernel_named(technique: str, knobs: dict, instrument: bool, name: str):
+    for n, kernel, args in signatures(technique, knobs, instrument):
         if n == name:
-            kernel.compile(tuple(args))  # compiles, or loads from the disk cache
-            return
-    raise LookupError(f"{provider} has no kernel {name!r} for {technique} with {knobs}")
+            return kernel, args
+    raise LookupError(f"{technique} has no kernel {name!r} with {knobs}")
 
 
 _GRAPHS: list = []  # this process's warmup graphs, loaded once
@@ -341,10 +314,8 @@ def _run_technique(technique: str, knobs: dict, instrument: bool, preset: str | 
     failed = []
     for g in warmup_graphs():
         k = make_knobs(technique, knobs)
-        if preset == "§7":
-            from .techniques.bfs4k import recommend_knobs
-
-            k = recommend_knobs(g, base=k)[0]
+        if preset is not None:
+            k = impl.presets[preset](g, k)
         try:
             api.run_bfs(g, "max-degree", impl.technique, k, instrument=instrument).complete()
         except (KnobError, backend.BackendError):
@@ -566,14 +537,16 @@ class Ahead:
 def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | None = None,
                   on_status: Callable[[str], None] | None = None) -> Ahead | None:
     """Start helper processes compiling the kernels a run of `technique` with `knobs` will launch,
-    when it runs on a GPU, its kernels are known ahead (`SIGNATURES`) and some are not in the disk
-    cache yet. None when there is nothing to gain. `gpu`: whether the run will use a GPU (None:
-    the selected backend, else whether one is present and the simulator not requested)."""
+    when it runs on a GPU, the technique declares its kernels (`BFSTechnique.kernel_signatures`)
+    and some are not in the disk cache yet. None when there is nothing to gain. `gpu`: whether the
+    run will use a GPU (None: the selected backend, else whether one is present and the simulator
+    not requested)."""
     from . import backend
     from .techniques import Technique, implementation, make_knobs
 
     tech = Technique.parse(technique)
-    if tech.value not in SIGNATURES or implementation(tech).runtimes == frozenset({"cpu"}):
+    impl = implementation(tech)
+    if impl.runtimes == frozenset({"cpu"}) or not impl.kernel_signatures(make_knobs(tech, knobs), bool(instrument)):
         return None
     if gpu is None:
         info = backend.selected()
@@ -588,18 +561,12 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
     jobs = helper_count(len(todo))
     if not todo or jobs == 0:
         return None
-    pool = _pool(jobs, "gpu")
-    # The slowest kernels first (BFS-4K's multi-block and single-block kernels).
-    todo.sort(key=lambda u: ("multi" not in u.label and "single" not in u.label and "cluster" not in u.label))
+    pool = _pool(jobs, "gpu")  # the slowest kernels first: the technique lists them so
     return Ahead(tech.value, pool, jobs, [pool.submit(run_unit, u) for u in todo])
 
 
 def _kernel_of(unit: Unit):
-    provider, technique, knobs, instrument, name = unit.args
-    for n, kernel, args in signatures(provider, technique, knobs, instrument):
-        if n == name:
-            return kernel, args
-    raise LookupError(name)
+    return _kernel_named(*unit.args)
 
 
 def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
@@ -627,7 +594,7 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
     return graph
 
 
-__all__ = ["Ahead", "COMPILE_GROUPS", "Done", "HELPERS_ENV", "LOADER_STEPS", "SIGNATURES", "Unit",
+__all__ = ["Ahead", "COMPILE_GROUPS", "Done", "HELPERS_ENV", "LOADER_STEPS", "Unit",
            "WARMUP_GRAPHS", "compile_ahead", "compile_notices", "default_jobs", "helper_count",
            "kernel_units", "knob_presets", "load_for_run", "plan", "run_unit", "signatures", "warm",
            "warmup_graphs"]

@@ -166,8 +166,8 @@ def test_bad_input_is_named(kwargs, error, message):
 
 def test_the_normal_kernels_keep_their_own_enqueue():
     # The provenance kernels call copies of the expansion code; the originals are untouched.
-    from kernels import frontier_ops
-    from kernels.bfs4k import expand, multi, provenance
+    from kernels import expand, frontier_ops
+    from kernels.bfs4k import multi, provenance
 
     fn = lambda d: getattr(d, "py_func", None) or d.fn  # noqa: E731
     assert fn(frontier_ops.visit).__globals__["enqueue"] is frontier_ops.enqueue

@@ -1,6 +1,6 @@
-"""Compiling once: `python3 -m explorer warmup` compiles what a first run would,
-the status line says what compiles and that it happens once, and the kernels helper processes
-compile ahead of a run are the ones the engine launches."""
+"""Compiling once: `python3 -m explorer warmup` compiles what a first run would, the status line
+says what compiles and that it happens once, and the kernels helper processes compile ahead of a
+run (those a technique declares) are the ones the engine launches."""
 import json
 import os
 import subprocess
@@ -12,7 +12,7 @@ import numba
 import pytest
 
 from explorer import backend, graphs, warmup
-from explorer.techniques import Technique, implementation, implemented_techniques
+from explorer.techniques import Technique, implementation, implemented_techniques, make_knobs
 from explorer.ui import cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -174,7 +174,7 @@ def test_the_explorer_says_when_the_loaders_compile(monkeypatch):
 def test_no_helpers_where_they_cannot_help(monkeypatch):
     assert warmup.compile_ahead("bfs4k", {}, True, gpu=False) is None  # simulator or CPU: nothing compiles
     assert warmup.compile_ahead("cpu-topdown", {}, True, gpu=True) is None  # Numba CPU code, not a kernel
-    unknown = next((t for t in implemented_techniques() if t.value not in warmup.SIGNATURES
+    unknown = next((t for t in implemented_techniques() if not implementation(t).kernel_signatures(make_knobs(t), True)
                     and implementation(t).runtimes != frozenset({"cpu"})), None)
     if unknown is not None:  # kernels whose types are known only once the graph is
         assert warmup.compile_ahead(unknown, {}, True, gpu=True) is None
@@ -296,9 +296,8 @@ def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch,
 
     knobs = {**implementation("bfs4k").simulator_knobs, **knobs}
     expected = {}
-    for provider in ("common", "bfs4k"):
-        for name, kernel, types in warmup.signatures(provider, "bfs4k", knobs, instrument):
-            expected[kernel] = (name, tuple(types))
+    for name, kernel, types in warmup.signatures("bfs4k", knobs, instrument):
+        expected[kernel] = (name, tuple(types))
     seen = _record_launches(monkeypatch)
     g = graphs.generate("kronecker", scale=7, edge_factor=8)  # hubs: the heavy-vertex grid runs too
     api.run_bfs(g, "max-degree", "bfs4k", knobs, instrument=instrument).complete()
@@ -319,22 +318,22 @@ def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch,
 @pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
 @pytest.mark.parametrize("knobs", [{}, {"K5": 0, "K2": 5.0}, {"claim": "atomic", "visited": "shared"}])
 def test_bfs4k_prepares_every_kernel_in_set_up_so_steps_skip_preparing(monkeypatch, knobs):
-    # BFS4KLoop.compiled_ahead: the enactor then prepares no step, so every kernel a step launches
+    # BFS4KLevels.compiled_ahead: the enactor then prepares no step, so every kernel a step launches
     # must have been prepared (compiled, on a GPU) by the set-up, before any clock started.
     from explorer import api
     from explorer.engine import runtime
-    from explorer.techniques.bfs4k.loop import BFS4KLoop
+    from explorer.techniques.operators.bfs4k.levels import BFS4KLevels
     from kernels import common
 
     seen = _record_launches(monkeypatch)
     marks = []
-    start = BFS4KLoop.__init__
+    start = BFS4KLevels.__init__
 
     def init(self, *a, **kw):
         start(self, *a, **kw)
         marks.append(len(seen))  # what set-up prepared (and launched: init_search)
 
-    monkeypatch.setattr(BFS4KLoop, "__init__", init)
+    monkeypatch.setattr(BFS4KLevels, "__init__", init)
     steps = []
     monkeypatch.setattr(runtime.SimulatorRuntime, "prepare", lambda self, launch, on_compile: (
         steps.append(len(marks)), launch(_Recorder(lambda kernel, args: seen.append((kernel, ())))))[1])

@@ -53,7 +53,7 @@ def main(argv=None) -> int:
     dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)
     from kernels import bfs4k
     ptxas = _ptxas()
-    dedup = {"none": bfs4k.NO_DEDUP, "hash64": bfs4k.HASH64, "warp-culling": bfs4k.WARP_CULL}[args.dedup]
+    dedup = bfs4k.DEDUP_CODES[args.dedup]
     try:
         signatures = bfs4k.kernel_signatures(args.instrument, not args.race, dedup, args.single_block_threads,
                                              args.shared_visited or args.cluster > 1, args.cluster)

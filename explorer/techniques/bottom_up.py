@@ -10,7 +10,7 @@ from ..knobs import BLOCK_THREADS, KnobSet, KnobSpec, knob
 from ..stats import Direction
 from . import Technique
 from .base import BFSTechnique, RunContext
-from .direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, DirectionLoop, Step
+from .operators.direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, DirectionLoop, Step
 
 FRONTIER = KnobSpec("frontier", "how a bottom-up level tests 'neighbour in the frontier': a bitmap of the "
                     "frontier (the report's bit-set, §4.2.2) or the distance array, dist == level (its "

@@ -15,8 +15,8 @@ import numpy as np
 from kernels import rules
 from kernels.bfs4k.layout import NUM_COUNTERS as COUNTER_SLOTS
 
-from ...engine.runtime import DeviceLimits
-from ...knobs import KnobError
+from ....device import DeviceLimits
+from ....knobs import KnobError
 from .knobs import BFS4KKnobs as Knobs
 
 #: Bytes of static shared memory the BFS-4K kernels use besides the tables (the paper's Var_size).
@@ -67,7 +67,7 @@ class LevelPlan:
     res_threads: int
     warp_size: int  # virtual warp size; 32 under edge-discover
     edge_discover: bool
-    heavy_threshold: int  # degree from which a vertex takes the heavy path (0: none)
+    heavy_degree: int  # degree from which a frontier vertex takes the heavy path (0: none)
     heavy_vertices: int
     heavy_edges: int
     heavy_blocks: int  # child grid size: sum(degree) / (K3 x block size)
@@ -179,6 +179,6 @@ def plan_level(frontier: FrontierStats, knobs: Knobs, limits: DeviceLimits, num_
         heavy_blocks = -(-heavy_e // (knobs.K3 * block)) if heavy_n else 0
     return LevelPlan(
         kernel="single-block" if single else "multi-block", res_threads=res, warp_size=warp,
-        edge_discover=ed, heavy_threshold=(1 << hb) if hb < rules.DEGREE_BINS else 0,
+        edge_discover=ed, heavy_degree=(1 << hb) if hb < rules.DEGREE_BINS else 0,
         heavy_vertices=heavy_n, heavy_edges=heavy_e, heavy_blocks=heavy_blocks, binary_scan=binary,
         block_threads=block, blocks=blocks)

@@ -1,8 +1,9 @@
-"""What the GPU techniques that change direction share: the reverse CSR a bottom-up step walks
-on a directed graph and their record extras (bottom-up, hybrid, direction-optimizing), and the
-level loop of bottom-up and hybrid, one launch a level: a top-down or a bottom-up step on a
-queue, bitmap or distance frontier (kernels/direction.py; top-down: kernels/topdown.py's queue
-kernel, kernels/scan.py's layer-based one), its counters turned into a record.
+"""The direction operator: what the techniques that change direction share. The reverse CSR a
+bottom-up step walks on a directed graph and their record extras (bottom-up, hybrid,
+direction-optimizing, the CPU techniques), the CS406 report's switching rule (hybrid, cpu-hybrid),
+and the level loop of bottom-up and hybrid, one launch a level: a top-down or a bottom-up step on
+a queue, bitmap or distance frontier (kernels/direction.py; top-down: kernels/topdown.py's queue
+kernel, kernels/scan.py's distance-testing one), its counters turned into a record.
 (direction-optimizing runs many levels a launch: explorer/techniques/direction_optimizing.py.)
 
 A technique says, per level, which `Step` to run (`DirectionLoop.plan`); the loop converts the
@@ -15,8 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import Direction, Extra
-from .base import Batch, LevelLoop, RunContext, init_search, measured
+from kernels.args import Graph, Level, Rows, Tree
+
+from ...knobs import KnobSpec
+from ...stats import Direction, Extra
+from ..base import Batch, LevelLoop, RunContext, measured
+from .frontier import frontier_queues, init_search
 
 FRONTIER_FORM = Extra("frontier_form", "how the level read its frontier: queue (a list of vertices), bitmap "
                       "(a bit a vertex) or distance (dist == level, the CS406 report's layer-based form)", kind=str)
@@ -69,8 +74,19 @@ class Step:
         return "bitmap" if self.write_bits else "queue" if self.write_queue else "distance"
 
 
+#: The CS406 report's switch between the directions (hybrid, cpu-hybrid).
+DIVISOR = KnobSpec("divisor", "bottom-up when the frontier holds at least |V|/divisor vertices, top-down "
+                   "below (the report's rule, after Belova & Ouyang: 32)", 32, low=1, high=1024,
+                   section="CS406 report §3.1.3, §5")
+
+
+def bottom_up_now(frontier: int, vertices: int, divisor: int) -> bool:
+    """The report's rule: top-down while |F| < |V| / divisor."""
+    return frontier * divisor >= vertices
+
+
 TOP_DOWN_QUEUE = Step(Direction.TOP_DOWN, "queue")
-TOP_DOWN_LAYER = Step(Direction.TOP_DOWN, "distance")
+TOP_DOWN_DISTANCE = Step(Direction.TOP_DOWN, "distance")
 
 
 def _grid(items: int, block: int) -> int:
@@ -92,11 +108,12 @@ class DirectionLoop(LevelLoop):
         self.ctx, self.impl, self.kd, self.kt, self.ks = ctx, impl, direction, topdown, scan
         n = ctx.graph.num_vertices
         self.n, self.words = n, max(1, -(-n // 32))
-        self.block = ctx.knobs.block_threads
+        self.block_threads = ctx.knobs.block_threads
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)
-        self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
+        self.capacity = max(n, 1)
+        self.queues = frontier_queues(ctx, self.capacity)
         self.bits = [ctx.buffer("bits_a", self.words, np.uint32), ctx.buffer("bits_b", self.words, np.uint32)]
         # The three kernel families' counters side by side (topdown_queue's, harish_level's two
         # rows, this module's): one memset, one read-back.
@@ -104,10 +121,11 @@ class DirectionLoop(LevelLoop):
         total = td + ks + direction.NUM_COUNTERS
         counters = ctx.buffer("direction_counters", total, np.int64)
         self.td_counters = ctx.view("direction_td_counters", counters, 0, td)
-        self.layer_counters = ctx.view("direction_layer_counters", counters, td, td + ks)
+        self.harish_counters = ctx.view("direction_harish_counters", counters, td, td + ks)
         self.counters = ctx.view("direction_own_counters", counters, td + ks, total)
         self.readback = (counters, ctx.buffer("direction_counters", total, np.int64, host=True))
-        self.in_offsets, self.in_indices = in_edges(ctx)
+        self.graph, self.in_graph = Graph(*ctx.graph_arrays), Graph(*in_edges(ctx))
+        self.tree = Tree(self.dist, self.parent)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)
         self.level, self.size, self.form = 0, 1, "queue"
         self.step = None
@@ -122,8 +140,7 @@ class DirectionLoop(LevelLoop):
 
     # ---- one step (timed by the engine)
     def launch(self, go) -> None:
-        ctx, kd, kt, s, b = self.ctx, self.kd, self.kt, self.step, self.block
-        offsets, indices = ctx.graph_arrays
+        ctx, kd, kt, s, b = self.ctx, self.kd, self.kt, self.step, self.block_threads
         q, bits = self.queues, self.bits
         go.zero(self.readback[0])
         if self._converts(s) and s.form == "bitmap":
@@ -132,15 +149,15 @@ class DirectionLoop(LevelLoop):
         elif self._converts(s):
             go(kd.bitmap_to_queue, _grid(self.words * 32, b), b, 0, bits[0], self.n, q[0], self.counters)
         if s.direction is Direction.BOTTOM_UP:
-            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_offsets, self.in_indices, self.dist,
-               self.parent, self.level, bits[0], s.form == "bitmap", bits[1], s.write_bits, q[1], s.write_queue,
-               self.counters, ctx.instrument)
+            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_graph, self.tree,
+               kd.Bitmaps(bits[0], bits[1]), q[1], self.counters,
+               kd.BottomUpStep(self.level, s.form == "bitmap", s.write_bits, s.write_queue, ctx.instrument))
         elif s.form == "queue":
-            go(kt.topdown_queue, _grid(self.size, b), b, 0, offsets, indices, self.dist, self.parent, q[0],
-               self.size, q[1], self.td_counters, self.level, self.stamp, ctx.instrument)
+            go(kt.topdown_queue, _grid(self.size, b), b, 0, self.graph, self.tree,
+               Level(q[0], self.size, q[1], self.capacity, self.level), self.td_counters, self.stamp, ctx.instrument)
         else:  # row 0 of harish_level's two (it clears row 1, which the memset cleared anyway)
-            go(self.ks.harish_level, _grid(self.n, b), b, 0, offsets, indices, self.dist, self.parent,
-               self.layer_counters, 0, self.level, ctx.instrument)
+            go(self.ks.harish_level, _grid(self.n, b), b, 0, self.graph, self.tree, Rows(self.harish_counters, 0),
+               self.level, ctx.instrument)
 
     def _launches(self, s: Step, converted: bool) -> int:
         count = 2  # the counters' memset and the level's kernel
@@ -150,13 +167,13 @@ class DirectionLoop(LevelLoop):
 
     def collect(self, ms: float) -> Batch:
         host, kd, kt, ks, inst, s = self.readback[1], self.kd, self.kt, self.ks, self.ctx.instrument, self.step
-        td, layer = host[:kt.NUM_COUNTERS], host[kt.NUM_COUNTERS:kt.NUM_COUNTERS + ks.NUM_COUNTERS]
+        td, harish = host[:kt.NUM_COUNTERS], host[kt.NUM_COUNTERS:kt.NUM_COUNTERS + ks.NUM_COUNTERS]
         own = host[kt.NUM_COUNTERS + 2 * ks.NUM_COUNTERS:]
         queue_td = s.direction is Direction.TOP_DOWN and s.form == "queue"
         if queue_td:
             nxt, edges, dups = int(td[kt.NEXT_SIZE]), td[kt.EDGES], int(td[kt.DUP_GENERATED])
         elif s.direction is Direction.TOP_DOWN:
-            nxt, edges, dups = int(layer[ks.NEXT_SIZE]), layer[ks.EDGES], 0  # CAS claims: none
+            nxt, edges, dups = int(harish[ks.NEXT_SIZE]), harish[ks.EDGES], 0  # CAS claims: none
         else:
             nxt, edges, dups = int(own[kd.NEXT_SIZE]), own[kd.EDGES], 0  # a vertex's own thread: none
         converted = self._converts(s)

@@ -1,15 +1,23 @@
-"""BFS-4K's level loop: what each step launches (the single-block kernel or its cluster form, many
+"""BFS-4K's levels (§5): what each step launches (the single-block kernel or its cluster form, many
 levels in one launch; or one multi-block level with its child grid and, unless the level kernel
 counts a small next frontier itself, the statistics kernel) and how its counters and the single
-block's log become records. The enactor times and yields them."""
+block's log become records. The enactor times and yields them.
+
+An operator: the bfs4k technique runs it whole; direction-optimizing runs its single-block steps
+between the launches of its own grid (multi_block=False, `resume`); load-balance's
+expand='dynamic-virtual-warps' runs its multi-block levels (K5 = 0)."""
 from __future__ import annotations
 
 import dataclasses
 
 import numpy as np
 
-from ...stats import Kernel
-from ..base import Batch, LevelLoop, RunContext, cycle_weights, init_search
+from kernels.args import Graph, Heavy, Level, QueuePair, Stamps, Tree
+from kernels.bfs4k.args import MultiPlan, Readback, SingleKnobs, SingleOut
+
+from ....stats import Extra, Kernel
+from ...base import Batch, LevelLoop, RunContext, cycle_weights
+from ..frontier import frontier_queues, init_search
 from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 
 STATS_THREADS = 256  # block size of the next-frontier statistics kernel and of bfs4k_commit
@@ -17,6 +25,25 @@ MAX_LOG = 4096  # levels one single-block launch may log
 #: The largest next frontier (bounded by the level's edges) whose histogram the level kernel's last
 #: block computes with one warp, 32 entries a round, instead of a bfs4k_stats launch.
 FUSED_STATS_MAX = 512
+
+#: The record extras of BFS-4K's levels (a technique declares those it shows).
+EXTRAS = (
+    Extra("warp_size", "(virtual) warp size: threads sharing one frontier vertex (§5.2)", "threads"),
+    Extra("edge_discover", "edge-discover ran instead of virtual warps (§5.4)", kind=bool),
+    Extra("heavy_vertices", "frontier vertices sent to the heavy-vertex child grid (§5.3)", "vertices"),
+    Extra("binary_scan", "ballot/popc prefix sum instead of the shuffle scan (§5.1)", kind=bool),
+    Extra("coalesced_writes", "some warp wrote the next frontier with induced coalescence (§5.6)", kind=bool),
+    Extra("dup_conflicts", "hash64 collisions of different vertices, kept conservatively (§6)", "entries"),
+)
+
+
+def kernel_choice(knobs, instrument: bool) -> tuple:
+    """kernels.bfs4k.kernels_for's static arguments for a run with these knobs: the loop's kernels
+    and those the warm-up compiles ahead of a run (BFS4K.kernel_signatures) alike."""
+    from kernels.rules import DEDUP_CODES
+
+    return (bool(instrument), knobs.claim != "race", DEDUP_CODES[knobs.dedup], knobs.single_block_threads,
+            knobs.visited == "shared", knobs.cluster)
 
 
 def _grid(n: int, block: int) -> int:
@@ -37,13 +64,17 @@ def cluster_log(rows: np.ndarray, C: int, L) -> np.ndarray:
     return out
 
 
-class BFS4KLoop(LevelLoop):
-    def __init__(self, ctx: RunContext, impl):
+class BFS4KLevels(LevelLoop):
+    """BFS-4K's level loop over ctx's graph with ctx.knobs (a BFS4KKnobs). With multi_block=False
+    it launches single-block steps only: its caller runs the levels whose plan is multi-block
+    (nothing of those is compiled) and hands the frontier back with `resume`."""
+
+    def __init__(self, ctx: RunContext, multi_block: bool = True):
         from kernels import bfs4k
         from kernels.bfs4k import layout as L
         from kernels.rules import heavy_limit
 
-        self.ctx, self.L = ctx, L
+        self.ctx, self.L, self.multi_block = ctx, L, multi_block
         knobs, limits, n = ctx.knobs, ctx.limits, ctx.graph.num_vertices
         self.single_layout = single_block_layout(knobs, limits, n) if knobs.K5 > 0 else None
         self.multi_layout = multi_block_layout(knobs, limits)
@@ -52,9 +83,7 @@ class BFS4KLoop(LevelLoop):
         self.C = knobs.cluster
         self.heavy_cap = max(1, heavy_limit(n, knobs.K2))
         self.heavy_lim = heavy_limit(n, knobs.K2)
-        dedup = {"none": L.NO_DEDUP, "hash64": L.HASH64, "warp-culling": L.WARP_CULL}[knobs.dedup]
-        self.kern = bfs4k.kernels_for(ctx.instrument, not self.race, dedup, knobs.single_block_threads,
-                                      self.shared_visited, self.C)
+        self.kern = bfs4k.kernels_for(*kernel_choice(knobs, ctx.instrument))
         self.commit_blocks = min(_grid(n, STATS_THREADS), 4 * limits.sm_count)
 
         self.capacity = self.initial_capacity(ctx.graph, self.race)
@@ -62,7 +91,7 @@ class BFS4KLoop(LevelLoop):
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)  # level in which a vertex was last claimed
         self.stamp2 = ctx.buffer("stamp2", n, np.int32)  # same, after the filter: duplicates it missed
-        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        self.queues = frontier_queues(ctx, self.capacity)
         # Read back each step: the level's counters, the next frontier's degree histogram, and the
         # single block's state (in the one copy, not a second synchronous one after it). Two
         # buffers take turns: a multi-block level clears the other one's counters and histogram
@@ -85,14 +114,23 @@ class BFS4KLoop(LevelLoop):
         # The single block's visit log (vertex, parent, level): each vertex is claimed once.
         self.visits = ctx.buffer("visits", 3 * n if self.shared_visited else 3, np.int32)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
+        # The kernels' argument groups that stay the same for the whole run.
+        self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
+        self.stamps = Stamps(self.stamp, self.stamp2)
+        lay = self.single_layout
+        if lay is not None:
+            self.single_knobs = SingleKnobs(
+                lay.frontier_capacity * self.C, lay.frontier_capacity, knobs.K1, self.heavy_lim, knobs.K3, knobs.K4,
+                max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words)
 
         self.frontier = FrontierStats.of_vertices(ctx.graph.degrees()[[ctx.source]])
         self.level, self.in_a = 0, True
         self.plan = self._plan()
         # Compile (or load from the disk cache) every kernel the run may use before its clock
         # starts: one first needed at a later level would compile inside the elapsed time.
-        probe = dataclasses.replace(plan_level(self.frontier, knobs, limits, n), heavy_vertices=1, heavy_blocks=1)
-        ctx.runtime.prepare(lambda go: self._multi(go, probe, 0, 1), ctx.compiling)
+        if multi_block:
+            probe = dataclasses.replace(plan_level(self.frontier, knobs, limits, n), heavy_vertices=1, heavy_blocks=1)
+            ctx.runtime.prepare(lambda go: self._multi(go, probe, 0, 1), ctx.compiling)
         if self.single_layout is not None:
             ctx.runtime.prepare(self._single, ctx.compiling)
         self.compiled_ahead = True  # the level kernels, child grid, statistics, single block, commit
@@ -126,7 +164,7 @@ class BFS4KLoop(LevelLoop):
         self.capacity = max(need, 2 * old)
         src = self.queues[0] if self.in_a else self.queues[1]
         size = self.frontier.size
-        grown = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
+        grown = frontier_queues(ctx, self.capacity)
         if size:
             grown[0 if self.in_a else 1][:size].copy_to_device(src[:size])
         self.queues = grown
@@ -136,6 +174,8 @@ class BFS4KLoop(LevelLoop):
     def launch(self, go) -> None:
         if self.plan.kernel == "single-block":
             self._single(go)
+        elif not self.multi_block:
+            raise RuntimeError("BFS-4K's multi-block level was planned in a loop built without it (multi_block=False)")
         else:
             # The next frontier holds at most one entry per edge examined (and per vertex, without
             # duplicates); a few entries per thread, at most a few blocks per SM.
@@ -144,20 +184,16 @@ class BFS4KLoop(LevelLoop):
                                                                 4 * self.ctx.limits.sm_count))
 
     def _single(self, go) -> None:
-        ctx, knobs, lay, C = self.ctx, self.ctx.knobs, self.single_layout, self.C
-        offsets, indices = ctx.graph_arrays
-        qa, qb = self.queues
-        args = (offsets, indices, self.dist, self.parent, qa, qb, self.frontier.size, self.in_a, self.capacity,
-                self.hist[self.buf], self.log, MAX_LOG, self.level, self.state[self.buf], self.stamp, self.stamp2,
-                lay.frontier_capacity * C, lay.frontier_capacity, knobs.K1, self.heavy_lim, knobs.K3, knobs.K4,
-                max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words, self.visits)
+        knobs, lay, C = self.ctx.knobs, self.single_layout, self.C
+        queues = QueuePair(*self.queues, self.in_a, self.frontier.size, self.capacity, self.level)
+        out = SingleOut(self.hist[self.buf], self.log, self.state[self.buf], self.visits, MAX_LOG)
+        groups = (self.graph, self.tree, self.stamps, queues, out, self.single_knobs)
         if C == 1:
-            go(self.kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes, *args)
+            go(self.kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes, *groups)
         else:  # the cluster form: one cluster of C blocks, C log rows a level
-            go.cluster(self.kern.single, C, C, knobs.single_block_threads, lay.dynamic_bytes, *args)
+            go.cluster(self.kern.single, C, C, knobs.single_block_threads, lay.dynamic_bytes, *groups)
         if self.shared_visited:
-            go(self.kern.commit, self.commit_blocks, STATS_THREADS, 0, self.visits, self.state[self.buf], self.dist,
-               self.parent, qa, qb)
+            go(self.kern.commit, self.commit_blocks, STATS_THREADS, 0, self.tree, queues, out)
 
     def _fused(self, plan) -> bool:
         """Whether the level kernel's last block writes the next frontier's histogram itself (one
@@ -166,27 +202,35 @@ class BFS4KLoop(LevelLoop):
         return not plan.heavy_vertices and min(self.frontier.edges, self.capacity) <= FUSED_STATS_MAX
 
     def _multi(self, go, plan, size, stats_blocks) -> None:
-        ctx, knobs, lay, b = self.ctx, self.ctx.knobs, self.multi_layout, self.buf
-        offsets, indices = ctx.graph_arrays
+        knobs, lay, b = self.ctx.knobs, self.multi_layout, self.buf
         qa, qb = self.queues
         src, dst = (qa, qb) if self.in_a else (qb, qa)
-        hmask = max(lay.hash_entries - 1, 0)
-        counters, hist, heavy_ctr = self.counters[b], self.hist[b], self.heavy_ctr[b]
         fused = self._fused(plan)
         if not self.clear[b]:
             go.zero(self.cleared[b])
-        go(self.kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes,
-           offsets, indices, self.dist, self.parent, src, size, dst, self.capacity, counters, self.level,
-           self.stamp, self.stamp2, plan.warp_size, plan.edge_discover, plan.heavy_threshold, self.heavy_v,
-           self.heavy_off, heavy_ctr, hmask, plan.binary_scan, knobs.K7, hist, self.cleared[1 - b], fused)
+        groups = (self.graph, self.tree, self.stamps, Level(src, size, dst, self.capacity, self.level),
+                  Heavy(plan.heavy_degree, knobs.K3, self.heavy_v, self.heavy_off, self.heavy_ctr[b]),
+                  MultiPlan(plan.warp_size, plan.edge_discover, plan.binary_scan, knobs.K7,
+                            max(lay.hash_entries - 1, 0), fused),
+                  Readback(self.counters[b], self.hist[b], self.cleared[1 - b]))
+        go(self.kern.multi, plan.blocks, plan.block_threads, lay.dynamic_bytes, *groups)
         if plan.heavy_vertices:
-            go(self.kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes,
-               offsets, indices, self.dist, self.parent, dst, self.capacity, counters, self.level,
-               self.stamp, self.stamp2, self.heavy_v, self.heavy_off, heavy_ctr, knobs.K3, hmask, knobs.K7)
+            go(self.kern.heavy, plan.heavy_blocks, plan.block_threads, lay.dynamic_bytes, *groups)
         if not fused:  # the next frontier's degree histogram, for the next level's plan
-            go(self.kern.stats, stats_blocks, STATS_THREADS, 0, offsets, dst, counters, hist)
+            go(self.kern.stats, stats_blocks, STATS_THREADS, 0, self.graph, groups[3], groups[6])
 
     # ------------------------------------------------------------------ records
+    def resume(self, levels: int, in_a: bool, size: int, hist) -> None:
+        """Another kernel ran `levels` levels on the same tree and queues and left a frontier of
+        `size` entries (in queue A if in_a) with this degree histogram: the plan of the next level
+        from it."""
+        self.level += levels
+        self.in_a = in_a
+        self.frontier = FrontierStats.from_histogram(size, hist)
+        self.converged = size == 0
+        if not self.converged:
+            self.plan = self._plan()
+
     def collect(self, ms: float) -> Batch:
         single = self.plan.kernel == "single-block"
         batch = self._collect_single() if single else self._collect_multi()
