@@ -57,6 +57,16 @@ def test_run_many_takes_ids_or_vertices_and_they_agree(ones):
         run_many(ones, Vertices([4]), "distances")
 
 
+def test_run_many_answers_in_the_ids_it_was_given(ones):
+    # The path 1-2-3-4 (vertices 0..3): 2 and 3 are the most central, and ranked() names them by id.
+    close = run_many(ones, [4, 2], "closeness").complete()
+    assert close.source_ids.tolist() == [4, 2] and close.sources.tolist() == [3, 1]
+    assert [i for i, _ in close.ranked()] == [2, 4]
+    between = run_many(ones, "all", "betweenness").complete()
+    assert sorted(i for i, _ in between.ranked(top=2)) == [2, 3]
+    assert {i for i, _ in between.ranked()} == {1, 2, 3, 4}
+
+
 def test_the_explorer_runs_from_the_id_typed_and_shows_it(ones):
     pytest.importorskip("ipywidgets", reason="the Explorer needs ipywidgets (pip install -e .[notebook])")
     from explorer.ui.report import summary_fields
