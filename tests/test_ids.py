@@ -45,6 +45,9 @@ def test_sources_in_the_wrong_numbering_are_refused_by_name(ones):
         Vertex(1.5)
     with pytest.raises(GraphError, match="Vertices must hold integers"):
         Vertices([0.0, 1.0])
+    for text in ("²", "٣"):  # digits to str.isdigit(), not to int()
+        with pytest.raises(ValueError, match=f"source '{text}' is invalid: give a vertex id"):
+            run_bfs(ones, text)
 
 
 def test_run_many_takes_ids_or_vertices_and_they_agree(ones):
