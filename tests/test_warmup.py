@@ -286,33 +286,57 @@ def _record_launches(monkeypatch) -> list:
     return seen
 
 
-@pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
-@pytest.mark.parametrize("knobs, instrument", [
-    ({}, True), ({}, False), ({"dedup": "warp-culling", "K2": 5.0}, True), ({"dedup": "none", "K5": 0}, False),
-    ({"claim": "atomic", "visited": "shared"}, True),
-])
-def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch, knobs, instrument):
-    from explorer import api
+def _gpu_techniques():
+    return [t for t in implemented_techniques() if implementation(t).runtimes != frozenset({"cpu"})]
 
-    knobs = {**implementation("bfs4k").simulator_knobs, **knobs}
-    expected = {}
-    for name, kernel, types in warmup.signatures("bfs4k", knobs, instrument):
-        expected[kernel] = (name, tuple(types))
-    seen = _record_launches(monkeypatch)
-    g = graphs.generate("kronecker", scale=7, edge_factor=8)  # hubs: the heavy-vertex grid runs too
-    api.run_bfs(g, "max-degree", "bfs4k", knobs, instrument=instrument).complete()
+
+def _ahead_graphs():
+    """An undirected graph with hubs (BFS-4K's heavy-vertex grid runs) and a directed one (the
+    reverse CSR, direction-optimizing's directed grid)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    directed = graphs.from_edges(rng.integers(0, 90, 400), rng.integers(0, 90, 400), 90, directed=True)
+    return [graphs.generate("kronecker", scale=6, edge_factor=8), directed]
+
+
+@pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
+@pytest.mark.parametrize("tech", [t.value for t in _gpu_techniques()])
+def test_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch, tech):
+    """For every GPU technique, with its defaults (instrumented or not, on a directed and an
+    undirected graph) and its test knobs: every kernel a run launches (set-up included) was declared
+    with the argument types it is launched with, and every kernel declared is launched by some
+    run: no helper compiles in vain."""
+    from explorer import api
+    from explorer.engine import launcher
+    from explorer.knobs import KnobError
     from kernels import common
 
-    launched = {}
-    for kernel, types in seen:
-        if kernel is common.zero_int64:
-            continue  # the simulator's go.zero; on a GPU it is a memset, nothing to compile
-        assert kernel in expected, f"the run launched {kernel} that compile_ahead does not know"
-        name, want = expected[kernel]
-        assert types == want, f"{name}: launched with {types}, compiled ahead for {want}"
-        launched[name] = types
-    # Every kernel compiled ahead is one the run prepares: no helper compiles in vain.
-    assert set(launched) == {name for name, _ in expected.values()}
+    impl = implementation(tech)
+    if not impl.kernel_signatures(make_knobs(tech, impl.simulator_knobs), True):
+        pytest.skip(f"{tech} declares no kernel signatures: its kernels compile in its run, before its clock")
+    seen = _record_launches(monkeypatch)
+    # go.zero: a memset on a GPU, nothing to compile (the simulator launches a kernel for it).
+    monkeypatch.setattr(launcher.PlainLauncher, "zero", lambda self, arr: common.zero_int64[1, 32](arr))
+    undirected, directed = _ahead_graphs()
+    runs = [(knobs, i, g) for knobs in ({},) for i in (True, False) for g in (undirected, directed)]
+    runs += [(knobs, True, undirected) for knobs in impl.test_knobs]
+    declared, launched = set(), set()
+    for knobs, instrument, g in runs:
+        knobs = {**impl.simulator_knobs, **knobs}
+        expected = {kernel: (name, tuple(types)) for name, kernel, types in warmup.signatures(tech, knobs, instrument)}
+        declared |= {(name, kernel) for kernel, (name, _) in expected.items()}
+        del seen[:]
+        try:
+            api.run_bfs(g, "max-degree", tech, knobs, instrument=instrument).complete()
+        except KnobError:
+            continue  # these knobs do not fit this graph
+        for kernel, types in seen:
+            assert kernel in expected, f"{tech} {knobs}: launched {kernel.py_func.__name__}, not declared"
+            name, want = expected[kernel]
+            assert types == want, f"{tech} {knobs}: {name} launched with {types}, declared {want}"
+            launched.add((name, kernel))
+    assert declared == launched, f"declared, never launched: {sorted(n for n, _ in declared - launched)}"
 
 
 @pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
