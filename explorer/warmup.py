@@ -36,7 +36,7 @@ import os
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -121,6 +121,8 @@ class Done:
     unit: Unit
     seconds: float
     error: str | None = None
+    #: What a unit other than a kernel used from Numba's disk cache (warmup_ledger.entries_since).
+    entries: list | None = None
 
 
 def signatures(technique: str, knobs: dict, instrument: bool) -> list:
@@ -142,8 +144,15 @@ def _variant_key(kernel, argtypes) -> tuple:
 
 
 def _variant_text(kernel) -> str:
+    """The kernel's name and its static knobs, the same in every process (a device function in the
+    closure by its name)."""
     func = kernel.py_func
-    cells = [f"{n}={c.cell_contents}" for n, c in zip(func.__code__.co_freevars, func.__closure__ or ())]
+
+    def text(value):
+        inner = getattr(value, "py_func", value)
+        return getattr(inner, "__name__", None) if callable(inner) else value
+
+    cells = [f"{n}={text(c.cell_contents)}" for n, c in zip(func.__code__.co_freevars, func.__closure__ or ())]
     return f"{func.__name__} [{', '.join(cells)}]" if cells else func.__name__
 
 
@@ -183,7 +192,13 @@ _LOADER_LABELS = {"snap": "graph loaders: SNAP edge lists", "matrix-market": "gr
 def plan(mode: str) -> list[Unit]:
     """Everything `warm` compiles on this machine: `mode` "gpu" (loaders, CPU techniques and every
     GPU kernel variant), "simulator" or "cpu" (loaders and CPU techniques: the simulator runs kernels
-    as Python, and without a GPU there is nothing to compile them for). Ordered by priority."""
+    as Python, and without a GPU there is nothing to compile them for).
+
+    On a GPU each distinct kernel variant is one unit: those of every GPU technique's defaults,
+    instrumented or not (the simulator's knobs only ever run under the simulator, which compiles
+    no kernel). What needs a graph runs on the warm-up graphs once the loaders are ready: the CPU
+    techniques, the presets chosen per graph (after the technique's kernels: they load them), and
+    a GPU technique that declares no kernels. Ordered by `warmup_ledger.by_priority` when warmed."""
     from .techniques import implementation, implemented_techniques
 
     if mode not in ("gpu", "simulator", "cpu"):
@@ -194,20 +209,32 @@ def plan(mode: str) -> list[Unit]:
                 for s in LOADER_STEPS[1:]]
     graph_ready = ("loaders:snap", "loaders:matrix-market", "loaders:generators")
     kernels, runs, seen = [], [], {}
+
+    def run(tech, knobs, instrument, preset, after=()):
+        what = preset or ", ".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
+        runs.append(Unit(f"run:{len(runs)}:{tech.value}",
+                         f"{tech.value} ({what}; instrument {'on' if instrument else 'off'})", "technique",
+                         (tech.value, knobs, instrument, preset), after=graph_ready + tuple(after)))
+
     for tech in implemented_techniques():
-        cpu = implementation(tech).runtimes == frozenset({"cpu"})
-        if not cpu and mode != "gpu":
+        impl = implementation(tech)
+        if impl.runtimes == frozenset({"cpu"}):
+            for knobs, preset in knob_presets(tech):
+                for instrument in (True, False):
+                    run(tech, knobs, instrument, preset)
             continue
-        presets = [(knobs, preset, instrument) for knobs, preset in knob_presets(tech) for instrument in (True, False)]
-        # Its kernels known ahead compile first, one a process; its runs then load them.
-        ahead = {} if cpu else {u.name: u for knobs, preset, instrument in presets if not preset
-                                for u in kernel_units(tech.value, knobs, instrument, seen)}
-        kernels += [u for u in ahead.values() if u not in kernels]
-        for knobs, preset, instrument in presets:
-            what = preset or ", ".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
-            runs.append(Unit(f"run:{len(runs)}:{tech.value}",
-                             f"{tech.value} ({what}; instrument {'on' if instrument else 'off'})", "technique",
-                             (tech.value, knobs, instrument, preset), after=graph_ready + tuple(ahead)))
+        if mode != "gpu":
+            continue
+        mine = []
+        for instrument in (True, False):
+            if impl.kernel_signatures(impl.Knobs(), instrument):
+                mine += [u for u in kernel_units(tech.value, {}, instrument, seen) if u not in mine]
+            else:  # its kernels' types are known once a graph is: its runs compile them
+                run(tech, {}, instrument, None)
+        kernels += [u for u in mine if u not in kernels]
+        for preset in impl.presets:
+            for instrument in (True, False):
+                run(tech, {}, instrument, preset, after=[u.name for u in mine])
     return loaders[:1] + kernels + loaders[1:] + runs
 
 
@@ -258,6 +285,10 @@ def _init_worker(mode: str) -> None:
 
 def run_unit(unit: Unit) -> Done:
     """Compile one unit here; an error is reported, not raised (the other units go on)."""
+    from . import warmup_ledger
+
+    # What the unit uses is noted for the ledger (a kernel unit is checked by its variant).
+    before = warmup_ledger.overloads_now() if unit.kind != "kernel" else None
     start = time.perf_counter()
     try:
         if unit.kind == "loaders":
@@ -272,7 +303,8 @@ def run_unit(unit: Unit) -> Done:
         where = traceback.extract_tb(err.__traceback__)[-1]
         return Done(unit, time.perf_counter() - start,
                     f"{type(err).__name__}: {err} ({Path(where.filename).name}:{where.lineno})")
-    return Done(unit, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return Done(unit, seconds, entries=None if before is None else warmup_ledger.entries_since(before))
 
 
 def _compile_kernel(technique: str, knobs: dict, instrument: bool, name: str) -> None:
@@ -433,12 +465,24 @@ def _pool(jobs: int, mode: str):
 
 def warm(units: list[Unit], mode: str, jobs: int | None = None,
          progress: Callable[[Done, int, int], None] | None = None) -> list[Done]:
-    """Compile `units` (from `plan`) with `jobs` processes (1: in this one), calling
-    progress(done, finished_count, total) as each finishes. Returns every unit's Done."""
+    """Compile `units` (from `plan`, or what `todo` leaves of it: a unit waits only for units
+    among these) with `jobs` processes (1: in this one), the longest chains of costs first,
+    calling progress(done, finished_count, total) as each finishes. Returns every unit's Done,
+    and keeps what they used and cost in the ledger (explorer.warmup_ledger)."""
+    from . import warmup_ledger
+
     jobs = default_jobs(len(units)) if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs={jobs} is invalid: use 1 or more processes")
-    report = progress or (lambda done, k, n: None)
+    names = {u.name for u in units}
+    units = [replace(u, after=tuple(a for a in u.after if a in names)) for u in units]
+    units = warmup_ledger.by_priority(units, warmup_ledger.unit_costs(units, warmup_ledger.load())[0])
+    results = _warm(units, mode, jobs, progress or (lambda done, k, n: None))
+    warmup_ledger.save(results, jobs)
+    return results
+
+
+def _warm(units: list[Unit], mode: str, jobs: int, report) -> list[Done]:
     results: list[Done] = []
     if jobs == 1:
         _init_worker(mode)
@@ -473,19 +517,66 @@ def warm(units: list[Unit], mode: str, jobs: int | None = None,
 
 
 # ============================================================================================
+# What is left to compile, and how long it will take here
+
+def todo(units: list[Unit], mode: str) -> list[Unit]:
+    """The units whose compiled code is not all in Numba's disk cache yet (explorer.warmup_ledger):
+    what a warm-up still has to run. A kernel unit is checked by its variant, any other by what
+    it used when it last ran."""
+    from . import backend, warmup_ledger
+
+    if mode == "gpu" and any(u.kind == "kernel" for u in units):
+        backend.select("gpu")  # a kernel variant's cache key names the GPU's compute capability
+    ready = warmup_ledger.units_ready(units, warmup_ledger.load(), _kernel_of)
+    return [u for u in units if u.name not in ready]
+
+
+@dataclass
+class Expected:
+    """How long `warm` should take: `seconds` with `jobs` processes, from costs measured here
+    (`here` units), shipped (`shipped`, measured on `measured_on`) or the median of their kind."""
+
+    seconds: float
+    jobs: int
+    cores: int
+    here: int
+    shipped: int
+    by_kind: int
+    measured_on: str
+
+    def describe(self) -> str:
+        parts = []
+        if self.here:
+            parts.append(f"{self.here} from their last warm-up here")
+        if self.shipped:
+            parts.append(f"{self.shipped} from compile times measured on {self.measured_on}")
+        if self.by_kind:
+            parts.append(f"{self.by_kind} estimated from units of their kind")
+        return (f"expected about {self.seconds:.0f} s with {self.jobs} processes on this machine "
+                f"({self.cores} cores; unit costs: {'; '.join(parts)})")
+
+
+def expected(units: list[Unit], jobs: int) -> Expected:
+    """The expected duration of warm(units, jobs=jobs) on this machine: each unit's cost (seconds
+    it took here last, else the shipped table's, else its kind's median) scheduled over `jobs`
+    processes as `warm` takes them (warmup_ledger.schedule)."""
+    from . import warmup_ledger
+
+    names = {u.name for u in units}
+    units = [replace(u, after=tuple(a for a in u.after if a in names)) for u in units]
+    costs, sources = warmup_ledger.unit_costs(units, warmup_ledger.load())
+    ordered = warmup_ledger.by_priority(units, costs)
+    return Expected(warmup_ledger.schedule(ordered, costs, jobs), jobs, os.cpu_count() or 1, sources["here"],
+                    sources["shipped"], sources["kind"], warmup_ledger.shipped_costs()["measured_on"])
+
+
+# ============================================================================================
 # A first run: the kernels compile in helper processes while this one loads the graph
 
 def _in_disk_cache(kernel, argtypes) -> bool:
-    """Whether Numba's disk cache holds this kernel variant (True also when the kernel has no disk
-    cache: helpers could not hand it over)."""
-    cache = getattr(kernel, "_cache", None)
-    if getattr(cache, "_cache_file", None) is None:
-        return True
-    try:
-        key = cache._index_key(tuple(argtypes), kernel.targetctx.codegen())
-        return key in cache._cache_file._load_index()
-    except Exception:  # the index is Numba's internals: when in doubt, compile ahead
-        return False
+    from .warmup_ledger import in_disk_cache
+
+    return in_disk_cache(kernel, argtypes)
 
 
 def helper_count(units: int) -> int:
@@ -594,7 +685,7 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
     return graph
 
 
-__all__ = ["Ahead", "COMPILE_GROUPS", "Done", "HELPERS_ENV", "LOADER_STEPS", "Unit",
-           "WARMUP_GRAPHS", "compile_ahead", "compile_notices", "default_jobs", "helper_count",
-           "kernel_units", "knob_presets", "load_for_run", "plan", "run_unit", "signatures", "warm",
+__all__ = ["Ahead", "COMPILE_GROUPS", "Done", "Expected", "HELPERS_ENV", "LOADER_STEPS", "Unit",
+           "WARMUP_GRAPHS", "compile_ahead", "compile_notices", "default_jobs", "expected", "helper_count",
+           "kernel_units", "knob_presets", "load_for_run", "plan", "run_unit", "signatures", "todo", "warm",
            "warmup_graphs"]

@@ -199,18 +199,35 @@ def test_plan_covers_every_registered_technique_and_preset():
     assert len(names) == len(set(names))
     assert gpu[0].name == "loaders:snap" and {f"loaders:{s}" for s in warmup.LOADER_STEPS} <= set(names)
     assert all(set(u.after) <= set(names[:i]) for i, u in enumerate(gpu)), "a unit waits for a later one"
-    runs = [u for u in gpu if u.kind == "technique"]
-    for tech in implemented_techniques():
-        mine = {(json.dumps(u.args[1], sort_keys=True), u.args[2], u.args[3]) for u in runs if u.args[0] == tech.value}
-        want = {(json.dumps(k, sort_keys=True), i, p) for k, p in warmup.knob_presets(tech) for i in (True, False)}
-        assert mine == want, tech.value
-    assert ({}, "§7") in warmup.knob_presets(Technique.BFS4K)  # the Explorer's §7 advice button
-    # BFS-4K's kernels compile one a process, each variant once, before its runs load them.
     kernels = [u for u in gpu if u.kind == "kernel"]
+    runs = [u for u in gpu if u.kind == "technique"]
+    # Each distinct kernel variant once, known in every process by the same label.
     assert len({u.label for u in kernels}) == len(kernels)
-    assert {"bfs4k_multi", "bfs4k_heavy", "bfs4k_stats", "bfs4k_single"} <= {u.args[-1] for u in kernels}
-    bfs4k_runs = [u for u in runs if u.args[0] == "bfs4k"]
-    assert all({k.name for k in kernels} <= set(u.after) for u in bfs4k_runs)
+    assert not any(" at 0x" in u.label for u in kernels)
+    variants = {warmup._variant_key(*warmup._kernel_of(u)) for u in kernels}
+    for tech in implemented_techniques():
+        impl = implementation(tech)
+        mine = {(json.dumps(u.args[1], sort_keys=True), u.args[2], u.args[3]) for u in runs if u.args[0] == tech.value}
+        if impl.runtimes == frozenset({"cpu"}):  # CPU techniques run on the warm-up graphs
+            want = {(json.dumps(k, sort_keys=True), i, p) for k, p in warmup.knob_presets(tech) for i in (True, False)}
+            assert mine == want, tech.value
+            continue
+        presets = {("{}", i, p) for p in impl.presets for i in (True, False)}
+        declared = {i: warmup.signatures(tech.value, {}, i) for i in (True, False)}
+        if not impl.kernel_signatures(make_knobs(tech), True):  # its runs compile its kernels
+            assert mine == {("{}", i, None) for i in (True, False)} | presets, tech.value
+            continue
+        assert mine == presets, tech.value  # no run for its defaults: its kernels compile as units
+        for instrument, sigs in declared.items():
+            for name, kernel, args in sigs:
+                assert warmup._variant_key(kernel, args) in variants, (tech.value, instrument, name)
+    # The simulator's knobs only run under the simulator, which compiles no kernel.
+    sim_threads = warmup.signatures("bfs4k", implementation("bfs4k").simulator_knobs, True)[0]
+    assert warmup._variant_key(*sim_threads[1:]) not in variants
+    assert ({}, "§7") in warmup.knob_presets(Technique.BFS4K)  # the Explorer's §7 advice button
+    bfs4k_kernels = {u.name for u in kernels if u.args[:3] == ("bfs4k", {}, True)}
+    assert bfs4k_kernels and all(bfs4k_kernels <= set(u.after) for u in runs if u.args[0] == "bfs4k"
+                                 and u.args[2])
     # The simulator and a machine without a GPU compile the loaders and the CPU techniques only.
     for mode in ("simulator", "cpu"):
         units = warmup.plan(mode)
@@ -219,6 +236,83 @@ def test_plan_covers_every_registered_technique_and_preset():
             t.value for t in implemented_techniques() if implementation(t).runtimes == frozenset({"cpu"})}
     with pytest.raises(ValueError, match="warmup mode 'fast' is invalid"):
         warmup.plan("fast")
+
+
+# ------------------------------------------------------------------ a second warm-up, its duration
+
+def _cached_step(tmp_path, monkeypatch, name="cached_step"):
+    """A loader step of a fresh module whose function Numba keeps in its disk cache: (unit, module file)."""
+    import importlib
+
+    src = tmp_path / f"{name}.py"
+    src.write_text("import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(warmup._LOADERS, name, lambda: importlib.import_module(name).f(1))
+    return warmup.Unit(f"loaders:{name}", f"the test step {name}", "loaders", (name,)), src
+
+
+@pytest.fixture
+def ledger_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("BFS4K_CACHE_DIR", str(tmp_path / "graphs"))
+    return tmp_path
+
+
+def test_a_second_warmup_runs_nothing_when_everything_is_in_the_cache(ledger_home, monkeypatch, capsys):
+    unit, src = _cached_step(ledger_home, monkeypatch)
+    assert warmup.todo([unit], "cpu") == [unit]  # never warmed: it runs
+    done, = warmup.warm([unit], "cpu", jobs=1)
+    assert done.error is None and done.entries, "the unit's compiled function was not noted"
+    assert warmup.todo([unit], "cpu") == []  # everything it used is in the disk cache
+
+    # `python3 -m explorer warmup` then says so and runs nothing.
+    monkeypatch.setattr(warmup, "plan", lambda mode: [unit])
+    monkeypatch.setattr(warmup, "run_unit", lambda u: pytest.fail(f"{u.label} ran again"))
+    assert cli.main(["warmup", "--jobs", "1"]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert "warmup: everything is ready: all 1 units are in Numba's disk cache" in out and "nothing to compile" in out
+
+    # A changed source file makes Numba drop its index: the unit is due again.
+    src.write_text(src.read_text() + "\n# changed\n")
+    assert warmup.todo([unit], "cpu") == [unit]
+
+
+def test_a_unit_whose_cache_entry_is_gone_runs_again(ledger_home, monkeypatch):
+    unit, _ = _cached_step(ledger_home, monkeypatch, "gone_step")
+    done, = warmup.warm([unit], "cpu", jobs=1)
+    for entry in done.entries:
+        Path(entry[2]).unlink()  # the index file
+    assert warmup.todo([unit], "cpu") == [unit]
+
+
+def test_the_expected_duration_comes_from_measured_costs_and_the_cores(ledger_home, monkeypatch, capsys):
+    from explorer import warmup_ledger
+
+    units = [warmup.Unit("a", "unit a", "loaders", ("a",)), warmup.Unit("b", "unit b", "loaders", ("b",)),
+             warmup.Unit("c", "unit c", "loaders", ("c",), after=("a",))]
+    warmup_ledger.save([warmup.Done(units[0], 10.0, entries=[]), warmup.Done(units[1], 6.0, entries=[]),
+                        warmup.Done(units[2], 4.0, entries=[])], processes=2)
+    start = warmup_ledger.PROCESS_START_S
+    one, two = warmup.expected(units, 1), warmup.expected(units, 2)
+    assert one.seconds == pytest.approx(start + 20.0)  # one process: their sum
+    assert two.seconds == pytest.approx(start + 14.0)  # a, then c after it; b beside them
+    assert (two.here, two.shipped, two.by_kind) == (3, 0, 0)
+    # A unit never run here: the shipped table's cost, else its kind's median.
+    new = [warmup.Unit("d", "unit d", "loaders", ("d",)), warmup.Unit("e", "unit e", "loaders", ("e",))]
+    monkeypatch.setattr(warmup_ledger, "shipped_costs", lambda: {"measured_on": "a test machine", "units": {"unit d": 30.0}})
+    e = warmup.expected(units + new, 2)
+    assert (e.here, e.shipped, e.by_kind) == (3, 1, 1)
+    assert e.seconds == pytest.approx(start + 30.0)  # d alone on one process; the rest on the other
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    text = warmup.expected(units, 2).describe()
+    assert text.startswith("expected about 16 s with 2 processes on this machine (16 cores; unit costs: 3 from "
+                           "their last warm-up here)")
+
+    # The command prints it before it compiles.
+    monkeypatch.setattr(warmup, "plan", lambda mode: units)
+    monkeypatch.setattr(warmup, "todo", lambda planned, mode: planned)
+    monkeypatch.setattr(warmup, "warm", lambda todo, mode, jobs, progress: [])
+    assert cli.main(["warmup", "--jobs", "2"]) == cli.EXIT_OK
+    assert "warmup: 3 units to compile; expected about 16 s with 2 processes on this machine" in capsys.readouterr().out
 
 
 def test_warm_reports_each_unit_and_goes_on_after_a_failure():
