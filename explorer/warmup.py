@@ -297,6 +297,8 @@ def run_unit(unit: Unit) -> Done:
             _compile_kernel(*unit.args)
         elif unit.kind == "technique":
             _run_technique(*unit.args)
+        elif unit.kind == "functions":
+            _compile_functions(*unit.args)
         else:
             raise ValueError(f"unknown unit kind {unit.kind!r}")
     except Exception as err:  # reported with the unit; the warmup goes on with the others
@@ -592,34 +594,93 @@ def helper_count(units: int) -> int:
     return max(0, min(units, (os.cpu_count() or 1) - 1))
 
 
+#: The CPU functions a first run of a SNAP file compiles before its first level (the graph cache's
+#: checksum, the tokenizer, the CSR builder and checks) and for its result's check (the reference
+#: BFS and validator), with their argument types: with a core for each, helper processes compile
+#: them beside the run's kernels, a unit each (a function's callees with it), so that the graph
+#: loads from the disk cache. tests/test_warmup.py checks that a first load compiles these.
+_A = "Array({}, 1, 'C', False, aligned=True)"
+_TEXT = "Array(uint8, 1, 'C', True, aligned=True)"
+I64, I32 = _A.format("int64"), _A.format("int32")
+FIRST_RUN_FUNCTIONS = (
+    (("explorer.graphs.cache", "_mix_sum", f"({_A.format('uint64')}, int64, uint64)"),),
+    (("explorer.graphs.text", "_tokenize", f"({_TEXT}, int64, int64, bool, int64)"),),
+    (("explorer.graphs.build", "_mark_and_rank", f"({I64}, {I64}, int64)"),),
+    (("explorer.graphs.build", "_bucket_counts", f"({I32}, {I32}, int64, int64, bool, bool, int64)"),),
+    (("explorer.graphs.build", "_bucket_scatter", f"({I32}, {I32}, int64, Array(int64, 2, 'C', False, aligned=True), "
+                                                   f"{I64}, bool, bool, int64, none, none)"),),
+    (("explorer.graphs.build", "_bucket_rows", f"({I64}, {I64}, int64, bool, int64, {I32}, {I64}, {I64}, none, none)"),),
+    (("explorer.graphs.csr", "_decreases", f"({I64},)"), ("explorer.graphs.csr", "_id_range", f"({I32},)")),
+    (("explorer.reference.bfs", "_self_loops_per_vertex", f"({I64}, {I32})"),
+     ("explorer.reference.bfs", "_count_reached_arcs", f"({I64}, {I32}, {_A.format('bool')})"),
+     ("explorer.reference.bfs", "_bfs_kernel", f"({I64}, {I32}, int64)"),
+     ("explorer.reference.validate", "_vertex_on_cycle", f"({I32}, int64)"),
+     ("explorer.reference.validate", "_first_parent_without_arc", f"({I64}, {I32}, {I32}, int64, bool)"),
+     ("explorer.reference.validate", "_first_bad_arc", f"({I64}, {I32}, {I32}, bool)")),
+)
+
+
+def function_signature(module: str, name: str, types: str) -> tuple:
+    """(dispatcher, argument types) of a FIRST_RUN_FUNCTIONS entry."""
+    import importlib
+
+    from numba.core import types as nt
+
+    return getattr(importlib.import_module(module), name), eval(types, {**vars(nt), "bool": nt.boolean})
+
+
+def _compile_functions(*entries) -> None:
+    for entry in entries:
+        function, args = function_signature(*entry)
+        function.compile(args)  # compiles, or loads from the disk cache
+
+
+def first_run_units() -> list[Unit]:
+    """The FIRST_RUN_FUNCTIONS not in the disk cache yet, a unit each group."""
+    return [Unit(f"functions:{group[0][1]}", f"CPU code {', '.join(e[1] for e in group)}", "functions", group)
+            for group in FIRST_RUN_FUNCTIONS if not all(_in_disk_cache(*function_signature(*e)) for e in group)]
+
+
 @dataclass
 class Ahead:
-    """Kernels compiling in helper processes; `wait` before the run that loads them."""
+    """Code compiling in helper processes: the graph loaders' (`first`: wait before loading) and
+    the run's kernels (`futures`: wait before the run that loads them)."""
 
     technique: str
     pool: object
     jobs: int
     futures: list
+    first: list
 
     def describe(self) -> str:
-        return f"the {self.technique} kernels compile meanwhile in {self.jobs} helper processes"
+        what = "the graph loaders and " if self.first else ""
+        return f"{what}the {self.technique} kernels compile meanwhile in {self.jobs} helper processes"
+
+    def wait_first(self) -> None:
+        for fut in self.first:
+            try:
+                fut.result()
+            except Exception:  # a helper died: the load compiles what it did not
+                pass
 
     def wait(self, on_status: Callable[[str], None] | None = None) -> list[Done]:
         from concurrent.futures import as_completed
 
         say = on_status or (lambda msg: None)
         out: list[Done] = []
-        if not all(f.done() for f in self.futures):
+        # Kernels no helper has started: this process compiles them itself, beside the helpers.
+        started = [f for f in self.futures if not f.cancel()]
+        if not all(f.done() for f in started):
             say(f"waiting for the {self.technique} kernels compiling in helper processes ({ONCE})")
         try:
-            for k, fut in enumerate(as_completed(self.futures), 1):
+            for k, fut in enumerate(as_completed(started), 1):
                 try:
                     out.append(fut.result())
                 except Exception as err:  # a helper died: the run compiles that kernel itself
                     out.append(Done(Unit("?", "?", "kernel"), 0.0, f"{type(err).__name__}: {err}"))
-                if k < len(self.futures):
+                if k < len(started):
                     say(f"waiting for the {self.technique} kernels compiling in helper processes: "
-                        f"{k} of {len(self.futures)} done ({ONCE})")
+                        f"{k} of {len(started)} done ({ONCE})")
         finally:
             self.pool.shutdown(wait=False)
         return out
@@ -627,33 +688,37 @@ class Ahead:
 
 def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | None = None,
                   on_status: Callable[[str], None] | None = None) -> Ahead | None:
-    """Start helper processes compiling the kernels a run of `technique` with `knobs` will launch,
-    when it runs on a GPU, the technique declares its kernels (`BFSTechnique.kernel_signatures`)
-    and some are not in the disk cache yet. None when there is nothing to gain. `gpu`: whether the
-    run will use a GPU (None: the selected backend, else whether one is present and the simulator
-    not requested)."""
+    """Start helper processes compiling what a run of `technique` with `knobs` needs and the disk
+    cache lacks: the kernels it will launch (on a GPU, those the technique declares:
+    `BFSTechnique.kernel_signatures`, the slowest first) and, when there is a core for every unit,
+    the graph loaders' and the check's CPU code (FIRST_RUN_FUNCTIONS). None when there is nothing
+    to gain. `gpu`: whether the run will use a GPU (None: the selected backend, else whether one
+    is present and the simulator not requested)."""
     from . import backend
     from .techniques import Technique, implementation, make_knobs
 
     tech = Technique.parse(technique)
     impl = implementation(tech)
-    if impl.runtimes == frozenset({"cpu"}) or not impl.kernel_signatures(make_knobs(tech, knobs), bool(instrument)):
-        return None
     if gpu is None:
         info = backend.selected()
         gpu = (not info.is_simulator) if info is not None else (
             not backend.simulator_requested() and backend.gpu_present()[0])
-    if not gpu:
+    todo = []
+    if gpu and impl.runtimes != frozenset({"cpu"}) and impl.kernel_signatures(make_knobs(tech, knobs), bool(instrument)):
+        backend.select("gpu")
+        units = kernel_units(tech.value, make_knobs(tech, knobs).as_dict(), instrument)
+        todo = [u for u in units if not _in_disk_cache(*_kernel_of(u))]
+    # The loaders' code in helpers only with a core for each of its units and one for the kernels
+    # (their units are a second or three each): with fewer, this process compiles it while loading.
+    first = first_run_units() if helper_count(1 << 20) > len(FIRST_RUN_FUNCTIONS) else []
+    jobs = helper_count(len(todo) + len(first))
+    if not (todo or first) or jobs == 0:
         return None
-    values = make_knobs(tech, knobs).as_dict()
-    backend.select("gpu")
-    units = kernel_units(tech.value, values, instrument)
-    todo = [u for u in units if not _in_disk_cache(*_kernel_of(u))]
-    jobs = helper_count(len(todo))
-    if not todo or jobs == 0:
-        return None
-    pool = _pool(jobs, "gpu")  # the slowest kernels first: the technique lists them so
-    return Ahead(tech.value, pool, jobs, [pool.submit(run_unit, u) for u in todo])
+    pool = _pool(jobs, "gpu" if gpu else "cpu")
+    # The slowest kernel first, then the loaders' code (the load waits for it), then the rest.
+    futures = [pool.submit(run_unit, u) for u in todo[:1]]
+    first_futures = [pool.submit(run_unit, u) for u in first]
+    return Ahead(tech.value, pool, jobs, futures + [pool.submit(run_unit, u) for u in todo[1:]], first_futures)
 
 
 def _kernel_of(unit: Unit):
@@ -671,6 +736,8 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
         say(f"{ahead.describe()} ({ONCE})")
     suffix = f"; {ahead.describe()}" if ahead is not None else ""
     try:
+        if ahead is not None:
+            ahead.wait_first()  # the loaders' code, compiled side by side: the load then reads it
         with compile_notices(on_status, suffix):
             graph = load()
     except BaseException:

@@ -484,3 +484,82 @@ def test_helpers_fill_the_disk_cache_so_the_run_compiles_no_kernel(tmp_path):
                           env=fresh_env(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == "0", done.stdout
+
+
+# ------------------------------------------------------------------ a first run's helpers
+
+def test_the_load_waits_for_the_loaders_code_and_the_run_compiles_unstarted_kernels(monkeypatch):
+    """With helpers compiling the loaders' code, the graph loads once that is in the disk cache;
+    kernels no helper has started yet are left to the run, which compiles them beside the helpers."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    order, release = [], threading.Event()
+    pool = ThreadPoolExecutor(1)
+    first = [pool.submit(lambda: order.append("loaders' code"))]
+    busy = pool.submit(lambda: (release.wait(5), warmup.Done(warmup.Unit("k1", "k1", "kernel"), 1.0))[1])
+    queued = pool.submit(lambda: pytest.fail("a kernel no helper started was still compiled ahead"))
+    ahead = warmup.Ahead("bfs4k", pool, 1, [busy, queued], first)
+    monkeypatch.setattr(warmup, "compile_ahead", lambda *a, **k: ahead)
+
+    def load():
+        order.append("load")
+        release.set()
+        return "graph"
+
+    assert warmup.load_for_run(load, "bfs4k", {}, True, gpu=True) == "graph"
+    assert order == ["loaders' code", "load"]
+    assert queued.cancelled() and busy.done()
+    assert "the graph loaders and the bfs4k kernels compile meanwhile in 1 helper processes" == ahead.describe()
+
+
+def test_the_loaders_code_goes_to_helpers_only_with_a_core_for_each(monkeypatch):
+    monkeypatch.setattr(warmup, "first_run_units", lambda: [warmup.Unit("f", "f", "functions")])
+    monkeypatch.setattr(warmup, "_pool", lambda jobs, mode: pytest.fail("helpers started"))
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS)))
+    assert warmup.compile_ahead("cpu-topdown", {}, True, gpu=False) is None  # one core short: loads itself
+    started = []
+    monkeypatch.setattr(warmup, "_pool", lambda jobs, mode: started.append((jobs, mode)) or _NoPool())
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + 1))
+    ahead = warmup.compile_ahead("cpu-topdown", {}, True, gpu=False)
+    assert started == [(1, "cpu")] and len(ahead.first) == 1 and ahead.futures == []
+
+
+class _NoPool:
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        f = Future()
+        f.set_result(None)
+        return f
+
+
+@pytest.mark.slow
+def test_the_first_run_functions_are_what_a_first_load_and_check_compile(tmp_path):
+    """In a fresh cache, with FIRST_RUN_FUNCTIONS compiled as helpers would, loading a SNAP file
+    and checking a BFS of it compile none of the loaders' or the reference's code."""
+    script = textwrap.dedent("""
+        import json
+        from numba.core import event
+        from explorer import graphs, warmup
+        for group in warmup.FIRST_RUN_FUNCTIONS:
+            warmup._compile_functions(*group)
+        compiled = []
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                f = ev.data["dispatcher"].py_func
+                if f.__module__.startswith(("explorer.graphs", "explorer.reference")):
+                    compiled.append(f"{f.__module__}.{f.__qualname__}")
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", Listener())
+        from explorer.reference import assert_valid_bfs, cpu_bfs
+        g = graphs.sample_graph("facebook_combined")
+        dist, parent = cpu_bfs(g, 0)
+        assert_valid_bfs(g, 0, dist, parent)
+        print(json.dumps(compiled))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=fresh_env(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
