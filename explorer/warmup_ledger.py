@@ -13,7 +13,7 @@ changed is dropped). The ledger is kept per Numba cache location (`$NUMBA_CACHE_
 ~/.cache/bfs4k).
 
 Costs: the seconds each unit took when it last ran here, with the process count it ran among.
-A unit never run here is costed from `COSTS` (warmup_costs.json beside this module: per-unit
+A unit never run here is costed from `COSTS_FILE` (warmup_costs.json beside this module: per-unit
 seconds measured on the machine it names); a unit in neither, from the median of its kind.
 `expected_seconds` schedules the costs over the processes as `warm` does (longest first, waiting
 units after what they wait for) and adds a process start per process.
