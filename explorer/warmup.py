@@ -5,26 +5,32 @@ the result in its disk cache (`cache=True`: `__pycache__` beside the sources, or
 `$NUMBA_CACHE_DIR`), so only the first process of an environment pays:
 
 - the graph loaders (explorer/graphs: tokenizer, CSR builder, generators) and the CPU reference
-  and validator (explorer/reference), CPU code: about 15 s on an H100 host for a first SNAP file;
+  and validator (explorer/reference), CPU code: about 11 s on an H100 host for a first SNAP file,
+  compiled in one process;
 - each technique's kernels, compiled for the GPU at hand per combination of the knobs fixed at
   compile time (BFS-4K: instrumentation, claim, duplicate filter, single block size, visited
-  flags, cluster): 18 s for BFS-4K's on an H100 host. The simulator runs kernels as Python: they
-  never compile there. CPU techniques are Numba CPU code and compile anywhere.
+  flags, cluster): BFS-4K's single-block kernel, the largest, about 11 s on an H100 host. The
+  simulator runs kernels as Python: they never compile there. CPU techniques are Numba CPU code
+  and compile anywhere.
 
 `plan(mode)` lists the units to compile: the loaders (each file format, the generators, the
-reference, the graph cache's checksum) and, for every registered technique, the variants that its
-defaults, its `simulator_knobs` and the Explorer's presets (BFS-4K's §7 advice) use, with and
-without instrumentation. `warm(units, mode)` compiles them, in parallel processes, reporting each
-unit to a progress callback (`python3 -m explorer warmup` draws it as a bar).
+reference, the graph cache's checksum), on a GPU each distinct kernel variant of every GPU
+technique's defaults with and without instrumentation (one unit each), and runs on the warm-up
+graphs of what needs a graph (the CPU techniques, the presets chosen per graph). `todo` drops the
+units whose code is all in the disk cache already (explorer.warmup_ledger), `expected` says how
+long the rest will take here, and `warm(units, mode)` compiles them in parallel processes, the
+longest chains first, reporting each unit to a progress callback (`python3 -m explorer warmup`
+draws it as a bar).
 
 Numba's compiler lock lets one thread of a process compile at a time, so "in parallel" means
 processes that share the disk cache. Numba keeps one index file per function and rewrites it on
 every save; two processes saving different variants of one function at once could pair one's
 index entry with the other's code, so the processes started here serialise their saves with a
 file lock (`_serialise_cache_saves`). A first run uses the same: `load_for_run` compiles the
-run's kernels in helper processes (one kernel each) while this process loads the graph and
-compiles the loaders, then the run loads the kernels from the disk cache. That needs each
-kernel's argument types before the graph exists: a technique declares them
+run's kernels in helper processes (one kernel each, the slowest first) while this process loads
+the graph, then the run loads the kernels from the disk cache; with a core for each, helpers
+compile the loaders' and the check's CPU code too (FIRST_RUN_FUNCTIONS), and the load waits for
+it. That needs each kernel's argument types before the graph exists: a technique declares them
 (`BFSTechnique.kernel_signatures`, read off the kernels' argument groups, kernels.args), and
 `operators.frontier.setup_signatures` those of the set-up kernels every GPU technique uses; a
 technique that declares none compiles in the run, before its clock starts.
@@ -601,22 +607,22 @@ def helper_count(units: int) -> int:
 #: loads from the disk cache. tests/test_warmup.py checks that a first load compiles these.
 _A = "Array({}, 1, 'C', False, aligned=True)"
 _TEXT = "Array(uint8, 1, 'C', True, aligned=True)"
-I64, I32 = _A.format("int64"), _A.format("int32")
+_V64, _V32 = _A.format("int64"), _A.format("int32")
 FIRST_RUN_FUNCTIONS = (
     (("explorer.graphs.cache", "_mix_sum", f"({_A.format('uint64')}, int64, uint64)"),),
     (("explorer.graphs.text", "_tokenize", f"({_TEXT}, int64, int64, bool, int64)"),),
-    (("explorer.graphs.build", "_mark_and_rank", f"({I64}, {I64}, int64)"),),
-    (("explorer.graphs.build", "_bucket_counts", f"({I32}, {I32}, int64, int64, bool, bool, int64)"),),
-    (("explorer.graphs.build", "_bucket_scatter", f"({I32}, {I32}, int64, Array(int64, 2, 'C', False, aligned=True), "
-                                                   f"{I64}, bool, bool, int64, none, none)"),),
-    (("explorer.graphs.build", "_bucket_rows", f"({I64}, {I64}, int64, bool, int64, {I32}, {I64}, {I64}, none, none)"),),
-    (("explorer.graphs.csr", "_decreases", f"({I64},)"), ("explorer.graphs.csr", "_id_range", f"({I32},)")),
-    (("explorer.reference.bfs", "_self_loops_per_vertex", f"({I64}, {I32})"),
-     ("explorer.reference.bfs", "_count_reached_arcs", f"({I64}, {I32}, {_A.format('bool')})"),
-     ("explorer.reference.bfs", "_bfs_kernel", f"({I64}, {I32}, int64)"),
-     ("explorer.reference.validate", "_vertex_on_cycle", f"({I32}, int64)"),
-     ("explorer.reference.validate", "_first_parent_without_arc", f"({I64}, {I32}, {I32}, int64, bool)"),
-     ("explorer.reference.validate", "_first_bad_arc", f"({I64}, {I32}, {I32}, bool)")),
+    (("explorer.graphs.build", "_mark_and_rank", f"({_V64}, {_V64}, int64)"),),
+    (("explorer.graphs.build", "_bucket_counts", f"({_V32}, {_V32}, int64, int64, bool, bool, int64)"),),
+    (("explorer.graphs.build", "_bucket_scatter", f"({_V32}, {_V32}, int64, Array(int64, 2, 'C', False, aligned=True), "
+                                                   f"{_V64}, bool, bool, int64, none, none)"),),
+    (("explorer.graphs.build", "_bucket_rows", f"({_V64}, {_V64}, int64, bool, int64, {_V32}, {_V64}, {_V64}, none, none)"),),
+    (("explorer.graphs.csr", "_decreases", f"({_V64},)"), ("explorer.graphs.csr", "_id_range", f"({_V32},)")),
+    (("explorer.reference.bfs", "_self_loops_per_vertex", f"({_V64}, {_V32})"),
+     ("explorer.reference.bfs", "_count_reached_arcs", f"({_V64}, {_V32}, {_A.format('bool')})"),
+     ("explorer.reference.bfs", "_bfs_kernel", f"({_V64}, {_V32}, int64)"),
+     ("explorer.reference.validate", "_vertex_on_cycle", f"({_V32}, int64)"),
+     ("explorer.reference.validate", "_first_parent_without_arc", f"({_V64}, {_V32}, {_V32}, int64, bool)"),
+     ("explorer.reference.validate", "_first_bad_arc", f"({_V64}, {_V32}, {_V32}, bool)")),
 )
 
 
