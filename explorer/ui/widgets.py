@@ -12,8 +12,9 @@ as the engine yields it (LevelStream + jupyter_bokeh.BokehModel). No kernel modu
 from __future__ import annotations
 
 import html
-import time
 import logging
+import math
+import time
 from typing import Any
 
 import ipywidgets as W
@@ -72,7 +73,58 @@ def load_bokehjs() -> None:
     output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
 
 
-def labelled(control: W.DOMWidget, label_width: str) -> W.HBox:
+#: Advance widths in em of DejaVu Sans, the widest of the usual sans-serif fonts (browsers on Linux
+#: draw the widgets' text in it; Arial, Helvetica and Segoe UI are narrower), rounded up.
+_EM = {**dict.fromkeys("ijl'", 0.28), **dict.fromkeys("IJ", 0.3), **dict.fromkeys(" .,", 0.32),
+       **dict.fromkeys(":;/|", 0.34), "f": 0.36, "-": 0.37, **dict.fromkeys("t()[]", 0.4), "r": 0.42,
+       **dict.fromkeys("_§*", 0.5), "s": 0.53, "z": 0.53, "c": 0.55, "L": 0.56, "F": 0.58, "k": 0.58,
+       **dict.fromkeys("vxyP", 0.6), **dict.fromkeys("aeoTY", 0.62), **dict.fromkeys("hnuE", 0.64),
+       **dict.fromkeys("bdgpqS0123456789", 0.64), "K": 0.66, **dict.fromkeys("AV", 0.69),
+       **dict.fromkeys("BRXZC", 0.7), "U": 0.74, **dict.fromkeys("HN", 0.76), **dict.fromkeys("DG&OQ", 0.79),
+       "w": 0.82, **dict.fromkeys("=+<>#", 0.84), "M": 0.87, "%": 0.95, "m": 0.98, "W": 0.99}
+#: The widgets' font size (JupyterLab's --jp-widgets-font-size).
+WIDGET_FONT_PX = 13
+
+
+def text_px(text: str, font_px: float = WIDGET_FONT_PX) -> int:
+    """Pixels `text` needs on one line in the widgets' font, rounded up (a character not in the
+    table counts a whole em): what a label's or a button's width must hold to show it whole."""
+    return math.ceil(sum(_EM.get(c, 1.0) for c in str(text)) * font_px) + 2
+
+
+#: Room a drop-down takes beside its chosen option's text (padding and the arrow).
+SELECT_CHROME_PX = 36
+#: Room a button takes beside its label (padding), and beside an icon.
+BUTTON_CHROME_PX = 24
+ICON_PX = 20
+
+
+def select_px(options, least: int = 0) -> int:
+    """Width of a drop-down that shows each of `options` (labels or (label, value) pairs) whole."""
+    labels = [o[0] if isinstance(o, tuple) else o for o in options]
+    return max([least, *(text_px(str(x)) + SELECT_CHROME_PX for x in labels)])
+
+
+def button_px(text: str, icon: bool = False) -> int:
+    return text_px(text) + BUTTON_CHROME_PX + (ICON_PX if icon else 0)
+
+
+def fit_description(control: W.DOMWidget) -> W.DOMWidget:
+    """Give a text box's own description label the width its text needs (ipywidgets' 80 px
+    cuts 'range values'), and widen the control by what the label took beyond 80 px."""
+    need = text_px(control.description)
+    control.style.description_width = f"{need}px"
+    width = control.layout.width
+    if width and width.endswith("px"):
+        control.layout.width = f"{int(float(width[:-2])) + max(0, need - 80)}px"
+    return control
+
+
+#: Space between a label and its control (ipywidgets' label margin).
+LABEL_GAP_PX = 8
+
+
+def labelled(control: W.DOMWidget, label_width: str | int | None = None) -> W.HBox:
     """`control` behind a label of its description that shows its tooltip on hover.
 
     ipywidgets 8's selection views (Dropdown, Select, ToggleButtons) never put `tooltip` on the
@@ -80,12 +132,28 @@ def labelled(control: W.DOMWidget, label_width: str) -> W.HBox:
     a description shows no tooltip in the browser (text boxes do). So the description moves into
     this label, which carries the tooltip as its title, and the control keeps the tooltip with no
     description, which those views draw on the control.
+
+    The label is at least `label_width` (pixels; labels of a column share one) and always as wide
+    as its text. Its width is set by min-width and max-width: JupyterLab's sanitizer drops a
+    `width` style, and ipywidgets' label class would otherwise be 80 px, cutting longer text.
     """
     text, tip = control.description, control.tooltip or ""
     control.description = ""
-    label = W.HTML(f"<div class='widget-label' title='{_esc(tip)}' style='width:100%'>{_esc(text)}</div>",
-                   layout=W.Layout(width=label_width, flex="0 0 auto"))
+    px = max(_px(label_width), text_px(text))
+    label = W.HTML(f"<div class='widget-label' title='{_esc(tip)}' style='min-width:{px}px;max-width:{px}px;"
+                   f"margin-right:0'>{_esc(text)}</div>",
+                   layout=W.Layout(width=f"{px + LABEL_GAP_PX}px", flex="0 0 auto"))
     return W.HBox([label, control])
+
+
+def _px(width) -> int:
+    if width is None:
+        return 0
+    if isinstance(width, (int, float)):
+        return int(width)
+    if not str(width).endswith("px"):
+        raise ValueError(f"a label width in pixels ('120px' or 120), not {width!r}")
+    return int(float(str(width)[:-2]))
 
 
 def knob_widget(spec: KnobSpec, value=None) -> W.ValueWidget:
@@ -93,12 +161,31 @@ def knob_widget(spec: KnobSpec, value=None) -> W.ValueWidget:
     Put it in the panel through `labelled`, which shows its tooltip."""
     value = spec.default if value is None else value
     tip = f"{spec.meaning} [{spec.section or 'explorer'}; {spec.describe_range()}; default {spec.default!r}]"
-    common = dict(description=spec.name, tooltip=tip, layout=W.Layout(width="150px"))
+    common = dict(description=spec.name, tooltip=tip, layout=W.Layout(width=f"{knob_control_px(spec)}px"))
     if spec.choices is not None:
         return W.Dropdown(options=list(spec.choices), value=value, **common)
     if spec.kind is int:
         return W.BoundedIntText(value=value, min=int(spec.low), max=int(spec.high), **common)
     return W.BoundedFloatText(value=value, min=spec.low, max=spec.high, step=0.05, **common)
+
+
+#: The narrowest knob control: a number box that shows 8 digits.
+KNOB_CONTROL_PX = 150
+
+
+def knob_control_px(spec: KnobSpec) -> int:
+    """A knob control's width: its choices' longest label whole ('dynamic-virtual-warps')."""
+    return select_px(spec.choices, KNOB_CONTROL_PX) if spec.choices is not None else KNOB_CONTROL_PX
+
+
+def knob_grid_layout(specs) -> tuple[int, W.Layout]:
+    """(label width, grid layout) of a technique's knob page: one label width for all its knobs,
+    the longest name's; columns as wide as its widest control, as many as the output area takes
+    (three in JupyterLab beside a 1400 px window for most techniques, fewer for long names)."""
+    specs = list(specs)
+    label = max(text_px(s.name) for s in specs)
+    col = label + LABEL_GAP_PX + max(knob_control_px(s) for s in specs) + 8
+    return label, W.Layout(grid_template_columns=f"repeat(auto-fill, {col}px)", width="100%")
 
 
 def param_widget(name: str, default: Any, tooltip: str) -> W.ValueWidget:
@@ -380,8 +467,8 @@ class Explorer(W.VBox):
         widgets = self.knob_widgets_of[tech]
         if not widgets:
             return W.HTML(f"<small>{_esc(tech)} has no knobs.</small>")
-        grid = W.GridBox([labelled(w, "145px") for w in widgets.values()],
-                         layout=W.Layout(grid_template_columns="repeat(3, 305px)"))
+        label, layout = knob_grid_layout(knobs_of(tech).specs())
+        grid = W.GridBox([labelled(w, label) for w in widgets.values()], layout=layout)
         if tech != Technique.BFS4K.value:
             return grid
         return W.VBox([grid, self.knob_advice_button, self.knob_advice])  # §7 is BFS-4K's advice
