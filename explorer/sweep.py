@@ -29,6 +29,7 @@ import itertools
 import json
 import math
 import statistics
+import textwrap
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -530,32 +531,43 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), stopped=stopped)
 
 
-def format_sweep(result: SweepResult, top: int | None = None) -> str:
-    """The sweep as text, fastest correct point first: median BFS time and the runs' range (min–max),
-    the kernels' share, levels, the check, whether the point is within noise of the best, the
-    swept knobs; then the verdict (is the best measured, or noise?)."""
+#: Widest line of the text a sweep prints: JupyterLab breaks longer output lines anywhere, even
+#: mid-word (its output CSS is word-break: break-all), at about 120 characters in a 1400 px window.
+TEXT_WIDTH = 100
+
+
+def format_sweep(result: SweepResult, top: int | None = None, width: int = TEXT_WIDTH) -> str:
+    """The sweep as text, fastest correct point first: median BFS time and the range of its runs
+    (fastest–slowest), the kernels' share, levels, the check, how it compares with the best
+    (best, within noise, slower), the swept knobs; then the verdict. No line is wider than `width`
+    (long ones wrap between words)."""
     names = list(result.axes)
-    lines = [f"{result.technique} on {result.graph} from vertex {result.source}: {len(result.points)} points, "
-             f"median of {result.repeats} (min–max of the runs beside it)"
-             + (f"; base {result.base}" if result.base else "") + (" (stopped early)" if result.stopped else "")]
+    head = (f"{result.technique} on {result.graph} from vertex {result.source}: {len(result.points)} points, "
+            f"median of {result.repeats} runs" + (f"; base {knobs_text(result.base)}" if result.base else "")
+            + (" (stopped early)" if result.stopped else ""))
+    lines = [head, f"  {'median':>9}  {'fastest–slowest':>17}  {'kernels':>8}  {'levels':>6}  {'check':<5}  "
+                   f"{'against the best':<16}  knobs (times in ms)"]
     best = result.best
     ties = {id(p) for p in result.within_noise_of_best()}
     for i, p in enumerate(result.ranked()):
         if top is not None and i >= top:
+            lines.append(f"  ... {len(result.points) - top} more")
             break
         shown = ", ".join(f"{k}={p.knobs[k]}" for k in names)
         if p.times_ms:
-            span = f"{p.min_ms:.3f}–{p.max_ms:.3f}" if len(p.times_ms) > 1 else "1 run"
+            span = f"{p.min_ms:.3f}–{p.max_ms:.3f}" if len(p.times_ms) > 1 else "(1 run)"
             note = "best" if p is best else "within noise" if id(p) in ties else "slower" if p.usable else ""
-            lines.append(f"  {p.median_ms:10.3f} ms  ({span:>19})  kernels {p.median_kernel_ms:10.3f} ms  "
-                         f"levels {p.levels or 0:5d}  {'ok' if p.usable else p.status():<5}  {note:<12}  {shown}")
+            check = "ok" if p.usable else "WRONG"
+            lines.append(f"  {p.median_ms:9.3f}  {span:>17}  {p.median_kernel_ms:8.3f}  {p.levels or 0:6d}  "
+                         f"{check:<5}  {note:<16}  {shown}" + ("" if p.usable else f": {p.status()}"))
         else:
-            lines.append(f"  {'-':>10}     {'':>19}   {'':>18}  {'':>11}  {p.status()}  {shown}")
+            lines.append(f"  {'-':>9}  {'':>17}  {'':>8}  {'':>6}  {'-':<5}  {'':<16}  {shown}: {p.status()}")
     lines.append(result.verdict().text)
-    return "\n".join(lines)
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="      ", break_on_hyphens=False,
+                                    drop_whitespace=True) if len(line) > width else line for line in lines)
 
 
 __all__ = ["SweepPlan", "SweepPoint", "SweepResult", "Progress", "SweepTooLarge", "Verdict", "plan_sweep", "run_sweep",
            "load_sweep", "axis_values", "random_value", "check_sweep_size", "format_sweep", "measured_apart",
-           "knobs_text", "SIMULATOR_TIMES",
+           "knobs_text", "SIMULATOR_TIMES", "TEXT_WIDTH",
            "SIMULATOR_SWEEP_MAX_ARCS", "SIMULATOR_SWEEP_MAX_RUNS"]

@@ -360,14 +360,20 @@ def test_under_the_simulator_the_verdict_says_the_times_are_not_gpu_times():
 
 
 def test_the_text_table_shows_each_points_range_and_what_is_noise():
-    text = format_sweep(_result({4: [100.0, 104.0, 99.0], 32: [98.4, 103.0, 97.0], 8: [150.0, 151.0, 152.0]}))
+    result = _result({4: [100.0, 104.0, 99.0], 32: [98.4, 103.0, 97.0], 8: [150.0, 151.0, 152.0]},
+                     backend_kind="simulator")
+    result.points.append(SweepPoint({"K1": 16}, error="KnobError: " + "a long reason " * 12))
+    text = format_sweep(result)
     lines = text.splitlines()
-    assert "min–max of the runs" in lines[0]
-    row = {line.split()[-1]: line for line in lines[1:4]}
+    assert "fastest–slowest" in lines[1] and "against the best" in lines[1]
+    row = {line.split()[-1]: line for line in lines[2:5]}
     assert "97.000–103.000" in row["K1=32"] and " best " in row["K1=32"]
     assert "99.000–104.000" in row["K1=4"] and "within noise" in row["K1=4"]
     assert "slower" in row["K1=8"]
-    assert lines[-1].startswith("fastest median: K1=32") and "Within noise" in lines[-1]
+    verdict = " ".join(text.split("\nfastest median: ", 1)[1].split())
+    assert verdict.startswith("K1=32") and "Within noise" in verdict and "not GPU times" in verdict
+    # JupyterLab breaks output lines wider than its area anywhere, even mid-word: none is.
+    assert max(len(line) for line in lines) <= sweep.TEXT_WIDTH
 
 
 def test_a_saved_sweep_keeps_the_spread():
