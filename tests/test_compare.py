@@ -123,3 +123,32 @@ def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
     assert "all valid" in panel.status.value, panel.status.value
     (_, result), = panel.results
     assert result.source == 3 and list(result.distances) == [2, 2, 1, 0, 1]
+
+
+# ------------------------------------------------------------------ the technique plot and the runs it keeps
+
+def test_technique_markers_sit_on_their_category_labels():
+    # Runs were shifted by (i - 2) * 0.15 bands: the first run sat 0.3 below its label, between two.
+    from explorer.ui.plots import technique_offset
+
+    stream = LevelStream()
+    stream.push_many([lv(0), lv(1, kernel="multi-block")], "a")
+    first = stream.overlays[0].glyphs["technique"].renderers[0].glyph.y
+    assert first == "step" or first.field == "step" and not getattr(first, "transform", None)  # on the label
+    assert all(abs(technique_offset(i)) < 0.25 for i in range(10))  # nearer its label than a neighbour's
+
+
+def test_the_plots_say_which_runs_they_keep_and_drop_the_steps_of_runs_gone():
+    stream = LevelStream(max_runs=2)
+    stream.push_many([lv(0, technique="bottom-up", kernel="multi-block", direction="bottom-up")], "a")
+    stream.push_many([lv(0, technique="bfs4k")], "b")
+    assert stream.shown_note() == ""
+    yr = stream.figures["technique"].y_range
+    assert yr.factors == ["bottom-up · multi-block", "bfs4k · single-block"]
+    stream.push_many([lv(0, technique="bfs4k", kernel="multi-block")], "c")  # run a leaves the plots
+    assert stream.labels == ["b", "c"]
+    assert yr.factors == ["bfs4k · single-block", "bfs4k · multi-block"]  # no empty row for a's step
+    note = "the last 2 of 3 runs (the plots keep 2)"
+    assert stream.shown_note() == note
+    for fig in stream.figures.values():
+        assert next(m for m in fig.below if isinstance(m, Legend) and m.name == "runs").title == note
