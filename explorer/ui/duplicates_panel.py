@@ -13,15 +13,16 @@ notebooks' figures too; their legends sit beside the plot, never over a curve or
 from __future__ import annotations
 
 import ipywidgets as W
-from bokeh.models import ColumnDataSource, HoverTool, Legend, LegendItem
+from bokeh.models import AdaptiveTicker, ColumnDataSource, HoverTool, Legend, LegendItem
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from jupyter_bokeh import BokehModel
 
 from ..duplicates import SCOPE_WORDS, SCOPES, Provenance, run_with_provenance
 from ..techniques import Technique
+from .layout import fit_description, labelled, select_px
 from .tools import TABLE_CSS, esc, html_table, picked_source, status_html
-from .widgets import PLOT_WIDTH, USER_ERRORS, fit_description, labelled, select_px
+from .widgets import PLOT_WIDTH, USER_ERRORS
 
 #: Per-level columns of the panel's source (explorer.duplicates.Provenance.levels()).
 LEVEL_COLUMNS = ("level", "claims", "duplicated_vertices", "duplicates", "dup_warp", "dup_block", "dup_grid",
@@ -62,6 +63,8 @@ def duplicates_figure(source: ColumnDataSource, width: int = PLOT_WIDTH + 200, h
     fig.add_tools(HoverTool(renderers=bars, tooltips=[(TITLES.get(c, c), f"@{c}") for c in LEVEL_COLUMNS]))
     fig.xaxis.axis_label = "BFS level"
     fig.yaxis.axis_label = "duplicate frontier entries"
+    fig.xaxis.ticker = AdaptiveTicker(min_interval=1)  # levels and counts are whole numbers
+    fig.yaxis.ticker = AdaptiveTicker(min_interval=1)
     fig.y_range.start = 0
     return fig
 
@@ -80,6 +83,7 @@ def frontier_sizes_figure(sequential, runs: dict, title: str, width: int = 760, 
         items.append((name, [r]))
     legend_beside(fig, items)
     fig.xaxis.axis_label, fig.yaxis.axis_label = "BFS level", "frontier entries (log)"
+    fig.xaxis.ticker = AdaptiveTicker(min_interval=1)
     return fig
 
 

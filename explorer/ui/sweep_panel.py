@@ -25,9 +25,10 @@ from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPo
                      load_sweep, plan_sweep, run_sweep)
 from ..techniques import knobs_of
 from .cli import parse_knob_values
+from .layout import button_px, fit_description, labelled, text_px
 from .report import changed_knobs
 from .tools import TABLE_CSS, Worker, esc, html_table, picked_source, status_html
-from .widgets import USER_ERRORS, button_px, fit_description, labelled, text_px
+from .widgets import USER_ERRORS
 
 NONE = "(none)"
 #: Columns of a sweep plot's source: one row per finished point.

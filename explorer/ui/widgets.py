@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import html
 import logging
-import math
 import time
 from typing import Any
 
@@ -24,6 +23,7 @@ from jupyter_bokeh import BokehModel
 from .. import api, backend, graphs
 from ..backend import simulator_knobs_note
 from .cli import parse_generator
+from .layout import knob_grid, knob_widget, labelled, select_px
 from ..graphs import CSRGraph
 from .plots import LevelStream
 from ..reference import check_result
@@ -32,7 +32,6 @@ from ..engine import Session
 from ..stats import RunResult
 from .tables import run_label
 from .tools import ToolTabs
-from ..knobs import KnobSpec
 from ..techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
 from ..techniques.bfs4k import recommend_knobs
@@ -73,119 +72,34 @@ def load_bokehjs() -> None:
     output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
 
 
-#: Advance widths in em of DejaVu Sans, the widest of the usual sans-serif fonts (browsers on Linux
-#: draw the widgets' text in it; Arial, Helvetica and Segoe UI are narrower), rounded up.
-_EM = {**dict.fromkeys("ijl'", 0.28), **dict.fromkeys("IJ", 0.3), **dict.fromkeys(" .,", 0.32),
-       **dict.fromkeys(":;/|", 0.34), "f": 0.36, "-": 0.37, **dict.fromkeys("t()[]", 0.4), "r": 0.42,
-       **dict.fromkeys("_§*", 0.5), "s": 0.53, "z": 0.53, "c": 0.55, "L": 0.56, "F": 0.58, "k": 0.58,
-       **dict.fromkeys("vxyP", 0.6), **dict.fromkeys("aeoTY", 0.62), **dict.fromkeys("hnuE", 0.64),
-       **dict.fromkeys("bdgpqS0123456789", 0.64), "K": 0.66, **dict.fromkeys("AV", 0.69),
-       **dict.fromkeys("BRXZC", 0.7), "U": 0.74, **dict.fromkeys("HN", 0.76), **dict.fromkeys("DG&OQ", 0.79),
-       "w": 0.82, **dict.fromkeys("=+<>#", 0.84), "M": 0.87, "%": 0.95, "m": 0.98, "W": 0.99}
-#: The widgets' font size (JupyterLab's --jp-widgets-font-size).
-WIDGET_FONT_PX = 13
+#: Generator parameters the Explorer starts with under the simulator, which runs every GPU thread as a
+#: Python thread: graphs of a few thousand arcs (a BFS in seconds, within a sweep's limit), where the
+#: generators' defaults, the papers' sizes, exceed what it takes. One entry per generator.
+SIMULATOR_GENERATOR_PARAMS = {
+    "kronecker": {"scale": 8, "edge_factor": 8},
+    "uniform_random": {"n": 500, "m": 1500},
+    "grid2d": {"rows": 20, "cols": 20},
+    "grid3d": {"nx": 8, "ny": 8, "nz": 8},
+    "luo_scale_free": {"n": 500, "hub_fraction": 0.004, "hub_degree": 60},
+    "watts_strogatz": {"n": 500, "k": 4},
+}
 
 
-def text_px(text: str, font_px: float = WIDGET_FONT_PX) -> int:
-    """Pixels `text` needs on one line in the widgets' font, rounded up (a character not in the
-    table counts a whole em): what a label's or a button's width must hold to show it whole."""
-    return math.ceil(sum(_EM.get(c, 1.0) for c in str(text)) * font_px) + 2
+def generator_start_params(kind: str, simulator: bool) -> dict:
+    """The parameters a generator's controls start with: its declared defaults, shrunk to
+    SIMULATOR_GENERATOR_PARAMS under the simulator."""
+    params = dict(graphs.GENERATORS[kind].params)
+    if simulator:
+        params.update(SIMULATOR_GENERATOR_PARAMS.get(kind, {}))
+    return params
 
 
-#: Room a drop-down takes beside its chosen option's text (padding and the arrow).
-SELECT_CHROME_PX = 36
-#: Room a button takes beside its label (padding), and beside an icon.
-BUTTON_CHROME_PX = 24
-ICON_PX = 20
-
-
-def select_px(options, least: int = 0) -> int:
-    """Width of a drop-down that shows each of `options` (labels or (label, value) pairs) whole."""
-    labels = [o[0] if isinstance(o, tuple) else o for o in options]
-    return max([least, *(text_px(str(x)) + SELECT_CHROME_PX for x in labels)])
-
-
-def button_px(text: str, icon: bool = False) -> int:
-    return text_px(text) + BUTTON_CHROME_PX + (ICON_PX if icon else 0)
-
-
-def fit_description(control: W.DOMWidget) -> W.DOMWidget:
-    """Give a text box's own description label the width its text needs (ipywidgets' 80 px
-    cuts 'range values'), and widen the control by what the label took beyond 80 px."""
-    need = text_px(control.description)
-    control.style.description_width = f"{need}px"
-    width = control.layout.width
-    if width and width.endswith("px"):
-        control.layout.width = f"{int(float(width[:-2])) + max(0, need - 80)}px"
-    return control
-
-
-#: Space between a label and its control (ipywidgets' label margin).
-LABEL_GAP_PX = 8
-
-
-def labelled(control: W.DOMWidget, label_width: str | int | None = None) -> W.HBox:
-    """`control` behind a label of its description that shows its tooltip on hover.
-
-    ipywidgets 8's selection views (Dropdown, Select, ToggleButtons) never put `tooltip` on the
-    description label, and on the control itself only when there is no description: a Dropdown with
-    a description shows no tooltip in the browser (text boxes do). So the description moves into
-    this label, which carries the tooltip as its title, and the control keeps the tooltip with no
-    description, which those views draw on the control.
-
-    The label is at least `label_width` (pixels; labels of a column share one) and always as wide
-    as its text. Its width is set by min-width and max-width: JupyterLab's sanitizer drops a
-    `width` style, and ipywidgets' label class would otherwise be 80 px, cutting longer text.
-    """
-    text, tip = control.description, control.tooltip or ""
-    control.description = ""
-    px = max(_px(label_width), text_px(text))
-    label = W.HTML(f"<div class='widget-label' title='{_esc(tip)}' style='min-width:{px}px;max-width:{px}px;"
-                   f"margin-right:0'>{_esc(text)}</div>",
-                   layout=W.Layout(width=f"{px + LABEL_GAP_PX}px", flex="0 0 auto"))
-    return W.HBox([label, control])
-
-
-def _px(width) -> int:
-    if width is None:
-        return 0
-    if isinstance(width, (int, float)):
-        return int(width)
-    if not str(width).endswith("px"):
-        raise ValueError(f"a label width in pixels ('120px' or 120), not {width!r}")
-    return int(float(str(width)[:-2]))
-
-
-def knob_widget(spec: KnobSpec, value=None) -> W.ValueWidget:
-    """A control for one knob: a dropdown for a set of choices, else a text box bounded by the range.
-    Put it in the panel through `labelled`, which shows its tooltip."""
-    value = spec.default if value is None else value
-    tip = f"{spec.meaning} [{spec.section or 'explorer'}; {spec.describe_range()}; default {spec.default!r}]"
-    common = dict(description=spec.name, tooltip=tip, layout=W.Layout(width=f"{knob_control_px(spec)}px"))
-    if spec.choices is not None:
-        return W.Dropdown(options=list(spec.choices), value=value, **common)
-    if spec.kind is int:
-        return W.BoundedIntText(value=value, min=int(spec.low), max=int(spec.high), **common)
-    return W.BoundedFloatText(value=value, min=spec.low, max=spec.high, step=0.05, **common)
-
-
-#: The narrowest knob control: a number box that shows 8 digits.
-KNOB_CONTROL_PX = 150
-
-
-def knob_control_px(spec: KnobSpec) -> int:
-    """A knob control's width: its choices' longest label whole ('dynamic-virtual-warps')."""
-    return select_px(spec.choices, KNOB_CONTROL_PX) if spec.choices is not None else KNOB_CONTROL_PX
-
-
-def knob_grid_layout(specs) -> tuple[int, W.Layout]:
-    """(label width, grid layout) of a technique's knob page: one label width for all its knobs,
-    the longest name's; columns as wide as its widest control, as many as the output area takes
-    (three in JupyterLab beside a 1400 px window for most techniques, fewer for long names)."""
-    specs = list(specs)
-    label = max(text_px(s.name) for s in specs)
-    col = label + LABEL_GAP_PX + max(knob_control_px(s) for s in specs) + 8
-    return label, W.Layout(grid_template_columns=f"repeat(auto-fill, {col}px)", width="100%")
+def on_simulator() -> bool:
+    """Whether runs go to the simulator: the backend chosen, or, with no GPU, the one offered."""
+    try:
+        return backend.current().is_simulator
+    except backend.NoGPUError:
+        return True
 
 
 def param_widget(name: str, default: Any, tooltip: str) -> W.ValueWidget:
@@ -224,9 +138,9 @@ class Explorer(W.VBox):
                                           tooltips=["a graph from sample_graphs/", "a graph file",
                                                     "a seeded generator of a paper's graph family"],
                                           style={"button_width": "90px"})
+        samples = [(f"{k}: {v.family}", k) for k, v in graphs.SAMPLE_GRAPHS.items()]
         self.sample = W.Dropdown(
-            options=[(f"{k}: {v.family}", k) for k, v in graphs.SAMPLE_GRAPHS.items()],
-            description="sample", layout=W.Layout(width="330px"),
+            options=samples, description="sample", layout=W.Layout(width=f"{select_px(samples, 330)}px"),
             tooltip="a small real graph from sample_graphs/ (sources and licences in its README.md)")
         self.file_path = W.Text(description="file", placeholder="edges.txt / matrix.mtx / graph.metis (.gz ok)",
                                 style=_LABEL, layout=W.Layout(width="460px"))
@@ -271,9 +185,11 @@ class Explorer(W.VBox):
 
         # ---- knobs: each technique's, generated from its declaration; the panel shows the chosen one's
         self.knob_widgets_of = {t.value: {s.name: knob_widget(s) for s in knobs_of(t).specs()} for t in impl}
-        self.knob_reset = W.Button(description="defaults", tooltip="reset the technique's knobs to their defaults",
-                                   layout=W.Layout(width="90px"))
-        self.knob_reset.on_click(lambda _: self.set_knobs(knobs_of(self.technique.value).defaults()))
+        self.knob_reset = W.Button(description="defaults", layout=W.Layout(width="90px"),
+                                   tooltip="reset the technique's knobs to their defaults (under the simulator, "
+                                           "with its knobs: 32-thread blocks)")
+        self.knob_reset.on_click(lambda _: self.reset_knobs())
+        self.knob_sim_note = W.HTML()
         self.knob_advice_button = W.Button(description="§7 advice", layout=W.Layout(width="100px"),
                                            tooltip="set K1..K7 by BFS-4K §7's rules of thumb for this graph")
         self.knob_advice_button.on_click(lambda _: self.apply_recommended_knobs())
@@ -283,7 +199,7 @@ class Explorer(W.VBox):
             w.observe(self._show_advice, names="value")
         self.knobs_panel = W.Accordion([W.VBox([
             W.HTML("<small>Hover a knob for its meaning, paper section and range.</small>"),
-            self.knob_pages, self.knob_reset])])
+            self.knob_pages, W.HBox([self.knob_reset, self.knob_sim_note])])])
         self.knobs_panel.selected_index = None
         self.technique.observe(lambda _: self._show_technique(), names="value")
         self._show_technique()
@@ -363,9 +279,9 @@ class Explorer(W.VBox):
             kind, params = parse_generator(spec)
             self.graph_mode.value = "generator"
             self.generator.value = kind
+            declared = graphs.GENERATORS[kind].params  # a spec means what it means elsewhere (the CLI)
             for w in self.gen_params.children:
-                if w.description in params:
-                    w.value = params[w.description]
+                w.value = params.get(w.description, declared[w.description])
         elif spec in graphs.SAMPLE_GRAPHS:
             self.graph_mode.value = "sample"
             self.sample.value = spec
@@ -397,18 +313,42 @@ class Explorer(W.VBox):
         for name, value in values.items():
             self.knob_widgets[name].value = value
 
+    def simulator_knobs(self, technique: str | None = None) -> dict:
+        """The knobs `technique` (the chosen one) runs with under the simulator; {} on a GPU."""
+        return dict(implementation(technique or self.technique.value).simulator_knobs) if on_simulator() else {}
+
+    def reset_knobs(self) -> dict:
+        """The chosen technique's declared defaults; under the simulator with its simulator knobs
+        (32-thread blocks: a 1,024-thread block makes a tiny BFS take minutes there), and the
+        status says which. Returns the values set."""
+        tech = self.technique.value
+        sim = self.simulator_knobs(tech)
+        values = {**knobs_of(tech).defaults(), **sim}
+        self.set_knobs(values)
+        self._set_status(f"{tech}: knobs at their defaults" + (
+            f", with the simulator's {', '.join(f'{k}={v}' for k, v in sim.items())} (32-thread blocks, so a run "
+            "takes seconds; the declared defaults on a GPU)" if sim else ""))
+        return values
+
     def apply_recommended_knobs(self) -> dict:
-        """Choose BFS-4K and set K1..K7 by its §7 rules of thumb for the current graph; show why."""
+        """Choose BFS-4K and set K1..K7 by its §7 rules of thumb for the current graph; show why.
+        Under the simulator its block sizes stay the simulator's (said in the status)."""
         try:
             rec, why = recommend_knobs(self._graph_stats(self.current_graph()))
         except (ValueError, OSError) as err:  # GraphError is a ValueError
             self._show_error(err)
             return {}
-        values = {k: getattr(rec, k) for k in why}
+        advice = {k: getattr(rec, k) for k in why}
         self.technique.value = Technique.BFS4K.value
+        kept = {k: v for k, v in self.simulator_knobs().items() if k in advice and advice[k] != v}
+        values = {**advice, **kept}
         self.set_knobs(values)
         self._advice = (self._graph_identity(), self.current_graph().name,
-                        {k: (v, why[k]) for k, v in values.items()})
+                        {k: (v, why[k]) for k, v in advice.items() if k not in kept})
+        if kept:
+            self._set_status("simulator: " + ", ".join(f"{k} stays {v} (§7 advice: {advice[k]})"
+                                                       for k, v in kept.items())
+                             + ": 32-thread blocks, so a run takes seconds")
         self._show_advice()
         return values
 
@@ -438,17 +378,16 @@ class Explorer(W.VBox):
         self.graph_stack.selected_index = ["sample", "file", "generator"].index(change["new"])
 
     def _build_gen_params(self) -> None:
-        spec = graphs.GENERATORS[self.generator.value]
-        # The defaults are the papers' sizes, far beyond what the simulator runs: say so up front.
-        limit = (f" The CUDA simulator takes graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs: shrink the "
-                 "parameters (e.g. kronecker scale 10, grid2d 100 x 100).")
-        try:
-            sim = backend.current().is_simulator
-        except backend.NoGPUError:
-            sim = True  # the simulator is what this machine will be offered
-        self.generator_doc.value = (f"<small style='color:#555'>{_esc(spec.description)}."
-                                    f"{_esc(limit) if sim else ''}</small>")
-        self.gen_params.children = [param_widget(k, v, spec.description) for k, v in spec.params.items()]
+        kind = self.generator.value
+        spec = graphs.GENERATORS[kind]
+        sim = on_simulator()
+        params = generator_start_params(kind, sim)
+        # The declared defaults are the papers' sizes, beyond what the simulator runs: start small, say so.
+        papers = ", ".join(f"{k}={v}" for k, v in spec.params.items() if params[k] != v)
+        limit = (f" Under the CUDA simulator (graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs, every GPU thread a "
+                 f"Python thread) the parameters start small; the papers' sizes are {papers}.") if papers else ""
+        self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}.{_esc(limit)}</small>"
+        self.gen_params.children = [param_widget(k, v, spec.description) for k, v in params.items()]
         for w in self.gen_params.children:
             w.observe(self._show_advice, names="value")
 
@@ -456,8 +395,16 @@ class Explorer(W.VBox):
         self.vertex.layout.display = "" if self.source_mode.value == "vertex id" else "none"
         self.seed.layout.display = "" if self.source_mode.value == "random" else "none"
 
+    def _show_knob_sim_note(self) -> None:
+        sim = self.simulator_knobs()
+        self.knob_sim_note.value = (
+            "<small style='color:#a15c00'>Simulator: 'defaults' and the presets keep its knobs ("
+            + _esc(", ".join(f"{k}={v}" for k, v in sim.items())) + "; 32-thread blocks, so a run takes seconds)."
+            "</small>" if sim else "")
+
     def _show_technique(self) -> None:
         """The chosen technique's description and knobs."""
+        self._show_knob_sim_note()
         tech = self.technique.value
         self.technique_doc.value = f"<small style='color:#444'>{_esc(Technique(tech).doc)}</small>"
         self.knob_pages.selected_index = list(self.knob_widgets_of).index(tech)
@@ -467,8 +414,7 @@ class Explorer(W.VBox):
         widgets = self.knob_widgets_of[tech]
         if not widgets:
             return W.HTML(f"<small>{_esc(tech)} has no knobs.</small>")
-        label, layout = knob_grid_layout(knobs_of(tech).specs())
-        grid = W.GridBox([labelled(w, label) for w in widgets.values()], layout=layout)
+        grid = knob_grid(widgets, knobs_of(tech).specs())
         if tech != Technique.BFS4K.value:
             return grid
         return W.VBox([grid, self.knob_advice_button, self.knob_advice])  # §7 is BFS-4K's advice
@@ -487,6 +433,7 @@ class Explorer(W.VBox):
         self.simulator_button.layout.display = "none"
         self.run_button.disabled = False
         self.backend_line.value = f"<small><b>backend:</b> {_esc(info.describe())}</small>"
+        self._show_knob_sim_note()
         if info.is_simulator and preset_knobs:
             applied = {}
             for tech, widgets in self.knob_widgets_of.items():
@@ -693,11 +640,13 @@ class Explorer(W.VBox):
         self.summary.value = (
             "<style>.bfs4k-sum table{border-collapse:collapse;font-size:12px}"
             ".bfs4k-sum th,.bfs4k-sum td{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
-            ".bfs4k-sum td.label{white-space:nowrap}"
+            # A table wider than the output scrolls sideways: its last columns (the knobs) stay reachable.
+            ".bfs4k-sum .wide{overflow-x:auto;max-width:100%}"
             ".bfs4k-sum th{background:#f4f4f4} .bfs4k-sum td.num{text-align:right}"
             ".bfs4k-sum td.ok{color:#11772b;font-weight:600} .bfs4k-sum td.bad{color:#b00020;font-weight:600}"
             ".bfs4k-sum .swatch{display:inline-block;width:10px;height:10px;margin-right:5px}</style>"
-            "<div class='bfs4k-sum'><h4>Runs</h4>" + summary_table_html(self.history, colors, omit=SUMMARY_OMIT)
+            "<div class='bfs4k-sum'><h4>Runs</h4><div class='wide'>"
+            + summary_table_html(self.history, colors, omit=SUMMARY_OMIT) + "</div>"
             + self._validation_html()
             + "<h4>Graph (BFS-4K Table 1)</h4>" + graph_stats_html({n: s for n, s in stats.items() if s})
             + "</div>")
