@@ -85,6 +85,12 @@ def test_tuning_notebook_sweeps_compares_with_the_advice_and_explains(tmp_path, 
     assert all(f"{name} " in text for name in ("defaults", "§7 advice", "tuned")) and "valid" in text
     assert "tuned vs §7 advice:" in text and "simulation times" in text
     assert "K6: advice 128, 32 here: the simulator's 32-thread blocks" in text
+    # Noise is called noise: each point the median of 3 runs with their range, a knob moves from the
+    # advice only when faster in every run, and the explanation says the times are not GPU times.
+    assert text.count("median of 3 runs") == 3 and "fastest–slowest" in text
+    assert re.search(r"^K1: advice 4 (kept: .*|-> tuned \d+, faster in every run \(measured\).*)$", text, re.M)
+    assert "Simulator: every time below is the time to simulate the kernels on the CPU, not a GPU" in text
+    assert max(map(len, text.splitlines())) <= 100  # JupyterLab breaks wider output lines mid-word
     plots = [o for c in nb.cells if c.cell_type == "code" and "SweepPlot" in c.source for o in c.outputs
              if "application/vnd.bokehjs_exec.v0+json" in o.get("data", {})]
     assert len(plots) == 3  # a plot per stage
