@@ -234,6 +234,7 @@ def test_a_line_keeps_the_knobs_order_and_marks_the_best():
     plot.add(SweepPoint({"K1": 4}, error="KnobError: no"))
     assert plot.source.data["x"] == ["1", "32"] and plot.source.data["median_ms"] == [5.0, 3.0]
     assert plot.failed.data["x"] == ["4"] and "failed" in plot.failed.data["status"][0]
+    assert plot._failed_item.visible  # its legend entry shows once a point failed
     plot.mark_best(SweepPoint({"K1": 32}, [3.0], [2.0], 4, True, "ok"))
     assert plot.best.data["x"] == ["32"]
 
@@ -403,8 +404,8 @@ def test_a_line_shows_each_points_spread_and_rings_the_points_within_noise():
     from bokeh.models import Legend
 
     legend = next(m for m in plot.figure.below if isinstance(m, Legend))
-    labels = [item.label["value"] for item in legend.items]
-    assert "best" in labels and "within noise of the best" in labels
+    labels = [item.label["value"] for item in legend.items if item.visible]
+    assert "best" in labels and "within noise of the best" in labels and "failed" not in labels
 
 
 def test_a_heatmap_writes_dark_text_on_light_cells_and_keeps_its_legend_outside():

@@ -139,10 +139,12 @@ class SweepPlot:
             fig.add_tools(HoverTool(renderers=[cells, fail], tooltips=_TIPS))
             items = [("best", [best]), (TIE_WORDS, [ties]), ("failed", [fail])]
         fig.xaxis.axis_label = self.names[0]
-        # Below the plot, never over a cell or a point.
-        fig.add_layout(Legend(items=[LegendItem(label=label, renderers=r) for label, r in items],
-                              orientation="horizontal", label_text_font_size="8pt", spacing=6, padding=2,
-                              margin=2, border_line_alpha=0), "below")
+        # Below the plot, never over a cell or a point; "failed" only once a point failed.
+        legend_items = [LegendItem(label=label, renderers=r) for label, r in items]
+        self._failed_item = legend_items[-1]
+        self._failed_item.visible = False
+        fig.add_layout(Legend(items=legend_items, orientation="horizontal", label_text_font_size="8pt", spacing=6,
+                              padding=2, margin=2, border_line_alpha=0), "below")
         self.figure = fig
         self._order = {x: i for i, x in enumerate(xs)}
         self._rows: list[dict] = []  # the usable points, kept in the x axis' order
@@ -160,6 +162,7 @@ class SweepPlot:
         row = _point_row(point, self.names)
         if not point.usable:
             self.failed.stream({c: [row[c]] for c in POINT_COLUMNS})
+            self._failed_item.visible = True
             return
         # A line joins its points in the knob's order, whatever order they finish in (random sweeps).
         self._rows = sorted([*self._rows, row], key=lambda r: self._order[r["x"]])
@@ -225,9 +228,10 @@ class SweepPanel(W.VBox):
             f"with the reason. Times are simulation times, not GPU times.</small>" if sim else "")
         self.status = W.HTML()
         self.plot_box = W.Box()
-        self.best_text = W.HTML()
+        self.best_text = W.HTML(layout=W.Layout(flex="1 1 auto"))
         self.apply_button = W.Button(description="Apply best", icon="check", disabled=True,
-                                     layout=W.Layout(width=f"{button_px('Apply fastest median', icon=True)}px"),
+                                     layout=W.Layout(width=f"{button_px('Apply fastest median', icon=True)}px",
+                                                     flex="0 0 auto"),  # the verdict beside it wraps instead
                                      tooltip="set the Explorer's technique and knobs to the fastest correct setting "
                                              "(the verdict beside it says whether the sweep measured it faster)")
         self.table = W.HTML()

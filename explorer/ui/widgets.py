@@ -641,7 +641,7 @@ class Explorer(W.VBox):
             "<style>.bfs4k-sum table{border-collapse:collapse;font-size:12px}"
             ".bfs4k-sum th,.bfs4k-sum td{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
             # A table wider than the output scrolls sideways: its last columns (the knobs) stay reachable.
-            ".bfs4k-sum .wide{overflow-x:auto;max-width:100%}"
+            ".bfs4k-sum .wide{overflow-x:auto;max-width:100%} .bfs4k-sum td.label{white-space:nowrap}"
             ".bfs4k-sum th{background:#f4f4f4} .bfs4k-sum td.num{text-align:right}"
             ".bfs4k-sum td.ok{color:#11772b;font-weight:600} .bfs4k-sum td.bad{color:#b00020;font-weight:600}"
             ".bfs4k-sum .swatch{display:inline-block;width:10px;height:10px;margin-right:5px}</style>"
