@@ -450,6 +450,19 @@ for (const view of Bokeh.index.roots) {
 return out;
 """
 
+#: The titles of the plots' run legends (where they say which runs they keep).
+_RUN_LEGEND_TITLES_JS = """
+const out = new Set();
+for (const view of Bokeh.index.roots) {
+  const doc = view.model.document;
+  if (!doc) continue;
+  for (const m of doc._all_models.values()) {
+    if (m.type === 'Legend' && m.name === 'runs') out.add(m.title || '');
+  }
+}
+return Array.from(out);
+"""
+
 #: A sweep whose two settings are within noise (their runs overlap), on a two-knob heatmap.
 _NOISY_SWEEP = """
 from explorer.sweep import SweepPoint, SweepResult
@@ -471,10 +484,11 @@ NUMBERS_CELLS = [
     "ex",
     "import ipywidgets as W\n"
     "W.VBox(list(ex.knob_pages.children))",
-    # Two runs fill the runs table; a sweep of three runs a point, printed as text.
+    # Seven runs: the runs table, and plots that keep six of them; a sweep of three runs a point,
+    # printed as text.
     "from explorer.sweep import format_sweep\n"
     "ex.technique.value = 'topdown-queue'\n"
-    "for _ in range(2):\n"
+    "for _ in range(7):\n"
     "    ex.run()\n"
     "tuning = ex.tools.panel('tuning')\n"
     "swept = tuning.run_sweep(knob1='block_threads', values1='32,64')\n"
@@ -509,7 +523,8 @@ def tool_tabs(driver):
 def test_numbers_text_whole_legends_beside_the_data_noise_named(browser, lab):
     """Every label, button and drop-down of the Explorer, its knob pages (every technique), its
     Tuning and Duplicates tabs and the runs table shows its text whole; no printed line or table
-    cell breaks a word; no legend sits inside a plot; a sweep within noise says so."""
+    cell breaks a word; no legend sits inside a plot; a sweep within noise says so; plots that keep
+    6 of 7 runs say so."""
     from selenium.webdriver.common.by import By
 
     upload_notebook(lab, "numbers.ipynb", NUMBERS_CELLS)
@@ -537,6 +552,8 @@ def test_numbers_text_whole_legends_beside_the_data_noise_named(browser, lab):
     assert not bad, "\n".join(map(str, bad))
     inside = browser.execute_script(_LEGENDS_INSIDE_JS)
     assert not inside, inside
+    # Seven runs, six plotted: every run legend of the Explorer's plots says so.
+    assert browser.execute_script(_RUN_LEGEND_TITLES_JS) == ["the last 6 of 7 runs (the plots keep 6)"]
     # The heatmap's cell text: black on its light (slow, yellow) end, white on its dark (fast) end.
     cells = {ms: color for s in sources(browser, "sweep_points", ["median_ms", "text_color"])
              for ms, color in zip(s["median_ms"], s["text_color"])}

@@ -128,14 +128,15 @@ def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
 # ------------------------------------------------------------------ the technique plot and the runs it keeps
 
 def test_technique_markers_sit_on_their_category_labels():
-    # Runs were shifted by (i - 2) * 0.15 bands: the first run sat 0.3 below its label, between two.
-    from explorer.ui.plots import technique_offset
-
+    # Runs were shifted up or down by (i - 2) * 0.15 bands: the first run sat 0.3 below its label,
+    # between two. Every run's markers are on the label; runs sit apart along the level instead.
     stream = LevelStream()
-    stream.push_many([lv(0), lv(1, kernel="multi-block")], "a")
-    first = stream.overlays[0].glyphs["technique"].renderers[0].glyph.y
-    assert first == "step" or first.field == "step" and not getattr(first, "transform", None)  # on the label
-    assert all(abs(technique_offset(i)) < 0.25 for i in range(10))  # nearer its label than a neighbour's
+    for label in "abcdefg":
+        stream.push_many([lv(0), lv(1, kernel="multi-block")], label)
+    for i, ov in enumerate(stream.overlays):
+        glyph = ov.glyphs["technique"].renderers[0].glyph
+        assert glyph.y == "step"
+        assert glyph.x == "level" if run_offset(i) == 0 else glyph.x.transform.value == run_offset(i)
 
 
 def test_the_plots_say_which_runs_they_keep_and_drop_the_steps_of_runs_gone():

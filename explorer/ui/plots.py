@@ -298,20 +298,11 @@ def technique_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=Non
     return fig
 
 
-#: How far run slot i's markers sit above (+) or below (-) their category's label, in category
-#: bands: the first run on the label, the next ones close beside it, each nearer its own label than
-#: a neighbour's (runs that took the same step at the same level would hide each other).
-TECHNIQUE_OFFSETS = (0.0, 0.12, -0.12, 0.24, -0.24)
-
-
-def technique_offset(index: int) -> float:
-    return TECHNIQUE_OFFSETS[index % len(TECHNIQUE_OFFSETS)]
-
-
 def add_technique_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
-    offset = technique_offset(index)
-    y = dodge("step", offset, range=fig.y_range) if offset else "step"
-    pts = _renderer(source, Scatter(x="level", y=y, size=10,
+    # On their category's label, always; runs that took the same step at the same level sit side
+    # by side along the level, as in the other plots (run_offset), not between two labels.
+    x = dodge("level", run_offset(index)) if run_offset(index) else "level"
+    pts = _renderer(source, Scatter(x=x, y="step", size=10,
                                     marker="square", fill_color=color, line_color="white", line_width=0.5))
     return _attach(fig, label, [pts], [pts])
 
