@@ -314,10 +314,10 @@ def test_the_panel_says_why_it_refuses(tmp_path):
 
 # ------------------------------------------------------------------ noise is called noise
 
-def _result(times: dict, backend_kind="gpu", knob="K1") -> SweepResult:
+def _result(times: dict, backend_kind="gpu", knob="K1", technique="bfs4k") -> SweepResult:
     """A finished sweep of `knob` with these run times per value (every run correct)."""
     points = [SweepPoint({knob: v}, list(ts), [t / 2 for t in ts], 4, True, "ok") for v, ts in times.items()]
-    return SweepResult(graph="g", source=0, technique="bfs4k", axes={knob: list(times)}, base={},
+    return SweepResult(graph="g", source=0, technique=technique, axes={knob: list(times)}, base={},
                        repeats=max(len(ts) for ts in times.values()), points=points,
                        device={"backend": backend_kind})
 
@@ -426,12 +426,15 @@ def test_the_panel_repeats_each_point_and_says_within_noise(tmp_path):
     assert panel.repeats.value >= 3  # one run measures no spread: the default can tell noise apart
     path = tmp_path / "close.json"
     _result({32: [100.0, 104.0, 99.0], 64: [98.4, 103.0, 97.0]}, backend_kind="simulator",
-            knob="block_threads").save(path)
+            knob="block_threads", technique="topdown-queue").save(path)
     panel.open_sweep(path)
     assert "Within noise" in panel.best_text.value and "not GPU times" in panel.best_text.value
     assert panel.apply_button.description == "Apply fastest median"
     assert "within noise of the best" in panel.table.value and "97.000" in panel.table.value
     assert panel.plot.ties.data["x"] == ["32"] and "not GPU times" in panel.plot.figure.title.text
-    _result({32: [100.0, 104.0, 99.0], 64: [60.0, 61.0, 62.0]}, knob="block_threads").save(path)
+    panel.apply_button.click()
+    assert "the fastest median; not measured faster than the others" in panel.status.value
+    _result({32: [100.0, 104.0, 99.0], 64: [60.0, 61.0, 62.0]}, knob="block_threads",
+            technique="topdown-queue").save(path)
     panel.open_sweep(path)
     assert "measured, not noise" in panel.best_text.value and panel.apply_button.description == "Apply best"

@@ -251,4 +251,6 @@ class ComparePanel(W.VBox):
         swatches = "".join(f"<span style='display:inline-block;width:10px;height:10px;background:{esc(c)};"
                            f"margin:0 4px 0 10px'></span>{esc(label)}" for label, c in colors.items())
         self.table.value = (f"<h4>Ranking (BFS time; speed-up against {esc(first)})</h4>{table}"
+                            "<small>One run each: a difference of a few percent can be the machine's noise; the "
+                            "Tuning tab repeats each setting and says which differences are measured.</small><br>"
                             f"<small>{swatches}</small>")

@@ -398,8 +398,11 @@ class SweepPanel(W.VBox):
         knobs = self.result.best_knobs()
         self.ex.technique.value = self.result.technique
         self.ex.set_knobs(knobs)
+        verdict = self.result.verdict()
         self._set_status(f"the Explorer now uses {self.result.technique} with "
-                         + ", ".join(f"{k}={v}" for k, v in knobs.items()), "ok")
+                         + ", ".join(f"{k}={v}" for k, v in knobs.items())
+                         + ("" if verdict.measured else " (the fastest median; not measured faster than "
+                            "the others: see the verdict)"), "ok")
         return knobs
 
     # ------------------------------------------------------------------ files
