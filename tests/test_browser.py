@@ -362,6 +362,7 @@ def upload_notebook(lab, name: str, cells: list[str]) -> None:
 #:   toggle button's "rand…", a label's ellipsis: the content box; overflow hidden: the padding box);
 #: - "spills": a text reaching past its own widget, under the next one (a label drawn as "knol");
 #: - "select": a drop-down whose chosen option is wider than the box showing it;
+#: - "scrolls": a box of controls squeezed until it scrolls sideways;
 #: - "broken": a word of a table cell or of printed output split over two lines (a table squeezed
 #:   until words break; JupyterLab breaks printed lines wider than the output anywhere).
 _UNREADABLE_JS = """
@@ -412,6 +413,11 @@ for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const lines = new Set(Array.from(w.getClientRects()).map((q) => Math.round(q.top)));
       if (lines.size > 1) out.push(['broken', m[0], `over ${lines.size} lines in "${cut(text)}"`]);
     }
+  }
+}
+for (const box of root.querySelectorAll('.widget-box')) {  // a row of controls squeezed until it scrolls
+  if (box.offsetParent && box.scrollWidth > box.clientWidth + 1) {
+    out.push(['scrolls', cut(box.innerText.trim().replace(/\\s+/g, ' ')), `${box.scrollWidth} px in ${box.clientWidth} px`]);
   }
 }
 const ctx = document.createElement('canvas').getContext('2d');
@@ -503,9 +509,11 @@ NUMBERS_CELLS = [
     "from bokeh.io import show\n"
     "from explorer.ui.duplicates_panel import frontier_sizes_figure\n"
     "show(frontier_sizes_figure([1, 3, 4, 2], {'VirtualWarp4 + Hash64': prov.result.levels}, 'Fig. 12'))\n"
-    "to_tuning = W.Button(description='open Tuning')\n"
-    "to_tuning.on_click(lambda _: setattr(ex.tools, 'selected_index', 0))\n"
-    "to_tuning",
+    "ex.tools.panel('comparison')\n"
+    "opens = [W.Button(description=f'open {t}') for t in ('Tuning', 'Comparison')]\n"
+    "for i, b in zip((0, 1), opens):\n"
+    "    b.on_click(lambda _, i=i: setattr(ex.tools, 'selected_index', i))\n"
+    "W.HBox(opens)",
 ]
 
 
@@ -549,6 +557,11 @@ def test_numbers_text_whole_legends_beside_the_data_noise_named(browser, lab):
         tabs.screenshot(str(shots / "numbers-tuning.png"))
     assert "Apply fastest median" in tabs.text and "not GPU times" in tabs.text
     bad += unreadable(browser, panel)  # what is shown: the Explorer, its knobs, the Tuning tab, the text
+    buttons(panel, "open Comparison")[0].click()
+    tabs = tool_tabs(browser)
+    wait_for("the Comparison tab", lambda: "Add the Explorer's setting" in tabs.text)
+    tabs.screenshot(str(shots / "numbers-comparison.png"))
+    bad += unreadable(browser, tabs)
     assert not bad, "\n".join(map(str, bad))
     inside = browser.execute_script(_LEGENDS_INSIDE_JS)
     assert not inside, inside

@@ -189,7 +189,7 @@ class Explorer(W.VBox):
                                    tooltip="reset the technique's knobs to their defaults (under the simulator, "
                                            "with its knobs: 32-thread blocks)")
         self.knob_reset.on_click(lambda _: self.reset_knobs())
-        self.knob_sim_note = W.HTML()
+        self.knob_sim_note = W.HTML(layout=W.Layout(flex="1 1 0%"))  # wraps beside the button
         self.knob_advice_button = W.Button(description="§7 advice", layout=W.Layout(width="100px"),
                                            tooltip="set K1..K7 by BFS-4K §7's rules of thumb for this graph")
         self.knob_advice_button.on_click(lambda _: self.apply_recommended_knobs())
@@ -641,7 +641,9 @@ class Explorer(W.VBox):
             "<style>.bfs4k-sum table{border-collapse:collapse;font-size:12px}"
             ".bfs4k-sum th,.bfs4k-sum td{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
             # A table wider than the output scrolls sideways: its last columns (the knobs) stay reachable.
-            ".bfs4k-sum .wide{overflow-x:auto;max-width:100%} .bfs4k-sum td.label{white-space:nowrap}"
+            # (The grid's minmax(0, 1fr) column keeps the table's width from widening the Explorer.)
+            ".bfs4k-sum{display:grid;grid-template-columns:minmax(0,1fr)} .bfs4k-sum .wide{overflow-x:auto}"
+            ".bfs4k-sum td.label{white-space:nowrap}"
             ".bfs4k-sum th{background:#f4f4f4} .bfs4k-sum td.num{text-align:right}"
             ".bfs4k-sum td.ok{color:#11772b;font-weight:600} .bfs4k-sum td.bad{color:#b00020;font-weight:600}"
             ".bfs4k-sum .swatch{display:inline-block;width:10px;height:10px;margin-right:5px}</style>"
