@@ -1,4 +1,4 @@
-"""The Explorer's tool tabs (issue 19): Tuning, Comparison, Duplicates and Export, each a panel
+"""The Explorer's tool tabs: Tuning, Comparison, Duplicates and Export, each a panel
 of its own module built the first time its tab opens (or `tabs.panel(name)` from code), working
 on what the Explorer has picked: graph, source, technique, knobs, and its runs for the export.
 

@@ -221,7 +221,7 @@ class Explorer(W.VBox):
         self.status = W.HTML()
         self.run_button.on_click(self._on_run_clicked)
         self.clear_button.on_click(lambda _: self.clear())
-        # The classroom (issue 19): step through this graph's BFS level by level, below the plots.
+        # The classroom: step through this graph's BFS level by level, below the plots.
         self.classroom_button = W.Button(description="Classroom", icon="graduation-cap",
                                          tooltip="step through a BFS of this (small) graph level by level")
         self.classroom_button.on_click(lambda _: self.open_classroom())
@@ -244,7 +244,7 @@ class Explorer(W.VBox):
             W.HBox([self.backend_line, self.simulator_button]),
             self.status,
         ])
-        # Tuning, Comparison, Duplicates and Export (issue 19): a tab each, built when first opened.
+        # Tuning, Comparison, Duplicates and Export: a tab each, built when first opened.
         self.tools = ToolTabs(self)
         super().__init__([controls, self.plots_box, self.summary, self.classroom_box, self.tools], **kwargs)
 
