@@ -101,7 +101,8 @@ def _dispatchers() -> list:
     kinds = (Dispatcher,)
     if "numba.cuda.dispatcher" in sys.modules:  # never imported here for this: a backend picks it
         kinds += (sys.modules["numba.cuda.dispatcher"].CUDADispatcher,)
-    return [obj for obj in gc.get_objects() if isinstance(obj, kinds)
+    # type(), not isinstance(): a dead weakref proxy among gc's objects raises on __class__
+    return [obj for obj in gc.get_objects() if issubclass(type(obj), kinds)
             and getattr(getattr(obj, "_cache", None), "_cache_file", None) is not None]
 
 

@@ -284,6 +284,23 @@ def test_a_unit_whose_cache_entry_is_gone_runs_again(ledger_home, monkeypatch):
     assert warmup.todo([unit], "cpu") == [unit]
 
 
+def test_the_ledger_looks_past_dead_weak_proxies():
+    """gc lists weakref proxies whose object is gone; asking their class raises ReferenceError."""
+    import weakref
+
+    from explorer import warmup_ledger
+
+    class Held:
+        pass
+
+    held = Held()
+    dead = [weakref.proxy(held)]
+    del held
+    assert any(type(o) is weakref.ProxyType for o in __import__("gc").get_objects())
+    warmup_ledger.overloads_now()  # raised before dispatchers were picked by type()
+    assert dead
+
+
 def test_the_expected_duration_comes_from_measured_costs_and_the_cores(ledger_home, monkeypatch, capsys):
     from explorer import warmup_ledger
 
