@@ -1,27 +1,25 @@
 """Where a BFS's time goes, level by level, on a real GPU.
 
-    python benchmarks/profile_levels.py kron22 --knobs K1=32 claim=atomic
-    python benchmarks/profile_levels.py grid1000 --source center --knobs K5=2 claim=atomic
+    python3 -m benchmarks.profile_levels kron22 --knobs K1=32 claim=atomic
+    python3 -m benchmarks.profile_levels grid1000 --knobs K5=2 claim=atomic
+    python3 -m benchmarks.profile_levels luxembourg_osm --technique bfs4k --knobs K5=0 --cprofile 35
+    python3 -m benchmarks.profile_levels kron22 --technique direction-optimizing --roots 16
 
 Prints, for every level: frontier size, edges, kernel, virtual warp size, edge-discover, heavy
 vertices, the level's CUDA-event window (`gpu ms`) and the host's wall time between two records
 (`host ms`: Python launching, reading back, planning). The difference between the run's
-elapsed time and the sum of kernel time is what the host costs the user.
+elapsed time and the sum of kernel time is what the host costs the user. The run is checked
+against the CPU reference.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.bench_bfs import GRAPHS, source_for  # noqa: E402
-from explorer import backend  # noqa: E402
-from explorer.engine import launcher  # noqa: E402
-from explorer.api import run_bfs  # noqa: E402
-from explorer.engine import Session  # noqa: E402
+from benchmarks import harness
+from explorer import backend
+from explorer.engine import Session, launcher
 
 
 class HostClock:
@@ -62,24 +60,30 @@ def parse_knobs(items):
 
 def profile_roots(g, technique, knobs, count, session) -> int:
     """Each root's elapsed time after a pause of the host (the roots benchmark checks every result
-    between runs) and straight after; returns the slowest root."""
+    between runs) and straight after, both results checked; returns the slowest root (None if a
+    result was wrong)."""
     import numpy as np
 
-    from benchmarks.bench_direction import SEED
+    from benchmarks.bfs import ROOTS_SEED
 
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(ROOTS_SEED)
     roots = [int(r) for r in rng.choice(np.flatnonzero(g.degrees() > 0), size=count, replace=False)]
-    run_bfs(g, g.to_original(roots[0]), technique, knobs, instrument=False, session=session).complete()  # compiles
-    print(f"{'root':>9} {'levels':>6} {'edges':>11} {'paused ms':>9} {'warm ms':>8}  steps")
+    harness.start_bfs(g, roots[0], technique, knobs, session=session).complete()  # compiles
+    print(f"{'root':>9} {'levels':>6} {'edges':>11} {'paused ms':>9} {'warm ms':>8}  checked  steps")
     slowest, worst = roots[0], -1.0
     for root in roots:
         time.sleep(0.3)  # about what checking a Kronecker 22 result costs the host
-        cold = run_bfs(g, g.to_original(root), technique, knobs, instrument=False, session=session).complete()
-        warm = run_bfs(g, g.to_original(root), technique, knobs, instrument=False, session=session).complete()
-        steps = "".join(lv.kernel.value[0].upper() + ("b" if lv.direction.value == "bottom-up" else "")
-                        for lv in warm.levels)
+        cold = harness.start_bfs(g, root, technique, knobs, session=session).complete()
+        warm = harness.start_bfs(g, root, technique, knobs, session=session).complete()
+        steps = harness.steps_of(warm)
+        right = harness.check(g, warm)
+        if right.ok:
+            right = harness.check(g, cold, harness.reference(g, root), full=False)
         print(f"{root:9d} {warm.num_levels:6d} {warm.traversed_edges:11d} {cold.elapsed_ms:9.3f} "
-              f"{warm.elapsed_ms:8.3f}  {steps[:60]}")
+              f"{warm.elapsed_ms:8.3f}  {'right' if right.ok else 'WRONG'}  {steps[:60]}")
+        if not right.ok:
+            print(f"  root {root}: {right.message}")
+            return None
         if warm.elapsed_ms > worst:
             slowest, worst = root, warm.elapsed_ms
     return slowest
@@ -87,8 +91,9 @@ def profile_roots(g, technique, knobs, count, session) -> int:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("graph", choices=list(GRAPHS))
-    ap.add_argument("--source", default="max-degree", help="vertex id, 'max-degree' or 'center' (grids)")
+    ap.add_argument("graph", help=f"a benchmark graph ({', '.join(harness.GRAPHS)}), sample, file or gen: spec")
+    ap.add_argument("--source", default=None, help="vertex (0..n-1), 'max-degree' or 'centre' (a grid's); "
+                    "default: the graph's own (benchmarks/harness/graphs.py)")
     ap.add_argument("--knobs", nargs="*", default=[], help="KEY=VALUE knob settings")
     ap.add_argument("--technique", default="bfs4k")
     ap.add_argument("--rows", type=int, default=40, help="levels printed (first and last halves)")
@@ -100,24 +105,31 @@ def main(argv=None) -> int:
                          "root level by level")
     args = ap.parse_args(argv)
 
+    try:
+        harness.check_names([args.graph])
+    except harness.UnknownGraph as err:
+        ap.error(str(err))
     backend.select("gpu")
-    g = GRAPHS[args.graph]()
-    src = source_for(g, args.graph, args.source)
+    g = harness.load(args.graph)
+    src = harness.source_of(args.graph, g, args.source)
     knobs = parse_knobs(args.knobs)
     session = Session(g)
     if args.roots:
         src = profile_roots(g, args.technique, knobs, args.roots, session)
-    own = g.to_original(src)  # run_bfs takes the graph's own ids; `src` is a position 0..n-1
-    run_bfs(g, own, args.technique, knobs, instrument=False, session=session).complete()  # compile, warm up
+        if src is None:
+            return 1
+    harness.start_bfs(g, src, args.technique, knobs, session=session).complete()  # compile, warm up
     clock = HostClock()
-    run = run_bfs(g, own, args.technique, knobs, instrument=False, session=session)
+    run = harness.start_bfs(g, src, args.technique, knobs, session=session)
     rows, t = [], time.perf_counter()
     for lv in run:
         now = time.perf_counter()
         rows.append((lv, (now - t) * 1e3))
         t = now
     res = run.result
+    checked = harness.check(g, res)
     print(f"{args.graph} source={src} technique={args.technique} knobs={knobs}")
+    print(f"checked: {'right' if checked.ok else 'WRONG'} ({checked.message})")
     print(f"levels {res.num_levels}  elapsed {res.elapsed_ms:.3f} ms  kernels {res.total_ms:.3f} ms  "
           f"GTEPS {res.traversed_edges / (res.elapsed_ms * 1e6):.2f}")
     print(f"host: {clock.launches} launches, {clock.launch_s * 1e3:.3f} ms inside them "
@@ -140,10 +152,10 @@ def main(argv=None) -> int:
 
         prof = cProfile.Profile()
         prof.enable()
-        run_bfs(g, own, args.technique, knobs, instrument=False, session=session).complete()
+        harness.start_bfs(g, src, args.technique, knobs, session=session).complete()
         prof.disable()
         pstats.Stats(prof).sort_stats("tottime").print_stats(args.cprofile)
-    return 0
+    return 0 if checked.ok else 1
 
 
 if __name__ == "__main__":

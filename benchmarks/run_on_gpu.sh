@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Everything that needs a real GPU, in parts that each fit one device call (10 minutes):
 #   bash benchmarks/run_on_gpu.sh OUTDIR PART...
-# PART: suite (the whole test suite), nxtests (the networkx backend's tests, networkx's own suites
-# among them), bench (bench_bfs: the targets), roots (direction-optimizing's random roots and a
-# small graph level by level), luo, direction, multi, nx, table2, coldstart, yardsticks, floors
-# (what a level of the 1000² grid costs at best on one SM and on a cluster), fuzz,
-# levelcost (a BFS-4K level's cost), notebooks (every notebook through nbclient: needs nbclient,
-# ipykernel, ipywidgets and bokeh, carried as wheels where the machine lacks them).
-# Each part writes its log (and its results) under OUTDIR, under a time limit of its own, so a
-# part that hangs (a barrier some thread misses) cannot hold up the rest.
+# Results go to OUTDIR/<GPU kind>/NAME.{json,md}, the layout of benchmarks/results (copy them there
+# to make them the current set), each part's log to OUTDIR/PART.log. Each part runs under a time
+# limit of its own, so that a part that hangs (a barrier some thread misses) cannot hold up the rest.
+# Parts (python3 -m benchmarks.X; benchmarks/README.md says what each measures):
+#   suite       the whole test suite (networkx's own suites left to nxtests)
+#   nxtests     the networkx backend's tests, networkx's own suites among them
+#   table       every technique on every graph               peers      the fastest techniques beside BLEST
+#   targets     the headline configurations                               and Gunrock (where .blest/ and
+#   ladder      BFS-4K's features one at a time                           .gunrock/ hold their binaries)
+#   direction   direction-optimizing, and Graph500's 64 roots
+#   luo         Luo's hierarchical kernels on the grids      levels     the cost of a level
+#   cpu         the CPU techniques, scipy, networkx          multi      many searches at once, betweenness
+#   nx          networkx with backend="bfs4k"                coldstart  a first run in a fresh process
+#   yardsticks  the plain single-block, persistent and cluster BFS of the grid
+#   floors      what a level of the grid costs at best       launch     the host cost of a launch
+#   fuzz        random graphs, roots and knobs, every result checked
+#   notebooks   every notebook through nbclient (needs nbclient, ipykernel, ipywidgets and bokeh,
+#               carried as wheels where the machine lacks them)
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
 set -uo pipefail
 out=${1:-benchmarks/results}
 shift || true
 mkdir -p "$out"
-nvidia-smi > "$out/nvidia-smi.txt" 2>&1
 export PYTHONUNBUFFERED=1
 export BFS4K_NX_PROCESSES=${BFS4K_NX_PROCESSES:-5}  # networkx's suites in 5 processes side by side
 # networkx finds the bfs4k backend through the package's entry points, so the checkout is installed
@@ -28,38 +37,40 @@ run() {  # run NAME SECONDS COMMAND...
     echo "=== $name ($(date -u +%H:%M:%S), limit ${limit}s)"
     timeout "$limit" "$@" 2>&1 | tee "$out/$name.log" | tail -40
 }
+bench() {  # bench NAME SECONDS MODULE ARGS...: python3 -m benchmarks.MODULE --out OUTDIR ARGS...
+    local name=$1 limit=$2 module=$3
+    shift 3
+    run "$name" "$limit" python3 -m "benchmarks.$module" --out "$out" "$@"
+}
 for part in "$@"; do
     case "$part" in
         # pytest-xdist spreads the suite over processes (one CUDA context each); the host's cores
         # compile while the GPU runs, so the whole suite fits one call.
-        # networkx's own suites (minutes) are left to nxtests, so that the rest finishes in its limit.
         suite) run pytest-gpu 500 python3 -m pytest -q -p no:cacheprovider -rs --durations=15 \
                    -n "${BFS4K_GPU_WORKERS:-8}" \
                    --deselect tests/test_nx_backend.py::test_networkx_own_tests_pass_with_the_backend ;;
         nxtests) run pytest-nx 300 python3 -m pytest -q -p no:cacheprovider -rs tests/test_nx_backend.py \
                      tests/test_bfs4k.py -n "${BFS4K_GPU_WORKERS:-8}" ;;
-        roots)
-            run roots 150 python3 benchmarks/profile_levels.py kron22 --technique direction-optimizing --roots 16
-            run profile-facebook 90 python3 benchmarks/profile_levels.py facebook_combined \
-                --technique direction-optimizing ;;
-        bench) run bench 400 python3 benchmarks/bench_bfs.py --out "$out" --graphs kron22 grid1000 --no-ladder \
-                   --repeats 11 ;;
-        luo) run luo 240 python3 benchmarks/bench_luo.py --json "$out/luo.json" ;;
-        direction) run direction 420 python3 benchmarks/bench_direction.py --out "$out" ;;
-        multi) run multisearch 540 python3 benchmarks/bench_multisearch.py --out "$out" --graphs kron20 grid1000 \
-                   facebook_combined --budget 45 --bc ;;
-        nx) run nx 300 python3 benchmarks/bench_nx.py --out "$out" ;;
-        table2) run table2 540 python3 benchmarks/bench_table2.py --out "$out" ;;
-        levelcost) run level-cost 200 python3 benchmarks/level_cost.py --json "$out/level-cost.json" \
-                       --md "$out/level-cost.md" ;;
-        notebooks) run notebooks 300 python3 benchmarks/run_notebooks.py --out "$out/notebooks" ;;
-        fuzz) run fuzz 420 python3 benchmarks/fuzz.py --runs 1500 --multi 0.2 --seed "$(date +%s)" --json "$out/fuzz.json" ;;
-        coldstart) run coldstart 240 python3 benchmarks/cold_start.py ;;
+        table) bench table 540 table ;;
+        peers) bench peers 540 table --techniques direction-optimizing luo-hierarchical bfs4k --peers --name peers ;;
+        targets) bench targets 400 bfs targets ;;
+        ladder) bench ladder 300 bfs ladder ;;
+        direction) bench direction 420 bfs direction roots ;;
+        luo) bench luo 240 bfs luo ;;
+        levels) bench levels 300 bfs levels ;;
+        cpu) bench cpu 300 bfs cpu --repeats 5 ;;
+        multi) bench multisearch 540 multisearch --graphs kron20 grid1000 facebook_combined --budget 45 --bc ;;
+        nx) bench nx 300 nx_backend ;;
+        coldstart) bench coldstart 240 cold_start ;;
         yardsticks)
-            run plain_single_block 120 python3 benchmarks/plain_single_block.py
-            run plain_persistent 120 python3 benchmarks/plain_persistent.py
-            run plain_cluster 150 python3 benchmarks/plain_cluster.py ;;
-        floors) run level-floor 240 python3 benchmarks/level_floor.py ;;
-        *) echo "unknown part $part" ;;
+            bench plain-single-block 120 yardsticks.plain_single_block
+            bench plain-persistent 120 yardsticks.plain_persistent
+            bench plain-cluster 150 yardsticks.plain_cluster ;;
+        floors) bench level-floor 240 yardsticks.level_floor ;;
+        launch) run launch-cost 60 python3 -m benchmarks.tools.launch_cost ;;
+        fuzz) run fuzz 420 python3 -m benchmarks.tools.fuzz --runs 1500 --multi 0.2 --seed "$(date +%s)" \
+                  --json "$out/fuzz.json" ;;
+        notebooks) run notebooks 300 python3 -m benchmarks.tools.notebooks --out "$out/notebooks" ;;
+        *) echo "unknown part $part (see the head of benchmarks/run_on_gpu.sh)" ;;
     esac
 done

@@ -1,14 +1,16 @@
 """Time a technique over a grid (or a random sample) of knob settings; every result is checked.
 
-    python benchmarks/sweep_knobs.py kron22 K1=4,8,32 K4=0,1,2 claim=race,atomic
-    python benchmarks/sweep_knobs.py grid1000 --source center --base K5=2 K1=1,4 dedup=none,hash64
-    python benchmarks/sweep_knobs.py gen:kronecker:scale=18 K3 K1 --random 12 --json sweep.json
-    python benchmarks/sweep_knobs.py path/to/graph.mtx --technique virtual-warp block_threads
-    python benchmarks/sweep_knobs.py bfs4k_fig2 K1=1,32 --simulator --repeats 1
+    python3 -m benchmarks.sweep_knobs kron22 K1=4,8,32 K4=0,1,2 claim=race,atomic
+    python3 -m benchmarks.sweep_knobs grid1000 --base K5=2 K1=1,4 dedup=none,hash64
+    python3 -m benchmarks.sweep_knobs grid3d --technique luo-hierarchical block_threads=256,512,1024 \
+        grid_blocks_per_sm=1,2
+    python3 -m benchmarks.sweep_knobs gen:kronecker:scale=18 K3 K1 --random 12 --json sweep.json
+    python3 -m benchmarks.sweep_knobs path/to/graph.mtx --technique virtual-warp block_threads
+    python3 -m benchmarks.sweep_knobs bfs4k_fig2 K1=1,32 --simulator --repeats 1
 
-GRAPH is a benchmark graph (kron22, grid1000), a sample graph, a graph file or a generator spec
-gen:KIND:param=value,... Each swept knob is KNOB=v1,v2,... or KNOB alone for values over its
-declared range (every choice; --points values of a number range). Every combination runs
+GRAPH is a benchmark graph (benchmarks/harness/graphs.py: kron22, grid1000, ...), a sample graph,
+a graph file or a generator spec gen:KIND:param=value,... Each swept knob is KNOB=v1,v2,... or
+KNOB alone for values over its declared range (every choice; --points values of a number range). Every combination runs
 (--random N: N points drawn within the ranges instead). Prints one line per setting, fastest
 first: the median BFS wall time of --repeats runs (instrumentation off, after --warmup untimed
 runs), the kernels' share, the levels and the check against the CPU reference; --json writes the
@@ -22,13 +24,12 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.bench_bfs import GRAPHS, source_for  # noqa: E402
-from explorer import backend, graphs  # noqa: E402
-from explorer.knobs import KnobError  # noqa: E402
-from explorer.sweep import format_sweep, plan_sweep, run_sweep  # noqa: E402
-from explorer.ui.cli import UsageError, load_graph_spec, parse_knob_values  # noqa: E402
+from benchmarks import harness
+from explorer import backend
+from explorer.graphs import Vertex
+from explorer.knobs import KnobError
+from explorer.sweep import format_sweep, plan_sweep, run_sweep
+from explorer.ui.cli import UsageError, load_graph_spec, parse_knob_values
 
 
 def parse_axes(technique, items: list[str]) -> dict:
@@ -50,9 +51,19 @@ def parse_axes(technique, items: list[str]) -> dict:
 
 def load_graph(spec: str, undirected: bool):
     """A benchmark graph by name, else what `bfs4k run` accepts (sample, file, gen: spec)."""
-    if spec in GRAPHS and spec not in graphs.SAMPLE_GRAPHS and not Path(spec).exists():
-        return GRAPHS[spec]()
+    if harness.spec(spec) and not undirected and not Path(spec).exists():
+        return harness.load(spec)
     return load_graph_spec(spec, undirected)
+
+
+def source(g, spec: str, rule: str | None):
+    """What run_sweep takes: the user's id, "max-degree" or "random" as given; by default the
+    benchmark graph's own source (a grid's centre: its own id), else "max-degree"."""
+    if rule is None:
+        rule = harness.spec(spec).source if harness.spec(spec) else "max-degree"
+    if rule in ("center", "centre"):
+        return Vertex(harness.source_of(spec, g, "centre"))
+    return rule
 
 
 def main(argv=None) -> int:
@@ -60,7 +71,8 @@ def main(argv=None) -> int:
     ap.add_argument("graph", help="benchmark graph, sample name, graph file or gen:KIND:param=value,...")
     ap.add_argument("grid", nargs="+", help="KNOB=v1,v2,... or KNOB (its declared range)")
     ap.add_argument("--technique", default="bfs4k")
-    ap.add_argument("--source", default="max-degree", help="vertex id, max-degree, random or center (grids)")
+    ap.add_argument("--source", default=None, help="vertex id, max-degree, random or centre (a benchmark grid's); "
+                    "default: the benchmark graph's own (a grid's centre), else max-degree")
     ap.add_argument("--base", nargs="*", default=[], help="KNOB=VALUE settings common to all runs")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=None, help="untimed runs per setting (default: 1 on a GPU)")
@@ -79,7 +91,7 @@ def main(argv=None) -> int:
         plan = plan_sweep(args.technique, axes, mode="random" if args.random else "grid", samples=args.random,
                           seed=args.seed, base=base, points_per_axis=args.points)
         g = load_graph(args.graph, args.undirected)
-        src = source_for(g, args.graph, args.source) if args.source in ("center", "max-degree") else args.source
+        src = source(g, args.graph, args.source)
         if args.json is not None and args.json.is_dir():
             raise UsageError(f"--json {args.json} is a folder: give a file name")
         sweep = run_sweep(g, src, plan, repeats=args.repeats, warmup=args.warmup, seed=args.seed,

@@ -5,6 +5,12 @@ GPU, and hands the run to the enactor.
     for level in run:          # LevelStats, as each level completes
         ...
     result = run.result        # RunResult: distances, parents, levels, time, GTEPS
+
+Vertex ids: a user's source is in the graph's own ids (a file's, where its loader kept them);
+`resolve_source` turns it into a vertex 0..n-1 once, on the way in, and everything behind it
+(the enactor, techniques, kernels, the reference) speaks vertices. On the way out a RunResult
+gives `source_id` (and `original_ids` for the arrays, which are indexed by vertex); its summary,
+JSON and CSV report the user's ids. Code that holds a vertex already passes `Vertex(v)`.
 """
 from __future__ import annotations
 
@@ -14,20 +20,25 @@ import numpy as np
 
 from . import backend
 from .engine import BFSRun, DeviceLimits, Session
-from .graphs import CSRGraph
+from .graphs import CSRGraph, Vertex, Vertices  # noqa: F401  (Vertices: for run_many's sources)
 from .knobs import KnobSet
 from .multisearch import run_many  # noqa: F401  (many simultaneous searches: explorer.multisearch)
 from .techniques import Technique, implementation, make_knobs
 
 
 def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
-    """The vertex (0..n-1) to start from: a vertex id in the graph's own ids (a file's ids when its
-    loader kept them: `graph.original_ids`), "max-degree" (first vertex of highest out-degree) or
-    "random" (seeded, degree >= 1)."""
+    """The vertex (0..n-1) to start from, the one conversion of a source on the way in: a vertex
+    id in the graph's own ids (a file's ids when its loader kept them: `graph.original_ids`),
+    "max-degree" (first vertex of highest out-degree), "random" (seeded, degree >= 1), or
+    `Vertex(v)`, vertex v itself."""
     n = graph.num_vertices
+    if isinstance(source, Vertex):
+        if not 0 <= source.vertex < n:
+            raise ValueError(f"source {source} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
+        return source.vertex
     if isinstance(source, str):
         key = source.strip().lower()
-        if key.lstrip("-").isdigit():
+        if key.lstrip("-").isascii() and key.lstrip("-").isdigit():  # not "²": int() refuses it
             source = int(key)
         elif key == "max-degree":
             if n == 0:
@@ -41,7 +52,7 @@ def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
         else:
             raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
     if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
-        raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
+        raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree', 'random' or Vertex(v)")
     if graph.original_ids is not None:
         return graph.to_dense(source)  # GraphError (a ValueError) naming the id and the file
     if not 0 <= source < n:
@@ -54,6 +65,10 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = T
             on_status: Callable[[str], None] | None = None, limits: DeviceLimits | None = None,
             session: Session | None = None) -> BFSRun:
     """Prepare a BFS of `graph` from `source`; iterate the returned run to execute it level by level.
+
+    `source`: a vertex id in the graph's own ids, "max-degree", "random" (`seed`) or Vertex(v)
+    (see resolve_source). The run and its RunResult hold the vertex (`source`) and the user's id
+    (`RunResult.source_id`).
 
     `knobs` are the technique's (a dict, or its KnobSet). `session` keeps the graph's device arrays
     and buffers between runs (see explorer.engine.Session); without one, the run has its own.

@@ -29,7 +29,7 @@ SIMULATOR_KNOBS = {"single_block_threads": 32, "K6": 32, "block_threads": 32}
 def simulator_knobs_note(applied: dict | None = None) -> str:
     applied = SIMULATOR_KNOBS if applied is None else applied
     return ("simulator: using 32-thread blocks (" + ", ".join(f"{k}={v}" for k, v in applied.items())
-            + ") so the CPU simulation finishes in seconds")
+            + ") so that a small graph takes seconds, not minutes (every GPU thread is a Python thread)")
 
 
 class BackendError(RuntimeError):

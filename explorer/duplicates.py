@@ -30,7 +30,7 @@ from .knobs import KnobError
 from .reference import CheckReport, check_result
 from .stats import RunResult
 from .techniques import make_knobs
-from .techniques.bfs4k.provenance import BFS4KProvenance, ProvenanceLog
+from .techniques.bfs4k import BFS4KProvenance, ProvenanceLog
 
 #: Rows of the log by default: 16 MB of int32 rows on a GPU; the simulator's graphs are small.
 MAX_RECORDS = 400_000
@@ -97,19 +97,22 @@ class Provenance:
         """Level `level`'s duplicated vertices, one row each: copies, the blocks and warps
         ('block.warp') that made them and per copy whether the run's filter caught it ('x': caught,
         '-': kept), in the order the log reserved them. At most `limit` rows (a seeded sample,
-        sorted by vertex; `duplicate_count` says how many there are); None for all."""
+        sorted by vertex; `duplicate_count` says how many there are); None for all. Vertices and
+        parents are in the graph's own ids (a file's), as the user gave the source."""
         c = self.claims
         groups = _groups(c, c["level"] == level)
         if limit is not None and len(groups) > limit:
             pick = np.random.default_rng(seed).choice(len(groups), size=limit, replace=False)
             groups = [groups[i] for i in sorted(pick)]
-        return [{"vertex": g["vertex"], "copies": g["copies"], "scope": SCOPE_WORDS[g["scope"]],
+        ids = self.result.original_ids  # the way out: the log holds vertices 0..n-1
+        own = (lambda vs: list(vs)) if ids is None else (lambda vs: ids[vs].tolist())
+        return [{"vertex": own([g["vertex"]])[0], "copies": g["copies"], "scope": SCOPE_WORDS[g["scope"]],
                  "blocks": sorted(set(g["blocks"])),
                  "threads": [f"{b}.{w}" for b, w in zip(g["blocks"], g["warps"])],
                  "caught": "".join("-" if k else "x" for k in g["kept_each"]),
                  "hash64": "".join(_VERDICT[r] for r in g["hash64"]),
                  "cull": "".join(_VERDICT[r] for r in g["cull"]),
-                 "parents": g["parents"]} for g in groups]
+                 "parents": own(g["parents"])} for g in groups]
 
     def duplicate_count(self, level: int) -> int:
         c = self.claims
@@ -204,7 +207,7 @@ def run_with_provenance(graph: CSRGraph, source="max-degree", knobs=None, *, sam
     run = BFSRun(impl, graph, src, knobs, True, on_status, limits, session)
     impl.check(graph, knobs, run.runtime.limits)
     result = run.complete()
-    check = check_result(graph, src, result.distances, result.parents)
+    check = check_result(graph, result)
     result.validation = "ok" if check.ok else check.rule
     log = impl.log
     if log.lost:

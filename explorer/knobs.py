@@ -28,6 +28,9 @@ class KnobSpec:
     choices: tuple | None = None  # ... or an explicit set of values
     kind: type = int
     section: str = ""  # where the paper defines it
+    #: Values renamed since, still accepted where a user may have them in a script: ((old, new),
+    #: ...); the knob then holds the new one, and the record says so.
+    renamed: tuple = ()
 
     def describe_range(self) -> str:
         if self.choices is not None:
@@ -36,6 +39,9 @@ class KnobSpec:
 
     def check(self, value: Any) -> Any:
         if self.choices is not None:
+            for old, new in self.renamed:
+                if value == old:
+                    value = new
             if value not in self.choices:
                 raise KnobError(f"knob {self.name}={value!r} is invalid: {self.describe_range()}")
             return value

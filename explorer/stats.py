@@ -14,6 +14,7 @@ import enum
 import io
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -162,7 +163,8 @@ class RunResult:
             "traversed_edges": self.traversed_edges,
             "total_ms": round(self.total_ms, 4),
             "elapsed_ms": round(self.elapsed_ms, 4),
-            "gteps": round(self.gteps, 4),
+            # None under the simulator: its times are not GPU times, so no TEPS rate is meaningful
+            "gteps": None if (self.device or {}).get("backend") == "simulator" else round(self.gteps, 4),
             "duplicates_generated": sum(dups) if all(d is not None for d in dups) else None,
             "validation": self.validation,
             "instrumented": self.instrumented,
@@ -171,7 +173,10 @@ class RunResult:
         }
 
     def level_rows(self) -> list[dict]:
-        return [lv.as_row() for lv in self.levels]
+        """Each level as a dict, its keys in level_fields' order (the tables', the CSV's)."""
+        rows = [lv.as_row() for lv in self.levels]
+        order = self.level_fields
+        return [{**{f: row[f] for f in order if f in row}, **row} for row in rows]
 
     def to_json(self, include_arrays: bool = False) -> str:
         doc = {"summary": self.summary(), "levels": self.level_rows(),
@@ -194,20 +199,43 @@ class RunResult:
 
 
 def write_text_atomic(path, text: str) -> Path:
-    """Write a whole file or nothing: a temporary file beside it, then an atomic rename."""
+    """Write a whole file or nothing: a temporary file beside it, then an atomic rename. A link is
+    written through (its target gets the text, the link stays); a file that is not a regular one (a
+    device such as /dev/null or /dev/stdout, a FIFO) is written to in place, never replaced."""
     path = Path(path)
-    # Not mkstemp, whose files are 0600: a file the user asked for gets the mode the umask gives.
-    tmp = path.parent / f".{path.name}.{os.urandom(4).hex()}"
+    try:
+        st = os.stat(path)  # through links
+    except FileNotFoundError:
+        st = None
+    except OSError as err:
+        raise OSError(f"cannot write {path}: {err.strerror}") from err
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        if stat.S_ISDIR(st.st_mode):
+            raise OSError(f"cannot write {path}: it is a directory")
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        except OSError as err:
+            raise OSError(f"cannot write {path}: {err.strerror or err}") from err
+        return path
+    target = Path(os.path.realpath(path))  # a link's target, which need not exist yet
+    # Not mkstemp, whose files are 0600: a new file gets the mode the umask gives, a replaced
+    # file keeps its own.
+    tmp = target.parent / f".{target.name}.{os.urandom(4).hex()}"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     except OSError as err:
         raise OSError(f"cannot write {path}: {err.strerror}") from err
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if st is not None:
+                os.chmod(f.fileno(), stat.S_IMODE(st.st_mode))
             f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
+        os.replace(tmp, target)
+    except BaseException as err:
         os.unlink(tmp)
+        if isinstance(err, OSError):
+            raise OSError(f"cannot write {path}: {err.strerror or err}") from err
         raise
     return path
 

@@ -1,10 +1,39 @@
-"""Small utility kernels every technique's set-up uses (fills, the source). Each technique keeps
-its own counter slots in its own module (kernels/topdown.py, kernels/bfs4k/layout.py)."""
+"""What the kernel families share besides their operators: the set-up kernels every technique
+uses (fills, the source), the compile options of kernels that run in blocks of 1024 threads, the
+two-row counters a level clears for the next, and the co-resident blocks of a cooperative launch.
+Each technique keeps its own counter slots in its own module (kernels/topdown.py,
+kernels/bfs4k/layout.py)."""
 from numba import cuda
+from numba.core import config
+
+from .args import I64, V32, V64
+
+#: Compile options of a kernel that may run in blocks of 1024 threads: 1024 threads x 64 registers
+#: fill an SM's register file (without the cap no such block would fit); the simulator has none.
+BLOCK_1024 = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
+
+
+@cuda.jit(device=True)
+def clear_next_row(counters, row, width):
+    """Thread 0 clears the other row of `width` counters for the next level: nobody reads or
+    writes it during this launch (the host read it back before the launch)."""
+    if cuda.grid(1) == 0:
+        other = (1 - row) * width
+        for k in range(width):
+            counters[other + k] = 0
+
+
+def coresident_blocks(kernel, args, threads, shared):
+    """Blocks of `kernel` the GPU holds at once with these block and shared memory sizes, which a
+    cooperative launch may not exceed: Numba's max_cooperative_grid_blocks of the overload compiled
+    for `args` (the simulator's cap, kernels.cudasim.config.grid_threads, under it)."""
+    typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
+    key = None if typeof is None else tuple(typeof(a) for a in args)
+    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, shared))
 
 
 @cuda.jit(cache=True)
-def fill_int32(arr, value):
+def fill_int32(arr: V32, value: I64):
     i = cuda.grid(1)
     stride = cuda.gridsize(1)
     while i < arr.shape[0]:
@@ -13,7 +42,7 @@ def fill_int32(arr, value):
 
 
 @cuda.jit(cache=True)
-def zero_int64(arr):
+def zero_int64(arr: V64):
     i = cuda.grid(1)
     stride = cuda.gridsize(1)
     while i < arr.shape[0]:
@@ -22,7 +51,7 @@ def zero_int64(arr):
 
 
 @cuda.jit(cache=True)
-def set_source(dist, parent, frontier, stamp, source):
+def set_source(dist: V32, parent: V32, frontier: V32, stamp: V32, source: I64):
     if cuda.grid(1) == 0:
         dist[source] = 0
         parent[source] = source

@@ -19,12 +19,15 @@ Every kernel here must run with whole warps (block sizes that are multiples of 3
 intrinsics name all 32 lanes.
 """
 import functools
+from typing import NamedTuple
 
 from numba import cuda, int32, int64, uint32
 
-from .bfs4k.device import _OPTIONS, _count_degrees, _heavy_push, _heavy_slot, heavy_entry
-from .frontier_ops import uidx as _u
-from .primitives import (FULL_MASK, WARP_SIZE, clock64, warp_binary_exclusive_scan, warp_exclusive_scan_total,
+from .args import BOOL, I64, U32, V32, V64, Graph, QueuePair, Tree
+from .common import BLOCK_1024
+from .expand import heavy_entry, heavy_push, heavy_slot
+from .histogram import count_degrees
+from .primitives import (FULL_MASK, WARP_SIZE, clock64, uidx, warp_binary_exclusive_scan, warp_exclusive_scan_total,
                          warp_inclusive_scan, warp_max, warp_search_owner, warp_sum)
 from .rules import DEGREE_BINS
 
@@ -34,6 +37,24 @@ EDGES = 1  # adjacency entries inspected (instrument)
 CHECKED = 2  # unvisited vertices that looked for a parent (instrument; bottom-up only)
 QUEUED = 3  # entries bitmap_to_queue wrote
 NUM_COUNTERS = 4
+
+
+class Bitmaps(NamedTuple):
+    """A bottom-up step's frontier as a bitmap (a bit a vertex, uint32 words) and the next one's."""
+
+    bits: U32
+    next_bits: U32
+
+
+class BottomUpStep(NamedTuple):
+    """What a bottom-up step reads and writes: the frontier is `bits` when read_bits, else
+    dist == level; the next frontier goes to next_bits (write_bits) and to the queue (write_queue)."""
+
+    level: I64
+    read_bits: BOOL
+    write_bits: BOOL
+    write_queue: BOOL
+    instrument: BOOL
 
 
 @cuda.jit(device=True, inline="always")
@@ -50,11 +71,14 @@ def _flush(counters, slot, value):
 
 
 @cuda.jit(cache=True)
-def bottom_up(in_offsets, in_indices, dist, parent, level, bits, read_bits, next_bits, write_bits, next_queue,
-              write_queue, counters, instrument):
-    """One bottom-up level. The frontier is `bits` when `read_bits`, else dist == level. Writes the
-    next frontier to `next_bits` (every word: no clearing needed) when `write_bits`, and appends it
-    to `next_queue` when `write_queue`; always counts it (NEXT_SIZE)."""
+def bottom_up(in_graph: Graph, tree: Tree, bitmaps: Bitmaps, next_queue: V32, counters: V64, step: BottomUpStep):
+    """One bottom-up level over the in-edges. The frontier is `bits` when `read_bits`, else
+    dist == level. Writes the next frontier to `next_bits` (every word: no clearing needed) when
+    `write_bits`, and appends it to `next_queue` when `write_queue`; always counts it (NEXT_SIZE)."""
+    in_offsets, in_indices = in_graph
+    dist, parent = tree
+    bits, next_bits = bitmaps
+    level, read_bits, write_bits, write_queue, instrument = step
     n = dist.shape[0]
     lane = cuda.laneid
     warp = cuda.grid(1) // WARP_SIZE
@@ -109,7 +133,7 @@ def bottom_up(in_offsets, in_indices, dist, parent, level, bits, read_bits, next
 
 
 @cuda.jit(cache=True)
-def queue_to_bitmap(queue, size, bits):
+def queue_to_bitmap(queue: V32, size: I64, bits: U32):
     """Set the bit of every queued vertex (`bits` cleared before)."""
     i = cuda.grid(1)
     while i < size:
@@ -119,7 +143,7 @@ def queue_to_bitmap(queue, size, bits):
 
 
 @cuda.jit(cache=True)
-def bitmap_to_queue(bits, n, queue, counters):
+def bitmap_to_queue(bits: U32, n: I64, queue: V32, counters: V64):
     """Append every vertex whose bit is set to `queue` (order: by warp, then by vertex)."""
     lane = cuda.laneid
     w = cuda.grid(1) // WARP_SIZE
@@ -220,7 +244,7 @@ _beamer = cuda.jit(device=True)(beamer_bottom_up)
 
 @cuda.jit(device=True, inline="always")
 def _bit(bits, base, u):
-    return (bits[_u(base + (u >> 5))] >> uint32(u & 31)) & uint32(1) != uint32(0)
+    return (bits[uidx(base + (u >> 5))] >> uint32(u & 31)) & uint32(1) != uint32(0)
 
 
 @cuda.jit(device=True, inline="always")
@@ -262,17 +286,22 @@ def _found(out_deg, in_deg, acc):
 
 
 @cuda.jit(device=True)
-def _td_visit(has, v, u, nxt, dist, parent, bits, nb, dst, out, s, out_offsets, in_offsets, directed, acc):
+def _td_visit(has, v, u, tree, degrees, lv, acc):
     """Claim v from frontier vertex u by compare-and-swap; the winners go into the next queue (one
-    atomic a warp) and the next bitmap. Collective over the warp."""
+    atomic a warp) and the next bitmap. Collective over the warp. degrees: (out_offsets, in_offsets,
+    directed); lv: the level's (nxt, bits, nb, dst, out, s), its next frontier in the queue dst
+    and in bits[nb:], its counts in out's slot s."""
+    dist, parent = tree
+    out_offsets, in_offsets, directed = degrees
+    nxt, bits, nb, dst, out, s = lv
     won = False
-    if has and dist[_u(v)] == -1:
-        won = cuda.atomic.cas(dist, _u(v), -1, nxt) == -1
+    if has and dist[uidx(v)] == -1:
+        won = cuda.atomic.cas(dist, uidx(v), -1, nxt) == -1
     if won:
-        parent[_u(v)] = u
-        cuda.atomic.or_(bits, _u(nb + (v >> 5)), uint32(1) << uint32(v & 31))
-        od = out_offsets[_u(v + 1)] - out_offsets[_u(v)]
-        _found(od, in_offsets[_u(v + 1)] - in_offsets[_u(v)] if directed else od, acc)
+        parent[uidx(v)] = u
+        cuda.atomic.or_(bits, uidx(nb + (v >> 5)), uint32(1) << uint32(v & 31))
+        od = out_offsets[uidx(v + 1)] - out_offsets[uidx(v)]
+        _found(od, in_offsets[uidx(v + 1)] - in_offsets[uidx(v)] if directed else od, acc)
     votes = cuda.ballot_sync(FULL_MASK, won)
     if votes != 0:
         base = int64(0)
@@ -280,14 +309,15 @@ def _td_visit(has, v, u, nxt, dist, parent, bits, nb, dst, out, s, out_offsets, 
             base = cuda.atomic.add(out, s + C_NEXT, int64(cuda.popc(uint32(votes))))
         base = cuda.shfl_sync(FULL_MASK, base, 0)
         if won:
-            dst[_u(base + cuda.popc(uint32(votes) & cuda.lanemask_lt()))] = v
+            dst[uidx(base + cuda.popc(uint32(votes) & cuda.lanemask_lt()))] = v
 
 
 @cuda.jit(device=True)
-def _top_down(out_offsets, out_indices, in_offsets, directed, dist, parent, src, size, dst, bits, nb, nxt,
-              heavy_degree, heavy_v, heavy_off, out, s, acc):
-    """A top-down level's light vertices by edge-discover over each warp's 32 frontier entries;
-    the heavy ones are listed for _heavy. Collective."""
+def _top_down(graph, degrees, tree, src, size, heavy_degree, heavy_v, heavy_off, lv, acc):
+    """A top-down level's light vertices by edge-discover over each warp's 32 frontier entries
+    src[:size]; the heavy ones are listed for _heavy. Collective."""
+    out_offsets, out_indices = graph
+    out, s = lv[4], lv[5]
     lane = cuda.laneid
     first = (cuda.grid(1) // WARP_SIZE) * WARP_SIZE
     stride = (cuda.gridsize(1) // WARP_SIZE) * WARP_SIZE
@@ -298,11 +328,11 @@ def _top_down(out_offsets, out_indices, in_offsets, directed, dist, parent, src,
         beg = int64(0)
         deg = int64(0)
         if i < size:
-            u = src[_u(i)]
-            beg = out_offsets[_u(u)]
-            deg = out_offsets[_u(u + 1)] - beg
+            u = src[uidx(i)]
+            beg = out_offsets[uidx(u)]
+            deg = out_offsets[uidx(u + 1)] - beg
             if deg >= heavy_degree:
-                _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
+                heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr)
                 deg = int64(0)
         incl = warp_inclusive_scan(deg)
         total = cuda.shfl_sync(FULL_MASK, incl, WARP_SIZE - 1)
@@ -317,20 +347,19 @@ def _top_down(out_offsets, out_indices, in_offsets, directed, dist, parent, src,
             has = k < total
             v = int32(0)
             if has:
-                v = out_indices[_u(o_beg + (k - o_excl))]
-            _td_visit(has, v, o_u, nxt, dist, parent, bits, nb, dst, out, s, out_offsets, in_offsets, directed,
-                      acc)
+                v = out_indices[uidx(o_beg + (k - o_excl))]
+            _td_visit(has, v, o_u, tree, degrees, lv, acc)
             done += WARP_SIZE
         first += stride
 
 
 @cuda.jit(device=True)
-def _heavy(out_offsets, out_indices, in_offsets, directed, dist, parent, dst, bits, nb, nxt, heavy_v, heavy_off,
-           packed, out, s, acc):
+def _heavy(graph, degrees, tree, heavy_v, heavy_off, packed, lv, acc):
     """The heavy vertices' edges as one flat range over the whole grid: a warp takes 32 x R
     consecutive edges, its lanes consecutive ones (coalesced), R at most HEAVY_ROUNDS and no more
     than spreads the range over every warp (one hub's 100 k edges: a round or two each, not eight
     rounds for a sixth of the warps). Collective."""
+    out_offsets, out_indices = graph
     count = packed >> 40
     total = packed & ((int64(1) << 40) - 1)
     lane = cuda.laneid
@@ -340,7 +369,7 @@ def _heavy(out_offsets, out_indices, in_offsets, directed, dist, parent, dst, bi
     c = int64(cuda.grid(1) // WARP_SIZE)
     while c * chunk < total:  # warp-uniform
         start = c * chunk + lane
-        slot = _heavy_slot(heavy_off, count, start) if start < total else 0
+        slot = heavy_slot(heavy_off, count, start) if start < total else 0
         s_end, u, row = heavy_entry(out_offsets, heavy_v, heavy_off, count, total, slot)
         for j in range(rounds):
             x = start + j * WARP_SIZE
@@ -350,16 +379,18 @@ def _heavy(out_offsets, out_indices, in_offsets, directed, dist, parent, dst, bi
                 while x >= s_end:
                     slot += 1
                     s_end, u, row = heavy_entry(out_offsets, heavy_v, heavy_off, count, total, slot)
-                v = out_indices[_u(row + x)]
-            _td_visit(has, v, u, nxt, dist, parent, bits, nb, dst, out, s, out_offsets, in_offsets, directed,
-                      acc)
+                v = out_indices[uidx(row + x)]
+            _td_visit(has, v, u, tree, degrees, lv, acc)
         c += warps
 
 
 @cuda.jit(device=True)
-def _bottom_up(in_offsets, in_indices, out_offsets, directed, dist, parent, bits, cur, nb, nxt, solo, acc,
-               instrument):
-    """A bottom-up level: a warp per word of the bitmaps. Collective."""
+def _bottom_up(in_graph, degrees, tree, bits, cur, nb, nxt, solo, acc, instrument):
+    """A bottom-up level: a warp per word of the bitmaps (the frontier bits[cur:], the next one
+    bits[nb:]). Collective."""
+    in_offsets, in_indices = in_graph
+    out_offsets, _, directed = degrees
+    dist, parent = tree
     n = dist.shape[0]
     lane = cuda.laneid
     w = cuda.grid(1) // WARP_SIZE
@@ -370,13 +401,13 @@ def _bottom_up(in_offsets, in_indices, out_offsets, directed, dist, parent, bits
         beg = int64(0)
         end = int64(0)
         e = int64(0)
-        if v < n and dist[_u(v)] == -1:
-            beg = in_offsets[_u(v)]
-            end = in_offsets[_u(v + 1)]
+        if v < n and dist[uidx(v)] == -1:
+            beg = in_offsets[uidx(v)]
+            end = in_offsets[uidx(v + 1)]
             e = beg
             lim = min(end, beg + solo)
             while e < lim:
-                u = in_indices[_u(e)]
+                u = in_indices[uidx(e)]
                 e += 1
                 if _bit(bits, cur, u):
                     p = u
@@ -398,7 +429,7 @@ def _bottom_up(in_offsets, in_indices, out_offsets, directed, dist, parent, bits
                 u = int32(0)
                 hit = False
                 if k < le:
-                    u = in_indices[_u(k)]
+                    u = in_indices[uidx(k)]
                     hit = _bit(bits, cur, u)
                 hits = cuda.ballot_sync(FULL_MASK, hit)
                 if hits != 0:
@@ -412,16 +443,16 @@ def _bottom_up(in_offsets, in_indices, out_offsets, directed, dist, parent, bits
                 p = hit_u
                 seen += used
         if p >= 0:
-            dist[_u(v)] = nxt
-            parent[_u(v)] = p
+            dist[uidx(v)] = nxt
+            parent[uidx(v)] = p
             acc[A_NEXT] += 1
             ind = end - beg
-            _found(out_offsets[_u(v + 1)] - out_offsets[_u(v)] if directed else ind, ind, acc)
+            _found(out_offsets[uidx(v + 1)] - out_offsets[uidx(v)] if directed else ind, ind, acc)
         if instrument:
             acc[A_EDGES] += seen
         word = cuda.ballot_sync(FULL_MASK, p >= 0)
         if lane == 0 and word != 0:  # the row was cleared: zero words need no store
-            bits[_u(nb + w)] = uint32(word)
+            bits[uidx(nb + w)] = uint32(word)
         w += warps
 
 
@@ -472,9 +503,11 @@ STOP_NO, STOP_DONE, STOP_CONVERT = 0, 1, 2  # T_STOP: go on; stop; stop once the
 
 
 @cuda.jit(device=True)
-def _next_level(st, out, s, leader, n, alpha, beta, handoff_size, handoff_levels, handoff_degree, max_log):
+def _next_level(st, out, s, leader, n, knobs, max_log):
     """After a level's last barrier, by each block's thread 0: the level's row of the log (the
     grid's thread 0), then the state of the next level, its direction and whether to stop."""
+    alpha, beta, handoff_size, handoff_levels, handoff_degree = (knobs.alpha, knobs.beta, knobs.handoff_size,
+                                                                 knobs.handoff_levels, knobs.handoff_degree)
     go_bu = st[T_BU] != 0
     size = st[T_SIZE]
     nsize = out[s + C_NEXT]
@@ -525,25 +558,66 @@ def _next_level(st, out, s, leader, n, alpha, beta, handoff_size, handoff_levels
             out[G_PREV] = size
 
 
+class GridArrays(NamedTuple):
+    """do_grid's own arrays: three rotating frontier bitmaps (rows of ceil(n / 32) words), the
+    heavy vertices' list (vertices, first flat edges) and `out`: the rotating slots of each
+    level's counts, the launch's state and log (C_*, G_*, R_* above)."""
+
+    bits: U32
+    heavy_v: V32
+    heavy_off: V64
+    out: V64
+
+
+class GridStart(NamedTuple):
+    """Where the launch starts: whether the last level ran bottom-up, Beamer's m_f and m_u, and the
+    previous frontier's size."""
+
+    bu: BOOL
+    m_f: I64
+    m_u: I64
+    prev: I64
+
+
+class GridKnobs(NamedTuple):
+    """Beamer's α and β; the hand-off to BFS-4K's single block (after handoff_levels levels in a
+    row left fewer than handoff_size vertices, none of degree handoff_degree or more; 0 levels:
+    never); the heavy vertices' degree; in-edges a bottom-up thread checks alone."""
+
+    alpha: I64
+    beta: I64
+    handoff_size: I64
+    handoff_levels: I64
+    handoff_degree: I64
+    heavy_degree: I64
+    solo_edges: I64
+
+
 @functools.cache
 def grid_kernel(directed: bool, instrument: bool):
     """do_grid for a directed graph or not (in-degrees looked up, or equal to out-degrees) and with
     or without the bottom-up counts (instrument), both fixed at compile time: the code of the
     other case is dropped (registers). Compiled on first use, cached on disk."""
 
-    @cuda.jit(cache=True, **_OPTIONS)
-    def do_grid(out_offsets, out_indices, in_offsets, in_indices, dist, parent, qa, qb, bits, size, qcur, level, bu,
-                m_f, m_u, prev, alpha, beta, handoff_size, handoff_levels, handoff_degree, heavy_degree, heavy_v,
-                heavy_off, solo, out):
+    @cuda.jit(cache=True, **BLOCK_1024)
+    def do_grid(graph: Graph, in_graph: Graph, tree: Tree, queues: QueuePair, arrays: GridArrays, start: GridStart,
+                knobs: GridKnobs):
         """Levels of direction-optimizing BFS in one cooperative launch, each direction by Beamer's rule
-        on the device (see above). Starts from the frontier q[:size] (q = qa if qcur == 0 else qb) of
-        `level`, the last level having run bottom-up if `bu`, with Beamer's m_f, m_u and the previous
-        frontier's size `prev`; `bits` (3 rows of ceil(n / 32) words) and out's slots cleared.
+        on the device (see above). Starts from the frontier of queues.level, the last level having run
+        bottom-up if start.bu, with Beamer's m_f, m_u and the previous frontier's size; `bits` and
+        out's slots cleared.
 
         Stops when the frontier is empty, when the log in `out` is full, or to hand the search to
         BFS-4K's single block: after `handoff_levels` (> 0) levels in a row left a frontier of fewer
         than `handoff_size` vertices, none of degree `handoff_degree` or more, and the next level would
         run top-down. It leaves the frontier as a queue, its degree histogram and the state in `out`."""
+        out_offsets, out_indices = graph
+        dist = tree.dist
+        qa, qb, in_a, size, _, level = queues
+        bits, heavy_v, heavy_off, out = arrays
+        bu, m_f, m_u, prev = start
+        alpha, beta, heavy_degree, solo = knobs.alpha, knobs.beta, knobs.heavy_degree, knobs.solo_edges
+        degrees = (out_offsets, in_graph.offsets, directed)
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
         hist_c = cuda.shared.array(DEGREE_BINS, int32)
@@ -558,7 +632,7 @@ def grid_kernel(directed: bool, instrument: bool):
         if tid == 0:
             st[T_LEVEL] = level
             st[T_SIZE] = size
-            st[T_QCUR] = qcur
+            st[T_QCUR] = 0 if in_a else 1
             st[T_BU] = 1 if _beamer(bu, m_f, m_u, size, prev, n, alpha, beta) else 0  # this level's
             st[T_MF] = m_f
             st[T_MU] = m_u
@@ -586,8 +660,8 @@ def grid_kernel(directed: bool, instrument: bool):
                     grid.sync()
                 lv = st[T_LEVEL]
                 _clear(bits, ((lv + 2) % 3) * words, words)
-                _bottom_up(in_offsets, in_indices, out_offsets, directed, dist, parent, bits, (lv % 3) * words,
-                           ((lv + 1) % 3) * words, int32(lv + 1), solo, acc, instrument)
+                _bottom_up(in_graph, degrees, tree, bits, (lv % 3) * words, ((lv + 1) % 3) * words, int32(lv + 1),
+                           solo, acc, instrument)
                 _flush_acc(acc, out, (lv % 3) * SLOT, instrument)
                 grid.sync()
             else:
@@ -597,23 +671,21 @@ def grid_kernel(directed: bool, instrument: bool):
                 lv = st[T_LEVEL]
                 a = st[T_QCUR] == 0
                 _clear(bits, ((lv + 2) % 3) * words, words)
-                _top_down(out_offsets, out_indices, in_offsets, directed, dist, parent, qa if a else qb, st[T_SIZE],
-                          qb if a else qa, bits, ((lv + 1) % 3) * words, int32(lv + 1), heavy_degree, heavy_v,
-                          heavy_off, out, (lv % 3) * SLOT, acc)
+                _top_down(graph, degrees, tree, qa if a else qb, st[T_SIZE], heavy_degree, heavy_v, heavy_off,
+                          (int32(lv + 1), bits, ((lv + 1) % 3) * words, qb if a else qa, out, (lv % 3) * SLOT), acc)
                 _flush_acc(acc, out, (lv % 3) * SLOT, instrument)
                 grid.sync()
                 lv = st[T_LEVEL]
                 packed = out[(lv % 3) * SLOT + C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
-                    _heavy(out_offsets, out_indices, in_offsets, directed, dist, parent,
-                           qb if st[T_QCUR] == 0 else qa, bits, ((lv + 1) % 3) * words, int32(lv + 1), heavy_v,
-                           heavy_off, packed, out, (lv % 3) * SLOT, acc)
+                    _heavy(graph, degrees, tree, heavy_v, heavy_off, packed,
+                           (int32(lv + 1), bits, ((lv + 1) % 3) * words, qb if st[T_QCUR] == 0 else qa, out,
+                            (lv % 3) * SLOT), acc)
                     _flush_acc(acc, out, (lv % 3) * SLOT, instrument)
                     grid.sync()
             cuda.syncthreads()  # the block has read this level's state: thread 0 may move it on
             if tid == 0:
-                _next_level(st, out, (st[T_LEVEL] % 3) * SLOT, leader, n, alpha, beta, handoff_size,
-                            handoff_levels, handoff_degree, (out.shape[0] - G_LOG) // LOG_FIELDS)
+                _next_level(st, out, (st[T_LEVEL] % 3) * SLOT, leader, n, knobs, (out.shape[0] - G_LOG) // LOG_FIELDS)
             cuda.syncthreads()
             if st[T_STOP] != STOP_NO:
                 break
@@ -623,7 +695,7 @@ def grid_kernel(directed: bool, instrument: bool):
                            (lv % 3) * SLOT + C_QUEUED)
             grid.sync()
         if st[T_SIZE] > 0:  # the final frontier's degree histogram, as kernels.bfs4k counts it
-            _count_degrees(qa if st[T_QCUR] == 0 else qb, cuda.grid(1), st[T_SIZE], cuda.gridsize(1), out_offsets,
+            count_degrees(qa if st[T_QCUR] == 0 else qb, cuda.grid(1), st[T_SIZE], cuda.gridsize(1), out_offsets,
                            hist_c, hist_s)
             cuda.syncthreads()
             if tid < DEGREE_BINS:

@@ -9,11 +9,14 @@ of whether or not the endpoints of that edge are vertices in the active frontier
 whatever the degrees; wasteful when the frontier is a small part of the graph.
 
 Jia et al. write the distance without atomics (a benign race); here a compare-and-swap claims it
-so the count read back (the next level's size) is exact. Counters: two rows as in kernels.scan.
+so the count read back (the next level's size) is exact. Counters: two rows (kernels.args.Rows).
 """
+from typing import NamedTuple
+
 from numba import cuda, int32, int64
 
-from .scan import clear_next_row
+from .args import BOOL, I64, V32, Rows, Tree
+from .common import clear_next_row
 
 NEXT_SIZE = 0  # vertices claimed for the next level (> 0: something changed)
 EDGES = 1  # arcs whose source is in the frontier: the adjacency entries expanded (instrument)
@@ -21,8 +24,18 @@ ARCS = 2  # arcs whose source's level a thread read (instrument)
 NUM_COUNTERS = 3
 
 
+class Arcs(NamedTuple):
+    """The graph as an edge list (COO): arc e goes from sources[e] to heads[e] (the CSR's indices)."""
+
+    sources: V32
+    heads: V32
+
+
 @cuda.jit(cache=True)
-def edge_parallel_level(arc_source, indices, dist, parent, counters, row, level, instrument):
+def edge_parallel_level(arcs: Arcs, tree: Tree, rows: Rows, level: I64, instrument: BOOL):
+    arc_source, indices = arcs
+    dist, parent = tree
+    counters, row = rows
     clear_next_row(counters, row, NUM_COUNTERS)
     base = row * NUM_COUNTERS
     e = cuda.grid(1)

@@ -35,9 +35,12 @@ which every thread last read before the barrier that ended level L-1; after leve
 every thread reads slot (L+1) % 3. A kernel that stops leaves slot (L+1) % 3 clear for the next
 level L, whichever layer runs it.
 """
-from numba import cuda, int32, int64
-from numba.core import config
+from typing import NamedTuple
 
+from numba import cuda, int32, int64
+
+from .args import BOOL, I64, M64, V64, Graph, QueuePair, Tree
+from .common import BLOCK_1024
 from .primitives import FULL_MASK, WARP_SIZE, clock64, warp_inclusive_scan, warp_sum
 
 # `state` (int64), read back after every launch.
@@ -64,9 +67,27 @@ WQ_ENTRIES = 256
 #: Neighbours a lane gathers before it claims them, so that their loads are in flight together.
 GATHER = 8
 
-# Blocks of up to 1024 threads: 1024 x 64 registers fill an SM's register file (the grid kernel
-# would take 72 otherwise, and no 1024-thread block would fit); the simulator has no such option.
-_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
+# Blocks of up to 1024 threads (common.BLOCK_1024): the grid kernel would take 72 registers
+# otherwise, and no 1024-thread block would fit.
+
+
+
+class LuoOut(NamedTuple):
+    """What a launch leaves for the host: `state` (slots and S_* fields above) and, for the block
+    and grid kernels, a `log` row a level (L_* fields), at most max_log levels a launch."""
+
+    state: V64
+    log: M64
+    max_log: I64
+
+
+class LuoKnobs(NamedTuple):
+    """§3.3's frontier sizes of the layers (the block's, the grid's) and whether to count edges."""
+
+    block_threshold: I64
+    grid_threshold: I64
+    instrument: BOOL
+
 
 # The layers of §3.3.
 BLOCK, GRID, PER_LEVEL = 0, 1, 2
@@ -89,21 +110,21 @@ def shared_bytes(block_threads, frontier_entries=0):
     return 4 * ((block_threads // WARP_SIZE) * WQ_ENTRIES + 2 * frontier_entries)
 
 
-def coresident_blocks(kernel, args, threads, shared):
-    """Blocks of `kernel` the GPU holds at once with these block and shared memory sizes, which a
-    cooperative launch may not exceed: Numba's max_cooperative_grid_blocks of the overload compiled
-    for `args` (the simulator's cap, kernels.cudasim.config.grid_threads, under it)."""
-    typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
-    key = None if typeof is None else tuple(typeof(a) for a in args)
-    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, shared))
-
-
 _device = cuda.jit(device=True, inline="always")
 
 
+# Groups of the level code (tuples):
+#   src   (frontier, f_base, size, first, stride, level): the level's frontier items
+#         frontier[f_base:f_base + size], the warp's first item and stride
+#   wq    (wq, w_base): the warp's W-queue, wq[w_base:w_base + WQ_ENTRIES]
+#   dst   (ctr, ci, sh, sh_base, sh_cap, gq): the next frontier's size counter ctr[ci] (its edges
+#         counter ctr[ci + 1]); entries below sh_cap in sh[sh_base:] (the single block's shared
+#         memory), the rest in the G-queue gq.
+
 @_device
-def _put(sh, sh_base, sh_cap, gq, p, v):
+def _put(dst, p, v):
     """Entry p of the next frontier: in shared memory below sh_cap (the single block), else in gq."""
+    _, _, sh, sh_base, sh_cap, gq = dst
     if p < sh_cap:
         sh[sh_base + p] = v
     else:
@@ -111,25 +132,30 @@ def _put(sh, sh_base, sh_cap, gq, p, v):
 
 
 @_device
-def _flush(wq, w_base, n, ctr, ci, sh, sh_base, sh_cap, gq):
+def _flush(wqg, n, dst):
     """A full W-queue goes to the next frontier before the level ends: one atomic for the warp."""
+    wq, w_base = wqg
+    ctr, ci = dst[0], dst[1]
     cuda.syncwarp(FULL_MASK)  # every lane's entries are written
     base = int64(0)
     if cuda.laneid == 0:
         base = cuda.atomic.add(ctr, ci, n)
     base = cuda.shfl_sync(FULL_MASK, base, 0)
     for k in range(cuda.laneid, n, WARP_SIZE):
-        _put(sh, sh_base, sh_cap, gq, base + k, wq[w_base + k])
+        _put(dst, base + k, wq[w_base + k])
     cuda.syncwarp(FULL_MASK)  # and read, before the W-queue fills again
 
 
 @_device
-def _expand(offsets, indices, dist, parent, frontier, f_base, size, first, stride, level,
-            wq, w_base, ctr, ci, sh, sh_base, sh_cap, gq):
+def _expand(graph, tree, src, wqg, dst):
     """The warp's share of a level: frontier items first + lane + j * stride below `size` (first
     and stride are the warp's, so every lane loops together), one thread per frontier vertex.
-    Claimed neighbours go to the warp's W-queue wq[w_base:]. Returns (entries left in it, the
-    lane's edges examined)."""
+    Claimed neighbours go to the warp's W-queue. Returns (entries left in it, the lane's edges
+    examined)."""
+    offsets, indices = graph
+    dist, parent = tree
+    frontier, f_base, size, first, stride, level = src
+    wq, w_base = wqg
     lane = cuda.laneid
     nxt = int32(level + 1)
     wtail = int64(0)
@@ -176,7 +202,7 @@ def _expand(offsets, indices, dist, parent, frontier, f_base, size, first, strid
                 if votes != 0:
                     n = cuda.popc(votes)
                     if wtail + n > WQ_ENTRIES:
-                        _flush(wq, w_base, wtail, ctr, ci, sh, sh_base, sh_cap, gq)
+                        _flush(wqg, wtail, dst)
                         wtail = 0
                     if v >= 0:
                         wq[w_base + wtail + cuda.popc(votes & cuda.lanemask_lt())] = v
@@ -187,11 +213,13 @@ def _expand(offsets, indices, dist, parent, frontier, f_base, size, first, strid
 
 
 @_device
-def _gather(wq, w_base, wtail, edges, wcount, woff, ctr, ci, sh, sh_base, sh_cap, gq, instrument):
+def _gather(wqg, wtail, edges, wcount, woff, dst, instrument):
     """End of a level, for the whole block: the W-queues' offsets in the B-queue (one warp), the
     B-queue's offset in the next frontier (one atomic a block on ctr[ci]; with instrument, the
     block's edges added to ctr[ci + 1]) and the W-queues copied there, a warp's lanes writing
     consecutive entries. The caller's barrier ends the level."""
+    wq, w_base = wqg
+    ctr, ci = dst[0], dst[1]
     warp = cuda.threadIdx.x // WARP_SIZE
     lane = cuda.laneid
     nwarps = cuda.blockDim.x // WARP_SIZE
@@ -222,7 +250,7 @@ def _gather(wq, w_base, wtail, edges, wcount, woff, ctr, ci, sh, sh_base, sh_cap
     cuda.syncthreads()
     base = woff[warp]
     for k in range(lane, wtail, WARP_SIZE):
-        _put(sh, sh_base, sh_cap, gq, base + k, wq[w_base + k])
+        _put(dst, base + k, wq[w_base + k])
 
 
 @_device
@@ -241,17 +269,21 @@ def _log_level(log, row, frontier, slots, ci):
     log[row, L_CLOCK] = clock64()
 
 
-@cuda.jit(cache=True, **_OPTIONS)
-def luo_block(offsets, indices, dist, parent, queue, size, level, threshold, state, log, max_log, instrument):
+@cuda.jit(cache=True, **BLOCK_1024)
+def luo_block(graph: Graph, tree: Tree, queues: QueuePair, out: LuoOut, knobs: LuoKnobs):
     """Layer (a): one block runs levels while the frontier has at most `threshold` vertices (and at
-    most `max_log` levels), block barriers between them. The frontier queue[:size] is loaded into
-    shared memory (threshold entries, twice: this frontier and the next); a next frontier larger
-    than that spills into queue from entry `threshold` on, and ends the launch. The frontier it
-    stops at is left in queue (state[S_SIZE] entries)."""
+    most `max_log` levels), block barriers between them. The frontier queue[:size] (queue: qa when
+    in_a, else qb) is loaded into shared memory (threshold entries, twice: this frontier and the
+    next); a next frontier larger than that spills into queue from entry `threshold` on, and ends
+    the launch. The frontier it stops at is left in queue (state[S_SIZE] entries)."""
     dyn = cuda.shared.array(0, int32)
     wcount = cuda.shared.array(32, int64)
     woff = cuda.shared.array(32, int64)
     slots = cuda.shared.array(SLOT_WORDS, int64)  # the block's own rotating slots
+    queue = queues.qa if queues.in_a else queues.qb
+    size, level = queues.size, queues.level
+    state, log, max_log = out
+    threshold, instrument = knobs.block_threshold, knobs.instrument
     tid = cuda.threadIdx.x
     nthreads = cuda.blockDim.x
     warp = tid // WARP_SIZE
@@ -271,9 +303,9 @@ def luo_block(offsets, indices, dist, parent, queue, size, level, threshold, sta
         ci = ((level + 1) % NUM_SLOTS) * SLOT_FIELDS
         if tid == 0:
             _clear_slot(slots, level)
-        wtail, edges = _expand(offsets, indices, dist, parent, dyn, cur, s, warp * WARP_SIZE, nthreads, level,
-                               dyn, w_base, slots, ci, dyn, nxt, threshold, queue)
-        _gather(dyn, w_base, wtail, edges, wcount, woff, slots, ci, dyn, nxt, threshold, queue, instrument)
+        dst = (slots, ci, dyn, nxt, threshold, queue)
+        wtail, edges = _expand(graph, tree, (dyn, cur, s, warp * WARP_SIZE, nthreads, level), (dyn, w_base), dst)
+        _gather((dyn, w_base), wtail, edges, wcount, woff, dst, instrument)
         cuda.syncthreads()
         s_next = slots[ci + SLOT_COUNT]
         if tid == 0:
@@ -294,9 +326,8 @@ def luo_block(offsets, indices, dist, parent, queue, size, level, threshold, sta
         state[S_CLOCK_END] = clock64()
 
 
-@cuda.jit(cache=True, **_OPTIONS)
-def luo_grid(offsets, indices, dist, parent, qa, qb, in_a, size, level, block_threshold, grid_threshold,
-             state, log, max_log, instrument):
+@cuda.jit(cache=True, **BLOCK_1024)
+def luo_grid(graph: Graph, tree: Tree, queues: QueuePair, out: LuoOut, knobs: LuoKnobs):
     """Layer (b): a grid-synchronised kernel (launched cooperatively, at most the co-resident
     blocks) runs levels while block_threshold < |F| <= grid_threshold (and at most `max_log`),
     one grid barrier a level. The frontier is qa[:size] when in_a, else qb[:size]; the queues swap
@@ -305,6 +336,9 @@ def luo_grid(offsets, indices, dist, parent, qa, qb, in_a, size, level, block_th
     dyn = cuda.shared.array(0, int32)
     wcount = cuda.shared.array(32, int64)
     woff = cuda.shared.array(32, int64)
+    qa, qb, a, size, _, level = queues
+    state, log, max_log = out
+    block_threshold, grid_threshold, instrument = knobs
     warp = cuda.threadIdx.x // WARP_SIZE
     w_base = warp * WQ_ENTRIES
     first = cuda.blockIdx.x * cuda.blockDim.x + warp * WARP_SIZE
@@ -314,16 +348,14 @@ def luo_grid(offsets, indices, dist, parent, qa, qb, in_a, size, level, block_th
         state[S_CLOCK_START] = clock64()
     s = size
     nlev = 0
-    a = in_a
     while True:
         ci = ((level + 1) % NUM_SLOTS) * SLOT_FIELDS
         if leader:
             _clear_slot(state, level)
         src = qa if a else qb
-        dst = qb if a else qa
-        wtail, edges = _expand(offsets, indices, dist, parent, src, 0, s, first, stride, level,
-                               dyn, w_base, state, ci, dyn, 0, 0, dst)
-        _gather(dyn, w_base, wtail, edges, wcount, woff, state, ci, dyn, 0, 0, dst, instrument)
+        dst = (state, ci, dyn, 0, 0, qb if a else qa)
+        wtail, edges = _expand(graph, tree, (src, 0, s, first, stride, level), (dyn, w_base), dst)
+        _gather((dyn, w_base), wtail, edges, wcount, woff, dst, instrument)
         grid.sync()
         s_next = state[ci + SLOT_COUNT]
         if leader:
@@ -340,19 +372,21 @@ def luo_grid(offsets, indices, dist, parent, qa, qb, in_a, size, level, block_th
         state[S_CLOCK_END] = clock64()
 
 
-@cuda.jit(cache=True, **_OPTIONS)
-def luo_level(offsets, indices, dist, parent, src, dst, size, level, state, instrument):
-    """Layer (c): one level, a thread per frontier vertex (src[:size]); the next frontier in dst,
-    its size in state's slot (level + 1) % 3."""
+@cuda.jit(cache=True, **BLOCK_1024)
+def luo_level(graph: Graph, tree: Tree, queues: QueuePair, out: LuoOut, knobs: LuoKnobs):
+    """Layer (c): one level, a thread per frontier vertex (qa[:size] when in_a, else qb); the next
+    frontier in the other queue, its size in state's slot (level + 1) % 3."""
     dyn = cuda.shared.array(0, int32)
     wcount = cuda.shared.array(32, int64)
     woff = cuda.shared.array(32, int64)
+    qa, qb, in_a, size, _, level = queues
+    state = out.state
     warp = cuda.threadIdx.x // WARP_SIZE
     w_base = warp * WQ_ENTRIES
     ci = ((level + 1) % NUM_SLOTS) * SLOT_FIELDS
     if cuda.grid(1) == 0:
         _clear_slot(state, level)
-    wtail, edges = _expand(offsets, indices, dist, parent, src, 0, size,
-                           cuda.blockIdx.x * cuda.blockDim.x + warp * WARP_SIZE, cuda.gridsize(1), level,
-                           dyn, w_base, state, ci, dyn, 0, 0, dst)
-    _gather(dyn, w_base, wtail, edges, wcount, woff, state, ci, dyn, 0, 0, dst, instrument)
+    dst = (state, ci, dyn, 0, 0, qb if in_a else qa)
+    wtail, edges = _expand(graph, tree, (qa if in_a else qb, 0, size, cuda.blockIdx.x * cuda.blockDim.x
+                                         + warp * WARP_SIZE, cuda.gridsize(1), level), (dyn, w_base), dst)
+    _gather((dyn, w_base), wtail, edges, wcount, woff, dst, knobs.instrument)

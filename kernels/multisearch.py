@@ -10,14 +10,21 @@ Two families:
   others to the warp queue, whose vertices the block's warps take one by one through a
   shared-memory counter; only a warp queue is the warp-based method, T = 0; only a thread queue
   the work-efficient one, T = infinity); `edge_kernel(callbacks)` makes §IV's edge-parallel one (a
-  thread per arc of the graph every level). Kernels are cached by the callback set.
+  thread per arc of the graph every level). Kernels are cached by the callback set. Both take
+  the arguments `SearchArgs` declares, in named groups.
 * **MS-BFS** (Then et al., "The More the Merrier: Efficient Multi-Source Graph Traversal", VLDB
   2014): 32 or 64 searches share a machine word per vertex; a level is word operations over the
   graph, top-down (push: frontier words OR-ed into the neighbours' next words, atomically) or
   bottom-up (pull: each open word ORs its in-neighbours' frontier words, stopping when every
   missing search is found), chosen per level by the host as in direction-optimising BFS (Beamer
   et al.). It counts hop distances (vertices found per search and level) and can write them;
-  it has no callbacks. `bit_kernels(word_bits)`.
+  it has no callbacks. `bit_kernels(word_bits)`; each kernel's arguments are declared in
+  `BIT_ARGS`.
+
+An argument declaration (a namedtuple class) is the one place a kernel's argument order is
+written: the kernel's parameters carry its field names, the host builds a launch's arguments by
+name (`go(kernel, blocks, threads, 0, *SearchArgs(graph=..., ...))`) and a compile signature is
+the same namedtuple of types.
 
 The search kernels' state (per block, "slot"): `dist[slot, v]`, the level of v in the slot's
 current search (-1 unreached), and `order[slot, :]`, every vertex the search reached in BFS order:
@@ -56,6 +63,22 @@ NUM_STATS = 4
 # The block's shared counters.
 _SEARCH, _SMALL, _BIG, _WARP, _FOUND, _LO_S, _LO_B = 0, 1, 2, 3, 4, 5, 6
 _NUM_SHARED = 8
+
+#: The search kernels' arguments (search_kernel's and edge_kernel's), in order:
+#:   graph    SearchGraph
+#:   sources  int32[k], the batch's sources by row
+#:   row0, count   this launch runs the searches of rows row0 .. row0 + count - 1
+#:   state    BlockState
+#:   T        out-degree below which a vertex goes to the thread queue (the edge kernel has none)
+#:   data     the application's arrays, a namedtuple by name (every callback's `data`)
+SearchArgs = namedtuple("SearchArgs", "graph sources row0 count state T data")
+#: The graph: CSR offsets (int64[n + 1]) and indices (int32[m]); arc_source (int32[m]) is the
+#: source vertex of every arc for the edge kernel (search_kernel reads none: give it int32[1]).
+SearchGraph = namedtuple("SearchGraph", "offsets indices arc_source")
+#: What the blocks share: next_search (int64[1], zeroed before a launch: deals the searches out),
+#: dist (int32[slots, n]: each block's levels), order (int32[slots, n]: each block's BFS order; the
+#: edge kernel keeps none: give it int32[1, 1]) and stats (int64[k, NUM_STATS], by row).
+BlockState = namedtuple("BlockState", "next_search dist order stats")
 
 
 class Callbacks(NamedTuple):
@@ -150,14 +173,11 @@ def _first_at(order, dist, n, back, end, level):
 
 @functools.cache
 def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
-    """Algorithm 1 with these callbacks: the hybrid (both queues), warp-based (warp queue only) or
-    work-efficient (thread queue only). Launch one block per slot (blocks of 32k threads):
+    """Algorithm 1 with these callbacks: the warp-thread hybrid (both queues), warp-based (warp
+    queue only) or work-efficient (thread queue only). Launch one block per slot (blocks of 32k
+    threads) with the arguments of `SearchArgs`:
 
-      kernel[slots, threads](offsets, indices, sources, row0, count, next_search, dist, order,
-                             stats, T, data)
-
-    Searches row0 .. row0 + count - 1 of `sources` run; next_search (int64[1], zeroed) deals them
-    out. T: out-degree below which a vertex goes to the thread queue.
+      kernel[slots, threads](*SearchArgs(graph=..., sources=..., row0=..., count=..., state=..., T=..., data=...))
     """
     if not (warp_queue or thread_queue):
         raise ValueError("a search kernel needs the warp queue, the thread queue or both")
@@ -174,7 +194,11 @@ def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
             O[n - 1 - cuda.atomic.add(sh, _BIG, 1)] = w
 
     @cuda.jit
-    def multisearch(offsets, indices, sources, row0, count, next_search, dist, order, stats, T, data):
+    def multisearch(graph, sources, row0, count, state, T, data):
+        offsets = graph.offsets
+        indices = graph.indices
+        next_search = state.next_search
+        stats = state.stats
         sh = cuda.shared.array(_NUM_SHARED, int32)
         sh_edges = cuda.shared.array(1, int64)
         tid = cuda.threadIdx.x
@@ -182,8 +206,8 @@ def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
         lane = cuda.laneid
         slot = cuda.blockIdx.x
         n = offsets.shape[0] - 1
-        D = dist[slot]
-        O = order[slot]
+        D = state.dist[slot]
+        O = state.order[slot]
         while True:
             if tid == 0:
                 sh[_SEARCH] = cuda.atomic.add(next_search, 0, 1)
@@ -298,23 +322,24 @@ def search_kernel(callbacks: Callbacks, warp_queue: bool, thread_queue: bool):
 def edge_kernel(callbacks: Callbacks):
     """§IV's edge-parallel method with these callbacks: every level, the block's threads take every
     arc of the graph and expand those whose source is on the level (Jia et al.). One block per
-    slot:
-
-      kernel[slots, threads](offsets, indices, arc_source, sources, row0, count, next_search,
-                             dist, stats, data)
-    """
+    slot, with the arguments of `SearchArgs` (graph.arc_source read, state.order and T not)."""
     init, prior, visit, post, finalize = _resolved(callbacks)
     has_finalize = callbacks.finalize is not None
 
     @cuda.jit
-    def multisearch_edges(offsets, indices, arc_source, sources, row0, count, next_search, dist, stats, data):
+    def multisearch_edges(graph, sources, row0, count, state, T, data):
+        offsets = graph.offsets
+        indices = graph.indices
+        arc_source = graph.arc_source
+        next_search = state.next_search
+        stats = state.stats
         sh = cuda.shared.array(_NUM_SHARED, int32)
         tid = cuda.threadIdx.x
         nthreads = cuda.blockDim.x
         slot = cuda.blockIdx.x
         n = offsets.shape[0] - 1
         m = indices.shape[0]
-        D = dist[slot]
+        D = state.dist[slot]
         while True:
             if tid == 0:
                 sh[_SEARCH] = cuda.atomic.add(next_search, 0, 1)
@@ -395,13 +420,32 @@ BP_PUBLISH = 8
 
 
 class BitKernels(NamedTuple):
-    seed: object  # (S, pads, W): S[v, j] = pads[j] (the padding bits count as seen)
-    sources: object  # (F, S, sources, W, dist, write_dist): search b starts at sources[b], level 0
-    push_light: object  # (offsets, indices, F, S, N, W, heavy, out)
-    push_heavy: object  # (item_vertex, item_begin, item_end, indices, F, S, N, W, out)
-    pull_light: object  # (in_offsets, in_indices, F, S, N, W, heavy, out)
-    pull_heavy: object  # (item_vertex, item_begin, item_end, in_indices, F, S, N, W, out)
-    finish: object  # (N, S, W, level, out, dist, write_dist, out_offsets, in_offsets)
+    seed: object  # S[v, j] = pads[j] (the padding bits count as seen)
+    sources: object  # search b starts at sources[b], level 0
+    push_light: object  # top-down: a thread per (light vertex, word) of the frontier
+    push_heavy: object  # top-down: a warp per heavy item
+    pull_light: object  # bottom-up: a thread per (light vertex, word) not yet full
+    pull_heavy: object  # bottom-up: a warp per heavy item
+    finish: object  # S |= N; the level's counts and statistics
+
+
+#: A CSR as an MS-BFS step reads it: offsets (int64[n + 1]) and indices (int32[m]) of the out-arcs
+#: (push) or of the in-arcs (pull).
+BitGraph = namedtuple("BitGraph", "offsets indices")
+#: The heavy vertices (in the step's direction) cut into chunks of arcs, a warp each: item i is
+#: vertex[i]'s arcs begin[i] .. end[i] - 1 (int32, int64, int64).
+HeavyItems = namedtuple("HeavyItems", "vertex begin end")
+#: Each MS-BFS kernel's arguments, in order. F, N, S: frontier, next and seen words (W a vertex);
+#: out: int64[BP_COUNTS + searches], a level's statistics and counts; dist: int32[searches, n],
+#: written when write_dist; heavy: arcs from which a vertex is left to the heavy kernels (the
+#: light kernels read it, the heavy ones read `items`).
+BIT_ARGS = BitKernels(
+    seed=namedtuple("SeedArgs", "S pads W"),
+    sources=namedtuple("SourcesArgs", "F S sources W dist write_dist"),
+    **dict.fromkeys(("push_light", "push_heavy", "pull_light", "pull_heavy"),
+                    namedtuple("StepArgs", "graph items F S N W heavy out")),
+    finish=namedtuple("FinishArgs", "N S W level out dist write_dist out_offsets in_offsets"),
+)
 
 
 @functools.cache
@@ -409,7 +453,8 @@ def bit_kernels(word_bits: int) -> BitKernels:
     """MS-BFS's kernels for words of `word_bits` (32 or 64) bits. Arrays F (frontier), N (next)
     and S (seen) hold W words per vertex, vertex-major: word j of v at v * W + j, bit b of word j
     for search j * word_bits + b. W is a power of two up to 32, or a multiple of 32 (the heavy
-    items spread a vertex's words over the lanes). Launch with blocks of 32k threads."""
+    items spread a vertex's words over the lanes). Launch with blocks of 32k threads and the
+    arguments BIT_ARGS declares for each kernel."""
     if word_bits not in (32, 64):
         raise ValueError(f"word_bits={word_bits} is invalid: 32 or 64")
     WT = uint64 if word_bits == 64 else uint32
@@ -420,9 +465,9 @@ def bit_kernels(word_bits: int) -> BitKernels:
             S[t] = pads[t % W]
 
     @cuda.jit
-    def sources(F, S, srcs, W, dist, write_dist):
-        for b in range(cuda.grid(1), srcs.shape[0], cuda.gridsize(1)):
-            v = srcs[b]
+    def sources(F, S, sources, W, dist, write_dist):
+        for b in range(cuda.grid(1), sources.shape[0], cuda.gridsize(1)):
+            v = sources[b]
             t = v * W + b // word_bits
             bit = WT(1) << WT(b % word_bits)
             cuda.atomic.or_(F, t, bit)
@@ -437,7 +482,9 @@ def bit_kernels(word_bits: int) -> BitKernels:
             cuda.atomic.add(out, BP_EDGES, examined)
 
     @cuda.jit
-    def push_light(offsets, indices, F, S, N, W, heavy, out):
+    def push_light(graph, items, F, S, N, W, heavy, out):
+        offsets = graph.offsets
+        indices = graph.indices
         zero = WT(0)
         examined = int64(0)
         for t in range(cuda.grid(1), (offsets.shape[0] - 1) * W, cuda.gridsize(1)):
@@ -457,7 +504,11 @@ def bit_kernels(word_bits: int) -> BitKernels:
         count_edges(examined, out)
 
     @cuda.jit
-    def push_heavy(item_vertex, item_begin, item_end, indices, F, S, N, W, out):
+    def push_heavy(graph, items, F, S, N, W, heavy, out):
+        indices = graph.indices
+        item_vertex = items.vertex
+        item_begin = items.begin
+        item_end = items.end
         zero = WT(0)
         lane = cuda.laneid
         examined = int64(0)
@@ -488,7 +539,9 @@ def bit_kernels(word_bits: int) -> BitKernels:
         count_edges(examined, out)
 
     @cuda.jit
-    def pull_light(offsets, indices, F, S, N, W, heavy, out):
+    def pull_light(graph, items, F, S, N, W, heavy, out):
+        offsets = graph.offsets
+        indices = graph.indices
         zero = WT(0)
         full = ~zero
         examined = int64(0)
@@ -532,7 +585,11 @@ def bit_kernels(word_bits: int) -> BitKernels:
         return k
 
     @cuda.jit
-    def pull_heavy(item_vertex, item_begin, item_end, indices, F, S, N, W, out):
+    def pull_heavy(graph, items, F, S, N, W, heavy, out):
+        indices = graph.indices
+        item_vertex = items.vertex
+        item_begin = items.begin
+        item_end = items.end
         full = ~WT(0)
         lane = cuda.laneid
         examined = int64(0)

@@ -37,7 +37,7 @@ API
 import time
 
 import numpy as np
-from numba import cuda, int32
+from numba import cuda, int32, uint32, uint64
 
 from . import cudasim as _sim
 
@@ -283,3 +283,16 @@ def warp_search_owner_rank(prefix, item):
     if owner == 0:
         start = _cast_like(0, prefix)
     return owner, item - start
+
+
+# Index and bit helpers of the kernels' hot loops (plain device functions, inlined by LLVM).
+@cuda.jit(device=True)
+def uidx(i):
+    """An index known to be >= 0, as unsigned: Numba then skips the negative-index wraparound
+    (a compare, a select and a 64-bit add on every access of the hot loops)."""
+    return uint64(i)
+
+
+@cuda.jit(device=True)
+def popc(x):
+    return cuda.popc(uint32(x))

@@ -2,7 +2,7 @@
 and the codes of the duplicate filters the host picks and the kernels compile in.
 
 Pure Python on scalars, no imports: the host calls them directly
-(explorer.techniques.bfs4k.policy) and the single-block kernel, which decides its levels on the
+(explorer.techniques.operators.bfs4k.policy) and the single-block kernel, which decides its levels on the
 device, calls the `cuda.jit(device=True)` wrappers made in kernels.bfs4k.device. One formula,
 one place. Each function is self-contained (no calls to the others), because the device wrappers
 can only see jitted callees.
@@ -17,6 +17,12 @@ DEGREE_BINS = 32
 #: int32 entries per warp.
 NO_DEDUP, HASH64, WARP_CULL = 0, 1, 2
 CULL_ENTRIES = 128
+#: The knob value (dedup='...') of each filter: the one name-to-code map.
+DEDUP_CODES = {"none": NO_DEDUP, "hash64": HASH64, "warp-culling": WARP_CULL}
+
+#: Entries of a thread's local queue of claimed vertices (kernels.frontier_ops): registers or local
+#: memory per thread; a warp flushes its queues at least every QLEN rounds.
+QLEN = 16
 
 
 def pow2_floor(x):
@@ -76,18 +82,18 @@ def heavy_limit(num_vertices, k2_percent):
     return int(num_vertices * k2_percent / 100.0)
 
 
-def heavy_bin(bin_counts, limit, min_degree):
+def heavy_bin(bin_counts, limit, min_heavy_degree):
     """§5.3: first degree bin handled by child grids, or DEGREE_BINS for none.
 
     Heavy vertices are the highest-degree frontier vertices, at most `limit` of them, whose degree
-    is at least `min_degree` = K3 x block size, so that their child grid
+    is at least `min_heavy_degree` = K3 x block size, so that their child grid
     (#Blocks = degree / (K3 x block size)) has at least one block: the paper's "degree far above
     the average" made concrete. Whole bins only, so the host knows their count and edges exactly.
     """
     first = DEGREE_BINS
     count = 0
     b = DEGREE_BINS - 1
-    while b >= 0 and (1 << b) >= min_degree:
+    while b >= 0 and (1 << b) >= min_heavy_degree:
         count += bin_counts[b]
         if count > limit:
             break
@@ -97,13 +103,13 @@ def heavy_bin(bin_counts, limit, min_degree):
     return first
 
 
-def has_heavy(bin_counts, limit, min_degree):
+def has_heavy(bin_counts, limit, min_heavy_degree):
     """heavy_bin(...) < DEGREE_BINS in O(1): the candidate set grows from the top bin down, so
     some bin qualifies exactly when the top non-empty bin does (the kernels use this form)."""
     top = DEGREE_BINS - 1
     while top >= 0 and bin_counts[top] == 0:
         top -= 1
-    return top >= 0 and (1 << top) >= min_degree and bin_counts[top] <= limit
+    return top >= 0 and (1 << top) >= min_heavy_degree and bin_counts[top] <= limit
 
 
 def max_degree_below(bin_counts, stop_bin):

@@ -13,10 +13,13 @@ and learns only that something changed. Here a vertex is claimed by compare-and-
 distance, so the count read back is exact (the next level's size, the level's `discovered`) and
 the parent array is a tree; "changed" is that count being nonzero.
 
-Counters: two rows of NUM_COUNTERS (level L uses row L % 2); the launch zeroes the other row for
-the next level, so no memset launch is needed between levels.
+Counters: two rows of NUM_COUNTERS (kernels.args.Rows: level L uses row L % 2); the launch zeroes
+the other row for the next level, so no memset launch is needed between levels.
 """
 from numba import cuda, int32, int64
+
+from .args import BOOL, I64, Graph, Rows, Tree
+from .common import clear_next_row
 
 NEXT_SIZE = 0  # vertices claimed for the next level (> 0: something changed, the level's flag)
 EDGES = 1  # adjacency entries examined (instrument)
@@ -24,18 +27,11 @@ SCANNED = 2  # vertices whose level a thread read (instrument)
 NUM_COUNTERS = 3
 
 
-@cuda.jit(device=True)
-def clear_next_row(counters, row, width):
-    """Thread 0 clears the other row of `width` counters for the next level: nobody reads or
-    writes it during this launch (the host read it back before the launch)."""
-    if cuda.grid(1) == 0:
-        other = (1 - row) * width
-        for k in range(width):
-            counters[other + k] = 0
-
-
 @cuda.jit(cache=True)
-def harish_level(offsets, indices, dist, parent, counters, row, level, instrument):
+def harish_level(graph: Graph, tree: Tree, rows: Rows, level: I64, instrument: BOOL):
+    offsets, indices = graph
+    dist, parent = tree
+    counters, row = rows
     clear_next_row(counters, row, NUM_COUNTERS)
     base = row * NUM_COUNTERS
     n = dist.shape[0]

@@ -6,6 +6,8 @@ so exactly one thread enqueues each vertex and the next frontier holds no duplic
 """
 from numba import cuda, int32
 
+from .args import BOOL, V32, V64, Graph, Level, Tree
+
 # The level's counters, read back after each launch.
 NEXT_SIZE = 0  # entries written to the next frontier
 EDGES = 1  # adjacency entries examined
@@ -14,8 +16,12 @@ NUM_COUNTERS = 3
 
 
 @cuda.jit(cache=True)
-def topdown_queue(offsets, indices, dist, parent, frontier, frontier_size, next_frontier,
-                  counters, level, stamp, instrument):
+def topdown_queue(graph: Graph, tree: Tree, queues: Level, counters: V64, stamp: V32, instrument: BOOL):
+    """One level: a thread per entry of queues.frontier, its claims appended to queues.out; stamp
+    is the duplicates' ground truth (the level of each vertex's last claim)."""
+    offsets, indices = graph
+    dist, parent = tree
+    frontier, frontier_size, next_frontier, _, level = queues
     tid = cuda.grid(1)
     if tid >= frontier_size:
         return

@@ -9,12 +9,15 @@ it is Harish's kernel). With `from_queue` the virtual warps take the entries of 
 instead (work O(V + E)), claimed vertices being appended to the next queue.
 
 A vertex is claimed by compare-and-swap on its distance (Hong et al. write levels without
-atomics): the counts read back are exact and a queue holds no duplicates. Counters: two rows as
-in kernels.scan.
+atomics): the counts read back are exact and a queue holds no duplicates. Counters: two rows
+(kernels.args.Rows).
 """
+from typing import NamedTuple
+
 from numba import cuda, int32, int64
 
-from .scan import clear_next_row
+from .args import BOOL, I64, V32, Graph, Level, Rows, Tree
+from .common import clear_next_row
 
 NEXT_SIZE = 0  # vertices claimed for the next level (> 0: something changed)
 EDGES = 1  # adjacency entries examined (instrument)
@@ -23,9 +26,23 @@ DUP_GENERATED = 3  # ground truth: second enqueues of a vertex in one level (non
 NUM_COUNTERS = 4
 
 
+class VirtualWarps(NamedTuple):
+    """The level's mapping: W lanes a vertex; the frontier from the queue or by scanning every
+    vertex; whether to count (and the duplicates' ground truth, `stamp`)."""
+
+    warp: I64
+    from_queue: BOOL
+    instrument: BOOL
+    stamp: V32
+
+
 @cuda.jit(cache=True)
-def virtual_warp_level(offsets, indices, dist, parent, frontier, frontier_size, next_frontier, counters, row,
-                       level, warp, from_queue, stamp, instrument):
+def virtual_warp_level(graph: Graph, tree: Tree, queues: Level, rows: Rows, step: VirtualWarps):
+    offsets, indices = graph
+    dist, parent = tree
+    frontier, frontier_size, next_frontier, _, level = queues
+    counters, row = rows
+    warp, from_queue, instrument, stamp = step
     clear_next_row(counters, row, NUM_COUNTERS)
     base = row * NUM_COUNTERS
     tid = cuda.grid(1)

@@ -15,7 +15,7 @@ def checked_run(g, source, technique, knobs=None, **kw):
     run = run_bfs(g, source, technique, knobs, **kw)
     levels = list(run)
     r = run.result
-    report = check_result(g, r.source, r.distances, r.parents)
+    report = check_result(g, r)
     assert report.ok, report.message
     d = report.expected
     assert [lv.level for lv in levels] == list(range(len(levels))) == list(range(d.max() + 1))

@@ -17,8 +17,8 @@ def pytest_report_header(config):
     return f"kernels run on: {BACKEND.describe()}"
 
 
-#: Run first: networkx's own suites in a subprocess, the longest test (about 7 minutes under the
-#: simulator); with `-n 2` the other worker runs everything else meanwhile.
+#: Run first: networkx's own suites in subprocesses, in two parts, the longest tests (about 2.5 and
+#: 1 minutes of CPU under the simulator); with `-n 2` the other worker runs everything else meanwhile.
 FIRST = ("tests/test_nx_backend.py::test_networkx_own_tests_pass_with_the_backend",)
 #: Run last: JupyterLab in Chromium, whose timeouts should not race the heaviest tests for the CPU.
 LAST = ("tests/test_browser.py::",)

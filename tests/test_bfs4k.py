@@ -51,9 +51,9 @@ def test_multi_block_levels_plan_from_the_next_frontiers_statistics(name, fused_
     # Each level's edges examined are the degree sum its plan took from the previous level's
     # statistics: bfs4k_stats', or the level kernel's last block's (fused: no statistics launch).
     # Blocks of 32 threads, so a level has several blocks and the last one to finish counts.
-    from explorer.techniques.bfs4k import loop
+    from explorer.techniques.operators.bfs4k import levels
 
-    monkeypatch.setattr(loop, "FUSED_STATS_MAX", fused_max)
+    monkeypatch.setattr(levels, "FUSED_STATS_MAX", fused_max)
     g = SMALL[name]
     r = bfs4k(g, K5=0, K6=32, K2=0, claim="atomic")
     degrees = g.degrees()
@@ -214,9 +214,9 @@ def test_frontier_queues_grow_when_duplicates_compound(monkeypatch):
     # With the racy claim and no filter, a vertex enqueued k times expands its arcs k times, so a
     # level can need more queue entries than the graph has arcs (an H100 overflowed on a 7 x 9
     # grid). The loop grows the queues before such a level; here they start at one entry.
-    from explorer.techniques.bfs4k.loop import BFS4KLoop
+    from explorer.techniques.operators.bfs4k.levels import BFS4KLevels
 
-    monkeypatch.setattr(BFS4KLoop, "initial_capacity", staticmethod(lambda graph, race: 1))
+    monkeypatch.setattr(BFS4KLevels, "initial_capacity", staticmethod(lambda graph, race: 1))
     messages = []
     r = checked_run(SMALL["grid6x7"], 0, "bfs4k", {**BASE, "K5": 0, "dedup": "none"}, limits=TINY,
                     on_status=messages.append)

@@ -1,4 +1,4 @@
-"""Thread-block clusters (kernels.cluster) and the plain cluster BFS of benchmarks/plain_cluster.py:
+"""Thread-block clusters (kernels.cluster) and the plain cluster BFS of benchmarks/yardsticks/plain_cluster.py:
 under the simulator (kernels.cudasim.run_cluster) and unchanged on a GPU of compute capability 9.0+."""
 import networkx as nx
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from numba import config as numba_config
 from numba import cuda, int32
 
-from benchmarks import plain_cluster
+from benchmarks.yardsticks import plain_cluster
 from explorer import graphs
 from explorer.engine.launcher import Launcher, PlainLauncher
 from explorer.reference import cpu_bfs, validate

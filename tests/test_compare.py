@@ -84,13 +84,14 @@ def test_controls_run_every_entry_on_one_graph_and_source(explorer, monkeypatch)
     panel.run_button.click()
     assert "all valid" in panel.status.value, panel.status.value
     assert [c[2] for c in calls] == ["topdown-queue", "topdown-queue"]
-    assert {c[:2] for c in calls} == {("bfs4k_fig2", 0)} and calls[1][3]["block_threads"] == 64
+    assert {c[:2] for c in calls} == {("bfs4k_fig2", api.Vertex(0))} and calls[1][3]["block_threads"] == 64
     labels = [label for label, _ in panel.results]
     for label, result in panel.results:
         assert result.validation == "ok"
         assert panel.stream.sources[label].data["frontier_in"] == [1, 3, 4, 2]
     assert panel.timeline.source.data["run"] == [labels[0]] * 4 + [labels[1]] * 4
     assert "Ranking" in panel.table.value and "speed-up against A topdown-queue" in panel.table.value
+    assert "One run each: a difference of a few percent can be the machine's noise" in panel.table.value
     assert panel.table.value.count("1.00×") >= 1
 
 
@@ -111,8 +112,8 @@ def test_bad_comparisons_are_said_in_the_status(explorer):
 
 
 def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
-    # The panel resolves the source to a position (the reference's) and hands run_bfs the graph's
-    # own id of it: both search from the vertex the Explorer names.
+    # The panel converts the Explorer's source (the file's id 40) once, runs from that vertex and
+    # shows the id.
     g = graphs.from_edges([10, 10, 20, 30, 40], [20, 30, 30, 40, 50], directed=False, remap=True)
     ex = Explorer(graph=g, source=40)
     panel = ex.tools.panel("comparison")
@@ -120,6 +121,36 @@ def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
     panel.techniques.value = ("topdown-queue",)
     panel.add_button.click()
     panel.run_button.click()
-    assert "all valid" in panel.status.value, panel.status.value
+    assert "from vertex 40, all valid" in panel.status.value, panel.status.value
     (_, result), = panel.results
-    assert result.source == 3 and list(result.distances) == [2, 2, 1, 0, 1]
+    assert result.source == 3 and result.source_id == 40 and list(result.distances) == [2, 2, 1, 0, 1]
+
+
+# ------------------------------------------------------------------ the technique plot and the runs it keeps
+
+def test_technique_markers_sit_on_their_category_labels():
+    # Runs were shifted up or down by (i - 2) * 0.15 bands: the first run sat 0.3 below its label,
+    # between two. Every run's markers are on the label; runs sit apart along the level instead.
+    stream = LevelStream()
+    for label in "abcdefg":
+        stream.push_many([lv(0), lv(1, kernel="multi-block")], label)
+    for i, ov in enumerate(stream.overlays):
+        glyph = ov.glyphs["technique"].renderers[0].glyph
+        assert glyph.y == "step"
+        assert glyph.x == "level" if run_offset(i) == 0 else glyph.x.transform.value == run_offset(i)
+
+
+def test_the_plots_say_which_runs_they_keep_and_drop_the_steps_of_runs_gone():
+    stream = LevelStream(max_runs=2)
+    stream.push_many([lv(0, technique="bottom-up", kernel="multi-block", direction="bottom-up")], "a")
+    stream.push_many([lv(0, technique="bfs4k")], "b")
+    assert stream.shown_note() == ""
+    yr = stream.figures["technique"].y_range
+    assert yr.factors == ["bottom-up · multi-block", "bfs4k · single-block"]
+    stream.push_many([lv(0, technique="bfs4k", kernel="multi-block")], "c")  # run a leaves the plots
+    assert stream.labels == ["b", "c"]
+    assert yr.factors == ["bfs4k · single-block", "bfs4k · multi-block"]  # no empty row for a's step
+    note = "the last 2 of 3 runs (the plots keep 2)"
+    assert stream.shown_note() == note
+    for fig in stream.figures.values():
+        assert next(m for m in fig.below if isinstance(m, Legend) and m.name == "runs").title == note

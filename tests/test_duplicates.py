@@ -58,6 +58,24 @@ def test_per_vertex_rows_name_the_threads_and_the_verdicts(grid_prov):
     assert len(grid_prov.duplicates(level, limit=1)) == 1
 
 
+def test_a_graph_with_its_own_ids_is_searched_and_reported_in_them():
+    # The mesh as a file would name it, ids 100, 103, 106, ...: the source is given in those ids
+    # and the per-vertex rows report them; the log itself holds vertices 0..n-1.
+    mesh = graphs.generate("grid2d", rows=6, cols=6)
+    tails = np.repeat(np.arange(mesh.num_vertices), mesh.degrees())
+    g = graphs.from_edges(100 + 3 * tails, 100 + 3 * mesh.indices.astype(np.int64), directed=False, remap=True)
+    p = run_with_provenance(g, 103, {**SMALL, "K1": 4, "K4": 0, "dedup": "hash64"}, limits=TINY)
+    assert p.check.ok and p.result.source == 1 and p.result.source_id == 103
+    level = next(r["level"] for r in p.levels() if r["duplicated_vertices"])
+    rows = p.duplicates(level, limit=None)
+    claimed = p.claims["vertex"][p.claims["level"] == level]
+    vertices, copies = np.unique(claimed, return_counts=True)
+    assert [r["vertex"] for r in rows] == (100 + 3 * vertices[copies >= 2]).tolist()
+    dist = p.result.distances
+    for r in rows:
+        assert all(dist[g.to_dense(u)] == level for u in r["parents"])  # ids of frontier vertices
+
+
 def test_warp_culling_drops_and_hash64_is_judged_on_the_same_claims():
     g = graphs.generate("grid2d", rows=5, cols=5)
     p = run_with_provenance(g, 0, {**SMALL, "K1": 4, "K4": 0, "K5": 0, "dedup": "warp-culling"}, limits=TINY)
@@ -148,8 +166,8 @@ def test_bad_input_is_named(kwargs, error, message):
 
 def test_the_normal_kernels_keep_their_own_enqueue():
     # The provenance kernels call copies of the expansion code; the originals are untouched.
-    from kernels import frontier_ops
-    from kernels.bfs4k import expand, multi, provenance
+    from kernels import expand, frontier_ops
+    from kernels.bfs4k import multi, provenance
 
     fn = lambda d: getattr(d, "py_func", None) or d.fn  # noqa: E731
     assert fn(frontier_ops.visit).__globals__["enqueue"] is frontier_ops.enqueue
@@ -167,7 +185,7 @@ def _fake(claims: list[tuple], dup_generated=None) -> Provenance:
     n = len(claims)
     data.update(parent=np.zeros(n, np.int64), lane=np.zeros(n, np.int64), kernel=np.zeros(n, np.int64))
     levels = [SimpleNamespace(dup_generated=dup_generated) for _ in range(int(data["level"].max()) + 1)]
-    return Provenance(SimpleNamespace(levels=levels), None, data, 1, 0, "hash64")
+    return Provenance(SimpleNamespace(levels=levels, original_ids=None), None, data, 1, 0, "hash64")
 
 
 def test_scopes_and_what_per_block_and_per_warp_filters_could_catch():
@@ -238,3 +256,43 @@ def test_the_panel_names_what_it_cannot_do():
     ex.set_knobs({"claim": "atomic"})
     panel.run_button.click()
     assert "needs claim=&#x27;race&#x27;" in panel.status.value and panel.prov is None
+
+
+# ------------------------------------------------------------------ the figures: legends beside the data
+
+def _legend_places(fig):
+    from bokeh.models import Legend
+
+    return {place: [m for m in getattr(fig, place) if isinstance(m, Legend)]
+            for place in ("center", "left", "right", "above", "below") if any(
+                isinstance(m, Legend) for m in getattr(fig, place))}
+
+
+def test_fig13_keeps_its_legend_beside_the_bars():
+    # Its legend sat in the plot's top left corner, over the bars of levels 1-3.
+    pytest.importorskip("bokeh")
+    from bokeh.models import ColumnDataSource
+
+    from explorer.ui.duplicates_panel import LEVEL_COLUMNS, duplicates_figure
+
+    fig = duplicates_figure(ColumnDataSource({c: [1, 2] for c in LEVEL_COLUMNS}))
+    places = _legend_places(fig)
+    assert list(places) == ["right"]
+    labels = [item.label["value"] for item in places["right"][0].items]
+    assert labels == ["one warp", "one block, several warps", "several blocks", "hash64 catches",
+                      "warp culling catches"]
+
+
+def test_fig12_keeps_its_legend_beside_the_curves():
+    # Its legend sat at the bottom centre of the plot, over the hash64 and sequential curves.
+    pytest.importorskip("bokeh")
+    from explorer.ui.duplicates_panel import frontier_sizes_figure
+
+    runs = {"VirtualWarp4": [SimpleNamespace(level=i, frontier_in=f) for i, f in enumerate([1, 5, 9, 4])],
+            "VirtualWarp4 + Hash64": [SimpleNamespace(level=i, frontier_in=f) for i, f in enumerate([1, 4, 6, 3])]}
+    fig = frontier_sizes_figure([1, 4, 6, 3], runs, "Fig. 12")
+    places = _legend_places(fig)
+    assert list(places) == ["right"]
+    assert [item.label["value"] for item in places["right"][0].items] == ["Sequential", *runs]
+    dashes = {item.label["value"]: item.renderers[0].glyph.line_dash for item in places["right"][0].items}
+    assert dashes["VirtualWarp4"] != dashes["VirtualWarp4 + Hash64"] == []  # a filter's run solid

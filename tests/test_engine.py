@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from explorer import backend, graphs
 from explorer.api import resolve_source, run_bfs
 from explorer.engine import Session, level_shares
+from explorer.engine.enactor import Enactor
 from explorer.engine.session import SessionClosed
 from explorer.techniques import KnobError, Technique, TechniqueNotImplemented
 from explorer.techniques.base import cycle_weights
@@ -230,3 +231,71 @@ def test_runs_in_several_threads_take_turns():
     for i, r in results.items():
         check = checked_run(g, i, "topdown-queue")
         assert r.distances.tolist() == check.distances.tolist()
+
+
+class _Log:
+    """A runtime, clock, meter and loop that log what the enactor asks of them."""
+
+    def __init__(self, steps: int, compiled_ahead: bool):
+        self.events, self.left, self.compiled_ahead = [], steps, compiled_ahead
+        self.launcher, self.readback, self.held = "go", ("dev", "host"), 0.0
+
+    # the runtime
+    def clock(self):
+        return self
+
+    def prepare(self, launch, on_compile):
+        self.events.append("prepare")
+
+    def read(self, dev, host):
+        self.events.append("read")
+
+    # its clock
+    def start(self, go):
+        self.events.append("start")
+
+    def stop(self, go):
+        self.events.append("stop")
+
+    def step_ms(self):
+        return 2.0
+
+    def hold(self, seconds):
+        self.held += seconds
+
+    # a meter
+    def begin(self):
+        self.events.append("begin")
+
+    def end(self):
+        self.events.append("end")
+
+    # the loop
+    @property
+    def converged(self):
+        return self.left == 0
+
+    def launch(self, go):
+        self.events.append("launch")
+
+    def collect(self, ms):
+        self.left -= 1
+        self.events.append("collect")
+        return self.left
+
+
+@pytest.mark.parametrize("compiled_ahead", [False, True])
+def test_the_enactor_prepares_meters_times_reads_and_collects_each_step(compiled_ahead):
+    # The one step loop single-source runs and multi-search runs share: compile outside the timed
+    # window, the meter around it (through the read-back), records from what collect returns, and
+    # the time the caller holds a record given back to the clock.
+    log = _Log(3, compiled_ahead)
+    enactor = Enactor(log, on_compile=None, meter=log)
+    records = []
+    for rec in enactor.run(log, lambda left, ms: [(left, ms, "a"), (left, ms, "b")]):
+        records.append(rec)
+        time.sleep(0.01)
+    step = ([] if compiled_ahead else ["prepare"]) + ["begin", "start", "launch", "stop", "read", "end", "collect"]
+    assert log.events == step * 3
+    assert records == [(left, 2.0, x) for left in (2, 1, 0) for x in "ab"]
+    assert log.held >= 6 * 0.01

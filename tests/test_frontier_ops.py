@@ -1,4 +1,4 @@
-"""kernels.frontier_ops: the duplicate filters on one warp, and both filters inside BFS-4K on a
+"""kernels.filters: the duplicate filters on one warp, and both filters inside BFS-4K on a
 graph whose duplicates are born inside one warp, on the virtual-warp and edge-discover paths.
 
 Duplicates depend on which lanes hold the same vertex at the same time. The graphs here make that
@@ -13,7 +13,7 @@ from numba import cuda, int32, int64
 from explorer import graphs
 from explorer.engine import DeviceLimits
 from kernels import cudasim
-from kernels import frontier_ops as F
+from kernels import filters as F
 
 from _support import checked_run
 
@@ -128,7 +128,7 @@ def test_both_filters_catch_duplicates_born_inside_a_warp_with_edge_discover(ded
 
 
 def test_warp_culling_sees_nothing_with_virtual_warps_of_32():
-    # Why warp culling detected 0 duplicates on the virtual-warp path of delaunay_n16 (issue 17):
+    # Why warp culling detects no duplicates on the virtual-warp path of delaunay_n16 (an H100 run):
     # K1 is only the smallest virtual warp. With |F| x 32 <= #ResThreads (every level of that mesh
     # on an H100: |F| <= 1,293, 270,336 resident threads) a warp expands one vertex, whose
     # neighbours are distinct, so no duplicate is ever born inside a warp; the duplicates come

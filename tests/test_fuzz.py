@@ -1,11 +1,11 @@
-"""benchmarks/fuzz.py: random graphs, roots and knob settings, every result checked; a wrong
+"""benchmarks/tools/fuzz.py: random graphs, roots and knob settings, every result checked; a wrong
 answer must be reported with what reproduces it, and fail the run."""
 import json
 import re
 
 import numpy as np
 
-from benchmarks import fuzz
+from benchmarks.tools import fuzz
 from explorer import api, backend
 
 SIM = backend.current().is_simulator

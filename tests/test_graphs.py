@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import os
 import tempfile
+import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -577,8 +578,9 @@ def test_file_cache_follows_file_changes(cache_dir):
         b = G.load_snap(p, cache=True, name="again")
         assert same(a, b) and b.name == "again"
         p.write_text("0 1\n1 2\n2 3\n")
-        os.utime(p, ns=(1, 1))  # new size and mtime: a new key
-        assert G.load_snap(p, cache=True).num_arcs == 3
+        os.utime(p, ns=(1, 1))
+        with pytest.warns(RuntimeWarning, match="other contents"):
+            assert G.load_snap(p, cache=True).num_arcs == 3
         n_entries = len(list(cache_dir.iterdir()))
         G.load_snap(p, cache=False)
         assert len(list(cache_dir.iterdir())) == n_entries
@@ -762,7 +764,7 @@ def test_snap_reals_match_python_float():
 
 
 # ---------------------------------------------------------------------------------------------
-# Issue 16: the file's own vertex ids, line ends, cache checks, sizes, METIS, temporaries
+# The file's own vertex ids, line ends, cache checks, sizes, METIS, temporaries
 
 
 def test_snap_ids_are_kept_and_translated(cache_dir):
@@ -996,3 +998,173 @@ def test_many_ids_translate_both_ways_and_name_the_first_unknown():
     assert plain.to_dense_many([1, 0]).tolist() == [1, 0] and plain.to_original_many([1]).tolist() == [1]
     with pytest.raises(GraphError, match="vertex id 2 is not in"):
         plain.to_dense_many([2])
+
+
+# ---------------------------------------------------------------------------------------------
+# What the cache serves is what the input builds
+
+
+def test_an_entry_copied_over_another_graphs_is_not_served(cache_dir, tmp_path):
+    a_txt, b_txt = _write(tmp_path, "a.txt", "0 1\n1 2\n"), _write(tmp_path, "b.txt", "5 6\n6 7\n7 8\n")
+    a, b = G.load_snap(a_txt, cache=True), G.load_snap(b_txt, cache=True)
+    (a_entry,) = cache_dir.glob("file-a_txt-*.npz")
+    (b_entry,) = cache_dir.glob("file-b_txt-*.npz")
+    a_entry.write_bytes(b_entry.read_bytes())
+    with pytest.warns(RuntimeWarning, match="stored for another graph.*b.txt"):
+        again = G.load_snap(a_txt, cache=True)
+    assert same(again, a) and again.name == "a" and again.num_arcs == 2
+    # generated graphs alike: a 3x4 grid's entry copied over a 4x3 grid's
+    G.grid2d(rows=3, cols=4, cache=True)
+    wide = G.grid2d(rows=4, cols=3, cache=True)
+    _entry(cache_dir, "grid2d", rows=4, cols=3).write_bytes(_entry(cache_dir, "grid2d", rows=3, cols=4).read_bytes())
+    with pytest.warns(RuntimeWarning, match="stored for another graph"):
+        assert same(G.grid2d(rows=4, cols=3, cache=True), wide)
+
+
+@pytest.mark.parametrize("name", ["g.txt", "g.txt.gz"])
+def test_a_file_whose_bytes_change_under_the_same_size_and_mtime_is_read_again(cache_dir, tmp_path, name):
+    # as `cp -p`, `rsync -t` or `touch -r` leave it
+    p = _write(tmp_path, name, "0 1\n1 2\n")
+    st = p.stat()
+    assert G.load_snap(p, cache=True).num_vertices == 3
+    _write(tmp_path, name, "0 1\n1 9\n" if name.endswith(".gz") else "0 1\n2 3\n")
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert p.stat().st_size == st.st_size and p.stat().st_mtime_ns == st.st_mtime_ns
+    with pytest.warns(RuntimeWarning, match="other contents of .*changed since"):
+        g = G.load_snap(p, cache=True)
+    assert g.num_vertices == (3 if name.endswith(".gz") else 4) and g.num_arcs == 2
+    assert g.to_original_many(g.neighbors(g.to_dense(1))).tolist() == ([9] if name.endswith(".gz") else [])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert same(G.load_snap(p, cache=True), g)  # the rebuilt entry replaced the stale one
+
+
+def test_a_stale_entry_of_a_graph_too_small_to_keep_is_removed(cache_dir, tmp_path):
+    p = _write(tmp_path, "small.txt", "0 1\n")
+    G.load_snap(p, cache=True)
+    p.write_text("1 0\n")
+    with pytest.warns(RuntimeWarning, match="other contents"):
+        G.load_snap(p)  # cache=None: too small to store again
+    assert not list(cache_dir.glob("file-small_txt-*.npz"))
+
+
+def test_an_entry_removed_by_another_process_is_a_plain_miss(cache_dir, monkeypatch):
+    g = G.grid2d(rows=5, cols=9, cache=True)
+    entry = _entry(cache_dir, "grid2d", rows=5, cols=9)
+    real = gcache.read_npz
+
+    def removed_first(path):  # the entry existed when checked and is gone when opened
+        entry.unlink()
+        return real(path)
+
+    monkeypatch.setattr(gcache, "read_npz", removed_first)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert same(G.grid2d(rows=5, cols=9, cache=True), g)
+
+
+def _unsearchable(monkeypatch, folder: Path) -> None:
+    """Make `folder` one its user may not search: by its mode, and, where that does not bind (as
+    root), by the calls that would enter it failing as the system would fail them."""
+    folder.chmod(0)
+    if os.geteuid() != 0:
+        return
+    import builtins
+    import io
+
+    inside = str(folder) + os.sep
+
+    def refuse(fn):
+        def call(path, *a, **k):
+            p = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else ""
+            if p and os.path.abspath(p).startswith(inside):
+                raise PermissionError(13, "Permission denied", p)
+            return fn(path, *a, **k)
+        return call
+
+    for mod, name in ((os, "stat"), (os, "lstat"), (os, "open"), (os, "mkdir"), (os, "scandir"),
+                      (os, "listdir"), (io, "open"), (builtins, "open")):
+        monkeypatch.setattr(mod, name, refuse(getattr(mod, name)))
+
+
+def test_a_cache_folder_that_cannot_be_searched_is_left_aside(tmp_path, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    monkeypatch.setenv("BFS4K_CACHE_DIR", str(locked / "cache"))
+    p = _write(tmp_path, "g.txt", "0 1\n1 2\n")
+    try:
+        _unsearchable(monkeypatch, locked)
+        with pytest.warns(RuntimeWarning, match="cache folder .*locked.* cannot be used"):
+            g = G.load_snap(p)  # never cached: not even the check may fail the load
+        assert g.num_arcs == 2
+        assert G.load_snap(p, cache=True).num_arcs == 2
+        assert G.grid2d(rows=3, cols=3, cache=True).num_vertices == 9
+    finally:
+        monkeypatch.undo()
+        locked.chmod(0o755)
+
+
+def test_a_graph_file_in_a_folder_that_cannot_be_searched_is_a_graph_error(tmp_path, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    p = _write(locked, "g.txt", "0 1\n")
+    try:
+        _unsearchable(monkeypatch, locked)
+        for load in (G.load_snap, G.load_graph, G.load_metis, G.load_matrix_market):
+            with pytest.raises(GraphError, match=r"g.txt: cannot read: Permission denied"):
+                load(p)
+    finally:
+        monkeypatch.undo()
+        locked.chmod(0o755)
+
+
+def test_an_uppercase_gz_is_decompressed(tmp_path):
+    p = tmp_path / "edges.TXT.GZ"
+    p.write_bytes(gzip.compress(b"0 1\n1 2\n"))
+    g = G.load_graph(p, cache=False)
+    assert g.num_arcs == 2 and g.name == "edges"
+
+
+def test_a_matrix_market_integer_field_holds_whole_numbers_only(tmp_path):
+    mtx = _write(tmp_path, "g.mtx", "%%MatrixMarket matrix coordinate integer general\n% c\n3 3 3\n1 2 4\n2 3 0.5\n3 1 2\n")
+    with pytest.raises(GraphError, match=r"g.mtx: line 5: entry \(2, 3\) holds 0.5, but the header says the values "
+                                         "are integers"):
+        G.load_matrix_market(mtx, cache=False)
+    sym = _write(tmp_path, "s.mtx", "%%MatrixMarket matrix coordinate integer symmetric\n3 3 2\n2 1 7\n3 2 -1.25\n")
+    with pytest.raises(GraphError, match=r"line 4: entry \((3, 2|2, 3)\) holds -1.25"):
+        G.load_matrix_market(sym, cache=False)
+    whole = _write(tmp_path, "w.mtx", "%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 1e3\n")
+    assert G.load_matrix_market(whole, cache=False).weights.tolist() == [1000.0]
+
+
+def test_a_weight_beyond_float64_is_refused_by_line(tmp_path):
+    snap = _write(tmp_path, "huge.txt", "0 1 2.5\n1 2 1e400\n")
+    with pytest.raises(GraphError, match=r"huge.txt: line 2: .*the number 1e400 is beyond the largest float64"):
+        G.load_snap(snap, cache=False)
+
+
+def test_a_matrix_market_value_beyond_float64_is_refused_by_line(tmp_path):
+    for field in ("real", "integer"):
+        mtx = _write(tmp_path, "huge.mtx", f"%%MatrixMarket matrix coordinate {field} general\n3 3 2\n1 2 2.5\n2 3 1e400\n")
+        with pytest.raises(GraphError, match=r"huge.mtx: line 4: entry \(2, 3\) holds inf, which no float64 holds"):
+            G.load_matrix_market(mtx, cache=False)
+
+
+def test_an_id_over_the_limit_names_the_limit(tmp_path):
+    for big in (2**58 + 1, 2**59, 2**63 - 1):
+        ids = _write(tmp_path, "ids.txt", f"0 1\n1 {big}\n")
+        with pytest.raises(GraphError, match=r"ids.txt: line 2: .*integer too large: numbers here must be at most "
+                                             r"2\*\*58 = 288,230,376,151,711,744"):
+            G.load_snap(ids, cache=False)
+    assert G.load_snap(_write(tmp_path, "edge.txt", f"0 {2**58}\n"), cache=False).original_ids.tolist() == [0, 2**58]
+
+
+def test_metis_edges_whose_ends_disagree_on_the_weight_are_refused(tmp_path):
+    # edge 1-2 weighs 3 at vertex 1 and 5 at vertex 2
+    p = _write(tmp_path, "w.graph", "% weights\n3 2 1\n2 3\n1 5 3 4\n2 4\n")
+    with pytest.raises(GraphError, match=r"w.graph: line 4: edge 1-2 weighs 5 here but 3 at line 3 \(vertex 1\); "
+                                         "an edge has one weight"):
+        G.load_metis(p, cache=False)
+    assert G.load_metis(p, cache=False, weighted=False).num_edges == 2
+    ok = _write(tmp_path, "ok.graph", "3 2 1\n2 3\n1 3 3 4\n2 4\n")
+    assert sorted(G.load_metis(ok, cache=False).weights.tolist()) == [3.0, 3.0, 4.0, 4.0]

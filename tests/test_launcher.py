@@ -128,6 +128,34 @@ def test_params_array_always_points_at_the_current_arguments():
         assert [plan.chunks[i][0].value for i in (3, 4, 5)] == list(args[3:])
 
 
+def test_a_group_is_marshalled_field_by_field():
+    """A group (kernels.args) is a namedtuple built anew each launch: only its fields that changed
+    are marshalled again, and another group class means another compiled overload."""
+    from collections import namedtuple
+
+    Queues = namedtuple("Queues", "qa qb size")
+    Other = namedtuple("Other", "qa qb size")
+    qa, qb, graph = FakeArray(), FakeArray(), FakeArray(types.int64)
+    v32 = types.Array(types.int32, 1, "C")
+    group = types.BaseTuple.from_types([v32, v32, types.int64], Queues)
+    kern = FakeKernel((types.Array(types.int64, 1, "C"), group))
+    plan = launcher._Plan(kern, (graph, Queues(qa, qb, 5)))
+    assert kern.marshalled == [graph, qa, qb, 5] and len(plan.chunks) == 4
+    kern.marshalled.clear()
+    assert plan.update((graph, Queues(qa, qb, 5))) and kern.marshalled == []  # equal fields: nothing
+    assert plan.update((graph, Queues(qb, qa, 6))) and kern.marshalled == [qb, qa]  # the swap, once
+    assert plan.chunks[3][0].value == 6 and plan.values[1:] == [qb, qa, 6]
+    kern.marshalled.clear()
+    assert plan.update((graph, Queues(qa, qb, 6))) and kern.marshalled == []
+    import ctypes
+
+    flat = [c for chunk in plan.chunks for c in chunk]
+    ptrs = (ctypes.c_void_p * len(flat)).from_address(plan.params_address())
+    assert list(ptrs) == [ctypes.addressof(c) for c in flat]
+    assert not plan.update((graph, Other(qa, qb, 6)))  # another group class
+    assert not plan.update((graph, Queues(qa, FakeArray(types.int64), 6)))  # a field of another type
+
+
 @pytest.mark.parametrize("args", [
     (FakeArray(types.int64), FakeArray(), 5, True),  # another dtype: another compiled overload
     (FakeArray(), FakeArray(), 5, 1),  # int where the kernel was compiled for a bool
@@ -262,3 +290,33 @@ def test_compile_says_whether_the_disk_cache_held_the_kernel(cached, outcome):
     (before, none), (name, done) = said
     assert (before, none, name) == ("k_expand", None, "k_expand")
     assert done.startswith(f"{outcome} in ") and done.endswith(" s")
+
+
+# ---- the argument groups (kernels.args): one declaration for the kernel, its launch, its signature
+
+
+def test_a_groups_declared_type_is_what_numba_types_its_instances():
+    import numba
+
+    from kernels import args
+
+    g = args.Graph(np.zeros(3, np.int64), np.zeros(2, np.int32))
+    q = args.QueuePair(np.zeros(4, np.int32), np.zeros(4, np.int32), True, 1, 4, 0)
+    assert numba.typeof(g) == args.group_type(args.Graph)
+    assert numba.typeof(q) == args.group_type(args.QueuePair)
+    assert numba.typeof(args.Rows(np.zeros(6, np.int64), 1)) == args.group_type(args.Rows)  # all one type
+
+
+def test_signature_reads_a_kernels_annotations():
+    from kernels import args
+
+    def kernel(graph: args.Graph, counters: args.V64, level: args.I64):
+        pass
+
+    assert args.signature(kernel) == (args.group_type(args.Graph), args.V64, args.I64)
+
+    def bare(graph, level: args.I64):
+        pass
+
+    with pytest.raises(TypeError, match="parameter 'graph' of bare is annotated with"):
+        args.signature(bare)

@@ -143,6 +143,8 @@ def test_grid_kernel_is_compiled_for_a_cooperative_launch():
 
 
 def test_a_block_size_with_no_room_for_the_grid_kernel_is_refused(monkeypatch):
-    monkeypatch.setattr(k, "coresident_blocks", lambda *args: 0)
+    from kernels import common
+
+    monkeypatch.setattr(common, "coresident_blocks", lambda *args: 0)
     with pytest.raises(KnobError, match="block_threads=32: no block of the grid-synchronised kernel fits on an SM"):
         checked_run(diamond(3), 0, LUO, _knobs())

@@ -11,7 +11,7 @@ from explorer import backend, graphs
 from explorer.knobs import KnobError
 from explorer.techniques import make_knobs
 from kernels import cudasim
-from kernels.load_balance.device import history_cull
+from kernels.filters import history_cull
 
 from _support import checked_run
 
@@ -84,7 +84,7 @@ def k_history(vs, kept, rounds):
     for r in range(rounds):
         if r == w:
             kept[w, cuda.laneid] = history_cull(True, vs[w, cuda.laneid], int32(1), (table, 0, 255),
-                                                (False, stamp, stamp), acc)
+                                                (False, stamp, stamp), acc, 15)
         cuda.syncthreads()
 
 

@@ -1,8 +1,11 @@
-"""Multi-search (issue 20): every method and application against networkx on tiny graphs, under
-the simulator in CI (every CUDA thread is a Python thread: blocks of 32 threads, graphs of tens of
-vertices) and on a GPU; the batch plan, the choice of T, energy, progress records and bad inputs."""
+"""Multi-search: every method and application against networkx on tiny graphs, under the simulator
+in CI (every CUDA thread is a Python thread: blocks of 32 threads, graphs of tens of vertices) and
+on a GPU; the batch plan, the choice of T, energy, progress records, the method registry, the
+kernels' argument declarations and bad inputs."""
+import ast
 import ctypes
 import inspect
+import threading
 import os
 import random
 import subprocess
@@ -22,12 +25,16 @@ from explorer.multisearch import (Application, ArraySpec, HopCounts, Method, Mul
                                   choose_threshold, plan_batches, run_many, threshold_costs)
 from explorer.multisearch import energy as energy_mod
 from explorer.multisearch import run as run_mod
+from explorer.multisearch.methods import implementation
+from explorer.multisearch.methods.block import BlockSearch
 from explorer.multisearch.plan import words_for
 from explorer.stats import Direction
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOK = ROOT / "notebooks" / "05_multi_search.ipynb"
-SEARCH_METHODS = ["hybrid", "warp-based", "work-efficient", "edge-parallel"]
+#: Every registered method, and those that run an application's callbacks (a block per search).
+METHODS = [m.value for m in Method]
+SEARCH_METHODS = [m.value for m in Method if isinstance(implementation(m), BlockSearch)]
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +71,7 @@ def _by_vertex(d, n):
 
 # ------------------------------------------------------------------ every method, every application
 
-@pytest.mark.parametrize("method", SEARCH_METHODS + ["bit-parallel"])
+@pytest.mark.parametrize("method", METHODS)
 def test_apsp_by_every_method_matches_networkx(fig2, method):
     run = run_many(fig2, "all", "distances", method=method)
     records = list(run)
@@ -74,8 +81,8 @@ def test_apsp_by_every_method_matches_networkx(fig2, method):
     assert [s.levels for s in r.searches] == list(r.values["distances"].max(axis=1) + 1)
 
 
-@pytest.mark.parametrize("graph,method,T", [("karate", "hybrid", None), ("karate", "hybrid", 4),
-                                            ("directed", "hybrid", "auto"), ("fig2", "warp-based", None),
+@pytest.mark.parametrize("graph,method,T", [("karate", "warp-thread", None), ("karate", "warp-thread", 4),
+                                            ("directed", "warp-thread", "auto"), ("fig2", "warp-based", None),
                                             ("fig2", "work-efficient", None), ("directed", "edge-parallel", None)])
 def test_exact_betweenness_matches_networkx(request, graph, method, T):
     g = request.getfixturevalue(graph)
@@ -95,7 +102,7 @@ def test_sampled_betweenness_is_scaled_as_networkx(karate, normalized):
     assert np.allclose(r.values["betweenness"], _by_vertex(ref, karate.num_vertices))
 
 
-@pytest.mark.parametrize("graph,method", [("karate", "hybrid"), ("directed", "bit-parallel"),
+@pytest.mark.parametrize("graph,method", [("karate", "warp-thread"), ("directed", "bit-parallel"),
                                           ("directed", "work-efficient")])
 def test_closeness_matches_networkx(request, graph, method):
     g = request.getfixturevalue(graph)
@@ -126,7 +133,7 @@ def test_reachability_matches_networkx(directed, method):
     assert not run_many(directed, "all", "eccentricity").complete().values["connected"]
 
 
-@pytest.mark.parametrize("method", ["hybrid", "bit-parallel"])
+@pytest.mark.parametrize("method", ["warp-thread", "bit-parallel"])
 def test_hop_counts_match_networkx(karate, method):
     r = run_many(karate, [0, 16, 33], "hop-counts", method=method).complete()
     sp = dict(nx.all_pairs_shortest_path_length(_nx(karate)))
@@ -160,7 +167,7 @@ def test_every_application_matches_networkx(fig2, graph):
 def test_graphs_without_arcs(fig2):
     edgeless = graphs.from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64), num_vertices=3, directed=False,
                                  name="edgeless")
-    for method in ("hybrid", "edge-parallel", "bit-parallel"):
+    for method in ("warp-thread", "edge-parallel", "bit-parallel"):
         r = run_many(edgeless, "all", "distances", method=method).complete()
         assert np.array_equal(r.values["distances"], np.where(np.eye(3, dtype=bool), 0, -1))
     e = run_many(edgeless, "all", "eccentricity").complete().values
@@ -169,10 +176,10 @@ def test_graphs_without_arcs(fig2):
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(n=st.integers(2, 10), p=st.floats(0.1, 0.6), seed=st.integers(0, 10**6),
-       directed_graph=st.booleans(), method=st.sampled_from(SEARCH_METHODS + ["bit-parallel"]))
+       directed_graph=st.booleans(), method=st.sampled_from(METHODS))
 def test_random_graphs_distances_match_networkx(n, p, seed, directed_graph, method):
     g = graphs.from_networkx(nx.gnp_random_graph(n, p, seed=seed, directed=directed_graph), name="hyp")
-    r = run_many(g, "all", "distances", method=method, T=2 if method == "hybrid" else None).complete()
+    r = run_many(g, "all", "distances", method=method, T=2 if method == "warp-thread" else None).complete()
     assert np.array_equal(r.values["distances"], _apsp(g, r.sources))
 
 
@@ -283,7 +290,7 @@ def test_plan_splits_evenly_and_sizes_words():
     g = graphs.generate("grid2d", rows=10, cols=10)
     app = run_mod._apps.Distances()
     usable = 4 * 8 * 100 + 512 * (36 + 4 * 100)  # four blocks' levels and order, 512 distance rows
-    plan = plan_batches(g, 1025, app, Method.HYBRID, resident_slots=4, free=int(usable / 0.9) + 1)
+    plan = plan_batches(g, 1025, app, Method.WARP_THREAD, resident_slots=4, free=int(usable / 0.9) + 1)
     assert plan.slots == 4 and plan.per_batch == 512
     assert [hi - lo for lo, hi in plan.batches] == [342, 342, 341]
     bp = plan_batches(g, 1000, run_mod._apps.Closeness(), Method.BIT_PARALLEL, resident_slots=1,
@@ -326,7 +333,7 @@ def test_custom_application_counts_shortest_paths(fig2):
     app = Application("paths", Callbacks(init=_paths_init, visit_vertex=_paths_visit, finalize=_paths_finalize),
                       arrays=[ArraySpec("paths", "slot", ("n",), np.float64),
                               ArraySpec("count", "search", ("n",), np.float64)])
-    r = run_many(fig2, [0, 4, 9], app, method="hybrid", T=2).complete()
+    r = run_many(fig2, [0, 4, 9], app, method="warp-thread", T=2).complete()
     G = _nx(fig2)
     for i, s in enumerate([0, 4, 9]):
         want = [len(list(nx.all_shortest_paths(G, s, t))) if nx.has_path(G, s, t) else 0 for t in range(10)]
@@ -425,7 +432,7 @@ def test_energy_from_the_counter_from_sampled_power_or_said_unsupported():
 # ------------------------------------------------------------------ bad inputs
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"method": "sideways"}, "unknown multi-search method 'sideways'; methods: hybrid"),
+    ({"method": "sideways"}, "unknown multi-search method 'sideways'; methods: warp-thread"),
     ({"application": "pagerank"}, "unknown multi-search application 'pagerank'"),
     ({"application": "betweenness", "method": "bit-parallel"}, "cannot run bit-parallel"),
     ({"method": "warp-based", "T": 16}, "does not apply to method 'warp-based'"),
@@ -474,6 +481,165 @@ def test_methods_are_documented_and_the_package_imports_no_device_code():
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
+# ------------------------------------------------------------------ the registry and the engine
+
+def test_every_method_is_its_module_and_one_registry_line():
+    from explorer.multisearch import methods
+    from explorer.multisearch.methods.base import MultiSearchMethod
+
+    assert set(methods._REGISTRY) == set(Method)
+    for m in Method:
+        impl = methods.implementation(m)
+        assert isinstance(impl, MultiSearchMethod) and impl.method is m and impl.name == m.value
+    # A method module imports the shared ones (base, block, the package), never another method's.
+    shared = {"base", "block"}
+    folder = Path(methods.__file__).parent
+    own = {spec.partition(":")[0] for spec in methods._REGISTRY.values()}
+    for name in own:
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.level == 1}
+        assert not (imported - shared - {None}), (name, imported)
+
+
+def test_the_former_name_hybrid_runs_the_warp_thread_hybrid_and_says_so(fig2):
+    with pytest.warns(FutureWarning, match="'hybrid' is now called 'warp-thread'") as caught:
+        old = run_many(fig2, [0, 4], "distances", method="hybrid", T=2).complete()
+    assert caught[0].filename == __file__  # the warning names the caller's line
+    new = run_many(fig2, [0, 4], "distances", method="warp-thread", T=2).complete()
+    assert old.method == new.method == "warp-thread" and old.T == 2
+    assert np.array_equal(old.values["distances"], new.values["distances"])
+    with pytest.warns(FutureWarning):
+        assert Method.parse(" Hybrid") is Method.WARP_THREAD
+    assert "hybrid" not in [m.value for m in Method]
+
+
+class _Meter:
+    """Stands in for NVML's meter: logs when it is asked to measure."""
+
+    note = "a test meter"
+
+    def __init__(self, events):
+        self.events = events
+
+    def begin(self):
+        self.events.append("begin")
+
+    def end(self):
+        self.events.append("end")
+
+    def take(self):
+        self.events.append("take")
+        return energy_mod.EnergyReading(joules=1.5, seconds=0.5)
+
+
+class _Launches:
+    """The runtime's launcher, logging each kernel a step launches."""
+
+    def __init__(self, launcher, events):
+        self.launcher, self.events = launcher, events
+
+    def __call__(self, *args):
+        self.events.append("launch")
+        self.launcher(*args)
+
+    def __getattr__(self, name):
+        return getattr(self.launcher, name)
+
+
+@pytest.mark.parametrize("method", ["warp-thread", "bit-parallel"])
+def test_every_step_is_an_enactor_step_in_its_energy_window(karate, monkeypatch, method):
+    # The engine's step loop runs every batch's steps: launches, then the read-back, inside the meter's
+    # window; a batch's energy is what the meter measured over its steps.
+    events = []
+    monkeypatch.setattr(run_mod, "EnergyMeter", lambda kind, bus=None: _Meter(events))
+    run = run_many(karate, "all", "closeness", method=method, k=20, steps=2, word_bits=32)
+    rt = run.runtime
+    rt.launcher = _Launches(rt.launcher, events)
+    read = rt.read
+    monkeypatch.setattr(rt, "read", lambda dev, host: (events.append("read"), read(dev, host)))
+    windows = []
+    for p in run:
+        windows.append((p, events[:]))
+        events.clear()
+    assert len(run.result.batches) == 2
+    for p, ev in windows:
+        tail = ["read", "end"] + (["take"] if p.batch_done is not None else [])
+        assert ev[0] == "begin" and set(ev[1:-len(tail)]) == {"launch"} and ev[-len(tail):] == tail, ev
+    for b in run.result.batches:
+        assert (b.energy_j, b.watts, b.energy_s, b.energy_note) == (1.5, 3.0, 0.5, "a test meter")
+    assert run.result.energy_j == 3.0
+
+
+class _Arguments:
+    """The runtime's launcher, keeping the arguments of every kernel launch."""
+
+    def __init__(self, launcher, seen):
+        self.launcher, self.seen = launcher, seen
+
+    def __call__(self, kernel, blocks, threads, shared, *args):
+        self.seen.append(args)
+        self.launcher(kernel, blocks, threads, shared, *args)
+
+    def __getattr__(self, name):
+        return getattr(self.launcher, name)
+
+
+@pytest.mark.parametrize("method", ["warp-thread", "bit-parallel"])
+def test_argument_groups_are_the_same_objects_in_every_batch_and_run_of_a_session(karate, method):
+    # The GPU's launcher keeps a kernel's marshalled arguments while they are the same objects: a
+    # namedtuple of arguments made anew for a batch is typed and marshalled again inside its timed step.
+    seen = []
+    with Session(karate) as s:
+        for _ in range(2):
+            run = run_many(karate, "all", "closeness", method=method, k=20, session=s)
+            run.runtime.launcher = _Arguments(run.runtime.launcher, seen)
+            run.complete()
+    groups = {}
+    for args in seen:
+        for i, a in enumerate(args):
+            if isinstance(a, tuple):
+                groups.setdefault((type(a).__name__, i), set()).add(id(a))
+    most = 1 if method == "warp-thread" else 2  # MS-BFS: the out-arcs' and the in-arcs' groups
+    assert groups and all(len(ids) <= most for ids in groups.values()), groups
+
+
+def test_runs_in_several_threads_take_turns(fig2):
+    # The simulator keeps its threads' state in Numba's globals: without the engine's step lock,
+    # which the multi-search's steps now take, runs in several threads failed ('Thread' object has
+    # no attribute 'blockIdx').
+    ref = _apsp(fig2, range(fig2.num_vertices))
+    results, errors = {}, []
+
+    def work(method):
+        try:
+            results[method] = run_many(fig2, "all", "distances", method=method).complete().values["distances"]
+        except Exception as err:  # collected, reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(m,)) for m in ("work-efficient", "edge-parallel", "bit-parallel")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert all(np.array_equal(d, ref) for d in results.values()) and len(results) == 3
+
+
+def test_kernels_take_their_declared_argument_groups():
+    from kernels import multisearch as km
+
+    cb = km.Callbacks()
+    for kernel in (km.search_kernel(cb, True, True), km.edge_kernel(cb)):
+        assert tuple(inspect.signature(kernel.py_func).parameters) == km.SearchArgs._fields
+    bk = km.bit_kernels(64)
+    for name, args in km.BIT_ARGS._asdict().items():
+        assert tuple(inspect.signature(getattr(bk, name).py_func).parameters) == args._fields, name
+    tree = ast.parse(inspect.getsource(km))
+    wide = [(f.name, len(f.args.args)) for f in ast.walk(tree)
+            if isinstance(f, ast.FunctionDef) and len(f.args.args) > 12]
+    assert not wide, wide
+
+
 # ------------------------------------------------------------------ the GPU's compiler
 
 _PTX_SCRIPT = """
@@ -485,6 +651,7 @@ dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0
 from kernels import multisearch as km
 from explorer.multisearch import apps
 
+# Signatures by name from the kernels' argument declarations, as the host builds its launches.
 i64, i32 = types.int64, types.int32
 A = lambda t, nd=1: types.Array(t, nd, "C")
 def data_type(app, rows=2, n=5):
@@ -493,27 +660,34 @@ def data_type(app, rows=2, n=5):
         lead = () if a.scope == "run" else (rows,)
         arrays[a.name] = np.zeros(lead + a.row_shape(n), a.dtype)
     return typeof(app.data(arrays)) if arrays else typeof(())
+graph = typeof(km.SearchGraph(np.zeros(6, np.int64), np.zeros(8, np.int32), np.zeros(8, np.int32)))
+state = typeof(km.BlockState(next_search=np.zeros(1, np.int64), dist=np.zeros((2, 5), np.int32),
+                             order=np.zeros((2, 5), np.int32), stats=np.zeros((2, km.NUM_STATS), np.int64)))
 def search_sig(dt):
-    return (A(i64), A(i32), A(i32), i64, i64, A(i64), A(i32, 2), A(i32, 2), A(i64, 2), i64, dt)
+    return tuple(km.SearchArgs(graph=graph, sources=A(i32), row0=i64, count=i64, state=state, T=i64, data=dt))
+def ptx(kernel, sig):
+    cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
 done = 0
 bc = apps.Betweenness()
 for wq, tq in ((True, True), (True, False), (False, True)):
-    cuda.compile_ptx(km.search_kernel(bc.callbacks(), wq, tq).py_func, search_sig(data_type(bc)), cc=(9, 0)); done += 1
-edge_sig = (A(i64), A(i32), A(i32), A(i32), i64, i64, A(i64), A(i32, 2), A(i64, 2), data_type(bc))
-cuda.compile_ptx(km.edge_kernel(bc.callbacks()).py_func, edge_sig, cc=(9, 0)); done += 1
+    ptx(km.search_kernel(bc.callbacks(), wq, tq), search_sig(data_type(bc))); done += 1
+ptx(km.edge_kernel(bc.callbacks()), search_sig(data_type(bc))); done += 1
 for app in (apps.Distances(), apps.HopCounts(8), apps.Closeness(), apps.Eccentricity(), apps.Reachability()):
-    cuda.compile_ptx(km.search_kernel(app.callbacks(), True, True).py_func, search_sig(data_type(app)), cc=(9, 0))
+    ptx(km.search_kernel(app.callbacks(), True, True), search_sig(data_type(app)))
     done += 1
-cuda.compile_ptx(km.search_kernel(km.Callbacks(), True, True).py_func, search_sig(typeof(())), cc=(9, 0)); done += 1
-bk, W = km.bit_kernels(64), A(types.uint64)
-sigs = dict(seed=(W, W, i64), sources=(W, W, A(i32), i64, A(i32, 2), types.boolean),
-            push_light=(A(i64), A(i32), W, W, W, i64, i64, A(i64)),
-            push_heavy=(A(i32), A(i64), A(i64), A(i32), W, W, W, i64, A(i64)),
-            pull_light=(A(i64), A(i32), W, W, W, i64, i64, A(i64)),
-            pull_heavy=(A(i32), A(i64), A(i64), A(i32), W, W, W, i64, A(i64)),
-            finish=(W, W, i64, i64, A(i64), A(i32, 2), types.boolean, A(i64), A(i64)))
+ptx(km.search_kernel(km.Callbacks(), True, True), search_sig(typeof(())))
+done += 1
+bk, W, args = km.bit_kernels(64), A(types.uint64), km.BIT_ARGS
+bit_graph = typeof(km.BitGraph(np.zeros(6, np.int64), np.zeros(8, np.int32)))
+items = typeof(km.HeavyItems(np.zeros(2, np.int32), np.zeros(2, np.int64), np.zeros(2, np.int64)))
+step = args.push_light(graph=bit_graph, items=items, F=W, S=W, N=W, W=i64, heavy=i64, out=A(i64))
+sigs = dict(seed=args.seed(S=W, pads=W, W=i64),
+            sources=args.sources(F=W, S=W, sources=A(i32), W=i64, dist=A(i32, 2), write_dist=types.boolean),
+            push_light=step, push_heavy=step, pull_light=step, pull_heavy=step,
+            finish=args.finish(N=W, S=W, W=i64, level=i64, out=A(i64), dist=A(i32, 2), write_dist=types.boolean,
+                               out_offsets=A(i64), in_offsets=A(i64)))
 for name, sig in sigs.items():
-    cuda.compile_ptx(getattr(bk, name).py_func, sig, cc=(9, 0)); done += 1
+    ptx(getattr(bk, name), tuple(sig)); done += 1
 print(f"compiled {done} kernels")
 """
 

@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 from explorer.engine import DeviceLimits
 from explorer.knobs import KnobError
 from explorer.techniques.bfs4k import BFS4KKnobs as Knobs
-from explorer.techniques.bfs4k import policy, recommend_knobs
-from explorer.techniques.bfs4k.policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
+from explorer.techniques.bfs4k import recommend_knobs
+from explorer.techniques.operators.bfs4k import policy
+from explorer.techniques.operators.bfs4k.policy import (FrontierStats, multi_block_layout, plan_level,
+                                                        single_block_layout)
 from kernels import rules
 
 H200 = DeviceLimits(name="H200-like", sm_count=132, max_threads_per_sm=2048,
@@ -39,8 +41,9 @@ def test_virtual_warp_size_formula(res, size, k1, expected):
 
 
 @given(st.lists(st.integers(0, 50), min_size=32, max_size=32), st.integers(0, 120), st.integers(1, 1 << 20))
-def test_has_heavy_agrees_with_heavy_bin(bins, limit, min_degree):
-    assert rules.has_heavy(bins, limit, min_degree) == (rules.heavy_bin(bins, limit, min_degree) < rules.DEGREE_BINS)
+def test_has_heavy_agrees_with_heavy_bin(bins, limit, min_heavy_degree):
+    assert rules.has_heavy(bins, limit, min_heavy_degree) == (
+        rules.heavy_bin(bins, limit, min_heavy_degree) < rules.DEGREE_BINS)
 
 
 def test_edge_discover_switch_uses_k4():
@@ -69,7 +72,7 @@ def test_heavy_vertices_take_child_grids_sized_by_k3():
     plan = plan_level(frontier(degs), knobs, H200, 10**6)
     # min degree 16 x 128 = 2048: the three hubs, limit 1500 vertices
     assert plan.heavy_vertices == 3 and plan.heavy_edges == 5000 + 9000 + 70000
-    assert plan.heavy_threshold == 2048  # the lowest power of two >= K3 x block with the same set
+    assert plan.heavy_degree == 2048  # the lowest power of two >= K3 x block with the same set
     assert plan.heavy_blocks == -(-84000 // (16 * 128))
     assert plan_level(frontier(degs), knobs.replace(K2=0), H200, 10**6).heavy_vertices == 0
     # the limit is K2 % of |V|: 0.15 % of 1000 vertices is 1 vertex, so no whole bin fits
@@ -127,8 +130,8 @@ def test_k5_too_large_for_shared_memory_names_the_knob_the_total_and_its_parts()
 
 
 def test_k5_beyond_the_papers_48_kb_uses_the_opt_in():
-    # Issue 16 item 11: K5 = 4 and 5 with 1,024 threads were refused although the launcher opts
-    # in to 227 KB on an H100; F_d and F_d_new (32 and 40 KB) leave the paper's 48 KB no room
+    # K5 = 4 and 5 with 1,024 threads must not be refused: the launcher opts in to 227 KB on an
+    # H100; F_d and F_d_new (32 and 40 KB) leave the paper's 48 KB no room
     # for the hash table, which then takes its room from the opt-in.
     for k5 in (4, 5, 6):
         lay = single_block_layout(Knobs(K5=k5, single_block_threads=1024), H200)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from explorer import graphs
 from explorer.graphs import CSRGraph
 from explorer.reference import (
     RULES,
@@ -23,6 +24,7 @@ from explorer.reference import (
     traversed_edges,
     validate,
 )
+from explorer.stats import RunResult
 
 
 # ---------------------------------------------------------------------------------------------
@@ -584,12 +586,12 @@ def test_check_result_passes_a_correct_result_and_runs_the_cpu_bfs_once(monkeypa
     real = vmod.cpu_bfs
     monkeypatch.setattr(vmod, "cpu_bfs", lambda *a: calls.append(a) or real(*a))
     monkeypatch.setattr(vmod, "_bfs_kernel", lambda *a: pytest.fail("validate ran a second BFS"))
-    r = check_result(g, 0, d, p)
+    r = check_result(g, _result(g, 0, d, p))
     assert isinstance(r, CheckReport) and r.ok and r.rule is None and len(calls) == 1
     assert "distances equal the CPU reference" in r.message
     np.testing.assert_array_equal(r.expected, d)
     assert r.raise_if_failed() is r
-    r = check_result(g, 0, d, p, expected=d)
+    r = check_result(g, _result(g, 0, d, p), expected=d)
     assert r.ok and len(calls) == 1  # given the expected distances, no CPU BFS at all
     with pytest.raises(Exception):
         r.ok = False  # frozen
@@ -600,7 +602,7 @@ def test_check_result_names_the_first_broken_rule():
     d, p = cpu_bfs(g, 0)
     p2 = p.copy()
     p2[3] = 1
-    r = check_result(g, 0, d, p2)
+    r = check_result(g, _result(g, 0, d, p2))
     assert not r.ok and r.rule == "tree-edge-levels" and "1 -> 3" in r.message
     np.testing.assert_array_equal(r.expected, d)
     with pytest.raises(ValidationError, match="tree-edge-levels"):
@@ -608,10 +610,28 @@ def test_check_result_names_the_first_broken_rule():
     # a valid tree whose distances differ from the reference the caller holds
     wrong = d.copy()
     wrong[4] = 3
-    r = check_result(g, 0, d, p, expected=wrong)
+    r = check_result(g, _result(g, 0, d, p), expected=wrong)
     assert not r.ok and r.rule == "distances" and "vertex 4" in r.message
     with pytest.raises(ValidationError) as exc:
         assert_valid_bfs(g, 0, d, p2)
     assert exc.value.rule == "tree-edge-levels"
     with pytest.raises(ValueError, match="out of range"):
-        check_result(g, 9, d, p)
+        check_result(g, _result(g, 9, d, p))
+
+
+def _result(g, source, d, p) -> RunResult:
+    return RunResult(g.name, source, "test", {}, d, p, [], 0.0, 0)
+
+
+def test_check_result_takes_the_result_and_its_source_a_vertex_not_an_id():
+    # Ids 100, 200, 300: the result's source is vertex 1 (id 200); the reference reads vertices.
+    g = graphs.from_edges([100, 200], [200, 300], directed=True, remap=True)
+    d, p = cpu_bfs(g, 1)
+    r = _result(g, 1, d, p)
+    r.original_ids = g.original_ids
+    assert r.source_id == 200 and check_result(g, r).ok
+    assert not check_result(g, _result(g, 0, d, p)).ok  # the same arrays from another source
+    with pytest.raises(TypeError, match="positional"):
+        check_result(g, 1, d, p)  # arrays with a source beside them: the source could be an id
+    with pytest.raises(TypeError, match="takes a RunResult, not tuple.*assert_valid_bfs"):
+        check_result(g, (d, p))

@@ -1,11 +1,12 @@
 """Kernel launches with their arguments marshalled once per run.
 
 Numba's dispatcher types and marshals every argument on every launch: about 110 µs for BFS-4K's
-25-argument kernels on an H100, more than the GPU needs for a small level, and a BFS launches
-two or three kernels a level. Within one run the arrays are the same objects and only a few
-scalars change, so `Launcher` keeps each kernel's marshalled argument list and redoes only the
-arguments that changed. Compilation (or loading from the disk cache) still goes through Numba,
-in `prepare`, which the engine calls outside its timed window.
+kernels (two dozen arrays and scalars in their groups) on an H100, more than the GPU needs for a
+small level, and a BFS launches two or three kernels a level. Within one run the arrays are the
+same objects and only a few scalars change, so `Launcher` keeps each kernel's marshalled
+arguments and redoes only those that changed (a group's fields one by one, kernels.args).
+Compilation (or loading from the disk cache) still goes through Numba, in `prepare`, which the
+engine calls outside its timed window.
 
 A launch is then one `cuLaunchKernel` call on a kept array of parameter pointers: cuda.core's
 `launch` re-packs every ctypes argument on each call (30-50 µs for these kernels on an H100).
@@ -19,6 +20,8 @@ import ctypes
 import time
 from itertools import chain
 from typing import Callable
+
+from ..device import compile_status  # noqa: F401  (the report's status line; callers may take it from here)
 
 
 class PlainLauncher:
@@ -73,34 +76,37 @@ def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -
         on_compile(name, f"{how} in {seconds:.2f} s")
 
 
-def compile_status(name: str, outcome: str | None, first_use: str = "first use in this process") -> str:
-    """The status line for `compile_overload`'s report: before (outcome None) and after."""
-    if outcome is None:
-        return f"preparing the {name} kernel ({first_use}: compiling it, or loading it from the disk cache)"
-    return f"the {name} kernel: {outcome}"
-
-
 class _Plan:
     """One kernel's compiled overload, the marshalled form of its last arguments and the array of
-    pointers to them that cuLaunchKernel takes."""
+    pointers to them that cuLaunchKernel takes.
 
-    __slots__ = ("kern", "cufunc", "handle", "types", "args", "chunks", "seen", "params", "arrays", "dirty",
-                 "varying", "shared_ok", "cluster_ok", "cooperative")
+    A group of arguments (a namedtuple, kernels.args) is marshalled field by field, as Numba
+    does: its fields are slots of their own, so a group built anew each level with the same
+    arrays re-marshals nothing. Slots are numbered over the flattened arguments."""
+
+    __slots__ = ("kern", "cufunc", "handle", "types", "args", "values", "starts", "grouped", "chunks", "seen",
+                 "params", "arrays", "dirty", "varying", "shared_ok", "cluster_ok", "cooperative")
 
     def __init__(self, kern, args):
         self.kern = kern
         self.cufunc = kern._codelibrary.get_cufunc()
         self.handle = self.cufunc.handle  # a CUkernel (numba-cuda loads libraries), not a CUfunction
-        self.types = kern.argument_types
         self.args = list(args)
-        # Per position, the last two device arrays passed there and their marshalled forms: the
-        # frontier queues alternate between two positions. Only two, so that arrays of earlier
+        self.types, self.values, self.starts, self.grouped = [], [], [], []
+        for ty, a in zip(kern.argument_types, args):
+            self.starts.append(len(self.values))
+            group = isinstance(a, tuple)
+            self.grouped.append(group)
+            self.types.extend(ty.types if group else (ty,))
+            self.values.extend(a if group else (a,))
+        # Per slot, the last two device arrays passed there and their marshalled forms: the
+        # frontier queues alternate between two slots. Only two, so that arrays of earlier
         # graphs are not kept alive (they hold GPU memory).
         self.seen: dict = {}
-        self.chunks = [self._marshal(i, a) for i, a in enumerate(args)]
+        self.chunks = [self._marshal(i, a) for i, a in enumerate(self.values)]
         self.params = None
         self.arrays: dict = {}  # chunk identities -> (chunks, parameter array), one per queue order
-        self.varying: list = []  # positions whose marshalled form has changed since the first launch
+        self.varying: list = []  # slots whose marshalled form has changed since the first launch
         self.dirty = True
         # Dynamic shared memory the kernel is allowed. Without opting in, dynamic and static together
         # may reach 48 KB: any dynamic size opts in (once a size), not to depend on the static one.
@@ -109,7 +115,7 @@ class _Plan:
         self.cooperative = bool(getattr(kern, "cooperative", False))  # it has a grid barrier
 
     def _recent(self, i, value):
-        """The marshalled form of device array `value` if it is one of the last two passed at i."""
+        """The marshalled form of device array `value` if it is one of the last two passed at slot i."""
         for old, out in self.seen.get(i, ()):
             if old is value:
                 return out
@@ -135,7 +141,7 @@ class _Plan:
     def update(self, args) -> bool:
         """Re-marshal the arguments that changed; False if the compiled overload no longer fits."""
         # Runs before every launch: the common cases (the same object, a scalar of the same type,
-        # a queue seen at this position before) skip comparing Numba types, which costs a
+        # a queue seen in this slot before) skip comparing Numba types, which costs a
         # microsecond or more each.
         if len(args) != len(self.args):
             return False
@@ -144,32 +150,47 @@ class _Plan:
             old = last[i]
             if a is old:
                 continue
-            ta = type(a)
-            if (ta is int or ta is bool) and ta is type(old):  # its ctypes slot takes the value in place
-                if a != old:
-                    self.chunks[i][0].value = a
-                    last[i] = a
-                continue
-            out = self._recent(i, a)  # marshalled here before, so of this position's type
-            if out is None:
-                if _fast_type(a) != self.types[i]:
-                    return False  # a type change (or an unusual argument): let Numba type it again
-                if ta is int or ta is bool:
-                    self.chunks[i][0].value = a
-                    last[i] = a
-                    continue
-                out = self._marshal(i, a)
-            if out is not self.chunks[i]:
-                self.chunks[i] = out
-                if i not in self.varying:
-                    self._vary(i)
-                self.dirty = True
+            k = self.starts[i]
+            if self.grouped[i]:
+                if type(a) is not type(old):
+                    return False  # another group (or none): let Numba type it again
+                for j, x in enumerate(a):
+                    if x is not self.values[k + j] and not self._update(k + j, x):
+                        return False
+            elif not self._update(k, a):
+                return False
             last[i] = a
         return True
 
+    def _update(self, i, a) -> bool:
+        """Slot i now holds `a` (not the object it held)."""
+        old = self.values[i]
+        ta = type(a)
+        if (ta is int or ta is bool) and ta is type(old):  # its ctypes slot takes the value in place
+            if a != old:
+                self.chunks[i][0].value = a
+                self.values[i] = a
+            return True
+        out = self._recent(i, a)  # marshalled here before, so of this slot's type
+        if out is None:
+            if _fast_type(a) != self.types[i]:
+                return False  # a type change (or an unusual argument): let Numba type it again
+            if ta is int or ta is bool:
+                self.chunks[i][0].value = a
+                self.values[i] = a
+                return True
+            out = self._marshal(i, a)
+        if out is not self.chunks[i]:
+            self.chunks[i] = out
+            if i not in self.varying:
+                self._vary(i)
+            self.dirty = True
+        self.values[i] = a
+        return True
+
     def _vary(self, i) -> None:
-        """Position i's marshalled form changes from now on: the kept parameter arrays are keyed
-        by the identities of the varying positions' chunks, which each entry holds."""
+        """Slot i's marshalled form changes from now on: the kept parameter arrays are keyed by
+        the identities of the varying slots' chunks, which each entry holds."""
         self.varying.append(i)
         self.arrays = {tuple([id(kept[j]) for j in self.varying]): (kept, params)
                        for kept, params in self.arrays.values()}
@@ -177,7 +198,7 @@ class _Plan:
     def params_address(self) -> int:
         """Address of the void*[] of argument pointers (rebuilt only after a change)."""
         if self.dirty:
-            # Only the varying positions' chunks tell the kept arrays apart (see _vary).
+            # Only the varying slots' chunks tell the kept arrays apart (see _vary).
             chunks = self.chunks
             key = tuple([id(chunks[i]) for i in self.varying])
             hit = self.arrays.get(key)

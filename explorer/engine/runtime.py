@@ -9,63 +9,18 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from .. import backend
+from ..device import DeviceLimits
 
 
 #: One run's set-up or step at a time in a process: the simulator keeps its threads' state in
 #: Numba's globals, and the launcher keeps marshalled arguments per kernel. Runs in several threads
 #: take turns step by step (never across a yield, so a run held by its caller blocks no other).
 STEP_LOCK = threading.RLock()
-
-
-@dataclass(frozen=True)
-class DeviceLimits:
-    """The device constraints the papers' formulas use (#ResThreads, shared memory, clusters)."""
-
-    name: str
-    sm_count: int
-    max_threads_per_sm: int
-    max_threads_per_block: int = 1024
-    shared_per_block: int = 48 * 1024  # without the opt-in for larger dynamic shared memory
-    shared_per_sm: int = 48 * 1024
-    shared_per_block_optin: int = 0  # with the opt-in (0: none beyond shared_per_block)
-    clusters: bool = False  # thread-block clusters (compute capability 9.0 and later)
-
-    @property
-    def res_threads(self) -> int:
-        """#ResThreads of a grid over the whole GPU: its maximum resident threads."""
-        return self.sm_count * self.max_threads_per_sm
-
-    @property
-    def shared_room(self) -> int:
-        """The most shared memory one block may have (the launcher opts in beyond 48 KB)."""
-        return max(self.shared_per_block_optin, self.shared_per_block)
-
-    @classmethod
-    def from_current_device(cls) -> "DeviceLimits":
-        from numba import cuda
-
-        dev = cuda.get_current_device()
-        name = dev.name.decode() if isinstance(dev.name, bytes) else str(dev.name)
-        return cls(name=name, sm_count=dev.MULTIPROCESSOR_COUNT,
-                   max_threads_per_sm=dev.MAX_THREADS_PER_MULTIPROCESSOR,
-                   max_threads_per_block=dev.MAX_THREADS_PER_BLOCK,
-                   shared_per_block=dev.MAX_SHARED_MEMORY_PER_BLOCK,
-                   shared_per_sm=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-                   shared_per_block_optin=dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                   clusters=dev.compute_capability >= (9, 0))
-
-    @classmethod
-    def simulator(cls) -> "DeviceLimits":
-        """A small pretend GPU for the simulator: enough resident threads for the policy to vary, and
-        the shared memory a block of an H100 or H200 may opt in to."""
-        return cls(name="simulator", sm_count=2, max_threads_per_sm=1024, shared_per_block_optin=227 * 1024,
-                   clusters=True)
 
 
 class _HostClock:

@@ -12,6 +12,7 @@ alternately never share a buffer. `run_bfs` without a session makes one for the 
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Callable
 
 import numpy as np
@@ -84,6 +85,21 @@ class Session:
             self._free.setdefault(pool.runtime.kind, []).append(pool.arrays)
 
 
+@contextmanager
+def run_pool(session: "Session | None", graph, runtime: Runtime, on_status: Callable[[str], None] | None = None):
+    """(session, pool) for one run: a pool of the caller's session, or of a session of the run's
+    own (closed with it), given back however the run ends."""
+    own = session is None
+    s = Session(graph, on_status) if own else session
+    pool = s.acquire(runtime)
+    try:
+        yield s, pool
+    finally:
+        s.release(pool)
+        if own:
+            s.close()
+
+
 class BufferPool:
     """A run's buffers by name, kept for the next run on the same session."""
 
@@ -101,6 +117,17 @@ class BufferPool:
             arr = rt.host_array(shape, dtype) if host else rt.device_array(shape, dtype)
             self.arrays[key] = arr
         return arr
+
+    def group(self, name: str, value):
+        """`value`, a namedtuple of a kernel's arguments, or the one kept under `name` when it holds
+        the same objects: the same object in every run while its arrays are, so launches reuse the
+        arguments they marshalled (a group made anew is typed and marshalled again)."""
+        key = (name, "group")
+        kept = self.arrays.get(key)
+        if type(kept) is type(value) and all(a is b for a, b in zip(kept, value)):
+            return kept
+        self.arrays[key] = value
+        return value
 
     def view(self, name: str, base, lo: int, hi: int):
         """base[lo:hi], the same object in every run while `base` is: launches reuse marshalled arguments."""

@@ -20,7 +20,9 @@ in the input, and they map to 0..n-1 like this:
     is row/line v+1, as scipy and networkx read these files, and original_ids is None.
   Generators, from_scipy, from_edges without remap: the ids are 0..n-1 already.
 `graph.to_dense(file_id)` and `graph.to_original(v)` translate, and to_dense raises GraphError
-naming the id and the input when the input has no such id.
+naming the id and the input when the input has no such id. The entry points (run_bfs, run_many,
+the CLI, the Explorer, the networkx backend) take the user's ids and translate them once; code
+that holds vertices 0..n-1 passes them as `Vertex(v)` / `Vertices(vs)`, never as ids.
 
 Weights. `CSRGraph.weights` (float64, aligned with indices, or None) comes from a Matrix Market
 file's values, a SNAP file's third column, METIS edge weights, a networkx weight attribute,
@@ -29,7 +31,7 @@ symmetrized arcs carry their edge's weight; the BFS ignores them.
 """
 from .build import from_edges, from_networkx, from_scipy
 from .cache import cache_dir
-from .csr import CSRGraph, GraphError
+from .csr import CSRGraph, GraphError, Vertex, Vertices
 from .generators import (GENERATORS, GeneratorSpec, generate, generator_size, grid2d, grid3d,
                          kronecker, luo_scale_free, uniform_random, watts_strogatz)
 from .io import load_graph, load_matrix_market, load_metis, load_snap
@@ -39,6 +41,8 @@ from .stats import degree_histogram, graph_stats
 __all__ = [
     "CSRGraph",
     "GraphError",
+    "Vertex",
+    "Vertices",
     "from_edges",
     "from_networkx",
     "from_scipy",

@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import prange
 
-__all__ = ["CSRGraph", "GraphError"]
+__all__ = ["CSRGraph", "GraphError", "Vertex", "Vertices"]
 
 # Vertex ids are int32 in the CSR and in every kernel.
 MAX_VERTICES = 2**31 - 1
@@ -187,6 +187,38 @@ class CSRGraph:
         weighted = ", weighted" if self.weights is not None else ""
         return (f"CSRGraph({self.name!r}, {kind}{weighted}, {self.num_vertices:,} vertices, "
                 f"{self.num_edges:,} {'arcs' if self.directed else 'edges'})")
+
+
+@dataclass(frozen=True)
+class Vertex:
+    """A vertex by its number 0..n-1 in the CSR, where a function takes the input's own ids:
+    `run_bfs(graph, Vertex(v))` starts at vertex v whatever the file calls it. For code that holds
+    vertices already (`np.argmax(graph.degrees())`, a result's parents); users give their ids.
+    Not an int on purpose: nothing mistakes it for an id."""
+
+    vertex: int
+
+    def __post_init__(self):
+        object.__setattr__(self, "vertex", _as_int(self.vertex, "Vertex"))
+
+    def __repr__(self) -> str:
+        return f"Vertex({self.vertex})"
+
+
+@dataclass(frozen=True, eq=False)
+class Vertices:
+    """Vertices by their numbers 0..n-1 (a 1-D integer array, kept read-only as int64), where a
+    function takes the input's own ids: `run_many(graph, Vertices(vs))`. See Vertex."""
+
+    vertices: np.ndarray
+
+    def __post_init__(self):
+        v = np.array(_int_array(self.vertices, "Vertices"), dtype=np.int64)
+        v.setflags(write=False)
+        object.__setattr__(self, "vertices", v)
+
+    def __len__(self) -> int:
+        return len(self.vertices)
 
 
 def _as_int(x, what: str) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from pathlib import Path
 from typing import Callable
 
@@ -21,24 +22,26 @@ from . import cache as _cache
 from .build import bar_for, build, build_bytes, check_vertex_count, remap_ids
 from .csr import CSRGraph, GraphError
 from .memory import check_memory
-from .text import nth_line, read_bytes, stem, tokens
+from .text import check_readable, nth_line, read_bytes, stem, tokens
 
 __all__ = ["load_snap", "load_matrix_market", "load_metis", "load_graph"]
 
 
 def _file_key(path: Path, fmt: str, options: dict) -> dict:
-    st = path.stat()
-    return {"file": str(path.resolve()), "size": st.st_size, "mtime_ns": st.st_mtime_ns,
-            "format": fmt, "options": options}
+    # The file's bytes are not in the key: the entry keeps their digest and the cache compares it
+    # (a file's size and modification time can stay while its bytes change).
+    return {"file": str(path.resolve()), "format": fmt, "options": options}
 
 
 def _cached_file(path, fmt: str, options: dict, make: Callable[[Path], CSRGraph],
                  name: str | None, cache: bool | None) -> CSRGraph:
     path = Path(path)
-    if not path.exists():
-        raise GraphError(f"{path}: no such file")
-    g = _cache.cached(f"file-{_cache.slug(path.name)}", _file_key(path, fmt, options),
-                      lambda: make(path), cache)
+    check_readable(path)
+    try:
+        g = _cache.cached(f"file-{_cache.slug(path.name)}", _file_key(path, fmt, options),
+                          lambda: make(path), cache, source=path)
+    except OSError as e:  # reading the file for its digest (the cache's own errors are warnings)
+        raise GraphError(f"{path}: cannot read: {e.strerror or e}") from e
     if name:
         g.name = name
     return g
@@ -118,7 +121,8 @@ def load_matrix_market(path, directed: bool | None = None, symmetrize: bool = Fa
     """Load a Matrix Market coordinate file (.mtx, .mtx.gz) with scipy.io.mmread: entry (i, j)
     is the arc i -> j (rows and columns are 1..n in the file; vertex v is row v+1, as every
     0-based reader numbers them, so there is no id map). Real and integer values become the
-    weights (weighted=False drops them; pattern and complex files have none).
+    weights (weighted=False drops them; pattern and complex files have none); a value of an
+    integer field that is not a whole number is a GraphError naming its line.
 
     directed=None follows the header: symmetric / skew-symmetric / hermitian -> undirected graph
     with both arcs of each stored edge, general -> directed. scipy's errors become GraphError
@@ -148,12 +152,19 @@ def load_matrix_market(path, directed: bool | None = None, symmetrize: bool = Fa
         check_memory(40 * read + build_bytes(rows, entries, sym or symmetrize, keep_w),
                      f"{p}: reading {rows:,} vertices and {entries:,} entries")
         try:
-            m = scipy.io.mmread(io.BytesIO(data))
+            # An integer field is read as real: mmread would truncate a value such as 0.5 to 0.
+            m = scipy.io.mmread(io.BytesIO(_field_as_real(data) if fld == "integer" else data))
         except Exception as e:
             raise GraphError(f"{p}: not a readable Matrix Market file: {e}") from e
         coo = sp.coo_array(m)
         row = coo.row.astype(np.int64)
         col = coo.col.astype(np.int64)
+        if fld in ("real", "double", "integer"):
+            _check_entries(p, data, row, col, coo.data, ~np.isfinite(coo.data),
+                           "which no float64 holds (a weight must be finite, at most about 1.8e308)")
+        if fld == "integer":
+            _check_entries(p, data, row, col, coo.data, coo.data != np.floor(coo.data),
+                           "but the header says the values are integers")
         w = coo.data.astype(np.float64) if keep_w else None
         if sym:
             # mmread mirrored the stored triangle; read each stored entry once.
@@ -171,6 +182,43 @@ def load_matrix_market(path, directed: bool | None = None, symmetrize: bool = Fa
                          name=stem(p), notes=notes, bar=bar, weights=w)
 
     return _cached_file(path, "mtx", options, make, name, cache)
+
+
+def _field_as_real(data: bytes) -> bytes:
+    """The file with its header's field `integer` read as `real`."""
+    end = data.find(b"\n")
+    end = len(data) if end < 0 else end
+    return re.sub(rb"(?i)\binteger\b", b"real", data[:end], count=1) + data[end:]
+
+
+def _check_entries(p: Path, data: bytes, row, col, values, bad, why: str) -> None:
+    """GraphError naming the first entry marked `bad` (its line, its value, `why`)."""
+    if not bad.any():
+        return
+    k = int(np.argmax(bad))
+    i, j = int(row[k]) + 1, int(col[k]) + 1
+    line = _entry_line(data, i, j)
+    where = f"line {line}: " if line else ""
+    raise GraphError(f"{p}: {where}entry ({i}, {j}) holds {float(values[k])!r}, {why}")
+
+
+def _entry_line(data: bytes, i: int, j: int) -> int | None:
+    """The 1-based line of the entry (i, j) (or (j, i), as a symmetric file may store it)."""
+    seen_size = False
+    for lineno, line in enumerate(data.split(b"\n"), 1):
+        words = line.split()
+        if not words or words[0].startswith(b"%"):
+            continue
+        if not seen_size:
+            seen_size = True
+            continue
+        try:
+            a, b = int(words[0]), int(words[1])
+        except (ValueError, IndexError):
+            continue
+        if (a, b) in ((i, j), (j, i)):
+            return lineno
+    return None
 
 
 @numba.njit(cache=True)
@@ -208,8 +256,8 @@ def load_metis(path, drop_self_loops: bool = True, merge_multi_edges: bool = Tru
     """Load a METIS/Chaco .graph file: `%` comments, header `n m [fmt [ncon]]`, then line v (1..n)
     lists v's 1-based neighbours (vertex v is line v+1: no id map). fmt 0, 1 (edge weights),
     10 (ncon vertex weights), 11, and the vertex-size variants 100/101/110/111 are read; edge
-    weights become the graph's weights (weighted=False drops them), vertex weights and sizes are
-    skipped. METIS graphs are undirected by format: directed=False or None (and symmetrize,
+    weights become the graph's weights (weighted=False drops them; an edge whose two ends list
+    different weights is a GraphError naming both lines), vertex weights and sizes are skipped. METIS graphs are undirected by format: directed=False or None (and symmetrize,
     which changes nothing) are accepted, directed=True is a GraphError. The lists are
     symmetrized, and notes['reverse_arcs_added'] says how many arcs a non-symmetric file
     lacked (0 for a correct file).
@@ -265,6 +313,8 @@ def load_metis(path, drop_self_loops: bool = True, merge_multi_edges: bool = Tru
         if src.size != 2 * m:
             raise GraphError(f"{p}: header says {m} edges, so the lists should hold {2 * m} "
                              f"entries, but they hold {src.size}")
+        if has_ewgt and weighted:
+            _check_both_ends_agree(p, src, dst, wgt, body_lines)
         notes = {"source": f"METIS {p.name} (fmt {fmt})"}
         with bar_for(src.size, f"CSR {p.name}", progress) as bar:
             return build(src, dst, int(n), directed=True, symmetrize=True,
@@ -273,6 +323,26 @@ def load_metis(path, drop_self_loops: bool = True, merge_multi_edges: bool = Tru
                          weights=wgt if has_ewgt and weighted else None)
 
     return _cached_file(path, "metis", options, make, name, cache)
+
+
+def _check_both_ends_agree(p: Path, src, dst, wgt, lines) -> None:
+    """GraphError naming the first edge whose two ends give it different weights (METIS lists each
+    edge at both ends; a repeated edge is compared by its smallest weight at each end, which is
+    the weight its merged arcs keep)."""
+    lo, hi = np.minimum(src, dst), np.maximum(src, dst)
+    up = src < dst  # which end lists it: the smaller vertex's line, or the larger's
+    order = np.lexsort((wgt, up, hi, lo))
+    lo, hi, up, w = lo[order], hi[order], up[order], wgt[order]
+    head = np.ones(lo.size, bool)  # the first (smallest weight) of each edge's listings at one end
+    head[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1]) | (up[1:] != up[:-1])
+    lo, hi, w = lo[head], hi[head], w[head]
+    bad = (lo[1:] == lo[:-1]) & (hi[1:] == hi[:-1]) & (w[1:] != w[:-1])
+    if bad.any():
+        k = int(np.argmax(bad))
+        u, v = int(lo[k]), int(hi[k])
+        raise GraphError(f"{p}: line {int(lines[v])}: edge {u + 1}-{v + 1} weighs {w[k]:g} here but "
+                         f"{w[k + 1]:g} at line {int(lines[u])} (vertex {u + 1}); an edge has one weight "
+                         "(weighted=False reads the graph without them)")
 
 
 _LOADERS = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import stat
 import zlib
 from pathlib import Path
 
@@ -17,15 +18,30 @@ from .memory import check_memory
 _BOM = b"\xef\xbb\xbf"
 
 
+def check_readable(path: Path) -> None:
+    """GraphError unless `path` names something that is not a folder (a folder that cannot be
+    searched, on the way, is a GraphError too)."""
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise GraphError(f"{path}: no such file") from None
+    except OSError as e:  # permission denied on the way, a name too long, a loop of links
+        raise GraphError(f"{path}: cannot read: {e.strerror or e}") from e
+    if stat.S_ISDIR(st.st_mode):
+        raise GraphError(f"{path}: is a directory, not a graph file")
+
+
+def is_gzip(path: Path) -> bool:
+    """Whether the name ends in .gz, in any case (Windows tools write .GZ)."""
+    return path.name.lower().endswith(".gz")
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed if .gz, with a UTF-8 byte-order mark dropped and `\\r\\n`
     and lone `\\r` line ends turned into `\\n` (files from Windows and from old Macs)."""
-    if not path.exists():
-        raise GraphError(f"{path}: no such file")
-    if path.is_dir():
-        raise GraphError(f"{path}: is a directory, not a graph file")
+    check_readable(path)
     try:
-        if path.name.endswith(".gz"):
+        if is_gzip(path):
             with gzip.open(path, "rb") as f:
                 data = f.read()
         else:
@@ -44,7 +60,7 @@ def read_bytes(path: Path) -> bytes:
 def stem(path: Path) -> str:
     name = path.name
     for ext in (".gz", ".txt", ".el", ".edges", ".mtx", ".graph", ".metis"):
-        if name.endswith(ext):
+        if name.lower().endswith(ext):
             name = name[: -len(ext)]
     return name
 
@@ -53,7 +69,10 @@ def stem(path: Path) -> str:
 # The tokenizer (Numba)
 
 _ERR_CHAR = 1  # a character that cannot be part of an integer
-_ERR_BIG = 2  # an integer that does not fit int64 comfortably
+_ERR_BIG = 2  # an integer over _LIMIT
+#: The largest integer a graph file may hold (vertex ids, counts). The tokenizer checks it digit by
+#: digit, and below 2**58 the next digit (x * 10 + 9) cannot overflow int64 before it is checked.
+_LIMIT = 1 << 58
 
 # 10**k is exact in float64 for k <= 22, so mantissa (< 2**53) times or over it is one correctly
 # rounded operation: the value strtod gives (Clinger's fast path). Other numbers are parsed by
@@ -154,7 +173,7 @@ def _tokenize(buf, comment, max_tokens, keep_empty, real_col):
     nl = 0
     i = 0
     lineno = 0
-    limit = np.int64(1) << 58
+    limit = np.int64(_LIMIT)
     while i < nb:
         lineno += 1
         first = nv
@@ -247,7 +266,7 @@ def tokens(data: bytes, path: Path, comment: str, max_tokens: int, keep_empty: b
         buf, ord(comment), max_tokens, keep_empty, real_col)
     if err:
         if err == _ERR_BIG:
-            reason = "integer too large"
+            reason = f"integer too large: numbers here must be at most 2**58 = {_LIMIT:,}"
         elif err_pos > 0 and data[err_pos - 1] in b"+-" and (
                 err_pos == len(data) or not data[err_pos:err_pos + 1].isdigit()):
             reason = "a sign without digits"
@@ -257,6 +276,12 @@ def tokens(data: bytes, path: Path, comment: str, max_tokens: int, keep_empty: b
                          f"{line_text(data, err_pos)!r}: {reason}")
     if real_col >= 0:
         for k in np.flatnonzero(np.isnan(reals)).tolist():
-            reals[k] = float(_NUMBER.match(data, int(values[k])).group())
+            text = _NUMBER.match(data, int(values[k])).group()
+            reals[k] = float(text)
+            if np.isinf(reals[k]):  # 1e400: no float64 holds it
+                line = int(line_no[np.searchsorted(starts, k, side="right") - 1])
+                raise GraphError(f"{path}: line {line}: malformed {what} {nth_line(data, line)!r}: the "
+                                 f"number {text.decode(errors='replace')} is beyond the largest float64 "
+                                 "(about 1.8e308)")
             values[k] = 0
     return values, reals, starts, line_no

@@ -7,7 +7,7 @@ MS-BFS's bit-parallel form (Then et al., VLDB 2014).
 
     backend.select("auto")
     g = graphs.sample_graph("facebook_combined")
-    run = run_many(g, "all", "betweenness", method="hybrid", T="auto")
+    run = run_many(g, "all", "betweenness", method="warp-thread", T="auto")
     for p in run:                  # a Progress record per step, as it completes
         print(f"{p.searches_done}/{p.searches_total} searches, {p.elapsed_ms:.1f} ms")
     result = run.result            # values, a SearchStats per search, a BatchStats per batch
@@ -19,9 +19,10 @@ run_many(graph, sources, application, method=, T=, k=, session=, on_progress=, .
                  (repeats allowed, each its own search); results are indexed by vertex 0..n-1
     application  "distances", "hop-counts", "closeness", "eccentricity", "reachability",
                  "betweenness" (apps.APPLICATIONS), or an Application of your own (below)
-    method       "hybrid" (default), "warp-based", "work-efficient", "edge-parallel", "bit-parallel"
-                 (Method: each member says where it comes from and when it wins)
-    T            the hybrid's out-degree threshold: None (16, the paper's), an int, math.inf, or
+    method       "warp-thread" (default: the paper's warp-thread hybrid; its former name "hybrid"
+                 still works, with a FutureWarning), "warp-based", "work-efficient", "edge-parallel",
+                 "bit-parallel" (Method: each member says where it comes from and when it wins)
+    T            warp-thread's out-degree threshold: None (16, the paper's), an int, math.inf, or
                  "auto" (chosen from the graph's out-degree histogram; result.threshold.reason
                  says why, result.threshold.table() shows every candidate's estimated cost)
     k            the most searches in one batch (None: as many as fit in free device memory; the
@@ -105,10 +106,11 @@ Races you must guard against
 from .apps import (APPLICATIONS, ArraySpec, Application, Betweenness, Closeness, Distances, Eccentricity,
                    FinishContext, HopCounts, Reachability, application, rescale_betweenness)
 from .energy import EnergyMeter, EnergyReading
-from .methods import T_DEFAULT, T_INFINITE, Method, ThresholdChoice, choose_threshold, threshold_costs
+from .methods import Method
 from .plan import BatchPlan, MultiSearchMemoryError, plan_batches
 from .records import BatchStats, MultiSearchResult, Progress, SearchStats
 from .run import MultiSearchRun, resolve_sources, run_many
+from .threshold import T_DEFAULT, T_INFINITE, ThresholdChoice, choose_threshold, threshold_costs
 
 
 def __getattr__(name):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .methods import Method
+from .methods import Method, implementation
 
 #: Share of the free memory a plan may use: the rest is left to the driver and Numba.
 USABLE_SHARE = 0.9
@@ -84,7 +84,7 @@ class BatchPlan:
         nb = len(self.batches)
         head = (f"{self.total:,} searches in {nb} batch{'es' if nb > 1 else ''} of up to {self.per_batch:,}: "
                 f"{format_bytes(self.batch_bytes)} a batch ({self.parts}); {self.memory_note}")
-        if self.method is Method.BIT_PARALLEL:
+        if self.words:
             return head + f"; {self.words} word(s) per vertex"
         return head + f"; {self.slots:,} searches side by side, a block each"
 
@@ -104,36 +104,49 @@ def plan_batches(graph, total: int, app, method: Method, *, resident_slots: int,
 
     resident_slots: blocks the device runs at once (a search-per-block method wants that many
     slots); slots: the caller's choice instead; k: the most searches in one batch."""
-    n, m = graph.num_vertices, graph.num_arcs
+    return implementation(method).plan(graph, total, app, resident_slots=resident_slots, free=free,
+                                       memory_note=memory_note, k=k, word_bits=word_bits, slots=slots)
+
+
+def plan_words(graph, total: int, app, method: Method, *, fixed: int, free: int, memory_note: str,
+               k: int | None, word_bits: int) -> BatchPlan:
+    """MS-BFS's plan: three words (frontier, next, seen) a vertex for every `word_bits` searches,
+    as many words as fit besides `fixed` bytes for the whole run and the per-search arrays."""
+    n = graph.num_vertices
     usable = int(free * USABLE_SHARE)
     cap = min(total, k) if k else total
-    search_app = app.bytes(n, "search")
-    run_app = app.bytes(n, "run")
-    if method is Method.BIT_PARALLEL:
-        word_bytes = word_bits // 8
-        # Reverse CSR and the heavy items (at most one per 128 arcs, 16 bytes each) of both directions.
-        fixed = run_app + (8 * (n + 1) + 4 * m if graph.directed else 0) + 2 * 16 * (m // 128 + 1)
-        per_word = 3 * n * word_bytes
-        per_search = search_app + 8 + 4
-        w = words_for(cap, word_bits)
-        while True:
-            per_batch = min(cap, w * word_bits)
-            need = fixed + w * per_word + per_batch * per_search
-            if need <= usable or w == 1:
-                break
-            w = w - 32 if w > 32 else w // 2
-        if need > usable:
-            _refuse(graph, app, method, need, usable, free,
-                    f"{format_bytes(w * per_word)} of frontier, next and seen words for {word_bits} searches, "
-                    f"{format_bytes(per_search)} per search, {format_bytes(fixed)} for the whole run")
-        parts = (f"{w} x {n:,} x 3 words of {word_bits} bits = {format_bytes(w * per_word)}, "
-                 f"{format_bytes(per_batch * per_search)} of per-search arrays")
-        return BatchPlan(method, total, per_batch, w, w, free, usable, fixed, per_word, per_search,
-                         _batches(total, per_batch), memory_note, parts)
-    lib_slot = 4 * n if method is Method.EDGE_PARALLEL else 8 * n
-    per_slot = lib_slot + app.bytes(n, "slot") + app.bytes(n, "slot-sum")
-    per_search = SEARCH_OVERHEAD + search_app
-    fixed = run_app + (4 * m if method is Method.EDGE_PARALLEL else 0)
+    fixed += app.bytes(n, "run")
+    per_word = 3 * n * (word_bits // 8)
+    per_search = app.bytes(n, "search") + 8 + 4
+    w = words_for(cap, word_bits)
+    while True:
+        per_batch = min(cap, w * word_bits)
+        need = fixed + w * per_word + per_batch * per_search
+        if need <= usable or w == 1:
+            break
+        w = w - 32 if w > 32 else w // 2
+    if need > usable:
+        _refuse(graph, app, method, need, usable, free,
+                f"{format_bytes(w * per_word)} of frontier, next and seen words for {word_bits} searches, "
+                f"{format_bytes(per_search)} per search, {format_bytes(fixed)} for the whole run")
+    parts = (f"{w} x {n:,} x 3 words of {word_bits} bits = {format_bytes(w * per_word)}, "
+             f"{format_bytes(per_batch * per_search)} of per-search arrays")
+    return BatchPlan(method, total, per_batch, w, w, free, usable, fixed, per_word, per_search,
+                     _batches(total, per_batch), memory_note, parts)
+
+
+def plan_slots(graph, total: int, app, method: Method, *, slot_bytes: int, fixed: int, resident_slots: int,
+               free: int, memory_note: str, k: int | None, slots: int | None) -> BatchPlan:
+    """A search per block: `slots` blocks (the device's resident blocks unless the caller chose)
+    each with `slot_bytes` of working state and the application's per-slot arrays, as many
+    searches' statistics and per-search arrays as then fit, and `fixed` bytes for the whole run;
+    fewer blocks where not even one search would fit."""
+    n = graph.num_vertices
+    usable = int(free * USABLE_SHARE)
+    cap = min(total, k) if k else total
+    per_slot = slot_bytes + app.bytes(n, "slot") + app.bytes(n, "slot-sum")
+    per_search = SEARCH_OVERHEAD + app.bytes(n, "search")
+    fixed += app.bytes(n, "run")
     want = max(1, min(slots or resident_slots, cap))
     s = want
     while True:
@@ -169,5 +182,5 @@ def per_search_rows(plan: BatchPlan) -> int:
     return max(hi - lo for lo, hi in plan.batches)
 
 
-__all__ = ["BatchPlan", "MultiSearchMemoryError", "plan_batches", "free_device_memory", "format_bytes",
-           "words_for", "per_search_rows"]
+__all__ = ["BatchPlan", "MultiSearchMemoryError", "plan_batches", "plan_slots", "plan_words",
+           "free_device_memory", "format_bytes", "words_for", "per_search_rows"]

@@ -10,8 +10,10 @@ them on the GPU (or Numba's CUDA simulator, small graphs only).
   interface.py   what networkx loads: convert_from_nx/convert_to_nx, can_run, should_run,
                  on_start_tests, the functions
   graph.py       BFS4KGraph: nodes of any hashable type as 0..n-1, the CSR in networkx's
-                 neighbour order, in-arcs of directed graphs
-  engine.py      technique and knobs, run_bfs / super-source / run_many, the result store
+                 neighbour order, in-arcs of directed graphs; the one conversion of nodes in
+                 (`id_of`, `index`) and out (`names`, `label_array`)
+  searches.py    the searches the functions run on the explorer's engine (technique and knobs,
+                 run_bfs / super-source / run_many, all on vertices 0..n-1), the result store
   order.py       networkx's output orders rebuilt from the distances
   traversal.py, paths.py, centrality.py, components.py   the functions
   testing.py     a pytest plugin: which networkx tests dispatched to bfs4k, which fell back and why

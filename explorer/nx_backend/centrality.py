@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from . import engine
-from .engine import Options
+from . import searches
+from .searches import Options
 
 #: Endpoint counts (betweenness with endpoints=True) read reachability rows; at most this many
 #: (source, vertex) entries on the host at once.
@@ -39,18 +39,18 @@ def closeness_centrality(G, u=None, distance=None, wf_improved=True, *, multisea
     if u is not None:
         if u not in G:
             raise nx.NodeNotFound(f"Source {u} is not in G")
-        r, t = _row_sums(engine.row(G, G.id_of(u), opts, rev)[None, :])
+        r, t = _row_sums(searches.row(G, G.id_of(u), opts, rev)[None, :])
         return float(_closeness_of(r, t, n, wf_improved)[0])
     if n == 0:
         return {}
-    m = engine.small_matrix(G, opts, rev)
+    m = searches.small_matrix(G, opts, rev)
     if m is not None:
         r, t = _row_sums(m)
         c = _closeness_of(r, t, n, wf_improved)
     else:
         from ..multisearch import Closeness
 
-        c = engine.run_many_values(G, "all", Closeness(bool(wf_improved)), opts, rev)["closeness"]
+        c = searches.run_many_values(G, "all", Closeness(bool(wf_improved)), opts, rev)["closeness"]
     return dict(zip(G.labels, np.asarray(c, dtype=np.float64).tolist()))
 
 
@@ -75,7 +75,7 @@ def _endpoint_counts(G, sources, opts: Options) -> np.ndarray:
     step = max(1, CHUNK_ENTRIES // max(n, 1))
     for lo in range(0, src.size, step):
         chunk = src[lo:lo + step].astype(np.int32)
-        reach = np.asarray(engine.run_many_values(G, chunk, "reachability", opts)["reachable"], dtype=bool)
+        reach = np.asarray(searches.run_many_values(G, chunk, "reachability", opts)["reachable"], dtype=bool)
         reach[np.arange(chunk.size), chunk] = False
         add += reach.sum(axis=0)
         np.add.at(add, chunk, reach.sum(axis=1))
@@ -114,7 +114,7 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     if ids is not None and ids.size == 0:  # k=0: nothing to search; networkx's scaling divides by k
         bc = np.zeros(n)
     else:
-        bc = np.asarray(engine.run_many_values(G, sources, _raw_betweenness(), opts)["betweenness"],
+        bc = np.asarray(searches.run_many_values(G, sources, _raw_betweenness(), opts)["betweenness"],
                         dtype=np.float64)
     directed = G.is_directed()
     if endpoints:
@@ -126,11 +126,11 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
 
 def _eccentricities(G, ids: np.ndarray, opts: Options) -> tuple[np.ndarray, np.ndarray]:
     """(eccentricity, vertices reached besides itself) of each vertex id, along out-arcs."""
-    m = engine.small_matrix(G, opts, False)
+    m = searches.small_matrix(G, opts, False)
     if m is not None:
         rows = m[ids]
         return rows.max(axis=1, initial=0), (rows > 0).sum(axis=1)
-    vals = engine.run_many_values(G, ids.astype(np.int32), "eccentricity", opts)
+    vals = searches.run_many_values(G, ids.astype(np.int32), "eccentricity", opts)
     return np.asarray(vals["eccentricity"]), np.asarray(vals["reached"])
 
 

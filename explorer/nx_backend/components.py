@@ -4,8 +4,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from . import engine
-from .engine import Options
+from . import searches
+from .searches import Options
 
 
 def connected_components(G, *, technique=None, knobs=None):
@@ -22,7 +22,7 @@ def connected_components(G, *, technique=None, knobs=None):
             seen[v] = True
             yield {G.labels[v]}
             continue
-        members = np.flatnonzero(engine.row(G, v, opts) >= 0)
+        members = np.flatnonzero(searches.row(G, v, opts) >= 0)
         seen[members] = True
         yield set(G.names(members))
 
@@ -31,7 +31,7 @@ def node_connected_component(G, n, *, technique=None, knobs=None):
     if n not in G:
         hash(n)  # an unhashable node raises TypeError, as networkx's `seen = {source}`
         raise KeyError(n)  # networkx: adj[n]
-    dist = engine.row(G, G.id_of(n), Options.of(technique, knobs))
+    dist = searches.row(G, G.id_of(n), Options.of(technique, knobs))
     return set(G.names(np.flatnonzero(dist >= 0)))
 
 
@@ -39,5 +39,5 @@ def is_connected(G, *, technique=None, knobs=None):
     n = len(G)
     if n == 0:
         raise nx.NetworkXPointlessConcept("Connectivity is undefined for the null graph.")
-    dist = engine.row(G, 0, Options.of(technique, knobs))
+    dist = searches.row(G, 0, Options.of(technique, knobs))
     return bool(np.count_nonzero(dist >= 0) == n)

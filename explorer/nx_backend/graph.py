@@ -40,7 +40,7 @@ class BFS4KGraph:
     labels[i] is vertex i's node; `csr` (out-arcs, or both ways for an undirected graph) and
     `rcsr` (in-arcs; the same object when undirected) are explorer CSRGraphs; `fingerprint`
     identifies the structure (directedness and arcs in order, not the labels), the key under which
-    search results are kept (engine.ResultStore).
+    search results are kept (searches.ResultStore).
     """
 
     __networkx_backend__ = "bfs4k"

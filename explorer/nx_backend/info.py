@@ -9,7 +9,7 @@ _KNOBS = ("knobs : dict, optional",
           "nx.config.backends.bfs4k.knobs. Under the simulator the technique's small simulator "
           "knobs come first.")
 _METHOD = ("multisearch : str, optional",
-           "The multi-search method (explorer.multisearch.Method: 'hybrid', 'warp-based', "
+           "The multi-search method (explorer.multisearch.Method: 'warp-thread', 'warp-based', "
            "'work-efficient', 'edge-parallel', 'bit-parallel'); default nx.config.backends.bfs4k.method.")
 
 _SINGLE = "Distances from a single-source search (explorer.api.run_bfs); the order of the output " \
@@ -54,12 +54,12 @@ DEFAULT_CONFIG = {
     "technique": "bfs4k",
     "knobs": {},
     # The multi-search method of the all-sources functions.
-    "method": "hybrid",
+    "method": "warp-thread",
     # should_run: automatic dispatch (nx.config.backend_priority) takes calls of at least this much
     # work (arcs, times the sources for all-sources functions) to the GPU; smaller ones stay on
     # networkx. backend="bfs4k" always runs.
     "min_work": 50_000,
-    # Search results kept, by graph structure (bytes; 0 keeps none). See engine.py.
+    # Search results kept, by graph structure (bytes; 0 keeps none). See searches.py.
     "cache_bytes": 256 * 2**20,
     # Graphs whose vertices x arcs is at most this get every row of the distance matrix from one
     # multi-search on the first distance asked (0: never).

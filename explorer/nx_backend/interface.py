@@ -7,7 +7,7 @@ import logging
 
 import networkx as nx
 
-from . import centrality, components, engine, paths, traversal
+from . import centrality, components, paths, searches, traversal
 from .graph import BFS4KGraph
 
 _log = logging.getLogger(__name__)
@@ -72,6 +72,29 @@ def _bound(name, args, kwargs):
     return b.arguments
 
 
+class Declined(NotImplementedError):
+    """Why the backend does not run a call (no GPU and no simulator, a graph over the simulator's
+    size, a parameter the engine cannot honour)."""
+
+
+_IN_NETWORKX_TESTS = False  # set by on_start_tests: networkx's own suites run with the backend
+
+
+def _why_not(name, args, kwargs) -> str | None:
+    """Why the engine cannot honour this call, or None."""
+    bound = _bound(name, args, kwargs)
+    if bound is None:
+        return None
+    G = bound.get("G")
+    for param, declines, why in _DECLINE.get(name, ()):
+        if param in bound and declines(bound[param], G):
+            return why.format(param=param, value=bound[param])
+    problem = searches.engine_problem()
+    if problem is None and G is not None:
+        problem = searches.size_problem(_arcs(G), _searches(name, bound, G))
+    return problem
+
+
 class BackendInterface:
     """networkx's view of the bfs4k backend."""
 
@@ -91,25 +114,25 @@ class BackendInterface:
 
     @staticmethod
     def can_run(name, args, kwargs):
-        """True, or why the engine cannot honour this call (networkx then runs it or says so)."""
-        bound = _bound(name, args, kwargs)
-        if bound is None:
+        """True, or why the engine cannot honour this call, raised as Declined (a
+        NotImplementedError): networkx says only "not implemented ... for the given arguments"
+        when a call that named backend="bfs4k" is refused by a returned reason, so the reason is
+        raised to reach the user; where networkx chooses the backend itself (backend_priority) it
+        catches the error and runs the call on networkx. Under networkx's test mode, which does not
+        catch it, the reason is returned (networkx then runs the call)."""
+        why = _why_not(name, args, kwargs)
+        if why is None:
             return True
-        G = bound.get("G")
-        for param, declines, why in _DECLINE.get(name, ()):
-            if param in bound and declines(bound[param], G):
-                return why.format(param=param, value=bound[param])
-        problem = engine.engine_problem()
-        if problem is None and G is not None:
-            problem = engine.size_problem(_arcs(G), _searches(name, bound, G))
-        return problem or True
+        if _IN_NETWORKX_TESTS:
+            return why
+        raise Declined(f"bfs4k cannot run {name}: {why}")
 
     @staticmethod
     def should_run(name, args, kwargs):
         """Automatic dispatch (nx.config.backend_priority): True where the GPU should win, else why
         not. A call with backend="bfs4k" runs regardless, and so does every call of networkx's test
         mode (NETWORKX_TEST_BACKEND): networkx asks can_run only there."""
-        if engine.on_simulator():
+        if searches.on_simulator():
             return ("the CUDA simulator runs every GPU thread as a Python thread: networkx is faster "
                     "(backend='bfs4k' runs it anyway)")
         bound = _bound(name, args, kwargs) or {}
@@ -117,7 +140,7 @@ class BackendInterface:
         if G is None:
             return True
         work = _arcs(G) * _searches(name, bound, G)
-        least = int(engine.config().get("min_work", 0))
+        least = int(searches.config().get("min_work", 0))
         if work < least:
             return (f"a call of {work:,} arc visits (below nx.config.backends.bfs4k.min_work = {least:,}) "
                     "costs less on networkx than a GPU launch")
@@ -127,8 +150,10 @@ class BackendInterface:
     def on_start_tests(items):
         """networkx's test mode (NETWORKX_TEST_BACKEND=bfs4k): says where kernels run. No test is
         marked: every call the backend cannot honour falls back by can_run."""
-        problem = engine.engine_problem()
-        where = problem or engine.backend.current().describe()
+        global _IN_NETWORKX_TESTS
+        _IN_NETWORKX_TESTS = True
+        problem = searches.engine_problem()
+        where = problem or searches.backend.current().describe()
         _log.warning("bfs4k backend under networkx's tests: %s", where)
 
     # The functions (networkx names them; each accepts the extra parameters listed in info.py).

@@ -4,8 +4,8 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from . import engine, order
-from .engine import Options
+from . import order, searches
+from .searches import Options
 
 #: all_pairs_shortest_path_length: rows of the distance matrix held on the host at once, at most
 #: this many entries (a multi-search per chunk of sources).
@@ -17,7 +17,7 @@ def lengths_from(G, source, cutoff, opts: Options, reverse: bool, who: str) -> d
     if source not in G:
         raise nx.NodeNotFound(f"{who} {source} is not in G")
     s = G.id_of(source)
-    dist = engine.row(G, s, opts, reverse)
+    dist = searches.row(G, s, opts, reverse)
     csr = G.rcsr if reverse else G.csr
     layers, _ = order.discovery(csr.offsets, csr.indices, dist, [s], cutoff)
     out = {source: 0}
@@ -39,12 +39,12 @@ def all_pairs_shortest_path_length(G, cutoff=None, *, multisearch=None):
     n = len(G)
     if n == 0:
         return
-    m = engine.small_matrix(G, opts, False)
+    m = searches.small_matrix(G, opts, False)
     step = n if m is not None else max(1, CHUNK_ENTRIES // n)
     for lo in range(0, n, step):
         ids = np.arange(lo, min(n, lo + step))
         rows = m[ids] if m is not None else \
-            engine.run_many_values(G, ids.astype(np.int32), "distances", opts)["distances"]
+            searches.run_many_values(G, ids.astype(np.int32), "distances", opts)["distances"]
         for i, s in enumerate(ids.tolist()):
             vs, ds = order.level_sorted(rows[i], cutoff)
             yield G.labels[s], dict(zip(G.names(vs), ds.tolist()))
@@ -75,7 +75,7 @@ def _pair_length(G, source, target, opts: Options) -> int | None:
     s, t = G.id_of(source), G.id_of(target)
     if s == t:
         return 0
-    d = int(engine.row(G, s, opts)[t])
+    d = int(searches.row(G, s, opts)[t])
     if d < 0:
         raise nx.NetworkXNoPath(f"No path between {source} and {target}.")
     return d

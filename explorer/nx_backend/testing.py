@@ -10,12 +10,21 @@ It reads networkx's own dispatch log (logger "networkx.utils.backends", DEBUG: "
 records do not pile up in pytest's log capture. The summary (JSON, and Markdown beside it) has the
 totals, per function the calls dispatched and fallen back (with the reasons), per test its outcome
 and calls, and the engine's run counts.
+
+`--bfs4k-max-cases=N` keeps at most N cases of each parametrized test, evenly spread over its
+parameter grid (networkx's test_use_bounds_on_off_consistency has 500, each a few searches that
+take the simulator seconds); the summary names what was left out. `run_suites` runs the suites in
+a process group of their own, which it kills whole when they overrun or the caller stops.
 """
 from __future__ import annotations
 
 import json
 import logging
 import os
+import signal
+import subprocess
+import sys
+import tempfile
 import time
 from collections import Counter, defaultdict
 
@@ -57,12 +66,36 @@ class _Recorder(logging.Handler):
 
 _REC = _Recorder()
 _OUTCOMES: dict = {}
+_SAMPLED: dict = {}  # test function -> "kept of cases"
 _START = [0.0]
 
 
 def pytest_addoption(parser):
     parser.addoption("--bfs4k-summary", default=os.environ.get("BFS4K_NX_SUMMARY", "nx-backend-tests.json"),
                      help="where the bfs4k backend's dispatch summary goes (JSON; Markdown beside it)")
+    parser.addoption("--bfs4k-max-cases", type=int, default=0,
+                     help="keep at most this many cases of each parametrized test, evenly spread (0: all)")
+
+
+def pytest_collection_modifyitems(config, items):
+    limit = config.getoption("--bfs4k-max-cases")
+    if limit <= 0:
+        return
+    cases = defaultdict(list)
+    for item in items:
+        cases[item.nodeid.partition("[")[0]].append(item)
+    dropped = []
+    for name, group in cases.items():
+        if len(group) > limit:
+            keep = {group[i * len(group) // limit].nodeid for i in range(limit)}
+            dropped += [it for it in group if it.nodeid not in keep]
+            module = getattr(getattr(group[0], "module", None), "__name__", "")
+            # a module given by --pyargs outside the root directory has no path in the node id
+            _SAMPLED[f"{module}{name}" if name.startswith("::") else name] = f"{limit} of {len(group)} cases"
+    if dropped:
+        gone = {id(it) for it in dropped}
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [it for it in items if id(it) not in gone]
 
 
 def pytest_configure(config):
@@ -108,16 +141,16 @@ def summary() -> dict:
     dispatched_tests = [t for t in tested if _REC.dispatched.get(t)]
     back_only = [t for t in tested if not _REC.dispatched.get(t)
                  and any(k in ours for k in _REC.fell_back.get(t, ()))]
-    from . import engine
+    from . import searches
 
     try:
-        where = engine.backend.current().describe()
+        where = searches.backend.current().describe()
     except Exception as err:  # no GPU, no simulator: every call fell back
         where = f"none ({err})"
     return {
         "backend": BACKEND,
         "kernels_ran_on": where,
-        "config": {k: v for k, v in engine.config().items()},
+        "config": {k: v for k, v in searches.config().items()},
         "seconds": round(time.time() - _START[0], 1),
         "tests": {"total": len(tested), **dict(outcomes)},
         "tests_dispatching_to_bfs4k": len(dispatched_tests),
@@ -127,9 +160,10 @@ def summary() -> dict:
         "calls_fell_back": {k: {"calls": v, "why": dict(_REC.reasons[k].most_common())}
                             for k, v in calls_back.most_common() if k in ours},
         "calls_fell_back_other_functions": sum(v for k, v in calls_back.items() if k not in ours),
-        "engine_runs": dict(engine.RUNS),
-        "result_store": {"hits": engine.STORE.hits, "misses": engine.STORE.misses, "bytes": engine.STORE.nbytes},
+        "engine_runs": dict(searches.RUNS),
+        "result_store": {"hits": searches.STORE.hits, "misses": searches.STORE.misses, "bytes": searches.STORE.nbytes},
         "failed": [t for t in tested if _OUTCOMES[t] == "failed"],
+        "sampled": dict(_SAMPLED),
         "per_test": per_test,
     }
 
@@ -161,6 +195,7 @@ def merge(parts: list[dict]) -> dict:
     out["engine_runs"] = dict(runs)
     out["result_store"] = {k: sum(p["result_store"][k] for p in parts) for k in ("hits", "misses", "bytes")}
     out["failed"] = sorted(t for p in parts for t in p["failed"])
+    out["sampled"] = {k: v for p in parts for k, v in p.get("sampled", {}).items()}
     out["per_test"] = per_test
     return out
 
@@ -191,6 +226,9 @@ def markdown(s: dict) -> str:
         back = s["calls_fell_back"].get(name, {"calls": 0, "why": {}})
         why = "; ".join(f"{r} ({n})" for r, n in back["why"].items())
         lines.append(f"| {name} | {s['calls_dispatched'].get(name, 0)} | {back['calls']} | {why} |")
+    if s.get("sampled"):
+        lines += ["", "Parametrized tests run in part (--bfs4k-max-cases):",
+                  *[f"- {t}: {n}" for t, n in s["sampled"].items()]]
     if s["failed"]:
         lines += ["", "Failed:", *[f"- {t}" for t in s["failed"]]]
     return "\n".join(lines) + "\n"
@@ -201,3 +239,53 @@ def pytest_sessionfinish(session, exitstatus):
     if not path:
         return
     write(summary(), path)
+
+
+def run_suites(suites: list[str], summary_path, env: dict, timeout: float, cwd, args=()) -> tuple[int, str]:
+    """Run networkx's `suites` (module names for --pyargs) under pytest with this plugin, in a new
+    process group (session), and return (exit status, the end of its log). When they run past
+    `timeout` seconds, or the caller is stopped, the whole group is killed before this returns
+    or raises: no test process is left behind. On Linux the child also dies with its parent (a
+    killed pytest worker takes it along)."""
+    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "explorer.nx_backend.testing",
+            f"--bfs4k-summary={summary_path}", *args, "--pyargs", *suites]
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, text=True, cwd=cwd, env=env,
+                                start_new_session=True, preexec_fn=_die_with_parent(os.getpid()))
+        try:
+            returncode = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            log.seek(0)
+            raise TimeoutError(f"networkx's tests {suites} ran past {timeout:.0f} s; their processes were "
+                               f"killed. The log ended:\n{log.read()[-4000:]}") from None
+        except BaseException:
+            _kill_group(proc)
+            raise
+        log.seek(0)
+        return returncode, log.read()[-4000:]
+
+
+def _kill_group(proc) -> None:
+    """SIGKILL to the child's group, before the child is reaped: until then its pid, the group's
+    id, cannot be given to another process."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # the group is gone already
+    proc.wait()
+
+
+def _die_with_parent(parent: int):
+    """A preexec function: the child gets SIGKILL when its parent exits (Linux's PDEATHSIG)."""
+    if not sys.platform.startswith("linux"):
+        return None
+
+    def arm():
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the parent exited before the signal was armed
+            os._exit(1)
+
+    return arm

@@ -7,8 +7,8 @@ import numpy as np
 from networkx.algorithms.traversal.breadth_first_search import (FORWARD_EDGE, LEVEL_EDGE, REVERSE_EDGE,
                                                                   TREE_EDGE)
 
-from . import engine, order
-from .engine import Options
+from . import order, searches
+from .searches import Options
 
 _LABELS = {order.TREE: TREE_EDGE, order.LEVEL: LEVEL_EDGE, order.FORWARD: FORWARD_EDGE,
            order.REVERSE: REVERSE_EDGE}
@@ -19,22 +19,28 @@ def not_in_graph(G, node) -> str:
     return f"The node {node} is not in the {'digraph' if G.is_directed() else 'graph'}."
 
 
-def searched(G, source, opts: Options, reverse: bool = False) -> np.ndarray:
-    """Distances from `source` (a node), NetworkXError as networkx's neighbour lookups when absent."""
+def check_node(G, source) -> None:
+    """networkx's errors for a source its neighbour lookups cannot find: TypeError for an
+    unhashable one (`G.neighbors([1])` hashes it), else NetworkXError when absent."""
+    hash(source)
     if source not in G:
         raise nx.NetworkXError(not_in_graph(G, source))
-    return engine.row(G, G.id_of(source), opts, reverse)
+
+
+def searched(G, source, opts: Options, reverse: bool = False) -> np.ndarray:
+    """Distances from `source` (a node), with networkx's errors (check_node)."""
+    check_node(G, source)
+    return searches.row(G, G.id_of(source), opts, reverse)
 
 
 def tree_pairs(G, source, reverse: bool, depth_limit, opts: Options) -> tuple[list, list]:
     """(parents, children) of networkx's generic_bfs_edges, in its order (nodes)."""
-    if source not in G:
-        raise nx.NetworkXError(not_in_graph(G, source))
+    check_node(G, source)
     limit = len(G) if depth_limit is None else depth_limit
     if not 0 < limit:
         return [], []
     s = G.id_of(source)
-    dist = engine.row(G, s, opts, reverse)
+    dist = searches.row(G, s, opts, reverse)
     csr = G.rcsr if reverse else G.csr
     layers, parents = order.discovery(csr.offsets, csr.indices, dist, [s], limit)
     if len(layers) == 1:
@@ -99,7 +105,7 @@ def bfs_layers(G, sources, *, technique=None, knobs=None):
         return
     opts = Options.of(technique, knobs)
     ids = np.array([G.id_of(s) for s in current], dtype=np.int64)
-    dist = engine.multi_source(G, ids, opts)
+    dist = searches.multi_source(G, ids, opts)
     layers, _ = order.discovery(G.csr.offsets, G.csr.indices, dist, ids)
     yield current  # the sources as given, in networkx's order (its set's)
     for layer in layers[1:]:
@@ -119,7 +125,7 @@ def bfs_labeled_edges(G, sources, *, technique=None, knobs=None):
         return
     opts = Options.of(technique, knobs)
     ids = np.array([G.id_of(s) for s in valid], dtype=np.int64)
-    dist = engine.multi_source(G, ids, opts)
+    dist = searches.multi_source(G, ids, opts)
     csr = G.csr
     layers, parents = order.discovery(csr.offsets, csr.indices, dist, ids)
     queue = np.concatenate(layers)
@@ -138,7 +144,7 @@ def descendants_at_distance(G, source, distance, *, technique=None, knobs=None):
         raise nx.NetworkXError(f"The node {source} is not in the graph.")
     if distance == 0:
         return {source}
-    dist = engine.row(G, G.id_of(source), Options.of(technique, knobs))
+    dist = searches.row(G, G.id_of(source), Options.of(technique, knobs))
     for i in range(1, int(dist.max()) + 1):
         if i == distance:
             return set(G.names(np.flatnonzero(dist == i)))

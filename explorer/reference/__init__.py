@@ -5,7 +5,9 @@
   validate.py  validate (the Graph500 rules, stable ids in RULES), compare_distances, and
                check_result: the one check of a BFS result (CPU BFS once, rules, distances)
 
-Every result the explorer shows or the tests accept goes through `check_result`. This package
+Every result the explorer shows or the tests accept goes through `check_result`, which takes the
+RunResult (its source is a vertex 0..n-1, as every source here: ids are converted at the entry
+points, explorer.api). This package
 imports nothing of explorer.graphs (which uses it for its statistics): it reads any CSR-shaped
 object.
 """

@@ -6,6 +6,8 @@ stays linear on graphs of millions of vertices. It reads any CSR-shaped object (
 explorer.graphs.CSRGraph is one) and imports nothing of explorer.graphs, which uses it.
 
 Conventions (shared with the GPU kernels):
+  vertices  0..n-1, the CSR's numbering: sources, indices and parents alike, never the input's
+            own ids (the entry points convert those, once: explorer.api)
   distances int32[n]: BFS level, -1 for unreached vertices
   parents   int32[n]: BFS-tree parent, -1 for unreached vertices, parents[source] == source
 """

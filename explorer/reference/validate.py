@@ -308,11 +308,27 @@ class CheckReport(ValidationReport):
     expected: np.ndarray | None = field(default=None, repr=False)
 
 
-def check_result(graph: CSRLike, source, distances, parents, expected=None) -> CheckReport:
-    """Check a BFS result: validate() with the Graph500 rules, then an exact comparison of the
-    distances with the CPU reference's. The CPU BFS runs once, or not at all when `expected`
-    (cpu_bfs(graph, source)[0]) is given. `.raise_if_failed()` turns a failure into a
-    ValidationError. A source that is not a vertex raises ValueError (a caller bug)."""
+def check_result(graph: CSRLike, result, *, expected=None) -> CheckReport:
+    """Check a BFS result (a RunResult: its `source`, a vertex 0..n-1, `distances` and
+    `parents`): validate() with the Graph500 rules, then an exact comparison of the distances
+    with the CPU reference's. The CPU BFS runs once, or not at all when `expected`
+    (cpu_bfs(graph, result.source)[0]) is given. `.raise_if_failed()` turns a failure into a
+    ValidationError. The result carries its own source, so no caller converts one."""
+    try:
+        source, distances, parents = result.source, result.distances, result.parents
+    except AttributeError:
+        raise TypeError(f"check_result takes a RunResult, not {type(result).__name__}; "
+                        "assert_valid_bfs(graph, source, distances, parents) checks bare arrays") from None
+    return _check(graph, source, distances, parents, expected)
+
+
+def assert_valid_bfs(graph: CSRLike, source, distances, parents) -> None:
+    """The check of check_result on bare arrays (`source` a vertex 0..n-1), raising
+    ValidationError (rule "distances" for the comparison) on the first problem."""
+    _check(graph, source, distances, parents, None).raise_if_failed()
+
+
+def _check(graph: CSRLike, source, distances, parents, expected) -> CheckReport:
     if expected is None:
         expected, _ = cpu_bfs(graph, source)
     report = validate(graph, source, distances, parents, reference_distances=expected)
@@ -323,9 +339,3 @@ def check_result(graph: CSRLike, source, distances, parents, expected=None) -> C
         return CheckReport(False, "distances", msg, expected)
     return CheckReport(True, None, f"{report.message}; distances equal the CPU reference BFS",
                        expected)
-
-
-def assert_valid_bfs(graph: CSRLike, source, distances, parents) -> None:
-    """check_result(...).raise_if_failed(): raises ValidationError (rule "distances" for the
-    comparison) on the first problem."""
-    check_result(graph, source, distances, parents).raise_if_failed()

@@ -114,6 +114,16 @@ class Technique(str, enum.Enum):
     #: it runs top-down in BFS-4K's single block.
     DIRECTION_OPTIMIZING = "direction-optimizing"
 
+    #: Direction-optimizing BFS on bitmaps, the whole search in one cooperative launch (Beamer et
+    #: al., SC'12, as GAP decides; run as BLEST runs it: Elbek & Kaya 2025): the in-adjacency
+    #: bit-packed once a graph (a 32-bit mask for each word of 32 in-neighbours), so a bottom-up
+    #: step tests 32 candidate parents with one AND; a vertex order prepared first (degree, reverse
+    #: Cuthill-McKee; timed apart); narrow top-down levels in one block. Every level decided on the
+    #: device and logged to host memory while the kernel runs. Wins on low-diameter graphs, where a
+    #: launch or a read-back a level would cost more than the level; on long thin searches it runs
+    #: in one block (BFS-4K's single block does as well).
+    BITMAP_DIRECTION = "bitmap-direction"
+
     #: CPU multicore top-down (CS406 report §4, Numba parallel=True): the frontier split into chunks
     #: of equal edges, each with its own local frontier, merged by prefix sums; claims by
     #: compare-and-swap. Wins where there is no GPU, and on small graphs where a launch costs more
@@ -169,6 +179,7 @@ _REGISTRY = {
     Technique.BOTTOM_UP: "bottom_up:BottomUp",
     Technique.HYBRID: "hybrid:Hybrid",
     Technique.DIRECTION_OPTIMIZING: "direction_optimizing:DirectionOptimizing",
+    Technique.BITMAP_DIRECTION: "bitmap_direction:BitmapDirection",
     Technique.CPU_TOPDOWN: "cpu_multicore:CPUTopdown",
     Technique.CPU_BOTTOM_UP: "cpu_multicore:CPUBottomUp",
     Technique.CPU_HYBRID: "cpu_multicore:CPUHybrid",

@@ -14,6 +14,7 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from ..device import compile_status
 from ..knobs import KnobSet, NoKnobs
 from ..stats import Direction, Extra, Kernel
 
@@ -27,7 +28,7 @@ class RunContext:
     knobs: KnobSet
     instrument: bool
     runtime: Any  # engine.runtime.Runtime
-    limits: Any  # engine.runtime.DeviceLimits (None on the CPU)
+    limits: Any  # explorer.device.DeviceLimits (None on the CPU)
     pool: Any  # engine.session.BufferPool: this run's buffers
     graph_arrays: tuple  # (offsets, indices) where the runtime reads them
     status: Callable[[str], None]
@@ -46,8 +47,6 @@ class RunContext:
 
     def compiling(self, name: str, outcome: str | None = None) -> None:
         """What the launcher says while it prepares a kernel (`compile_overload`)."""
-        from ..engine.launcher import compile_status  # the engine imports this module
-
         self.status(compile_status(name, outcome))
 
     def launch_now(self, kernel, blocks, threads, shared, *args) -> None:
@@ -108,6 +107,9 @@ class BFSTechnique:
     #: What a class should notice when stepping through it (the Classroom, explorer/ui/classroom.py);
     #: empty: the first sentence of its Technique member's doc and its "wins"/"loses" sentences.
     classroom_note: ClassVar[str] = ""
+    #: Knob settings chosen per graph, by name: preset(graph, knobs) -> knobs (BFS-4K's §7 advice).
+    #: The warm-up runs each on its graphs.
+    presets: ClassVar[dict] = {}
 
     @property
     def name(self) -> str:
@@ -121,20 +123,16 @@ class BFSTechnique:
     def check(self, graph, knobs: KnobSet, limits) -> None:
         """Refuse, before anything runs, what this device cannot do with these knobs (KnobError)."""
 
+    def kernel_signatures(self, knobs: KnobSet, instrument: bool) -> list:
+        """(name, kernel, argument types) of the kernels a run with these knobs launches, known
+        before the graph is (kernels.args.signature reads the types off a kernel's annotations):
+        what explorer.warmup compiles ahead of a run, in helper processes, while the graph loads.
+        Slowest first. Empty (the default): the run compiles its kernels itself, before its clock
+        starts."""
+        return []
+
     def start(self, ctx: RunContext) -> LevelLoop:
         raise NotImplementedError
-
-
-def init_search(ctx: RunContext, dist, parent, frontier, *stamps) -> None:
-    """Distances, parents and duplicate stamps to -1, then the source at level 0 in the frontier
-    (untimed set-up, shared by the GPU techniques)."""
-    from kernels import common
-
-    n = ctx.graph.num_vertices
-    for arr in (dist, parent, *stamps):
-        ctx.launch_now(common.fill_int32, max(1, -(-n // 256)), 256, 0, arr, -1)
-    stamp = stamps[0] if stamps else dist
-    ctx.launch_now(common.set_source, 1, 1, 0, dist, parent, frontier, stamp, ctx.source)
 
 
 def cycle_weights(ends, clock_start, clock_end) -> np.ndarray:
@@ -152,4 +150,4 @@ def measured(instrument: bool, value) -> int | None:
     return int(value) if instrument else None
 
 
-__all__ = ["BFSTechnique", "Batch", "LevelLoop", "RunContext", "init_search", "measured"]
+__all__ = ["BFSTechnique", "Batch", "LevelLoop", "RunContext", "cycle_weights", "measured"]

@@ -15,12 +15,14 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
+from kernels.args import Graph, Level, Tree
+
 from ..knobs import KnobSet, KnobSpec, knob
 from ..stats import Direction, Kernel
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext
-from .direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, in_edges
-from .hybrid import DIVISOR, bottom_up_now
+from .operators.direction import DIVISOR, FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, bottom_up_now, in_edges
+from .operators.frontier import frontier_queues
 
 CORES = numba.config.NUMBA_NUM_THREADS
 THREADS = KnobSpec("threads", f"CPU threads the steps run on (Numba's thread count; this machine has {CORES})",
@@ -108,16 +110,15 @@ def _warm_up(ctx: RunContext) -> None:
         return
     ctx.compiling("CPU multicore BFS")
     i32, i64 = np.int32, np.int64
-    offsets, indices = np.zeros(2, i64), np.zeros(0, i32)
-    dist, parent, queue, nxt = (np.zeros(1, i32) for _ in range(4))
-    c = [np.zeros(2, i64) for _ in range(6)]
+    graph = Graph(np.zeros(2, i64), np.zeros(0, i32))
+    tree = Tree(np.zeros(1, i32), np.zeros(1, i32))
+    queue, nxt = np.zeros(1, i32), np.zeros(1, i32)
+    chunks = cs.Chunks(1, *(np.zeros(2, i64) for _ in range(6)), np.zeros(1, i32))
     bits = [np.zeros(1, np.uint64) for _ in range(2)]
     out = np.zeros(cs.NUM_OUT, i64)
-    cs.topdown_step(offsets, indices, dist, parent, queue, 1, 0, 1, c[0], c[1], c[2], c[3], np.zeros(1, i32), nxt,
-                    out)
-    cs.bottomup_step(offsets, indices, dist, parent, bits[0], bits[1], 0, 1, c[0], c[1], c[2], c[3],
-                     np.zeros(1, i32), nxt, True, out)
-    cs.bits_from_dist(dist, 0, bits[0])
+    cs.topdown_step(graph, tree, Level(queue, 1, nxt, 1, 0), chunks, out)
+    cs.bottomup_step(graph, tree, bits[0], bits[1], 0, chunks, nxt, True, out)
+    cs.bits_from_dist(tree.dist, 0, bits[0])
 
 
 class _Loop(LevelLoop):
@@ -138,13 +139,14 @@ class _Loop(LevelLoop):
         words = max(1, -(-n // cpu_steps.WORD))
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
-        self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
+        self.queues = frontier_queues(ctx, max(n, 1))
         self.bits = [ctx.buffer("cpu_bits_a", words, np.uint64), ctx.buffer("cpu_bits_b", words, np.uint64)]
-        self.prefix = ctx.buffer("cpu_prefix", n + 1, np.int64)
-        self.scratch = ctx.buffer("cpu_scratch", max(n, g.num_arcs, 1), np.int32)
-        self.chunk_arrays = [ctx.buffer(f"cpu_chunks_{i}", self.nchunks + 1, np.int64) for i in range(4)]
+        per_chunk = [ctx.buffer(f"cpu_chunks_{i}", self.nchunks + 1, np.int64) for i in range(5)]
+        self.chunks = cpu_steps.Chunks(self.nchunks, *per_chunk, ctx.buffer("cpu_prefix", n + 1, np.int64),
+                                       ctx.buffer("cpu_scratch", max(n, g.num_arcs, 1), np.int32))
         self.out = ctx.buffer("cpu_out", cpu_steps.NUM_OUT, np.int64)
-        self.in_offsets, self.in_indices = in_edges(ctx)
+        self.graph, self.in_graph = Graph(*ctx.graph_arrays), Graph(*in_edges(ctx))
+        self.tree = Tree(self.dist, self.parent)
         self.dist.fill(-1)
         self.parent.fill(-1)
         s = ctx.source
@@ -156,19 +158,19 @@ class _Loop(LevelLoop):
         return self.direction is Direction.BOTTOM_UP and self.form != "bitmap"
 
     def launch(self, go) -> None:
-        cs, c = self.cs, self.chunk_arrays
-        offsets, indices = self.ctx.graph_arrays
+        cs = self.cs
         with _numba_threads(self.threads):
             if self.direction is Direction.TOP_DOWN:
-                go(cs.topdown_step, offsets, indices, self.dist, self.parent, self.queues[0], self.size, self.level,
-                   self.nchunks, self.prefix, c[0], c[1], c[2], self.scratch, self.queues[1], self.out)
+                go(cs.topdown_step, self.graph, self.tree,
+                   Level(self.queues[0], self.size, self.queues[1], len(self.queues[1]), self.level), self.chunks,
+                   self.out)
                 return
             if self._converts():
                 go(cs.bits_from_dist, self.dist, self.level, self.bits[0])
             # The next frontier as a queue only where a top-down level may follow.
             want_queue = self.impl.technique is Technique.CPU_HYBRID
-            go(cs.bottomup_step, self.in_offsets, self.in_indices, self.dist, self.parent, self.bits[0], self.bits[1],
-               self.level, self.nchunks, c[0], c[1], c[2], c[3], self.scratch, self.queues[1], want_queue, self.out)
+            go(cs.bottomup_step, self.in_graph, self.tree, self.bits[0], self.bits[1], self.level, self.chunks,
+               self.queues[1], want_queue, self.out)
 
     def collect(self, ms: float) -> Batch:
         td = self.direction is Direction.TOP_DOWN

@@ -19,8 +19,12 @@ frontier (§4.2.1), with no lock and no atomic increment.
   leaves its frontier as a queue; the distances hold it too).
 
 Each step writes its counts into a small `out` array; arrays are numpy (explorer.engine.runtime.CPURuntime).
+Arguments come in the kernels' groups (kernels.args: Graph, Tree, Level) and `Chunks`, the
+steps' work space.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -34,6 +38,22 @@ FOUND = 0  # vertices found: the next frontier's size
 EDGES = 1  # adjacency entries inspected
 CHECKED = 2  # unvisited vertices that looked for a parent (bottom-up)
 NUM_OUT = 3
+
+
+class Chunks(NamedTuple):
+    """A step's work space for `count` chunks: per chunk (count + 1 int64 entries each) the vertices
+    it found, the edges it inspected, the unvisited vertices it checked, its first position in the
+    next frontier and (top-down) its first frontier entry; the frontier's degree prefix sum (|V| + 1
+    entries) and the scratch array in which each chunk keeps its own local frontier."""
+
+    count: int
+    found: np.ndarray
+    edges: np.ndarray
+    checked: np.ndarray
+    starts: np.ndarray
+    bounds: np.ndarray
+    prefix: np.ndarray
+    scratch: np.ndarray
 
 
 @intrinsic
@@ -65,10 +85,14 @@ def _exclusive_scan(counts, nc, starts):
 
 
 @numba.njit(cache=True, parallel=True)
-def topdown_step(offsets, indices, dist, parent, frontier, size, level, nchunks, prefix, bounds, counts, starts,
-                 scratch, nxt, out):
-    """One top-down level over frontier[:size]; the next frontier goes to nxt. out[FOUND] and
-    out[EDGES] get the vertices found and the edges examined."""
+def topdown_step(graph, tree, queues, chunks, out):
+    """One top-down level over queues.frontier[:size]; the next frontier goes to queues.out.
+    out[FOUND] and out[EDGES] get the vertices found and the edges examined."""
+    offsets, indices = graph
+    dist, parent = tree
+    frontier, size, nxt, _, level = queues
+    nchunks, counts, prefix, bounds, starts, scratch = (chunks.count, chunks.found, chunks.prefix, chunks.bounds,
+                                                        chunks.starts, chunks.scratch)
     nc = max(1, min(nchunks, size))
     step = -(-size // nc)
     # The frontier's degree prefix sum, chunk by chunk.
@@ -112,11 +136,14 @@ def topdown_step(offsets, indices, dist, parent, frontier, size, level, nchunks,
 
 
 @numba.njit(cache=True, parallel=True)
-def bottomup_step(in_offsets, in_indices, dist, parent, bits, next_bits, level, nchunks, counts, edges, checked,
-                  starts, scratch, nxt, want_queue, out):
-    """One bottom-up level: the frontier is `bits`, the next one goes to `next_bits` (every word)
-    and, with want_queue, to nxt. out gets the vertices found, the in-edges inspected and the
-    unvisited vertices checked."""
+def bottomup_step(in_graph, tree, bits, next_bits, level, chunks, nxt, want_queue, out):
+    """One bottom-up level over the in-edges: the frontier is `bits`, the next one goes to
+    `next_bits` (every word) and, with want_queue, to nxt. out gets the vertices found, the
+    in-edges inspected and the unvisited vertices checked."""
+    in_offsets, in_indices = in_graph
+    dist, parent = tree
+    nchunks, counts, edges, checked, starts, scratch = (chunks.count, chunks.found, chunks.edges, chunks.checked,
+                                                        chunks.starts, chunks.scratch)
     n = dist.shape[0]
     words = bits.shape[0]
     nc = max(1, min(nchunks, words))

@@ -28,15 +28,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, QueuePair, signature
+
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights, measured
-from .bfs4k import BFS4K
-from .bfs4k.knobs import BFS4KKnobs
-from .bfs4k.loop import BFS4KLoop
-from .bfs4k.policy import FrontierStats, single_block_layout
-from .direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, in_degree, in_edges
+from .operators.bfs4k import levels as bfs4k_levels
+from .operators.bfs4k.knobs import BFS4KKnobs
+from .operators.bfs4k.policy import single_block_layout
+from .operators.direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, in_degree, in_edges
 
 MAX_LOG = 256  # levels one grid launch may run (rows of its log, read back with its state)
 
@@ -133,7 +134,7 @@ class DirectionOptimizing(BFSTechnique):
               "(knob heavy_degree; BFS-4K's §5.3 without a child launch)", "vertices"),
         # How a top-down level spread its frontier over lanes: BFS-4K's in the single block, edge-discover
         # (warps of 32) in the grid; bottom-up: a thread per vertex (1).
-        *(e for e in BFS4K.extras if e.name in ("warp_size", "edge_discover")),
+        *(e for e in bfs4k_levels.EXTRAS if e.name in ("warp_size", "edge_discover")),
     )
     # Every CUDA thread is a Python thread under the simulator: a grid of two blocks of 32.
     simulator_knobs = {"block_threads": 32, "blocks_per_sm": 1, "single_block_threads": 32}
@@ -157,39 +158,33 @@ class DirectionOptimizing(BFSTechnique):
         if uses_single_block(graph, knobs):
             single_block_layout(knobs.top_down(), limits, graph.num_vertices)
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import direction as kd
+
+        # The graph decides which grid runs (directed or not) and whether the single block does
+        # (undirected only): the undirected case's kernels first.
+        single = bfs4k_levels.level_signatures(knobs.top_down(), instrument, multi_block=False)
+        grids = [(f"do_grid_{'directed' if d else 'undirected'}", kd.grid_kernel(d, bool(instrument)),
+                  signature(kd.grid_kernel(d, bool(instrument)))) for d in (False, True)]
+        return single[:1] + grids + single[1:]
+
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
-
-
-class _TopDown(BFS4KLoop):
-    """BFS-4K's level loop for direction-optimizing's single-block (or cluster) steps. Its
-    multi-block levels are never launched: the grid runs those, so nothing of them is compiled."""
-
-    def _multi(self, go, plan, size, stats_blocks) -> None:
-        pass
-
-    def resume(self, levels: int, in_a: bool, size: int, hist) -> None:
-        """The grid ran `levels` levels and left a frontier of `size` entries (a queue) with this
-        degree histogram: BFS-4K's plan for the next level from it."""
-        self.level += levels
-        self.in_a = in_a
-        self.frontier = FrontierStats.from_histogram(size, hist)
-        self.converged = size == 0
-        if not self.converged:
-            self.plan = self._plan()
 
 
 class _Loop(LevelLoop):
     def __init__(self, ctx: RunContext):
         from kernels import direction as kd
-        from kernels.luo import coresident_blocks
+        from kernels.common import coresident_blocks
 
         g, k = ctx.graph, ctx.knobs
         n, s = g.num_vertices, ctx.source
         self.ctx, self.kd = ctx, kd
         self.single = uses_single_block(g, k)
         self.td_knobs = k.top_down() if self.single else k.top_down().replace(K5=0)
-        self.td = _TopDown(dataclasses.replace(ctx, knobs=self.td_knobs), None)  # dist, parent, queues
+        # BFS-4K's levels for the single-block steps (and the tree and queues the grid shares);
+        # its multi-block levels never launch: the grid runs those, so nothing of them compiles.
+        self.td = bfs4k_levels.BFS4KLevels(dataclasses.replace(ctx, knobs=self.td_knobs), multi_block=False)
         self.bits = ctx.buffer("do_bits", 3 * max(1, -(-n // 32)), np.uint32)
         size = kd.G_LOG + MAX_LOG * kd.LOG_FIELDS
         self.out = ctx.buffer("do_out", size, np.int64)
@@ -198,18 +193,22 @@ class _Loop(LevelLoop):
         heavy_cap = max(1, min(n, g.num_arcs // k.heavy_degree + 1))
         self.heavy_v = ctx.buffer("do_heavy_v", heavy_cap, np.int32)
         self.heavy_off = ctx.buffer("do_heavy_off", heavy_cap, np.int64)
-        self.in_offsets, self.in_indices = in_edges(ctx)
+        self.in_graph = Graph(*in_edges(ctx))
+        self.arrays = kd.GridArrays(self.bits, self.heavy_v, self.heavy_off, self.out)
+        threshold = k.single_block_threads * k.K5 * k.cluster if self.single else 0
+        self.grid_knobs = kd.GridKnobs(k.alpha, k.beta, threshold, k.handoff if self.single else 0,
+                                       self.td_knobs.K3 * k.single_block_threads, k.heavy_degree, k.solo_edges)
         self.kernel = kd.grid_kernel(bool(g.directed), bool(ctx.instrument))
         # Beamer's quantities for the next level (the source's, to begin with).
         self.m_f = int(g.offsets[s + 1] - g.offsets[s])
         self.m_u = g.num_arcs - in_degree(g, s)
         self.prev, self.bu = 0, False
         self.converted = False  # the grid left the next level's frontier converted into a queue
-        self.threads, self.blocks = k.block_threads, 1
+        self.block_threads, self.blocks = k.block_threads, 1
         ctx.runtime.prepare(self._grid, ctx.compiling)  # compiled before the clock starts, then sized
-        fits = coresident_blocks(self.kernel, self._args(), self.threads, 0)
+        fits = coresident_blocks(self.kernel, self._args(), self.block_threads, 0)
         if fits < 1:
-            raise KnobError(f"knob block_threads={self.threads}: no block of the persistent grid fits on an SM "
+            raise KnobError(f"knob block_threads={self.block_threads}: no block of the persistent grid fits on an SM "
                             "of this GPU: choose fewer threads")
         self.blocks = fits if k.blocks_per_sm == 0 else min(ctx.limits.sm_count * k.blocks_per_sm, fits)
         self._choose()
@@ -220,14 +219,10 @@ class _Loop(LevelLoop):
         self.readback = self.td.readback if single else self.grid_readback
 
     def _args(self) -> tuple:
-        ctx, k, td = self.ctx, self.ctx.knobs, self.td
-        offsets, indices = ctx.graph_arrays
-        qa, qb = td.queues
-        threshold = k.single_block_threads * k.K5 * k.cluster if self.single else 0
-        return (offsets, indices, self.in_offsets, self.in_indices, td.dist, td.parent, qa, qb, self.bits,
-                td.frontier.size, 0 if td.in_a else 1, td.level, self.bu, self.m_f, self.m_u, self.prev, k.alpha,
-                k.beta, threshold, k.handoff if self.single else 0, self.td_knobs.K3 * k.single_block_threads,
-                k.heavy_degree, self.heavy_v, self.heavy_off, k.solo_edges, self.out)
+        kd, td = self.kd, self.td
+        queues = QueuePair(*td.queues, td.in_a, td.frontier.size, td.capacity, td.level)
+        return (td.graph, self.in_graph, td.tree, queues, self.arrays, kd.GridStart(self.bu, self.m_f, self.m_u,
+                                                                                      self.prev), self.grid_knobs)
 
     # ---- one step (timed by the engine)
     def launch(self, go) -> None:
@@ -239,7 +234,7 @@ class _Loop(LevelLoop):
     def _grid(self, go) -> None:
         go.zero(self.state)
         go.zero(self.bits)
-        go.cooperative(self.kernel, self.blocks, self.threads, 0, *self._args())
+        go.cooperative(self.kernel, self.blocks, self.block_threads, 0, *self._args())
 
     def collect(self, ms: float) -> Batch:
         batch = self._collect_single(ms) if self.mode == "single" else self._collect_grid()

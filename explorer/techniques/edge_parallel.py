@@ -6,10 +6,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Rows, Tree
+
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.frontier import counters_cleared, declared, init_search
 
 #: The session's derived array: the source of every arc (the COO edge list's first array).
 ARC_SOURCES = "arc_sources"
@@ -42,6 +45,11 @@ class EdgeParallel(BFSTechnique):
             raise ValueError(f"edge-parallel launches a thread per arc: {graph.num_arcs:,} arcs exceed "
                              "the 2**31 - 1 threads its kernel can index")
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import edge_parallel
+
+        return declared(edge_parallel.edge_parallel_level) + counters_cleared()
+
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
 
@@ -61,14 +69,14 @@ class _Loop(LevelLoop):
         # No queue: set_source's frontier entry lands in a one-entry scratch buffer.
         init_search(ctx, self.dist, self.parent, ctx.buffer("source_slot", 1, np.int32))
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)
+        self.arcs = edge_parallel.Arcs(self.sources, ctx.graph_arrays[1])
         self.size, self.level = 1, 0
 
     def launch(self, go) -> None:
         ctx, block = self.ctx, self.ctx.knobs.block_threads
-        _, indices = ctx.graph_arrays
         arcs = ctx.graph.num_arcs
-        go(self.k.edge_parallel_level, max(1, -(-arcs // block)), block, 0, self.sources, indices, self.dist,
-           self.parent, self.counters, self.level % 2, self.level, ctx.instrument)
+        go(self.k.edge_parallel_level, max(1, -(-arcs // block)), block, 0, self.arcs, Tree(self.dist, self.parent),
+           Rows(self.counters, self.level % 2), self.level, ctx.instrument)
 
     def collect(self, ms: float) -> Batch:
         k, inst = self.k, self.ctx.instrument

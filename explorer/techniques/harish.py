@@ -7,10 +7,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, Rows, Tree
+
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.frontier import counters_cleared, declared, init_search
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,11 @@ class Harish(BFSTechnique):
     classroom_note = ("Harish scans every vertex every level: only the frontier's threads expand (the table), all "
                       "the others just read their vertex's level. Levels x |V| reads: cheap on a short, wide search, "
                       "ruinous on a long, thin one (try gen:grid2d:rows=2,cols=60).")
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import scan
+
+        return declared(scan.harish_level) + counters_cleared()
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
@@ -48,14 +56,14 @@ class _Loop(LevelLoop):
         from kernels import common
 
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)
+        self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
         self.size, self.level = 1, 0
 
     def launch(self, go) -> None:
         ctx, block = self.ctx, self.ctx.knobs.block_threads
-        offsets, indices = ctx.graph_arrays
         n = ctx.graph.num_vertices
-        go(self.k.harish_level, max(1, -(-n // block)), block, 0, offsets, indices, self.dist, self.parent,
-           self.counters, self.level % 2, self.level, ctx.instrument)
+        go(self.k.harish_level, max(1, -(-n // block)), block, 0, self.graph, self.tree,
+           Rows(self.counters, self.level % 2), self.level, ctx.instrument)
 
     def collect(self, ms: float) -> Batch:
         k, inst = self.k, self.ctx.instrument

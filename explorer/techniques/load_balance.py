@@ -5,28 +5,26 @@ can be redone on its four graph families (road-like, web/social, mesh, Kronecker
 Every strategy claims by compare-and-swap and writes the next frontier through the same local
 queues and warp prefix sums (kernels.frontier_ops), so they differ only in how a level's work
 (the frontier's adjacency lists: work-items of work-units) reaches threads (kernels/load_balance).
-`ExpandLoop` runs a level of any of them: for the search strategies the exclusive prefix sum of
-the frontier's degrees first (three small kernels) and, for two-phase and multi-phase, its
-partition into balanced chunks; then the level kernel. It also runs Merrill et al.'s technique
-(merrill.py: CTA+warp+scan with the racy claim and its culls). Dynamic virtual warps + heavy
-vertices is BFS-4K's multi-block level: its loop runs, with edge-discover, the single block,
-coalesced writes and hash64 off.
+A level of any of them is the expand operator's (operators/expand.py, ExpandLoop). Dynamic
+virtual warps + heavy vertices is BFS-4K's multi-block level: BFS-4K's level operator
+(operators/bfs4k) runs, with edge-discover, the single block, coalesced writes and hash64 off.
 """
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
 
-import numpy as np
-
 from kernels.load_balance import layout as LBL
 
 from ..knobs import BLOCK_THREADS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
-from .bfs4k.knobs import BFS4KKnobs
-from .virtual_warp import W as _W
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.bfs4k.knobs import BFS4KKnobs
+from .operators.bfs4k.levels import BFS4KLevels, level_signatures
+from .operators.expand import (CTA_THRESHOLD, IS_SPEC, K_SPEC, WARP_THRESHOLD, ExpandLoop, check_shared,
+                               expand_signatures)
+from .operators.expand import W as _W
 
 #: Each expand value: what it does and when it wins (the chapter's §5 and Figs. 12-15).
 STRATEGIES = {
@@ -72,22 +70,6 @@ EXPAND = KnobSpec(
     "expand", "how a level's work (the frontier's adjacency lists) is mapped to threads, the chapter's §5 catalogue: "
     + "; ".join(f"'{k}': {v}" for k, v in STRATEGIES.items()),
     "multi-phase", choices=LBL.EXPAND_NAMES, kind=str, section="chapter §5")
-CTA_THRESHOLD = KnobSpec(
-    "cta_threshold", "CTA+warp+scan: a list longer than CTA_TH is gathered by the whole block, one list at a time "
-    "(Algorithm 9); 0 = the block's size, Merrill et al.'s rule", 0, low=0, high=1 << 20,
-    section="chapter §5.2.2, Algorithm 9")
-WARP_THRESHOLD = KnobSpec(
-    "warp_threshold", "CTA+warp+scan: a list longer than WARP_TH (and at most CTA_TH) is gathered by its warp; "
-    "shorter ones go to the block prefix sum. Merrill et al.'s rule: the warp's width, 32", 32, low=0,
-    high=1 << 20, section="chapter §5.2.2")
-K_SPEC = KnobSpec(
-    "K", "work per thread of the chunked searches: block-search's maxi chunk is B x K frontier vertices, two-phase's "
-    "chunk B x K edges (K walked in order by each thread), multi-phase's B x K x IS (the chapter sizes B x K to the "
-    "shared memory; its figures show 10)", 4, low=1, high=32, section="chapter §5.3.3-5.6")
-IS_SPEC = KnobSpec(
-    "IS", "multi-phase's iteration factor: one slice of the prefix sum and one partition search serve IS sub-chunks "
-    "of B x K edges, each thread searching IS times (iterated searches)", 2, low=1, high=16,
-    section="chapter §5.6")
 
 
 def _for(spec: KnobSpec, expand: str) -> KnobSpec:
@@ -107,25 +89,6 @@ class LoadBalanceKnobs(KnobSet):
     warp_threshold: int = knob(WARP_THRESHOLD)
     K: int = knob(K_SPEC)
     IS: int = knob(IS_SPEC)
-
-
-def _static_shared() -> int:
-    """Static shared memory of the level kernel besides the dynamic layout: the CTA phase's and
-    block scan's int64 words and the block's counters."""
-    return 36 * 8 + LBL.NUM_COUNTERS * 4
-
-
-def check_shared(expand: int, knobs, limits, culling: int = 0, history: int = 0) -> None:
-    """Refuse a block size and K/IS whose shared memory this device cannot give a block."""
-    B = knobs.block_threads
-    if B > limits.max_threads_per_block:
-        raise KnobError(f"knob block_threads={B} exceeds this GPU's {limits.max_threads_per_block} threads per block")
-    need = LBL.shared_bytes(expand, B, getattr(knobs, "K", 0), getattr(knobs, "IS", 0),
-                            bool(culling & LBL.CULL_WARP), history) + _static_shared()
-    if need > limits.shared_room:
-        raise KnobError(f"expand='{LBL.EXPAND_NAMES[expand]}' with block_threads={B}, K={getattr(knobs, 'K', '-')}, "
-                        f"IS={getattr(knobs, 'IS', '-')} needs {need:,} bytes of shared memory a block, more than "
-                        f"this GPU's {limits.shared_room:,}: lower K, IS or block_threads")
 
 
 class LoadBalance(BFSTechnique):
@@ -170,6 +133,12 @@ class LoadBalance(BFSTechnique):
             return
         check_shared(expand, knobs, limits)
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        expand = LBL.EXPAND_NAMES.index(knobs.expand)
+        if expand == LBL.DYNAMIC_VIRTUAL_WARPS:
+            return level_signatures(_DynamicVirtualWarps.inner_knobs(knobs), instrument)
+        return expand_signatures(expand, instrument)
+
     def start(self, ctx: RunContext) -> LevelLoop:
         k = ctx.knobs
         expand = LBL.EXPAND_NAMES.index(k.expand)
@@ -192,110 +161,6 @@ def _catalogue_extras(loop: "ExpandLoop", c: list) -> dict:
                 searches=measured(inst, c[LBL.SEARCHES]) if searching else None, blocks=loop.blocks)
 
 
-def _grid(n: int, block: int) -> int:
-    return max(1, -(-int(n) // block))
-
-
-class ExpandLoop(LevelLoop):
-    """A level of one expand strategy: [the prefix-sum pass, [the partition],] the level kernel.
-    `p1`, `p2` are the strategy's parameters (W; CTA_TH and WARP_TH; K and IS); `culling` and
-    `history` Merrill et al.'s culls (layout.CULL_* bits, the history table's entries); `extras`
-    makes a record's extras from the loop and the level's counters."""
-
-    def __init__(self, ctx: RunContext, expand: int, p1: int = 0, p2: int = 0, *, atomic: bool = True,
-                 culling: int = 0, history: int = 0, extras=None):
-        import kernels.load_balance as LB
-        from kernels import common
-
-        self.ctx, self.LB = ctx, LB
-        g, limits = ctx.graph, ctx.limits
-        n, B = g.num_vertices, ctx.knobs.block_threads
-        self.expand, self.p1, self.p2, self.B = expand, int(p1), int(p2), B
-        self.atomic, self.history, self.extras = atomic, int(history), extras
-        self.prefixed = expand in LBL.NEEDS_PREFIX
-        self.partitioned = expand in LBL.NEEDS_PARTITION
-        self.chunk = LBL.chunk_units(expand, B, self.p1, self.p2)
-        # With the racy claim a level can enqueue a vertex once per arc that reaches it.
-        self.capacity = max(1, n if atomic else g.num_arcs)
-        self.dist = ctx.buffer("dist", n, np.int32)
-        self.parent = ctx.buffer("parent", n, np.int32)
-        self.stamp = ctx.buffer("stamp", n, np.int32)  # level in which a vertex was last claimed
-        self.stamp2 = ctx.buffer("stamp2", n, np.int32)  # ... and last passed the culls
-        self.queues = [ctx.buffer("queue_a", self.capacity, np.int32), ctx.buffer("queue_b", self.capacity, np.int32)]
-        width = 2 * LBL.NUM_COUNTERS
-        self.counters = ctx.buffer("counters", width, np.int64)
-        self.readback = (self.counters, ctx.buffer("counters", width, np.int64, host=True))
-        self.prefix = ctx.buffer("prefix", self.capacity + 1 if self.prefixed else 1, np.int64)
-        self.sums = ctx.buffer("prefix_sums", _grid(self.capacity, B) if self.prefixed else 1, np.int64)
-        self.parts = ctx.buffer("parts", g.num_arcs // self.chunk + 2 if self.partitioned else 1, np.int64)
-        self.kernel = LB.level_kernel(expand, ctx.instrument, atomic, culling)
-        self.shared = LBL.shared_bytes(expand, B, self.p1, self.p2, bool(culling & LBL.CULL_WARP), self.history)
-        self.max_degree = int(g.degrees().max()) if n else 0
-        self.res_blocks = max(1, limits.res_threads // B)
-        init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
-        ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)
-        self.size, self.level, self.blocks, self.launches = 1, 0, 0, 0
-
-    def _blocks(self, f: int, units: int) -> int:
-        """The level kernel's grid: a thread (warp, block) per entry or unit, or a full GPU's worth
-        of blocks striding over the units when only the device knows their number."""
-        e, B = self.expand, self.B
-        if e in (LBL.WORK_ITEMS, LBL.CTA_WARP_SCAN, LBL.LOCAL_WARP_SEARCH):
-            return _grid(f, B)
-        if e == LBL.VIRTUAL_WARPS:
-            return min(_grid(f * self.p1, B), 1 << 20)  # its loop strides over what one pass leaves
-        if e == LBL.BLOCK_SEARCH:
-            return _grid(f, B * self.p1)
-        return min(self.res_blocks, _grid(units, B if e == LBL.DIRECT_SEARCH else self.chunk))
-
-    def launch(self, go) -> None:
-        ctx, LB, B, f = self.ctx, self.LB, self.B, self.size
-        offsets, indices = ctx.graph_arrays
-        src, dst = self.queues
-        row = self.level % 2
-        # At most this many work-units (the device knows the exact sum; the host only bounds it).
-        units = max(1, f * self.max_degree if not self.atomic else min(ctx.graph.num_arcs, f * self.max_degree))
-        self.launches = 1
-        if self.prefixed:
-            tiles = _grid(f, B)
-            go(LB.lb_prefix_tiles, tiles, B, 0, offsets, src, f, self.prefix, self.sums, self.counters, row)
-            go(LB.lb_prefix_sums, 1, B, 0, self.sums, tiles, self.prefix, f, self.counters, row)
-            go(LB.lb_prefix_add, tiles, B, 0, self.prefix, f, self.sums)
-            self.launches += 3
-        if self.partitioned:
-            go(LB.lb_partition, min(self.res_blocks, _grid(_grid(units, self.chunk), B)), B, 0, self.prefix, f,
-               self.chunk, self.parts, self.counters, row)
-            self.launches += 1
-        self.blocks = self._blocks(f, units)
-        go(self.kernel, self.blocks, B, self.shared, offsets, indices, self.dist, self.parent, src, f, dst,
-           self.capacity, self.counters, row, not self.prefixed, self.level, self.stamp, self.stamp2, self.prefix,
-           self.parts, self.p1, self.p2, self.history)
-
-    def collect(self, ms: float) -> Batch:
-        L, inst = LBL, self.ctx.instrument
-        row = self.level % 2
-        c = self.readback[1][row * L.NUM_COUNTERS:(row + 1) * L.NUM_COUNTERS].tolist()
-        if c[L.OVERFLOW] > 0:
-            raise RuntimeError(f"next frontier overflowed its capacity of {self.capacity:,} entries "
-                               f"({int(c[L.OVERFLOW]):,} needed); this is a bug, please report it")
-        nxt = int(c[L.NEXT_SIZE])
-        detected = int(c[L.WARP_CULLED] + c[L.HISTORY_CULLED])
-        claims = nxt + detected
-        if inst:
-            discovered = claims - int(c[L.DUP_GENERATED])
-        else:
-            discovered = claims if self.atomic else None  # the racy claim cannot tell repeats without stamps
-        rec = dict(frontier_in=self.size, edges_examined=measured(inst, c[L.EDGES]), discovered=discovered,
-                   frontier_out=nxt, dup_generated=measured(inst, c[L.DUP_GENERATED]), dup_detected=detected,
-                   dup_undetected=measured(inst, c[L.UNDETECTED]), kernel="multi-block",
-                   launches=self.launches,  # the next level's counters are cleared by this level's first kernel
-                   **self.extras(self, c))
-        self.queues.reverse()
-        self.size, self.level = nxt, self.level + 1
-        self.converged = nxt == 0
-        return Batch([rec])
-
-
 class _DynamicVirtualWarps(LevelLoop):
     """expand='dynamic-virtual-warps': BFS-4K's multi-block level (its loop and kernels: dynamic
     virtual warps, §5.2, and the heavy-vertex child grid, §5.3, launched by the host), with
@@ -303,11 +168,11 @@ class _DynamicVirtualWarps(LevelLoop):
     the single block, coalesced writes and hash64 off."""
 
     def __init__(self, ctx: RunContext):
-        from .bfs4k.loop import BFS4KLoop
+        self.inner = BFS4KLevels(dataclasses.replace(ctx, knobs=self.inner_knobs(ctx.knobs)))
 
-        k = ctx.knobs
-        own = BFS4KKnobs(K1=k.K1, K2=k.K2, K3=k.K3, K4=0, K5=0, K6=k.block_threads, K7=0, claim="atomic", dedup="none")
-        self.inner = BFS4KLoop(dataclasses.replace(ctx, knobs=own), None)
+    @staticmethod
+    def inner_knobs(k) -> BFS4KKnobs:
+        return BFS4KKnobs(K1=k.K1, K2=k.K2, K3=k.K3, K4=0, K5=0, K6=k.block_threads, K7=0, claim="atomic", dedup="none")
 
     @property
     def readback(self) -> tuple:

@@ -13,10 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, QueuePair, Tree
+
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Extra, Kernel
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights, init_search
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights
+from .operators.frontier import counters_cleared, declared, frontier_queues, init_search
 
 MAX_LOG = 4096  # levels one block or grid launch may run (rows of its log)
 
@@ -77,6 +80,11 @@ class LuoHierarchical(BFSTechnique):
                 f"{need:,} bytes of shared memory (two frontiers of block_threshold entries and the warps' "
                 f"W-queues), more than this GPU's {limits.shared_room:,}: lower block_threshold")
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import luo
+
+        return declared(luo.luo_grid, luo.luo_block, luo.luo_level) + counters_cleared()
+
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
 
@@ -87,61 +95,59 @@ class _Loop(LevelLoop):
 
         self.ctx, self.k = ctx, luo
         knobs, n = ctx.knobs, ctx.graph.num_vertices
-        self.threads = knobs.block_threads
+        self.block_threads = knobs.block_threads
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         # A vertex enters a frontier once (compare-and-swap claims): n entries suffice.
-        self.queues = (ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32))
+        self.capacity = max(n, 1)
+        self.queues = frontier_queues(ctx, self.capacity)
         self.state = ctx.buffer("state", luo.NUM_STATE, np.int64)
         self.readback = (self.state, ctx.buffer("state", luo.NUM_STATE, np.int64, host=True))
         self.log = ctx.buffer("log", (MAX_LOG, luo.LOG_FIELDS), np.int64)
+        self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
+        self.out = luo.LuoOut(self.state, self.log, MAX_LOG)
         init_search(ctx, self.dist, self.parent, self.queues[0])
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.state)
         self.size, self.level, self.in_a = 1, 0, True
-        self.block_shared = luo.shared_bytes(self.threads, knobs.block_threshold)
-        self.grid_shared = luo.shared_bytes(self.threads)
+        self.block_shared = luo.shared_bytes(self.block_threads, knobs.block_threshold)
+        self.grid_shared = luo.shared_bytes(self.block_threads)
 
         # Compile (or load) every layer's kernel before the clock starts, then size the grid: the
         # co-resident blocks depend on the compiled kernel's registers.
         self.grid_blocks, self.grid_threshold = 1, 0  # sized below
         for layer in (luo.BLOCK, luo.GRID, luo.PER_LEVEL):
             ctx.runtime.prepare(lambda go, layer=layer: self._launch(go, layer), ctx.compiling)
-        fits = luo.coresident_blocks(luo.luo_grid, self._grid_args(), self.threads, self.grid_shared)
+        fits = common.coresident_blocks(luo.luo_grid, self._args(), self.block_threads, self.grid_shared)
         if fits < 1:
-            raise KnobError(f"knob block_threads={self.threads}: no block of the grid-synchronised kernel fits on "
-                            "an SM of this GPU (registers or shared memory): choose fewer threads")
+            raise KnobError(f"knob block_threads={self.block_threads}: no block of the grid-synchronised kernel fits "
+                            "on an SM of this GPU (registers or shared memory): choose fewer threads")
         self.grid_blocks = min(ctx.limits.sm_count * knobs.grid_blocks_per_sm, fits)
-        self.grid_threshold = knobs.grid_threshold or self.grid_blocks * self.threads
+        self.grid_threshold = knobs.grid_threshold or self.grid_blocks * self.block_threads
         self.layer = self._layer()
 
     def _layer(self) -> int:
         return self.k.layer_for(self.size, self.ctx.knobs.block_threshold, self.grid_threshold)
 
     def _per_level_blocks(self) -> int:
-        return max(1, -(-self.size // self.threads))  # a thread per frontier vertex
+        return max(1, -(-self.size // self.block_threads))  # a thread per frontier vertex
 
-    def _grid_args(self) -> tuple:
-        ctx = self.ctx
-        offsets, indices = ctx.graph_arrays
-        return (offsets, indices, self.dist, self.parent, self.queues[0], self.queues[1], self.in_a, self.size,
-                self.level, ctx.knobs.block_threshold, self.grid_threshold, self.state, self.log,
-                MAX_LOG, ctx.instrument)
+    def _args(self) -> tuple:
+        """The kernels' argument groups (every layer takes the same)."""
+        queues = QueuePair(*self.queues, self.in_a, self.size, self.capacity, self.level)
+        knobs = self.k.LuoKnobs(self.ctx.knobs.block_threshold, self.grid_threshold, self.ctx.instrument)
+        return self.graph, self.tree, queues, self.out, knobs
 
     def launch(self, go) -> None:
         self._launch(go, self.layer)
 
     def _launch(self, go, layer) -> None:
-        ctx, k, T = self.ctx, self.k, self.threads
-        offsets, indices = ctx.graph_arrays
-        src, dst = self.queues if self.in_a else self.queues[::-1]
+        k, T = self.k, self.block_threads
         if layer == k.BLOCK:
-            go(k.luo_block, 1, T, self.block_shared, offsets, indices, self.dist, self.parent, src, self.size,
-               self.level, ctx.knobs.block_threshold, self.state, self.log, MAX_LOG, ctx.instrument)
+            go(k.luo_block, 1, T, self.block_shared, *self._args())
         elif layer == k.GRID:
-            go.cooperative(k.luo_grid, self.grid_blocks, T, self.grid_shared, *self._grid_args())
+            go.cooperative(k.luo_grid, self.grid_blocks, T, self.grid_shared, *self._args())
         else:
-            go(k.luo_level, self._per_level_blocks(), T, self.grid_shared, offsets, indices, self.dist,
-               self.parent, src, dst, self.size, self.level, self.state, ctx.instrument)
+            go(k.luo_level, self._per_level_blocks(), T, self.grid_shared, *self._args())
 
     def collect(self, ms: float) -> Batch:
         k, st = self.k, self.readback[1]

@@ -6,9 +6,9 @@ Its own technique rather than a value of load-balance's `expand`, because it is 
 with its own knobs and record: Table 2 compares it as one column beside BFS-4K, with its claim
 (visited status tested and set without atomics, as Merrill et al. do, so duplicates are born) and
 its culls, whereas the catalogue compares mappings alone under one compare-and-swap claim. The
-code is load-balance's: the same level kernel (kernels/load_balance, expand='cta-warp-scan', the
-culls compiled in) and the same level loop (load_balance.ExpandLoop); only the knobs and the
-record's extras are here.
+code is the load-balancing catalogue's, as the load-balance technique runs it: the same level
+kernel (kernels/load_balance, expand='cta-warp-scan', the culls compiled in) and the same level
+operator (operators/expand.py, ExpandLoop); only the knobs and the record's extras are here.
 
 The culls run on claimed candidates, in Merrill et al.'s order after the status lookup: history
 culling first (the block's table of the vertices it claimed this level: a copy another warp or an
@@ -25,7 +25,7 @@ from ..knobs import POW2_BLOCKS, KnobSet, KnobSpec, knob
 from ..stats import Extra
 from . import Technique
 from .base import BFSTechnique, LevelLoop, RunContext
-from .load_balance import CTA_THRESHOLD, WARP_THRESHOLD, ExpandLoop, check_shared
+from .operators.expand import CTA_THRESHOLD, WARP_THRESHOLD, ExpandLoop, check_shared, expand_signatures
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,9 @@ class Merrill(BFSTechnique):
         culling = knobs.culling_code
         history = knobs.history_entries if culling & LBL.CULL_HISTORY else 0
         check_shared(LBL.CTA_WARP_SCAN, knobs, limits, culling, history)
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        return expand_signatures(LBL.CTA_WARP_SCAN, instrument, knobs.claim == "atomic", knobs.culling_code)
 
     def start(self, ctx: RunContext) -> LevelLoop:
         k = ctx.knobs

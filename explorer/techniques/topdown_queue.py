@@ -6,9 +6,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, Level, Tree
+
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.frontier import declared, frontier_queues, init_search
 
 
 @dataclass(frozen=True)
@@ -25,6 +28,11 @@ class TopdownQueue(BFSTechnique):
                       "thread busy while the others idle. The compare-and-swap claim lets one thread win each vertex, "
                       "so where two frontier arcs meet (magenta rings) no duplicate is born.")
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import topdown
+
+        return declared(topdown.topdown_queue)
+
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
 
@@ -38,18 +46,19 @@ class _Loop(LevelLoop):
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         self.stamp = ctx.buffer("stamp", n, np.int32)
-        self.queues = [ctx.buffer("queue_a", max(n, 1), np.int32), ctx.buffer("queue_b", max(n, 1), np.int32)]
+        self.capacity = max(n, 1)
+        self.queues = frontier_queues(ctx, self.capacity)
         self.counters = ctx.buffer("counters", topdown.NUM_COUNTERS, np.int64)
         self.readback = (self.counters, ctx.buffer("counters", topdown.NUM_COUNTERS, np.int64, host=True))
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp)
+        self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
         self.size, self.level = 1, 0
 
     def launch(self, go) -> None:
         ctx, block = self.ctx, self.ctx.knobs.block_threads
-        offsets, indices = ctx.graph_arrays
         go.zero(self.counters)
-        go(self.k.topdown_queue, max(1, -(-self.size // block)), block, 0, offsets, indices, self.dist,
-           self.parent, self.queues[0], self.size, self.queues[1], self.counters, self.level, self.stamp,
+        go(self.k.topdown_queue, max(1, -(-self.size // block)), block, 0, self.graph, self.tree,
+           Level(self.queues[0], self.size, self.queues[1], self.capacity, self.level), self.counters, self.stamp,
            ctx.instrument)
 
     def collect(self, ms: float) -> Batch:

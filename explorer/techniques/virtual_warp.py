@@ -6,16 +6,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from kernels.args import Graph, Level, Rows, Tree
+
 from ..knobs import BLOCK_THREADS, KnobSet, KnobSpec, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, init_search, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.expand import W
+from .operators.frontier import counters_cleared, declared, frontier_queues, init_search
 
-W = KnobSpec(
-    "W", "virtual warp size: threads sharing one vertex's adjacency list, fixed for the whole search "
-    "(32: a physical warp per vertex; 1: Harish's thread per vertex). BFS-4K's Table 2 tuned it per "
-    "graph: W1 on road networks and meshes, W2-W4 on social graphs, W16 on uniform random, W32 on Kronecker",
-    32, choices=(1, 2, 4, 8, 16, 32), section="chapter §5.1.2; BFS-4K §3, Table 2")
 FRONTIER = KnobSpec(
     "frontier", "how virtual warps find the frontier: 'scan' gives every vertex a virtual warp that reads "
     "its level, as Hong et al. (work O(V·D + E), BFS-4K Table 2); 'queue' gives one to each entry of a "
@@ -50,6 +49,11 @@ class VirtualWarp(BFSTechnique):
             raise ValueError(f"virtual-warp launches W threads per vertex: {graph.num_vertices:,} vertices x "
                              f"W={knobs.W} exceed the 2**31 - 1 threads its kernel can index; choose a smaller W")
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import virtual_warp
+
+        return declared(virtual_warp.virtual_warp_level) + counters_cleared()
+
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
 
@@ -64,24 +68,25 @@ class _Loop(LevelLoop):
         self.dist = ctx.buffer("dist", n, np.int32)
         self.parent = ctx.buffer("parent", n, np.int32)
         # Scanning needs no queue (nor duplicate stamps): one-entry scratch buffers stand in for them.
-        room = max(n, 1) if self.queue else 1
-        self.queues = [ctx.buffer("queue_a", room, np.int32), ctx.buffer("queue_b", room, np.int32)]
+        self.capacity = max(n, 1) if self.queue else 1
+        self.queues = frontier_queues(ctx, self.capacity)
         self.stamp = ctx.buffer("stamp", n if self.queue else 1, np.int32)
         width = 2 * virtual_warp.NUM_COUNTERS
         self.counters = ctx.buffer("counters", width, np.int64)
         self.readback = (self.counters, ctx.buffer("counters", width, np.int64, host=True))
         init_search(ctx, self.dist, self.parent, self.queues[0], *((self.stamp,) if self.queue else ()))
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)
+        self.graph, self.tree = Graph(*ctx.graph_arrays), Tree(self.dist, self.parent)
         self.size, self.level = 1, 0
 
     def launch(self, go) -> None:
         ctx, knobs = self.ctx, self.ctx.knobs
-        offsets, indices = ctx.graph_arrays
         items = self.size if self.queue else ctx.graph.num_vertices
         threads = items * knobs.W
         go(self.k.virtual_warp_level, max(1, -(-threads // knobs.block_threads)), knobs.block_threads, 0,
-           offsets, indices, self.dist, self.parent, self.queues[0], self.size, self.queues[1], self.counters,
-           self.level % 2, self.level, knobs.W, self.queue, self.stamp, ctx.instrument)
+           self.graph, self.tree, Level(self.queues[0], self.size, self.queues[1], self.capacity, self.level),
+           Rows(self.counters, self.level % 2),
+           self.k.VirtualWarps(knobs.W, self.queue, ctx.instrument, self.stamp))
 
     def collect(self, ms: float) -> Batch:
         k, inst = self.k, self.ctx.instrument

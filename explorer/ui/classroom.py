@@ -394,7 +394,7 @@ class Classroom(W.VBox):
         src = self._source_text()
         self._set_status(f"running {tech.value} on {g.name} from {src} ({info.describe()}) ...", "busy")
         result = api.run_bfs(g, src, tech, knobs, instrument=True).complete()
-        check = check_result(g, result.source, result.distances, result.parents)
+        check = check_result(g, result)
         result.validation = "ok" if check.ok else (check.rule or "distances")
         if g is not self.graph:
             self._draw(g)

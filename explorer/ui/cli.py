@@ -1,7 +1,7 @@
 """Command line: `bfs4k` or `python -m explorer`.
 
     bfs4k run bfs4k_fig2 --source 0 --simulator
-    bfs4k run gen:grid2d:rows=20,cols=30 --knob K1=8 --json out.json --csv out.csv
+    bfs4k run gen:grid2d:rows=20,cols=30 --technique bfs4k --knob K1=8 --simulator --json out.json --csv out.csv
     bfs4k demo --headless
     bfs4k warmup                      # compile everything once, before class
     bfs4k graphs | techniques | knobs
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -125,6 +126,15 @@ def parse_generator(spec: str) -> tuple[str, dict]:
     return kind, params
 
 
+def check_source(text: str) -> None:
+    """Refuse a --source that is neither a vertex id (decimal digits, as the file writes them) nor
+    'max-degree' or 'random', before the graph loads."""
+    key = text.strip().lower()
+    if key not in ("max-degree", "random") and not re.fullmatch(r"-?[0-9]+", key):
+        raise UsageError(f"--source {text!r} is invalid: give a vertex id (an integer such as 0 or 105), "
+                         "'max-degree' or 'random'")
+
+
 def load_graph_spec(spec: str, undirected: bool = False, max_arcs: int | None = None):
     """A sample graph name, a graph file path, or gen:KIND:param=value,... -> CSRGraph. A generator
     whose graph would exceed `max_arcs` is refused before it builds anything."""
@@ -141,6 +151,12 @@ def load_graph_spec(spec: str, undirected: bool = False, max_arcs: int | None = 
     if spec.lower() in samples and not Path(spec).exists():
         return graphs.sample_graph(samples[spec.lower()], **opts)
     path = Path(spec).expanduser()
+    try:
+        path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        pass
+    except OSError as err:  # a folder on the way that cannot be searched
+        raise graphs.GraphError(f"{spec}: cannot read: {err.strerror or err}") from None
     if not path.exists() and (path.parent != Path(".") or path.suffix):
         raise graphs.GraphError(f"{spec}: no such file")
     if not path.exists():
@@ -153,11 +169,17 @@ def load_graph_spec(spec: str, undirected: bool = False, max_arcs: int | None = 
 def check_output_path(path: str, option: str, make_parents: bool = False) -> Path:
     """Refuse an output path that cannot be written, before minutes of BFS: its directory must
     exist (or, with make_parents, the nearest existing ancestor, since the writer creates the rest)
-    and be writable, and the path must not be a directory."""
+    and be writable, and the path must not be a directory. A link is judged by its target, which
+    is what gets written; a device or a FIFO (/dev/null, /dev/stdout) is written in place, so it
+    must be writable itself."""
     target = Path(path).expanduser()
     if target.is_dir():
         raise UsageError(f"{option} {path}: is a directory; give a file name")
-    parent = target.parent
+    if target.exists() and not target.is_file():
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{option} {path}: is not writable")
+        return target
+    parent = Path(os.path.realpath(target)).parent if target.is_symlink() else target.parent
     if make_parents:
         while not parent.exists() and parent != parent.parent:
             parent = parent.parent
@@ -199,6 +221,23 @@ class _Stdout:
         return getattr(self._stream, name)
 
 
+def _closed_streams_to_devnull() -> None:
+    """A standard output or error the caller closed (`bfs4k techniques >&-`; Python then has None
+    for it) reads as /dev/null: what would go there is discarded, as for a reader that has gone,
+    and no file opened later can take its descriptor and receive what is meant for the terminal."""
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        try:
+            os.fstat(fd)  # open: a file opened since took the descriptor; leave it alone
+        except OSError:
+            null = os.open(os.devnull, os.O_WRONLY)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+        setattr(sys, name, open(os.devnull, "w"))
+
+
 # ------------------------------------------------------------------ backend
 
 def select_backend(simulator: bool, out=print):
@@ -222,9 +261,12 @@ def cmd_run(args) -> int:
     from ..reference import check_result
     from ..warmup import compile_notices, load_for_run
 
+    if args.arrays and not args.json:
+        raise UsageError("--arrays adds distances and parents to the JSON file: give --json PATH too")
     for option, path in (("--json", args.json), ("--csv", args.csv)):
         if path:
             check_output_path(path, option)
+    check_source(args.source)
     tech = Technique.parse(args.technique)
     knob_values = parse_knob_values(tech, args.knob)
     on_cpu = implementation(tech).runtimes == frozenset({"cpu"})
@@ -251,8 +293,7 @@ def cmd_run(args) -> int:
           f"source {_vertex_text(graph, source)}; technique {tech.value}; "
           f"instrumentation {'on' if args.instrument else 'off'}")
 
-    run = api.run_bfs(graph, graph.to_original(source), tech, knobs, instrument=args.instrument, seed=args.seed,
-                         on_status=say)
+    run = api.run_bfs(graph, api.Vertex(source), tech, knobs, instrument=args.instrument, on_status=say)
     printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True), extras=implementation(tech).extras)
     printer.header()
     for level in run:  # rows appear as levels complete
@@ -262,13 +303,14 @@ def cmd_run(args) -> int:
     status = EXIT_OK
     if args.validate:
         with compile_notices(say):  # the reference compiles once per environment, too
-            rep = check_result(graph, source, result.distances, result.parents)
+            rep = check_result(graph, result)
         result.validation = "ok" if rep.ok else rep.rule
         if not rep.ok:
             print(f"{PROG}: validation FAILED: [{rep.rule}] {rep.message}", file=sys.stderr)
             status = EXIT_INVALID_RESULT
     print()
     print(report.format_summary(result))
+    sys.stdout.flush()  # before a file that may be this terminal (--json /dev/stdout)
     if args.json:
         write_text_atomic(args.json, result.to_json(include_arrays=args.arrays))
         print(f"wrote {args.json}")
@@ -325,7 +367,7 @@ def cmd_demo(args) -> int:
     techs = [Technique.parse(t) for t in args.technique] if args.technique else implemented_techniques()
     # One run per technique from the graph's vertex 0, then one from the max-degree vertex, so the
     # report shows runs overlaid.
-    plan = [(t, graph.to_original(0)) for t in techs] + [(techs[0], "max-degree")]
+    plan = [(t, api.Vertex(0)) for t in techs] + [(techs[0], "max-degree")]
     results = []
     expected_cache = {}
     for i, (tech, src) in enumerate(plan, 1):
@@ -333,12 +375,12 @@ def cmd_demo(args) -> int:
         if knobs and (tech, src) == plan[0]:
             print(simulator_knobs_note(knobs))
         run = api.run_bfs(graph, src, tech, knobs, on_status=lambda m: print(f"  ... {m}", flush=True))
-        where = f"vertex {src}" if isinstance(src, int) else f"the {src} vertex"
+        where = f"vertex {_vertex_text(graph, src.vertex)}" if isinstance(src, api.Vertex) else f"the {src} vertex"
         print(f"\nrun {i}: {tech.value} from {where} on {graph.name}")
         res = run.complete()
         if res.source not in expected_cache:
             expected_cache[res.source] = cpu_bfs(graph, res.source)[0]
-        rep = check_result(graph, res.source, res.distances, res.parents, expected=expected_cache[res.source])
+        rep = check_result(graph, res, expected=expected_cache[res.source])
         res.validation = "ok" if rep.ok else rep.rule
         print(report.format_level_table(res))
         print(f"levels {res.num_levels}, reached {res.reached:,}, validation {res.validation}")
@@ -412,13 +454,20 @@ def cmd_warmup(args) -> int:
     simulator = args.simulator or backend.simulator_requested()
     gpu, why = (False, "") if simulator else backend.gpu_present()
     mode = "gpu" if gpu else "simulator" if simulator else "cpu"
-    units = warmup.plan(mode)
+    planned = warmup.plan(mode)
+    units = warmup.todo(planned, mode)
+    where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the sources"
+    if not units:
+        print(f"warmup: everything is ready: all {len(planned)} units are in Numba's disk cache ({where}); "
+              "nothing to compile", flush=True)
+        return EXIT_OK
     jobs = args.jobs or warmup.default_jobs(len(units))
     what = ("the graph loaders, the CPU techniques and every kernel variant the presets use" if gpu else
             "the graph loaders and the CPU techniques")
-    where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the sources"
     print(f"warmup: compiling {what}, once for this environment, in {jobs} processes; Numba keeps them in "
           f"its disk cache ({where})", flush=True)
+    cached = f"; {len(planned) - len(units)} of {len(planned)} already in the disk cache" if len(units) < len(planned) else ""
+    print(f"warmup: {len(units)} units to compile{cached}; {warmup.expected(units, jobs).describe()}", flush=True)
     if mode == "simulator":
         print("simulator: the CUDA kernels run as Python there and need no compiling", flush=True)
     elif mode == "cpu":
@@ -499,7 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=textwrap.dedent(f"""\
             examples:
               {PROG} run bfs4k_fig2 --source 0 --simulator
-              {PROG} run gen:grid2d:rows=20,cols=30 --knob block_threads=128 --json out.json
+              {PROG} run gen:grid2d:rows=20,cols=30 --knob block_threads=128 --simulator --json out.json
               {PROG} demo --headless            # HTML report of a small demo
               {PROG} warmup                     # compile loaders and kernels once, before class
               {PROG} graphs | techniques | knobs
@@ -516,8 +565,9 @@ def build_parser() -> argparse.ArgumentParser:
             list, .mtx Matrix Market, .graph METIS, optionally .gz) or gen:KIND:param=value,...
             examples:
               {PROG} run bfs4k_fig2 --source 0 --simulator
-              {PROG} run my_edges.txt --undirected --source random --seed 3
-              {PROG} run gen:kronecker:scale=10,edge_factor=8 --knob K1=8 --csv levels.csv"""))
+              {PROG} run my_edges.txt --undirected --source random --seed 3 --simulator
+              {PROG} run gen:kronecker:scale=10,edge_factor=8 --technique bfs4k --knob K1=8 --simulator --csv levels.csv
+            Leave --simulator out to run on a GPU."""))
     r.add_argument("graph", metavar="GRAPH", help="sample name, graph file or gen:KIND:param=value,...")
     r.add_argument("--source", default="max-degree",
                    help="start vertex: an id, 'max-degree' (default) or 'random'")
@@ -529,8 +579,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--no-instrument", dest="instrument", action="store_false",
                    help="skip the per-level counters (edges, duplicates): time only")
     r.add_argument("--simulator", action="store_true",
-                   help="run on Numba's CUDA simulator (CPU; small graphs) instead of a GPU; block-size "
-                        "knobs you do not set become 32 there, so runs take seconds")
+                   help="run on Numba's CUDA simulator (CPU; graphs up to 200,000 arcs) instead of a GPU: "
+                        "every GPU thread is a Python thread, so a run takes seconds on a graph of a few "
+                        "thousand arcs and a minute or more for bfs4k near the limit; block-size knobs you "
+                        "do not set become 32 there (1,024-thread blocks would take minutes on any graph)")
     r.add_argument("--undirected", action="store_true",
                    help="read the graph file as undirected (each line is an edge both ways)")
     r.add_argument("--no-validate", dest="validate", action="store_false",
@@ -586,6 +638,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from ..backend import BackendError, NoGPUError
 
+    _closed_streams_to_devnull()
     args = build_parser().parse_args(argv)
     stdout, sys.stdout = sys.stdout, _Stdout(sys.stdout)
     try:

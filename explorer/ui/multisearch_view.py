@@ -53,19 +53,17 @@ def _first_1d(result, keys) -> str | None:
 def ranking(result, graph, top: int = TOP) -> Ranking:
     """The application's values as a table: its first value per vertex (else per search) from
     the highest down; for a row per search, one line per source."""
-    ids = graph.to_original_many
     key = _first_1d(result, result.per_vertex) or _first_1d(result, result.per_search)
     if key is not None:
         per_vertex = key in result.per_vertex
-        ranked = result.ranked(key, top=top)
-        vertices = ids([v for v, _ in ranked]) if ranked else []
+        ranked = result.ranked(key, top=top)  # in the graph's own ids
         fmt = "{:.5f}" if np.asarray(result.values[key]).dtype.kind == "f" else "{:,.0f}"
         return Ranking(f"{key}, highest first ({'every vertex' if per_vertex else 'the sources'})",
                        ("rank", "vertex" if per_vertex else "source", key),
-                       [(i + 1, int(v), fmt.format(x)) for i, ((_, x), v) in enumerate(zip(ranked, vertices))])
+                       [(i + 1, v, fmt.format(x)) for i, (v, x) in enumerate(ranked)])
     key = next(iter(result.per_search))
     table = np.asarray(result.values[key])
-    sources = ids(result.sources[:top])
+    sources = result.source_ids[:top]
     if key == "histogram":
         hops = min(table.shape[1] - 1, 6)
         return Ranking("vertices at each hop from the first sources", ("source", *(f"{h} hop{'s' * (h > 1)}"

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 
 from ..stats import LevelStats, RunResult, write_text_atomic
 from ..techniques import knobs_of
-from .tables import NOT_MEASURED, TABLE_TITLES, TEXT_COLUMNS, cell, default_label, table_fields
+from .tables import NOT_MEASURED, TEXT_COLUMNS, cell, default_label, table_fields
 
 SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock times of the simulation, "
                   "not GPU timings, and GTEPS is not meaningful.")
@@ -29,7 +29,7 @@ def format_level_table(levels: Iterable[LevelStats] | RunResult) -> str:
     fields = _fields_of(levels)
     levels = levels.levels if isinstance(levels, RunResult) else list(levels)
     rows = [[cell(f, getattr(lv, f, None)) for f in fields] for lv in levels]
-    header = [TABLE_TITLES.get(f, f) for f in fields]
+    header = list(fields)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
     def line(cells):
@@ -57,14 +57,14 @@ class LevelTablePrinter:
         """`extras`: the technique's declared extras (BFSTechnique.extras), shown as columns."""
         self.write = write
         self.fields = table_fields(extras)
-        self.widths = [max(self.WIDTHS.get(f, 9), len(TABLE_TITLES.get(f, f))) for f in self.fields]
+        self.widths = [max(self.WIDTHS.get(f, 9), len(f)) for f in self.fields]
 
     def _line(self, cells) -> str:
         return "  ".join(c.ljust(w) if f in TEXT_COLUMNS else c.rjust(w)
                          for c, w, f in zip(cells, self.widths, self.fields)).rstrip()
 
     def header(self) -> None:
-        self.write(self._line([TABLE_TITLES.get(f, f) for f in self.fields]))
+        self.write(self._line(list(self.fields)))
 
     def row(self, lv: LevelStats) -> None:
         self.write(self._line([cell(f, getattr(lv, f, None)) for f in self.fields]))
@@ -74,6 +74,16 @@ def changed_knobs(technique: str, knobs: Mapping) -> dict:
     """The technique's knobs that differ from their defaults (the rest go without saying)."""
     defaults = knobs_of(technique).defaults()
     return {k: v for k, v in dict(knobs).items() if defaults.get(k, object()) != v}
+
+
+#: What the sum of a run's level times is, by where it ran: the kernels' windows on a GPU (CUDA
+#: events), the host clock around the simulated kernels, the host clock around the CPU's levels.
+TIME_LABELS = {"gpu": "GPU time (ms)", "simulator": "simulator time (ms)", "cpu": "CPU time (ms)"}
+
+
+def time_label(result: RunResult) -> str:
+    """The summary's label of the run's level time (result.total_ms): it names where it was measured."""
+    return TIME_LABELS.get((result.device or {}).get("backend"), "level time (ms)")
 
 
 def summary_fields(result: RunResult) -> dict:
@@ -90,9 +100,10 @@ def summary_fields(result: RunResult) -> dict:
         "levels": str(s["levels"]),
         "reached": f"{s['reached']:,}",
         "traversed edges": f"{s['traversed_edges']:,}",
-        # Which time is which: the GPU's kernel windows, the BFS's wall time (host round trips,
-        # not the caller's work) and, where the caller measured it, the wall time with plotting.
-        "GPU time (ms)": f"{s['total_ms']:.3f}" + (" (simulated)" if sim else ""),
+        # Which time is which: the levels' own times (where they ran names them), the BFS's wall
+        # time (host round trips, not the caller's work) and, where the caller measured it, the
+        # wall time with plotting.
+        time_label(result): f"{s['total_ms']:.3f}",
         "BFS wall (ms)": f"{s['elapsed_ms']:.3f}",
         **({"with plotting (ms)": f"{result.caller_wall_ms:.3f}"} if result.caller_wall_ms is not None else {}),
         "GTEPS": "n/a (simulator)" if sim else f"{result.gteps:.4f}",
@@ -139,8 +150,9 @@ def summary_table_html(labelled: list[tuple[str, RunResult]], colors: Mapping[st
     if not labelled:
         return "<p><i>No runs yet.</i></p>"
     fields = [summary_fields(res) for _, res in labelled]
-    # Runs differ in which fields they have (only a caller that plotted has "with plotting").
-    keys = [k for k in dict.fromkeys(k for f in fields for k in f) if k not in set(omit)]
+    # Runs differ in which fields they have (only a caller that plotted has "with plotting"; the
+    # level time is named by where it ran): each field goes where its runs put it.
+    keys = [k for k in _merged_order(fields) if k not in set(omit)]
     head = "".join(f"<th>{_esc(k)}</th>" for k in ["run", *keys])
     body = []
     for (label, res), f in zip(labelled, fields):
@@ -154,10 +166,22 @@ def summary_table_html(labelled: list[tuple[str, RunResult]], colors: Mapping[st
     return f"<table class='summary'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
+def _merged_order(dicts: list[dict]) -> list:
+    """The keys of all the dicts, each after the key that precedes it in the first dict having it."""
+    keys: list = []
+    for d in dicts:
+        prev = None
+        for k in d:
+            if k not in keys:
+                keys.insert(keys.index(prev) + 1 if prev is not None else 0, k)
+            prev = k
+    return keys
+
+
 def level_table_html(result: RunResult | Iterable[LevelStats]) -> str:
     levels = result.levels if isinstance(result, RunResult) else list(result)
     fields = _fields_of(result if isinstance(result, RunResult) else levels)
-    head = "".join(f"<th>{_esc(TABLE_TITLES.get(f, f))}</th>" for f in fields)
+    head = "".join(f"<th>{_esc(f)}</th>" for f in fields)
     rows = "".join(
         "<tr>" + "".join(f"<td class='{'txt' if f in TEXT_COLUMNS else 'num'}'>{_esc(cell(f, getattr(lv, f, None)))}</td>"
                          for f in fields) + "</tr>" for lv in levels)

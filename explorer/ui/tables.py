@@ -1,16 +1,17 @@
 """The level table's columns and how its cells read: one place for the text tables and the HTML
-report (report.py) and the Explorer's table and hovers (plots.py). Standard library only."""
+report (report.py) and the Explorer's table and hovers (plots.py).
+
+Every table names its columns as the record does (stats.LevelStats, and CSV and JSON with it) and
+in the record's order: the core fields, then the technique's extras. Nothing is renamed for the
+screen, so what a user reads in a table is what they grep for in a file."""
 from __future__ import annotations
 
-#: Level-record columns shown in every table, with short titles; a run's technique-declared extras
-#: (stats.Extra) go between the counts and the text columns (`table_fields`).
-TABLE_FIELDS = ("level", "frontier_in", "discovered", "frontier_out", "edges_examined", "dup_generated",
-                "dup_detected", "dup_undetected", "dup_conflicts", "technique", "kernel", "time_ms")
-_CORE_TABLE = tuple(f for f in TABLE_FIELDS if f != "dup_conflicts")  # dup_conflicts: BFS-4K's extra
-TABLE_TITLES = {"frontier_in": "frontier_in", "frontier_out": "frontier_out", "edges_examined": "edges",
-                "dup_generated": "dup_gen", "dup_detected": "dup_det", "dup_undetected": "dup_left",
-                "dup_conflicts": "conflicts", "time_ms": "time_ms"}
-TEXT_COLUMNS = ("technique", "kernel")
+from ..stats import LEVEL_FIELDS
+
+#: Columns of the Explorer's table, which holds runs of every technique: the record's core fields,
+#: then the one extra counted as a duplicate count (BFS-4K's dup_conflicts).
+TABLE_FIELDS = (*LEVEL_FIELDS, "dup_conflicts")
+TEXT_COLUMNS = ("technique", "kernel", "direction")
 #: Table columns that hold counts (the rest: level, the text columns and time_ms).
 COUNT_FIELDS = tuple(f for f in TABLE_FIELDS if f not in ("level", *TEXT_COLUMNS, "time_ms"))
 
@@ -37,15 +38,13 @@ def format_count(value, missing: str = NOT_MEASURED) -> str:
 
 def table_fields(extras=()) -> tuple[str, ...]:
     """The columns of a level table of a technique with these extras (stats.Extra, or their names):
-    the core counts, the extras, then direction, technique, kernel and time."""
-    names = tuple(getattr(e, "name", e) for e in extras)
-    head = _CORE_TABLE[:_CORE_TABLE.index("technique")]
-    return head + names + ("direction", "technique", "kernel", "time_ms")
+    the record's core fields, then the extras, as RunResult.level_fields (CSV and JSON)."""
+    return LEVEL_FIELDS + tuple(getattr(e, "name", e) for e in extras)
 
 
 def cell(name: str, value) -> str:
     """The text of column `name`'s cell."""
-    if name in TEXT_COLUMNS or name == "direction" or isinstance(value, str):
+    if name in TEXT_COLUMNS or isinstance(value, str):
         return str(getattr(value, "value", value))  # an enum (kernel, direction) as its value
     if name == "time_ms":
         return f"{value:.3f}"

@@ -27,14 +27,16 @@ Kernels:
                  dist and parent over all SMs (the block logs its claims, coalesced).
 
 Every warp-level call is made by all 32 lanes (loops run while any lane has work), which is
-what the shuffles need on the GPU and what kernels.sim checks under the simulator.
+what the shuffles need on the GPU and what kernels.cudasim checks under the simulator.
 
 Modules: layout (the constants the host shares, no Numba: `from kernels.bfs4k import layout`),
-build (kernels_for, Kernels, kernel_signatures), multi, single, cluster, commit (the kernels),
-expand (virtual warps, edge-discover), device (helpers), provenance (multi's and heavy's variant
-that logs who made each claim, for explorer.duplicates; the kernels above are not changed by it). The claims, duplicate filters, local
-queues and flushes are kernels.frontier_ops', shared with other techniques. Importing this
-package imports no Numba: the names of build are loaded on first use.
+args (the kernels' argument groups, kernels.args), build (kernels_for, Kernels, kernel_signatures),
+multi, single, cluster, commit (the kernels), device (helpers), provenance (multi's and heavy's
+variant that logs who made each claim, for explorer.duplicates; the kernels above are not
+changed by it). The expansion (virtual warps, edge-discover, the heavy-vertex list), the claims,
+the duplicate filters, the local queues and flushes and the degree histogram are the shared
+operators' (kernels.expand, claims, filters, frontier_ops, histogram). Importing this package
+imports no Numba: the names of build are loaded on first use.
 """
 from .layout import *  # noqa: F401,F403  (the constants the host reads: L_*, S_*, dedup codes, slots)
 

@@ -4,7 +4,7 @@ from typing import NamedTuple
 
 from .cluster import _cluster_kernel
 from .commit import bfs4k_commit
-from .device import _OPTIONS
+from ..common import BLOCK_1024
 from .layout import HASH64, NO_DEDUP, WARP_CULL, register_cap
 from .multi import _level_kernels
 from .single import _single_kernel
@@ -56,21 +56,13 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
 def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, single_block_threads=1024,
                       shared_visited=False, cluster=1):
     """(name, kernel, argument types, register cap) of each kernel as the engine launches it,
-    for compiling without a GPU (benchmarks/kernel_resources.py)."""
-    from numba import types
-    i64, b = types.int64, types.boolean
-    v64, v32, log2d = types.int64[::1], types.int32[::1], types.int64[:, ::1]
-    multi = (v64, v32, v32, v32, v32, i64, v32, i64, v64, i64, v32, v32, i64, b, i64, v32,
-             v64, v64, i64, b, i64, v64, v64, b)
-    heavy = (v64, v32, v32, v32, v32, i64, v64, i64, v32, v32, v32, v64, v64, i64, i64, i64)
-    stats = (v64, v32, v64, v64)
-    single = (v64, v32, v32, v32, v32, v32, i64, b, i64, v64, log2d, i64, i64, v64, v32, v32,
-              i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, v32)
-    commit = (v32, v64, v32, v32, v32, v32)
-    k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited, cluster)
-    cap = _OPTIONS.get("max_registers", 0)
-    return [("bfs4k_multi", k.multi, multi, cap), ("bfs4k_heavy", k.heavy, heavy, cap),
-            ("bfs4k_stats", k.stats, stats, cap),
-            ("bfs4k_cluster" if cluster > 1 else "bfs4k_single", k.single, single, register_cap(single_block_threads)),
-            ("bfs4k_commit", k.commit, commit, 0)]
+    for compiling ahead of a run or without a GPU (benchmarks/kernel_resources.py)."""
+    from ..args import signature
 
+    k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited, cluster)
+    cap = BLOCK_1024.get("max_registers", 0)
+    return [("bfs4k_multi", k.multi, signature(k.multi), cap), ("bfs4k_heavy", k.heavy, signature(k.heavy), cap),
+            ("bfs4k_stats", k.stats, signature(k.stats), cap),
+            ("bfs4k_cluster" if cluster > 1 else "bfs4k_single", k.single, signature(k.single),
+             register_cap(single_block_threads)),
+            ("bfs4k_commit", k.commit, signature(k.commit), 0)]

@@ -6,14 +6,16 @@ import functools
 from numba import cuda, int32, int64
 from numba.core import config
 
+from ..args import Graph, QueuePair, Stamps, Tree
 from ..cluster import cluster_load, cluster_map, cluster_rank, cluster_sync, smem_addr
+from ..expand import NUM_ACC
 from ..frontier_ops import A_EDGES, A_TOP
-from ..primitives import clock64, warp_max, warp_sum
-from .device import FULL, NUM_ACC, _acc_counts, _degree_bin, _u, _use_edge_discover, _virtual_warp_size
-from .expand import _expand
+from ..primitives import FULL_MASK, clock64, uidx, warp_max, warp_sum
+from .args import SingleKnobs, SingleOut
+from .device import _acc_counts, _degree_bin, _use_edge_discover, _virtual_warp_size
 from .layout import (CULL_ENTRIES, DEGREE_BINS, L_CLOCK, NEXT_SIZE, OVERFLOW, QLEN, R_HEAVY,
                      R_TOP, ROW, ROW_CLUSTER, ROWS_CLUSTER, S_CLOCK_START, WARP_CULL, register_cap)
-from .single import _leave, _load_rows, _load_visited, _log_level
+from .single import _expand, _leave, _load_rows, _load_visited, _log_level
 
 
 @cuda.jit(device=True)
@@ -56,16 +58,15 @@ def _cluster_totals(rows_addr, row, C, lv):
 
 
 @functools.cache
-def _cluster_kernel(dedup: int, max_threads: int, C: int):
+def _cluster_kernel(dedup: int, block_threads: int, C: int):
     """The single-block kernel spread over a thread-block cluster of C blocks (C a power of two,
     2-16; compute capability 9.0 and later): an extension of the paper, which has one block."""
     shift = C.bit_length() - 1
-    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
+    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(block_threads)}
 
     @cuda.jit(cache=True, **options)
-    def bfs4k_cluster(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
-                      max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
-                      hmask, k7, region0_words, bm_words, visits):
+    def bfs4k_cluster(graph: Graph, tree: Tree, stamps: Stamps, queues: QueuePair, out: SingleOut,
+                      knobs: SingleKnobs):
         """Levels inside one launch of one cluster while 0 < |F| < F_Threshold (= C x the single
         block's): bfs4k_single's loop (§5.5), its arguments, log and visit log, on C SMs that share
         a hardware barrier and each other's shared memory (kernels.cluster). A level has one
@@ -84,15 +85,20 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
           (it is local to a block's warps);
         - log rows are per block: row (level - level0) x C + rank; the host sums their counts.
 
-        Dynamic shared memory: [hash64 or culling tables: region0_words int32][F_d, F_d_new: fcap
-        int32 each][their first edges: fcap int64 each][their degrees: fcap int32 each][this block's
-        bitmap slice: bm_words int32].
+        Dynamic shared memory: [hash64 or culling tables: region0_words int32][F_d, F_d_new:
+        f_capacity int32 each][their first edges: f_capacity int64 each][their degrees: f_capacity
+        int32 each][this block's bitmap slice: bitmap_words int32].
         """
         tid = cuda.threadIdx.x
         lane = cuda.laneid
         B = cuda.blockDim.x
-        if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
+        if B > block_threads:  # compiled with registers for block_threads only (the launch would fail)
             return
+        offsets, indices = graph
+        dist = tree.dist
+        qa, qb, in_a, fsize0, _, level0 = queues
+        hist, log, state, visits, max_levels = out
+        f_threshold, fcap, k1, k2_limit, k3, k4, hmask, k7, region0_words, bm_words = knobs
         rank = cluster_rank()
         table = cuda.shared.array(0, int64)
         sh32 = cuda.shared.array(0, int32)
@@ -111,7 +117,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         hist_c = cuda.shared.array(DEGREE_BINS, int32)
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = (tid // 32) * CULL_ENTRIES
-        heavy_min = int64(k3) * B
+        min_heavy_degree = int64(k3) * B
         log_cap = int32(visits.shape[0] // 3)
         logged = int32(0)
         last = int32(0)
@@ -124,7 +130,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         src = qa if in_a else qb
         i = tid
         while i < local:
-            sh32[_u(f_off + i)] = src[_u(_frontier_pos(i, rank, shift))]
+            sh32[uidx(f_off + i)] = src[uidx(_frontier_pos(i, rank, shift))]
             i += B
         for i in range(tid, ROWS_CLUSTER, B):
             rows[i] = 0
@@ -136,7 +142,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         r = 0
         prev = 2  # the row holding the statistics of the level's frontier
         _load_rows(sh32, f_off, local, offsets, table, rb_off, deg_off,
-                   rows[prev * ROW_CLUSTER + R_HEAVY:prev * ROW_CLUSTER + ROW], heavy_min, wsum, wmax, prev)
+                   rows[prev * ROW_CLUSTER + R_HEAVY:prev * ROW_CLUSTER + ROW], min_heavy_degree, wsum, wmax, prev)
         cuda.syncthreads()
         if tid == 0:
             rows[prev * ROW_CLUSTER + R_TOP] = wmax[prev, 0]  # the block's share's highest degree
@@ -150,9 +156,8 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
         a_is_in = in_a
         level = level0
         acc = cuda.local.array(NUM_ACC, int64)
-        graph = (dist, parent)
         mode = (True, True, cull, bm_off)  # claims through the bitmap
-        inst = (False, stamp, stamp2)  # the bitmap's claims are exclusive: no duplicates to count
+        inst = (False, stamps.claimed, stamps.kept)  # the bitmap's claims are exclusive: no duplicates to count
         filt = (dedup, table, hmask, tid, cull, cull_base)
         q = cuda.local.array((2, QLEN), int32)
         while True:
@@ -168,7 +173,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
             if dedup == WARP_CULL:
                 for i in range(lane, CULL_ENTRIES, 32):
                     cull[cull_base + i] = -1
-                cuda.syncwarp(FULL)
+                cuda.syncwarp(FULL_MASK)
             for i in range(NUM_ACC):
                 acc[i] = 0
             edges = int64(0)
@@ -176,7 +181,7 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
                 edges = warp_sum(wsum[prev, lane])
             # A heavy vertex returns the frontier to the host, as in bfs4k_single: every block
             # reads the same counts, so all leave together.
-            if level > level0 and (int64(1) << top) >= heavy_min:
+            if level > level0 and (int64(1) << top) >= min_heavy_degree:
                 hj = int32(0)
                 if lane < C:
                     hj = cluster_load(cluster_map(rows_addr + 4 * (pb + R_HEAVY + top), lane))
@@ -189,10 +194,10 @@ def _cluster_kernel(dedup: int, max_threads: int, C: int):
             nxt = int32(level + 1)
             cl = (int32(shift), bm_addr, cluster_map(rows_addr + 4 * (r * ROW_CLUSTER + NEXT_SIZE), 0),
                   smem_addr(sh32, fn_off), smem_addr(sh32, 2 * rbn_off), smem_addr(sh32, dgn_off), offsets,
-                  heavy_min, cnt[R_HEAVY:])
+                  min_heavy_degree, cnt[R_HEAVY:])
             src = (sh32, f_off, local, offsets, indices, table, rb_off, deg_off)
-            out = (visits, log_cap, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, logged)  # the visit log
-            ops = (nxt, graph, mode, inst, filt, out, cl)
+            dst = (visits, log_cap, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, logged)  # the visit log
+            ops = (nxt, tree, mode, inst, filt, dst, cl)
             _expand(ed, W, binary, src, ops, q, acc, k7)
             _acc_counts(acc, cnt, 0)
             claimed_edges = warp_sum(acc[A_EDGES])

@@ -1,37 +1,20 @@
 """Device helpers of the BFS-4K kernels: the per-level formulas of kernels.rules as device
-functions, the heavy-vertex list, the blocks' counters and the degree histogram."""
-from numba import cuda, int32, int64
-from numba.core import config
+functions and the blocks' counters. The expansion (virtual warps, edge-discover, the heavy-vertex
+list) is kernels.expand's, the degree histogram kernels.histogram's."""
+from numba import cuda, int32
 
 from .. import rules
-from ..frontier_ops import (A_COAL, A_CONF, A_DET, A_GEN, A_UNDET, FULL, NUM_ACC_CLUSTER, no_cluster, popc,
-                            uidx)
-from ..primitives import warp_sum
+from ..expand import A_EXT, NUM_ACC
+from ..filters import A_CONF, A_DET, A_GEN, A_UNDET
+from ..frontier_ops import A_COAL
+from ..histogram import count_degrees
+from ..primitives import FULL_MASK
 from .layout import (BLOCKS_DONE, COALESCED, CULL_ENTRIES, DEGREE_BINS, DUP_CONFLICTS, DUP_DETECTED,
-                     DUP_GENERATED, EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_COUNTERS, SUM_BIN, UNDETECTED, WARP_CULL)
+                     DUP_GENERATED, EXT_ROUNDS, HEAVY, NEXT_SIZE, NUM_COUNTERS, UNDETECTED, WARP_CULL)
 
-# BFS-4K's own per-thread count after frontier_ops' slots: edge-discover rounds without a search.
-A_EXT = NUM_ACC_CLUSTER
-NUM_ACC = A_EXT + 1  # every BFS-4K kernel's accumulators (the cluster statistics' slots included)
-
-# The multi-block and heavy kernels may run in blocks of 1024 threads (the largest K6), and
-# 1024 threads x 64 registers fill the register file; the simulator has no such option.
-_OPTIONS = {} if config.ENABLE_CUDASIM else {"max_registers": 64}
-
-_u, _popc, _no_cluster = uidx, popc, no_cluster
 _degree_bin = cuda.jit(device=True)(rules.degree_bin)
 _virtual_warp_size = cuda.jit(device=True)(rules.virtual_warp_size)
 _use_edge_discover = cuda.jit(device=True)(rules.use_edge_discover)
-
-
-@cuda.jit(device=True)
-def _heavy_push(u, deg, heavy_v, heavy_off, heavy_ctr):
-    # One 64-bit atomic gives both the slot and the vertex's first edge in the flat edge space,
-    # so slots come out sorted by offset and the child grid can binary-search them.
-    old = cuda.atomic.add(heavy_ctr, 0, (int64(1) << 40) | int64(deg))
-    slot = old >> 40
-    heavy_v[slot] = u
-    heavy_off[slot] = old & ((int64(1) << 40) - 1)
 
 
 @cuda.jit(device=True)
@@ -67,11 +50,11 @@ def _last_warp_publishes(cnt, finished, counters):
     """
     lane = cuda.laneid
     cuda.threadfence_block()
-    cuda.syncwarp(FULL)
+    cuda.syncwarp(FULL_MASK)
     arrived = 0
     if lane == 0:
         arrived = cuda.atomic.add(finished, 0, 1)
-    arrived = cuda.shfl_sync(FULL, arrived, 0)
+    arrived = cuda.shfl_sync(FULL_MASK, arrived, 0)
     if arrived != cuda.blockDim.x // 32 - 1:
         return False
     cuda.threadfence_block()
@@ -99,16 +82,16 @@ def _last_block_statistics(counters, frontier, offsets, hist, hist_c, hist_s):
     done = 0
     if lane == 0:
         done = cuda.atomic.add(counters, BLOCKS_DONE, 1)
-    done = cuda.shfl_sync(FULL, done, 0)
+    done = cuda.shfl_sync(FULL_MASK, done, 0)
     if done != cuda.gridDim.x - 1:
         return
     cuda.threadfence()  # every other block's entries and NEXT_SIZE are visible from here on
     n = min(cuda.atomic.add(counters, NEXT_SIZE, 0), frontier.shape[0])
     hist_c[lane] = 0  # one bin a lane: DEGREE_BINS == 32
     hist_s[lane] = 0
-    cuda.syncwarp(FULL)
-    _count_degrees(frontier, lane, n, 32, offsets, hist_c, hist_s)
-    cuda.syncwarp(FULL)
+    cuda.syncwarp(FULL_MASK)
+    count_degrees(frontier, lane, n, 32, offsets, hist_c, hist_s)
+    cuda.syncwarp(FULL_MASK)
     hist[lane] = hist_c[lane]
     hist[DEGREE_BINS + lane] = hist_s[lane]
 
@@ -129,53 +112,4 @@ def _start_block(cnt, finished, cull, cull_base, dedup, acc):
         acc[i] = 0
     cuda.syncthreads()
 
-
-@cuda.jit(device=True)
-def _count_degrees(frontier, i, n, stride, offsets, hist_c, hist_s):
-    """Degree histogram of frontier[i], frontier[i + stride], ... (below n) into the block's
-    hist_c (vertices per bin floor(log2(degree))) and hist_s (degree sums from bin SUM_BIN up;
-    lighter degrees summed together in bin 0). i - laneid and stride are uniform over the warp.
-    Collective."""
-    lane = cuda.laneid
-    light = int64(0)
-    while i - lane < n:
-        b = -1
-        if i < n:
-            u = frontier[_u(i)]
-            deg = offsets[_u(u + 1)] - offsets[_u(u)]
-            b = _degree_bin(deg)
-            if b >= SUM_BIN:
-                cuda.atomic.add(hist_s, b, deg)
-            else:
-                light += deg
-        # Lanes with the same bin add their count with one atomic: most entries share a bin.
-        peers = cuda.match_any_sync(FULL, b)
-        if b >= 0 and (peers & ((1 << lane) - 1)) == 0:
-            cuda.atomic.add(hist_c, b, int32(_popc(peers)))
-        i += stride
-    light = warp_sum(light)
-    if lane == 0 and light:
-        cuda.atomic.add(hist_s, 0, light)
-
-
-@cuda.jit(device=True)
-def _heavy_slot(heavy_off, count, x):
-    """Last heavy vertex whose first flat edge is <= x (slots are sorted by offset)."""
-    lo = 0
-    hi = count - 1
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if heavy_off[mid] <= x:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-@cuda.jit(device=True)
-def heavy_entry(offsets, heavy_v, heavy_off, count, total, s):
-    """Heavy slot s of `count` (`total` flat edges) as a walk needs it: (the end of its flat edges,
-    its vertex, and what turns a flat edge x of it into its edge: row + x)."""
-    u = heavy_v[s]
-    return heavy_off[s + 1] if s + 1 < count else total, u, offsets[u] - heavy_off[s]
 

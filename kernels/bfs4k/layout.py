@@ -3,7 +3,7 @@
 No Numba here: the host imports this module (`from kernels.bfs4k import layout`) before it
 chooses a backend, and a constant added for BFS-4K changes no other technique's layout.
 """
-from ..rules import CULL_ENTRIES, DEGREE_BINS, HASH64, NO_DEDUP, WARP_CULL  # noqa: F401  (BFS-4K's too)
+from ..rules import CULL_ENTRIES, DEDUP_CODES, DEGREE_BINS, HASH64, NO_DEDUP, QLEN, WARP_CULL  # noqa: F401
 
 # ------------------------------------------------------------------------------ per-level counters
 # The small int64 array the host reads back after a multi-block level (the single block keeps
@@ -26,12 +26,6 @@ NUM_COUNTERS = 13
 # (vertices per bin, then degree sums), then the single block's state. Two such buffers take
 # turns; a level clears the other one's counters and histogram (LEVEL_CLEARED entries).
 LEVEL_CLEARED = NUM_COUNTERS + 2 * DEGREE_BINS
-
-# ------------------------------------------------------------------------------ static knobs
-QLEN = 16  # local queue length (registers/local memory per thread)
-# Degree sums are kept per bin only from this bin up (the heavy path's bins, which need them);
-# lighter vertices' degrees are summed per lane and reported together in bin 0.
-SUM_BIN = 5
 
 # ------------------------------------------------------------------------------ single block
 # Per-level log written by the single-block kernel (one row per level it runs).

@@ -20,10 +20,15 @@ import types
 
 from numba import cuda, int32, int64
 
-from ..frontier_ops import A_CONF, A_DET, A_GEN, A_UNDET, hash64, visit, visit_pair, warp_cull
-from . import expand, multi
-from .device import (NUM_ACC, _OPTIONS, _acc_counts, _clear_other_level, _last_block_statistics, _last_warp_publishes,
-                     _no_cluster, _start_block)
+from .. import expand
+from ..args import Graph, Heavy, Level, Stamps, Tree
+from ..common import BLOCK_1024
+from ..expand import NUM_ACC
+from ..filters import A_CONF, A_DET, A_GEN, A_UNDET, hash64, warp_cull
+from ..frontier_ops import no_cluster, visit, visit_pair
+from . import multi
+from .args import MultiPlan, ProvLog, Readback
+from .device import _acc_counts, _clear_other_level, _last_block_statistics, _last_warp_publishes, _start_block
 from .layout import (CULL_ENTRIES, DEGREE_BINS, HASH64, NEXT_SIZE, NUM_COUNTERS, OVERFLOW, P_BLOCK, P_CULL,
                      P_HASH, P_HEAVY, P_KEPT, P_KERNEL, P_LANE, P_LEVEL, P_MULTI, P_PARENT, P_VERTEX, P_WARP,
                      QLEN, WARP_CULL, prov_sampled)
@@ -105,15 +110,13 @@ def shared_bytes(hash_entries: int, block_threads: int) -> int:
 @functools.cache
 def provenance_kernels(atomic_claim: bool, dedup: int):
     """(bfs4k_multi_prov, bfs4k_heavy_prov) for the claim mode and the filter that drops copies.
-    Their arguments are bfs4k_multi's and bfs4k_heavy's, then (log, log_ctr, log_mask): log int32
-    [rows, PROV_FIELDS], log_ctr int64[1] (rows claimed so far, may pass the buffer's end),
-    log_mask (2^k - 1: one vertex in 2^k logged). hmask + 1 must be the hash table's entries and
-    the launch's shared memory `shared_bytes(hmask + 1, block threads)`."""
+    Their arguments are bfs4k_multi's and bfs4k_heavy's, then the log (a ProvLog). plan.hash_mask
+    + 1 must be the hash table's entries and the launch's shared memory
+    `shared_bytes(hash_mask + 1, block threads)`."""
 
-    @cuda.jit(cache=True, **_OPTIONS)
-    def bfs4k_multi_prov(offsets, indices, dist, parent, frontier, fsize, out, out_cap, counters,
-                         level, stamp, stamp2, W, edge_discover, heavy_thr, heavy_v, heavy_off, heavy_ctr,
-                         hmask, binary, k7, hist, other, fuse, log, log_ctr, log_mask):
+    @cuda.jit(cache=True, **BLOCK_1024)
+    def bfs4k_multi_prov(graph: Graph, tree: Tree, stamps: Stamps, queues: Level, heavy: Heavy, plan: MultiPlan,
+                         readback: Readback, prov: ProvLog):
         tid = cuda.threadIdx.x
         gtid = cuda.blockIdx.x * cuda.blockDim.x + tid
         table = cuda.shared.array(0, int64)
@@ -122,45 +125,52 @@ def provenance_kernels(atomic_claim: bool, dedup: int):
         finished = cuda.shared.array(1, int32)
         hist_c = cuda.shared.array(DEGREE_BINS, int32)
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
+        hmask = plan.hash_mask
         cull_base = 2 * (hmask + 1) + (tid // 32) * CULL_ENTRIES  # after the hash table
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, WARP_CULL, acc)  # both filters' tables, always
         q = cuda.local.array((1, QLEN), int32)
-        nxt = int32(level + 1)
-        src = (frontier, 0, fsize, offsets, indices, table, -1, -1)
-        heavy_grp = (heavy_thr, heavy_v, heavy_off, heavy_ctr)
-        ops = (nxt, (dist, parent), (atomic_claim, False, cull, -1),
-               (True, stamp, stamp2, log, log_ctr, log_mask, P_MULTI),
+        offsets, indices = graph
+        out, counters = queues.out, readback.counters
+        src = (queues.frontier, 0, queues.size, offsets, indices, table, -1, -1)
+        ops = (int32(queues.level + 1), tree, (atomic_claim, False, cull, -1),
+               (True, stamps.claimed, stamps.kept, prov.rows, prov.counter, prov.mask, P_MULTI),
                (dedup, table, hmask, tid, cull, cull_base),
-               (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
-        if edge_discover:
-            heavy = expand_edge_discover(gtid // 32, src, heavy_grp, ops, q, acc, binary, k7)
+               (out, queues.capacity, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), no_cluster(offsets, cnt))
+        W, binary, k7 = plan.warp_size, plan.binary_scan, plan.k7
+        if plan.edge_discover:
+            n_heavy = expand_edge_discover(gtid // 32, src, heavy, ops, q, acc, binary, k7)
         else:
-            heavy = expand_virtual_warp(gtid // W, W, src, heavy_grp, ops, q, acc, binary, k7)
-        _acc_counts(acc, cnt, heavy)
-        _clear_other_level(other)
+            n_heavy = expand_virtual_warp(gtid // W, W, src, heavy, ops, q, acc, binary, k7)
+        _acc_counts(acc, cnt, n_heavy)
+        _clear_other_level(readback.other)
+        fuse = plan.fused_stats
         if fuse:
             cuda.threadfence()
         if _last_warp_publishes(cnt, finished, counters) and fuse:
-            _last_block_statistics(counters, out, offsets, hist, hist_c, hist_s)
+            _last_block_statistics(counters, out, offsets, readback.hist, hist_c, hist_s)
 
-    @cuda.jit(cache=True, **_OPTIONS)
-    def bfs4k_heavy_prov(offsets, indices, dist, parent, out, out_cap, counters, level, stamp, stamp2,
-                         heavy_v, heavy_off, heavy_ctr, k3, hmask, k7, log, log_ctr, log_mask):
+    @cuda.jit(cache=True, **BLOCK_1024)
+    def bfs4k_heavy_prov(graph: Graph, tree: Tree, stamps: Stamps, queues: Level, heavy: Heavy, plan: MultiPlan,
+                         readback: Readback, prov: ProvLog):
         tid = cuda.threadIdx.x
         table = cuda.shared.array(0, int64)
         cull = cuda.shared.array(0, int32)
         cnt = cuda.shared.array(NUM_COUNTERS, int32)
         finished = cuda.shared.array(1, int32)
+        hmask = plan.hash_mask
         cull_base = 2 * (hmask + 1) + (tid // 32) * CULL_ENTRIES
         acc = cuda.local.array(NUM_ACC, int64)
         _start_block(cnt, finished, cull, cull_base, WARP_CULL, acc)
         q = cuda.local.array((1, QLEN), int32)
-        ops = (int32(level + 1), (dist, parent), (atomic_claim, False, cull, -1),
-               (True, stamp, stamp2, log, log_ctr, log_mask, P_HEAVY), (dedup, table, hmask, tid, cull, cull_base),
-               (out, out_cap, counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1), _no_cluster(offsets, cnt))
-        heavy_edges(offsets, indices, heavy_v, heavy_off, heavy_ctr, k3, ops, q, acc, k7)
+        out = queues.out
+        ops = (int32(queues.level + 1), tree, (atomic_claim, False, cull, -1),
+               (True, stamps.claimed, stamps.kept, prov.rows, prov.counter, prov.mask, P_HEAVY),
+               (dedup, table, hmask, tid, cull, cull_base),
+               (out, queues.capacity, readback.counters, NEXT_SIZE, OVERFLOW, out, 0, 0, -1),
+               no_cluster(graph.offsets, cnt))
+        heavy_edges(graph, heavy, ops, q, acc, plan.k7)
         _acc_counts(acc, cnt, 0)
-        _last_warp_publishes(cnt, finished, counters)
+        _last_warp_publishes(cnt, finished, readback.counters)
 
     return bfs4k_multi_prov, bfs4k_heavy_prov

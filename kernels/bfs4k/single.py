@@ -6,10 +6,13 @@ import functools
 from numba import cuda, int32, int64
 from numba.core import config
 
-from ..primitives import clock64, warp_max, warp_sum
-from .device import (FULL, NUM_ACC, _acc_counts, _count_degrees, _degree_bin, _no_cluster, _u, _use_edge_discover,
-                     _virtual_warp_size)
-from .expand import _expand
+from ..args import Graph, Heavy, QueuePair, Stamps, Tree
+from ..expand import NUM_ACC, expand_edge_discover, expand_virtual_warp
+from ..frontier_ops import no_cluster
+from ..histogram import count_degrees
+from ..primitives import FULL_MASK, clock64, uidx, warp_max, warp_sum
+from .args import SingleKnobs, SingleOut
+from .device import _acc_counts, _degree_bin, _use_edge_discover, _virtual_warp_size
 from .layout import (CULL_ENTRIES, DEGREE_BINS, DUP_CONFLICTS, DUP_DETECTED, DUP_GENERATED, EXT_ROUNDS, COALESCED,
                      L_BINARY, L_CLOCK, L_COAL, L_CONF, L_DET, L_ED, L_EDGES, L_EXT, L_FOUND, L_FRONTIER, L_GEN,
                      L_NEXT, L_OVERFLOW, L_UNDET, L_WARP, NEXT_SIZE, OVERFLOW, QLEN, R_HEAVY, ROW,
@@ -33,32 +36,32 @@ def _load_visited(bits, base, words, dist, shift, rank):
         v2 = (((i + 2) << shift) | rank) * 32 + lane
         v3 = (((i + 3) << shift) | rank) * 32 + lane
         # Unconditional loads (indices clamped), tested after: all four are issued back to back.
-        d0 = dist[_u(min(v0, last))]
-        d1 = dist[_u(min(v1, last))]
-        d2 = dist[_u(min(v2, last))]
-        d3 = dist[_u(min(v3, last))]
-        b0 = cuda.ballot_sync(FULL, v0 <= last and d0 != -1)
-        b1 = cuda.ballot_sync(FULL, v1 <= last and d1 != -1)
-        b2 = cuda.ballot_sync(FULL, v2 <= last and d2 != -1)
-        b3 = cuda.ballot_sync(FULL, v3 <= last and d3 != -1)
+        d0 = dist[uidx(min(v0, last))]
+        d1 = dist[uidx(min(v1, last))]
+        d2 = dist[uidx(min(v2, last))]
+        d3 = dist[uidx(min(v3, last))]
+        b0 = cuda.ballot_sync(FULL_MASK, v0 <= last and d0 != -1)
+        b1 = cuda.ballot_sync(FULL_MASK, v1 <= last and d1 != -1)
+        b2 = cuda.ballot_sync(FULL_MASK, v2 <= last and d2 != -1)
+        b3 = cuda.ballot_sync(FULL_MASK, v3 <= last and d3 != -1)
         if lane == 0:
-            bits[_u(base + i)] = int32(b0)
+            bits[uidx(base + i)] = int32(b0)
             if i + 1 < words:
-                bits[_u(base + i + 1)] = int32(b1)
+                bits[uidx(base + i + 1)] = int32(b1)
             if i + 2 < words:
-                bits[_u(base + i + 2)] = int32(b2)
+                bits[uidx(base + i + 2)] = int32(b2)
             if i + 3 < words:
-                bits[_u(base + i + 3)] = int32(b3)
+                bits[uidx(base + i + 3)] = int32(b3)
         i += stride
 
 
 @cuda.jit(device=True)
-def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r):
+def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, min_heavy_degree, wsum, wmax, r):
     """The level's frontier rows, loaded once at its start: each entry's first edge (rows64[rb_off + i])
     and degree (sh32[deg_off + i]) go beside it in shared memory, where the level's loops read
     them; the warp's degree sum goes to its slot in wsum[r], the frontier's highest degree to
     wmax[r, 0] (an atomic max: the caller clears it), with per-bin counts of heavy vertices (bins of
-    degree >= heavy_min) in heavy_c: what the level's decisions (§5.1-§5.4, the heavy-vertex exit)
+    degree >= min_heavy_degree) in heavy_c: what the level's decisions (§5.1-§5.4, the heavy-vertex exit)
     need, after one block barrier. A thread takes entries i and i + B together, so both rows' loads
     are in flight at once. Collective."""
     lane = cuda.laneid
@@ -68,20 +71,20 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
     i = cuda.threadIdx.x
     while i - lane < fsize:  # warp-uniform
         j = i + B
-        u0 = sh32[_u(f_off + i)] if i < fsize else 0
-        u1 = sh32[_u(f_off + j)] if j < fsize else 0
-        b0 = offsets[_u(u0)]
-        e0 = offsets[_u(u0 + 1)]
-        b1 = offsets[_u(u1)]
-        e1 = offsets[_u(u1 + 1)]
+        u0 = sh32[uidx(f_off + i)] if i < fsize else 0
+        u1 = sh32[uidx(f_off + j)] if j < fsize else 0
+        b0 = offsets[uidx(u0)]
+        e0 = offsets[uidx(u0 + 1)]
+        b1 = offsets[uidx(u1)]
+        e1 = offsets[uidx(u1 + 1)]
         if i < fsize:
-            total += _row_entry(sh32, rows64, rb_off, deg_off, i, b0, e0 - b0, heavy_c, heavy_min)
+            total += _row_entry(sh32, rows64, rb_off, deg_off, i, b0, e0 - b0, heavy_c, min_heavy_degree)
             top = max(top, int32(e0 - b0))
         if j < fsize:
-            total += _row_entry(sh32, rows64, rb_off, deg_off, j, b1, e1 - b1, heavy_c, heavy_min)
+            total += _row_entry(sh32, rows64, rb_off, deg_off, j, b1, e1 - b1, heavy_c, min_heavy_degree)
             top = max(top, int32(e1 - b1))
         i += B + B
-    if not cuda.any_sync(FULL, total > 0):  # an idle warp (or one of isolated vertices): no reductions
+    if not cuda.any_sync(FULL_MASK, total > 0):  # an idle warp (or one of isolated vertices): no reductions
         if lane == 0:
             wsum[r, cuda.threadIdx.x >> 5] = 0
         return
@@ -94,12 +97,12 @@ def _load_rows(sh32, f_off, fsize, offsets, rows64, rb_off, deg_off, heavy_c, he
 
 
 @cuda.jit(device=True)
-def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, heavy_min):
-    rows64[_u(rb_off + i)] = beg
-    sh32[_u(deg_off + i)] = int32(deg)
-    if deg >= heavy_min:
+def _row_entry(sh32, rows64, rb_off, deg_off, i, beg, deg, heavy_c, min_heavy_degree):
+    rows64[uidx(rb_off + i)] = beg
+    sh32[uidx(deg_off + i)] = int32(deg)
+    if deg >= min_heavy_degree:
         b = _degree_bin(deg)
-        if (int64(1) << b) >= heavy_min:
+        if (int64(1) << b) >= min_heavy_degree:
             cuda.atomic.add(heavy_c, b, int32(1))
     return deg
 
@@ -139,7 +142,7 @@ def _leave(state, hist, hist_c, hist_s, offsets, frontier, start, levels, fsize,
         hist_c[tid] = 0
         hist_s[tid] = 0
     cuda.syncthreads()
-    _count_degrees(frontier, start + tid, start + fsize, cuda.blockDim.x, offsets, hist_c, hist_s)
+    count_degrees(frontier, start + tid, start + fsize, cuda.blockDim.x, offsets, hist_c, hist_s)
     cuda.syncthreads()
     if tid < DEGREE_BINS:
         hist[tid] = hist_c[tid]
@@ -148,31 +151,58 @@ def _leave(state, hist, hist_c, hist_s, offsets, frontier, start, levels, fsize,
         state[S_CLOCK_END] = clock64()
 
 
+@cuda.jit(device=True)
+def _expand(ed, W, binary, src, ops, q, acc, k7):
+    """One level of the single block (or of one block of the cluster form): its frontier entries
+    (src: in shared memory, rows beside them), by edge-discover or virtual warps of W lanes; no
+    heavy vertices (a frontier holding one went back to the host). Collective over the block."""
+    fsize = src[2]
+    no_heavy = Heavy(0, 0, src[0], src[0], src[0])
+    tid = cuda.threadIdx.x
+    B = cuda.blockDim.x
+    if ed:
+        wid = tid >> 5
+        while wid * 32 < fsize:  # a warp past the frontier's end has no more work
+            expand_edge_discover(wid, src, no_heavy, ops, q, acc, False, k7)
+            wid = int32(wid + (B >> 5))
+        return
+    wshift = int32(0)  # W is a power of two: shifts instead of divisions
+    while (int32(1) << wshift) < W:
+        wshift = int32(wshift + 1)
+    # vbase is uniform over the warp (its lanes' virtual warps call the collectives
+    # together); a warp whose first virtual warp is past the frontier's end is done.
+    vbase = int32(0)
+    wfirst = int32((tid & ~31) >> wshift)
+    while vbase + wfirst < fsize:
+        expand_virtual_warp(int32(vbase + (tid >> wshift)), W, src, no_heavy, ops, q, acc, binary, k7)
+        vbase = int32(vbase + (B >> wshift))
+
+
 @functools.cache
-def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads: int, shared_visited: bool):
-    """The single-block kernel for blocks of at most `max_threads` threads."""
-    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(max_threads)}
+def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, block_threads: int, shared_visited: bool):
+    """The single-block kernel for blocks of at most `block_threads` threads."""
+    options = {} if config.ENABLE_CUDASIM else {"max_registers": register_cap(block_threads)}
 
     @cuda.jit(cache=True, **options)
-    def bfs4k_single(offsets, indices, dist, parent, qa, qb, fsize0, in_a, out_cap, hist, log,
-                     max_levels, level0, state, stamp, stamp2, f_threshold, fcap, k1, k2_limit, k3, k4,
-                     hmask, k7, region0_words, bm_words, visits):
+    def bfs4k_single(graph: Graph, tree: Tree, stamps: Stamps, queues: QueuePair, out: SingleOut,
+                     knobs: SingleKnobs):
         """Levels inside one launch of one block while 0 < |F| < F_Threshold (§5.5, single-block).
 
         Dynamic shared memory: [hash64 table or culling tables: region0_words int32]
-        [F_d: fcap int32][F_d_new: fcap int32][F_d's first edges: fcap int64][F_d's degrees: fcap
-        int32], then with shared_visited [visited bitmap: bm_words int32], filled from dist on entry.
+        [F_d: f_capacity int32][F_d_new: f_capacity int32][F_d's first edges: f_capacity int64]
+        [F_d's degrees: f_capacity int32], then with shared_visited [visited bitmap: bitmap_words
+        int32], filled from dist on entry.
         Each level starts by loading its frontier's rows into shared memory (_load_rows): the
         level's decisions come from their statistics, and its loops read them there, so a round's
         dependent global loads are the neighbours only. Every next-frontier entry also goes to global memory, so
         the multi-block kernel can take over the moment the frontier outgrows the block: to the
-        queue, or with shared_visited to the visit log `visits` (vertex, parent, level; three rows
-        of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
+        queue, or with shared_visited to the visit log `out.visits` (vertex, parent, level; three
+        rows of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
         parent and the queue after the block: scattered stores are a quarter of a plain one-block
         BFS of the grid (benchmarks/plain_single_block.py), spread over all SMs they are one
         short launch.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
-        launched from there (Numba has no dynamic parallelism). `hist` receives the last frontier's
+        launched from there (Numba has no dynamic parallelism). `out.hist` receives the last frontier's
         degree histogram on exit (the host plans from it). The SM's cycle counter is read as the
         kernel starts, as each level ends (log[:, L_CLOCK]) and as the kernel ends (state); the
         host splits the launch's time between the levels by them. The last warp reads it each
@@ -181,8 +211,13 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         tid = cuda.threadIdx.x
         lane = cuda.laneid
         B = cuda.blockDim.x
-        if B > max_threads:  # compiled with registers for max_threads only (the launch would fail)
+        if B > block_threads:  # compiled with registers for block_threads only (the launch would fail)
             return
+        offsets, indices = graph
+        dist = tree.dist
+        qa, qb, in_a, fsize0, out_cap, level0 = queues
+        hist, log, state, visits, max_levels = out
+        f_threshold, fcap, k1, k2_limit, k3, k4, hmask, k7, region0_words, bm_words = knobs
         table = cuda.shared.array(0, int64)
         sh32 = cuda.shared.array(0, int32)
         cull = sh32
@@ -199,12 +234,11 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
         hist_c = cuda.shared.array(DEGREE_BINS, int32)  # the exit histogram (32-bit: native atomics)
         hist_s = cuda.shared.array(DEGREE_BINS, int64)
         cull_base = (tid // 32) * CULL_ENTRIES
-        heavy_min = int64(k3) * B  # §5.3: a child grid of at least one block
+        min_heavy_degree = int64(k3) * B  # §5.3: a child grid of at least one block
         log_cap = int32(visits.shape[0] // 3)
-        nocl = _no_cluster(offsets, hist_c)
-        graph = (dist, parent)
+        nocl = no_cluster(offsets, hist_c)
         mode = (atomic_claim, True, cull, bm_off)  # latency-bound: one block
-        inst = (instrument, stamp, stamp2)
+        inst = (instrument, stamps.claimed, stamps.kept)
         filt = (dedup, table, hmask, tid, cull, cull_base)
         logged = int32(0)  # visit log entries of the levels before this one
         last = int32(0)  # where the latest level's entries start in it
@@ -242,34 +276,34 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, max_threads
             if dedup == WARP_CULL:  # each warp's own table: no block barrier needed
                 for i in range(lane, CULL_ENTRIES, 32):
                     cull[cull_base + i] = -1
-                cuda.syncwarp(FULL)
+                cuda.syncwarp(FULL_MASK)
             for i in range(NUM_ACC):
                 acc[i] = 0
             # Per-level decisions (§5.2, §5.4, §5.1) from the same formulas the host policy uses;
             # those of |F| alone are worked out while the rows' loads are in flight.
             W = int32(_virtual_warp_size(B, fsize, k1))
             ed = _use_edge_discover(B, fsize, k4)
-            _load_rows(sh32, f_off, fsize, offsets, table, rb_off, deg_off, heavy_c, heavy_min, wsum, wmax, r)
+            _load_rows(sh32, f_off, fsize, offsets, table, rb_off, deg_off, heavy_c, min_heavy_degree, wsum, wmax, r)
             cuda.syncthreads()  # the rows and the frontier's statistics are complete
             top = _degree_bin(wmax[r, 0])  # a bin: >= 0
             # A frontier holding a heavy vertex (rules.has_heavy: only its top bin matters) goes back
             # to the host, which launches its child grid. The host checked the launch's first one.
-            if level > level0 and (int64(1) << top) >= heavy_min and heavy_c[top] <= k2_limit:
+            if level > level0 and (int64(1) << top) >= min_heavy_degree and heavy_c[top] <= k2_limit:
                 break
             binary = (not ed) and fsize * W <= B and (int64(1) << (top + 1)) - 1 <= W
             edges = int64(0)
             if tid < 32:  # only the log needs the frontier's degree sum: one warp reduces it
                 edges = warp_sum(wsum[r, lane])
-            out = qb if a_is_in else qa
+            dst = qb if a_is_in else qa
             out_n = out_cap
             log_base = int32(-1)
             if shared_visited:
-                out = visits
+                dst = visits
                 out_n = log_cap
                 log_base = logged
             nxt = int32(level + 1)
             src = (sh32, f_off, fsize, offsets, indices, table, rb_off, deg_off)
-            ops = (nxt, graph, mode, inst, filt, (out, out_n, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, log_base),
+            ops = (nxt, tree, mode, inst, filt, (dst, out_n, cnt, NEXT_SIZE, OVERFLOW, sh32, fn_off, fcap, log_base),
                    nocl)
             _expand(ed, W, binary, src, ops, q, acc, k7)
             _acc_counts(acc, cnt, 0)

@@ -3,20 +3,20 @@ as top-down BFS levels in Numba CUDA: how a frontier's work (its adjacency lists
 work-units) is mapped to threads.
 
   work-items to threads (§5.1.1)       gather.work_items
-  static virtual warps (§5.1.2)        gather.virtual_warps: BFS-4K's expand_virtual_warp with W fixed
+  static virtual warps (§5.1.2)        gather.virtual_warps: kernels.expand.expand_virtual_warp, W fixed
   dynamic virtual warps + heavy        BFS-4K's own multi-block kernels (kernels.bfs4k), run by the
-    vertices (§5.2.1)                  host's BFS-4K loop; its child grids are launched by the host
-                                       (Numba has no dynamic parallelism)
+    vertices (§5.2.1)                  host's BFS-4K level operator; its child grids are launched
+                                       by the host (Numba has no dynamic parallelism)
   CTA + warp + scan (§5.2.2, Alg. 9)   gather.cta_warp_scan: Merrill, Garland & Grimshaw
   direct search (§5.3.1)               search.direct_search
-  local warp search (§5.3.2)           gather.local_warp_search: BFS-4K's edge-discover (expand_edge_discover)
+  local warp search (§5.3.2)           gather.local_warp_search: edge-discover (kernels.expand)
   block search (§5.3.3)                search.block_search
   two-phase search (§5.3.4)            search.two_phase (after search.lb_partition)
   multi-phase search (§5.4-5.6)        search.multi_phase: coalesced expansion, iterated searches
 
 Every strategy hands each candidate neighbour to the same claim, culls, local queue and warp
-flush (device.step over kernels.frontier_ops), so they differ only in the mapping. Merrill et al.'s
-duplicate culls (warp culling: frontier_ops.warp_cull; history culling: device.history_cull) are
+flush (device.step over kernels.claims, filters and frontier_ops), so they differ only in the mapping. Merrill et al.'s
+duplicate culls (warp culling and history culling: kernels.filters) are
 compile-time options of the level kernel (build.level_kernel).
 
 The search strategies need the exclusive prefix sum of the frontier's degrees first

@@ -2,23 +2,26 @@
 Merrill et al.'s culls and the local queue (`step`), the binary search of work-units in a prefix
 sum (`owner`), and the block's counts (`start_block`, `publish`).
 
-The claim, warp culling, the local queue and its flush are kernels.frontier_ops'; history culling
-is here, since only Merrill et al.'s technique uses it. Groups as in frontier_ops, plus
+The claim (kernels.claims), the culls (kernels.filters: warp culling, history culling), the
+local queue and its flush (kernels.frontier_ops) are the shared operators'. Groups as in
+frontier_ops, plus
 
   hist  (table, off, hmask): history culling in table[off:off + hmask + 1] (int32 shared, the
         block's, -1 filled); off < 0: none.
 
-The accumulators `acc` hold frontier_ops' slots, BFS-4K's A_EXT (its edge-discover loop, which
-local-warp search runs, counts there) and this module's slots after them.
+The accumulators `acc` hold kernels.expand's slots (its edge-discover loop, which local-warp
+search runs, counts there) and this module's slots after them.
 """
 from numba import cuda, int32, int64
 
-from ..bfs4k.device import NUM_ACC as BFS4K_ACC
-from ..frontier_ops import A_CONF, A_DET, A_GEN, A_UNDET, FULL, claim, enqueue, flush
+from ..claims import claim
+from ..expand import NUM_ACC as EXPAND_ACC
+from ..filters import A_CONF, A_DET, A_GEN, A_UNDET, history_cull
+from ..frontier_ops import enqueue, flush
 from .layout import (CTA_GATHERED, CULL_CONFLICTS, DUP_GENERATED, EDGES, HISTORY_CULLED, NUM_COUNTERS, QLEN,
                      SEARCHES, UNDETECTED, WARP_CULLED, WARP_GATHERED)
 
-A_SEEN = BFS4K_ACC  # adjacency entries inspected (instrument)
+A_SEEN = EXPAND_ACC  # adjacency entries inspected (instrument)
 A_HIST = A_SEEN + 1  # copies history culling dropped
 A_CTA = A_SEEN + 2  # vertices the CTA phase gathered
 A_WARPG = A_SEEN + 3  # vertices the warp phase gathered
@@ -32,39 +35,17 @@ _SLOTS = ((A_GEN, DUP_GENERATED), (A_DET, WARP_CULLED), (A_CONF, CULL_CONFLICTS)
 
 
 @cuda.jit(device=True)
-def history_cull(found, v, nxt, hist, inst, acc):
-    """Merrill et al.'s history culling: the block's table of recently claimed vertices (slot
-    v & hmask). A claimed v already in it is a copy another warp, or an earlier round, claimed in
-    this level: dropped. Collective. Every lane reads before any writes (a syncwarp between: the
-    lock step of a converged warp), so copies born in one round of one warp are left to warp
-    culling, as on the GPU. Returns whether the lane keeps v."""
-    table, off, hmask = hist
-    h = off + (v & hmask)
-    seen = found and table[h] == v
-    cuda.syncwarp(FULL)
-    if found and not seen:
-        table[h] = v
-    if seen:
-        acc[A_HIST] += 1
-        instrument, stamp, _ = inst
-        # Ground truth, as frontier_ops.enqueue counts it for the copies that reach it.
-        if instrument and cuda.atomic.exch(stamp, v, nxt) == nxt:
-            acc[A_GEN] += 1
-    return found and not seen
-
-
-@cuda.jit(device=True)
 def step(has, v, u, ops, hist, q, qn, rounds, acc):
     """One round of candidates, one per lane (has: this lane holds v, reached from u): claim,
     history and warp culling, local queue; the queues are flushed every QLEN rounds. Collective;
     returns (queue length, rounds since the last flush)."""
-    nxt, graph, mode, inst, filt, out, cl = ops
+    nxt, tree, mode, inst, filt, out, cl = ops
     if inst[0] and has:
         acc[A_SEEN] += 1
-    found, anyone = claim(has, v, u, nxt, graph, mode, cl)
+    found, anyone = claim(has, v, u, nxt, tree, mode, cl)
     if anyone:
         if hist[1] >= 0:
-            found = history_cull(found, v, nxt, hist, inst, acc)
+            found = history_cull(found, v, nxt, hist, inst, acc, A_HIST)
         qn = enqueue(found, v, u, nxt, inst, filt, q, qn, acc, False)
     rounds = int32(rounds + 1)
     if rounds == QLEN:  # a lane gains at most one vertex a round: its queue may be full now

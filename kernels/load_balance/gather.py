@@ -2,7 +2,7 @@
 (§5.1.1), static virtual warps (§5.1.2), local warp search (§5.3.2) and Merrill, Garland &
 Grimshaw's CTA + warp + scan gathering (§5.2.2, Algorithm 9).
 
-Static virtual warps and local warp search are BFS-4K's device code (kernels.bfs4k.expand:
+Static virtual warps and local warp search are the shared expansion operator's (kernels.expand:
 expand_virtual_warp with the run's fixed W and no heavy path; expand_edge_discover, BFS-4K's
 edge-discover, which is the chapter's local warp search in registers with warp shuffles, [15] in
 §5.3.2), called here, not copied.
@@ -19,10 +19,10 @@ and is collective over the block: it returns after its warps' last flush.
 """
 from numba import cuda, int32, int64
 
-from ..bfs4k.device import A_EXT
-from ..bfs4k.expand import expand_edge_discover, expand_virtual_warp
-from ..primitives import block_exclusive_scan, warp_sum
-from .device import A_CTA, A_SEARCH, A_SEEN, A_WARPG, FULL, finish, step
+from ..args import Heavy
+from ..expand import A_EXT, expand_edge_discover, expand_virtual_warp
+from ..primitives import FULL_MASK, block_exclusive_scan, warp_sum
+from .device import A_CTA, A_SEARCH, A_SEEN, A_WARPG, finish, step
 
 # shv: [0, 32) a block scan's scratch; then the CTA phase's winner and its list.
 _WINNER, _CTA_BEG, _CTA_END, _CTA_U = 32, 33, 34, 35
@@ -52,7 +52,7 @@ def work_items(lv, ops, hist, q, acc, sh, p1, p2):
             u = frontier[i]
             e = offsets[u]
             end = offsets[u + 1]
-        while cuda.any_sync(FULL, e < end):
+        while cuda.any_sync(FULL_MASK, e < end):
             has = e < end
             v = int32(0)
             if has:
@@ -71,7 +71,7 @@ def virtual_warps(lv, ops, hist, q, acc, sh, p1, p2):
     W = p1
     instrument = ops[3][0]
     src = (frontier, 0, fsize, offsets, indices, sh[0], -1, -1)  # rows from offsets
-    no_heavy = (0, frontier, frontier, frontier)
+    no_heavy = Heavy(0, 0, frontier, frontier, frontier)
     wshift = int32(0)  # W is a power of two: shifts instead of divisions
     while (int32(1) << wshift) < W:
         wshift = int32(wshift + 1)
@@ -95,7 +95,7 @@ def local_warp_search(lv, ops, hist, q, acc, sh, p1, p2):
     offsets, indices, frontier, fsize = lv[0], lv[1], lv[2], lv[3]
     instrument = ops[3][0]
     src = (frontier, 0, fsize, offsets, indices, sh[0], -1, -1)
-    no_heavy = (0, frontier, frontier, frontier)
+    no_heavy = Heavy(0, 0, frontier, frontier, frontier)
     lane = cuda.laneid
     wid = cuda.grid(1) >> 5
     warps = cuda.gridsize(1) >> 5
@@ -172,12 +172,12 @@ def cta_warp_scan(lv, ops, hist, q, acc, sh, cta_th, warp_th):
                 e += B
             # The next round's syncthreads_or is the barrier before shv is written again.
         # 2. Warp phase.
-        vote = cuda.ballot_sync(FULL, deg > warp_th)
+        vote = cuda.ballot_sync(FULL_MASK, deg > warp_th)
         while vote != 0:
             w = int32(cuda.ffs(vote) - 1)
-            wu = cuda.shfl_sync(FULL, u, w)
-            wb = cuda.shfl_sync(FULL, beg, w)
-            we = cuda.shfl_sync(FULL, beg + deg, w)
+            wu = cuda.shfl_sync(FULL_MASK, u, w)
+            wb = cuda.shfl_sync(FULL_MASK, beg, w)
+            we = cuda.shfl_sync(FULL_MASK, beg + deg, w)
             if lane == w:
                 deg = 0
                 acc[A_WARPG] += 1
@@ -189,7 +189,7 @@ def cta_warp_scan(lv, ops, hist, q, acc, sh, cta_th, warp_th):
                     v = indices[e]
                 qn, rounds = step(has, v, wu, ops, hist, q, qn, rounds, acc)
                 e += 32
-            vote = cuda.ballot_sync(FULL, deg > warp_th)
+            vote = cuda.ballot_sync(FULL_MASK, deg > warp_th)
         # 3. Scan phase.
         excl, total = block_exclusive_scan(deg, shv)  # ends with a barrier: shv is free again
         done = int64(0)

@@ -5,11 +5,13 @@ kernels agree on (no Numba here, so the host imports it before it picks a backen
 memory and refuse what the device cannot hold, and (as a device function, kernels.load_balance
 .build) by the kernels to find their regions in it. Like kernels.rules it is self-contained.
 """
+from ..rules import CULL_ENTRIES, QLEN  # noqa: F401  (a warp's culling table; the local queue)
+
 
 # ------------------------------------------------------------------------------ expand strategies
 # The chapter's §5 catalogue, in its order (the host's names are in EXPAND_NAMES).
 WORK_ITEMS = 0  # §5.1.1 a thread per frontier entry
-VIRTUAL_WARPS = 1  # §5.1.2 static virtual warps of W lanes (BFS-4K's expand_virtual_warp, W fixed)
+VIRTUAL_WARPS = 1  # §5.1.2 static virtual warps of W lanes (kernels.expand.expand_virtual_warp, W fixed)
 DYNAMIC_VIRTUAL_WARPS = 2  # §5.2.1 BFS-4K's multi-block level (the host runs its loop)
 CTA_WARP_SCAN = 3  # §5.2.2 Merrill et al.'s strip-mined gathering, Algorithm 9
 DIRECT_SEARCH = 4  # §5.3.1 a thread per work-unit, binary search in the global prefix sum
@@ -29,11 +31,10 @@ NEEDS_PARTITION = (TWO_PHASE, MULTI_PHASE)
 CULL_NONE, CULL_WARP, CULL_HISTORY = 0, 1, 2  # bits: warp culling, history culling
 CULLING_NAMES = {"none": CULL_NONE, "warp": CULL_WARP, "history": CULL_HISTORY,
                  "warp+history": CULL_WARP | CULL_HISTORY}
-CULL_ENTRIES = 128  # a warp's culling table (kernels.rules.CULL_ENTRIES, frontier_ops.warp_cull)
 
 # ------------------------------------------------------------------------------ per-level counters
 # Two rows of NUM_COUNTERS int64 (level L uses row L % 2); the level's first kernel clears the
-# other row for the next level (kernels.scan.clear_next_row), so no memset is launched.
+# other row for the next level (kernels.common.clear_next_row), so no memset is launched.
 NEXT_SIZE = 0  # entries written to the next frontier (after the culls)
 EDGES = 1  # adjacency entries inspected, counted by the lanes that inspect them (instrument)
 DUP_GENERATED = 2  # claims of a vertex already claimed in this level (instrument: ground truth)
@@ -49,7 +50,6 @@ OVERFLOW = 11  # > 0: a write past the next frontier's capacity was refused (the
 NUM_COUNTERS = 12
 
 # ------------------------------------------------------------------------------ static sizes
-QLEN = 16  # local queue length (BFS-4K's)
 SCAN_STRIP = 4  # CTA+warp+scan: gather entries per thread in one strip of the scan phase
 PREFIX_TILE_MIN = 32  # the prefix-sum pass uses tiles of the block size (at least a warp)
 

@@ -9,15 +9,16 @@ frontier's degree sum (the work-units). Bodies as in kernels.load_balance.gather
 """
 from numba import cuda, int32, int64
 
+from ..args import I64, V32, V64
 from ..primitives import block_exclusive_scan
-from ..scan import clear_next_row
+from ..common import clear_next_row
 from .device import A_SEARCH, finish, owner, step
 from .layout import NUM_COUNTERS, SEARCHES, TOTAL
 
 
 # ------------------------------------------------------------------------------ passes
 @cuda.jit(cache=True)
-def lb_prefix_tiles(offsets, frontier, fsize, prefix, sums, counters, row):
+def lb_prefix_tiles(offsets: V64, frontier: V32, fsize: I64, prefix: V64, sums: V64, counters: V64, row: I64):
     """Pass 1 of the global prefix sum, a thread per entry: each block scans its tile of degrees
     into prefix and writes the tile's sum. The level's first kernel: it clears the other row."""
     clear_next_row(counters, row, NUM_COUNTERS)
@@ -35,7 +36,7 @@ def lb_prefix_tiles(offsets, frontier, fsize, prefix, sums, counters, row):
 
 
 @cuda.jit(cache=True)
-def lb_prefix_sums(sums, tiles, prefix, fsize, counters, row):
+def lb_prefix_sums(sums: V64, tiles: I64, prefix: V64, fsize: I64, counters: V64, row: I64):
     """Pass 2, one block: the exclusive scan of the tiles' sums, chunk after chunk with a carry;
     the degree sum goes to prefix[fsize] and to the level's TOTAL counter."""
     scratch = cuda.shared.array(32, int64)
@@ -55,7 +56,7 @@ def lb_prefix_sums(sums, tiles, prefix, fsize, counters, row):
 
 
 @cuda.jit(cache=True)
-def lb_prefix_add(prefix, fsize, sums):
+def lb_prefix_add(prefix: V64, fsize: I64, sums: V64):
     """Pass 3, launched as pass 1: each tile's offset added to its entries."""
     i = cuda.grid(1)
     if i < fsize:
@@ -63,7 +64,7 @@ def lb_prefix_add(prefix, fsize, sums):
 
 
 @cuda.jit(cache=True)
-def lb_partition(prefix, fsize, chunk, parts, counters, row):
+def lb_partition(prefix: V64, fsize: I64, chunk: I64, parts: V64, counters: V64, row: I64):
     """§5.3.4's partitioning: chunk c of `chunk` work-units starts in entry parts[c] (a binary
     search of the whole prefix sum in global memory per chunk: one thread each)."""
     total = prefix[fsize]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from explorer import backend, graphs
-from explorer.api import run_bfs
+from explorer.api import Vertex, run_bfs
 from explorer.knobs import KnobError
 from explorer.reference import check_result
 from explorer.stats import LEVEL_FIELDS, Direction, Kernel
@@ -92,7 +92,7 @@ def test_conformance(tech, name, knobs):
         pytest.skip("needs other knobs: covered by the declared grid (test_every_knob_extreme_is_runnable_or_covered)")
     source = int(np.argmax(g.degrees())) if g.num_vertices else 0
     try:
-        run = run_bfs(g, source, tech, full)
+        run = run_bfs(g, Vertex(source), tech, full)
     except KnobError as err:  # what this device cannot hold (e.g. K5=16 x 1,024 threads of shared memory)
         if knobs in impl.test_knobs or not knobs:
             raise  # the declared grid must run everywhere
@@ -100,7 +100,7 @@ def test_conformance(tech, name, knobs):
     levels = list(run)
     r = run.result
 
-    report = check_result(g, source, r.distances, r.parents)
+    report = check_result(g, r)
     assert report.ok, report.message
     d = report.expected
     depth = int(d.max()) + 1

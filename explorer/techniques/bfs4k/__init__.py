@@ -1,26 +1,22 @@
-"""BFS-4K (Busato & Bombieri, TPDS 2015) as a registered technique: its knobs (knobs.py), the
-per-level policy and shared-memory layout (policy.py), and its level loop: the launches of each
-step and the decoding of its counters and single-block log into records (loop.py)."""
+"""BFS-4K (Busato & Bombieri, TPDS 2015) as a registered technique: BFS-4K's level operator run
+whole (explorer.techniques.operators.bfs4k: its knobs, per-level policy, shared-memory layout and
+level loop), its §7 advice as a preset (advice.py), and the variant that logs who made each
+claim, for the duplicate analysis (provenance.py: BFS4KProvenance, ProvenanceLog)."""
 from __future__ import annotations
 
-from ...stats import Extra, Kernel
+from ...stats import Kernel
 from .. import Technique
 from ..base import BFSTechnique, RunContext
-from .knobs import BFS4KKnobs, recommend_knobs  # noqa: F401
+from ..operators.bfs4k import levels
+from ..operators.bfs4k.knobs import BFS4KKnobs  # noqa: F401  (its knobs, by their technique's name)
+from .advice import recommend_knobs
 
 
 class BFS4K(BFSTechnique):
     technique = Technique.BFS4K
     Knobs = BFS4KKnobs
     kernel_kinds = (Kernel.MULTI_BLOCK, Kernel.SINGLE_BLOCK, Kernel.CLUSTER)
-    extras = (
-        Extra("warp_size", "(virtual) warp size: threads sharing one frontier vertex (§5.2)", "threads"),
-        Extra("edge_discover", "edge-discover ran instead of virtual warps (§5.4)", kind=bool),
-        Extra("heavy_vertices", "frontier vertices sent to the heavy-vertex child grid (§5.3)", "vertices"),
-        Extra("binary_scan", "ballot/popc prefix sum instead of the shuffle scan (§5.1)", kind=bool),
-        Extra("coalesced_writes", "some warp wrote the next frontier with induced coalescence (§5.6)", kind=bool),
-        Extra("dup_conflicts", "hash64 collisions of different vertices, kept conservatively (§6)", "entries"),
-    )
+    extras = levels.EXTRAS
     # Every CUDA thread is a Python thread under the simulator.
     simulator_knobs = {"single_block_threads": 32, "K6": 32}
     classroom_note = ("BFS-4K plans every level anew: watch the kernel (one block at the ends, many in the middle) "
@@ -44,17 +40,24 @@ class BFS4K(BFSTechnique):
          "dedup": "warp-culling", "K7": 1, "K4": 0},
     )
 
+    presets = {"§7": lambda graph, knobs: recommend_knobs(graph, base=knobs)[0]}
+
     def creates_duplicates(self, knobs) -> bool:
         return knobs.claim == "race"
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        return levels.level_signatures(knobs, instrument)
+
     def check(self, graph, knobs, limits) -> None:
-        from .policy import multi_block_layout, single_block_layout
+        from ..operators.bfs4k.policy import multi_block_layout, single_block_layout
 
         multi_block_layout(knobs, limits)
         if knobs.K5 > 0:
             single_block_layout(knobs, limits, graph.num_vertices)
 
     def start(self, ctx: RunContext):
-        from .loop import BFS4KLoop
+        return levels.BFS4KLevels(ctx)
 
-        return BFS4KLoop(ctx, self)
+
+# The provenance variant subclasses BFS4K, so it comes after it.
+from .provenance import BFS4KProvenance, ProvenanceLog  # noqa: E402,F401

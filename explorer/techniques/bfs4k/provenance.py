@@ -1,7 +1,8 @@
 """BFS-4K with the provenance log (kernels.bfs4k.provenance): the technique explorer.duplicates
 runs to see which thread made each duplicate. Not registered: it is BFS-4K, instrumented, with
 the multi-block kernel on every level (K5 = 0) and its two level kernels swapped for their
-logging variants; everything else (plan, launches, records) is BFS4KLoop's."""
+logging variants; everything else (plan, launches, records) is BFS-4K's level operator's
+(explorer.techniques.operators.bfs4k.levels)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -10,9 +11,9 @@ import numpy as np
 
 from ...knobs import KnobError
 from ..base import RunContext
+from ..operators.bfs4k.levels import BFS4KLevels
+from ..operators.bfs4k.policy import SharedLayout, multi_block_layout
 from . import BFS4K
-from .loop import BFS4KLoop
-from .policy import SharedLayout, multi_block_layout
 
 
 @dataclass
@@ -68,7 +69,7 @@ def provenance_layout(knobs, limits) -> SharedLayout:
 
 class _LoggingLauncher:
     """The run's launcher with BFS-4K's two level kernels replaced by their logging variants,
-    which take the log's three arguments after the normal ones; every other call goes through."""
+    which take the log (a ProvLog group) after the normal groups; every other call goes through."""
 
     def __init__(self, go, swap: dict, extra: tuple):
         self._go, self._swap, self._extra = go, swap, extra
@@ -83,28 +84,29 @@ class _LoggingLauncher:
         return getattr(self._go, name)
 
 
-class ProvenanceLoop(BFS4KLoop):
+class ProvenanceLoop(BFS4KLevels):
     def __init__(self, ctx: RunContext, impl: BFS4KProvenance):
         from kernels import common
         from kernels.bfs4k.layout import PROV_FIELDS
         from kernels.bfs4k.provenance import provenance_kernels
-        from kernels.rules import HASH64, NO_DEDUP, WARP_CULL
+        from kernels.rules import DEDUP_CODES
 
         self.impl = impl
         knobs = ctx.knobs
-        dedup = {"none": NO_DEDUP, "hash64": HASH64, "warp-culling": WARP_CULL}[knobs.dedup]
-        self.prov_kernels = provenance_kernels(knobs.claim == "atomic", dedup)
+        self.prov_kernels = provenance_kernels(knobs.claim == "atomic", DEDUP_CODES[knobs.dedup])
         self.prov_log = ctx.buffer("prov_log", (impl.max_records, PROV_FIELDS), np.int32)
         self.prov_ctr = ctx.buffer("prov_ctr", 1, np.int64)
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.prov_ctr)
-        super().__init__(ctx, impl)
+        super().__init__(ctx)
         # The hash table and the culling tables side by side (the launches take hmask and the
         # shared memory from this layout).
         self.multi_layout = provenance_layout(knobs, ctx.limits)
 
     def _multi(self, go, plan, size, stats_blocks) -> None:
+        from kernels.bfs4k.args import ProvLog
+
         swap = {self.kern.multi: self.prov_kernels[0], self.kern.heavy: self.prov_kernels[1]}
-        super()._multi(_LoggingLauncher(go, swap, (self.prov_log, self.prov_ctr, self.impl.mask)),
+        super()._multi(_LoggingLauncher(go, swap, (ProvLog(self.prov_log, self.prov_ctr, self.impl.mask),)),
                        plan, size, stats_blocks)
 
     def result(self):

@@ -1,0 +1,232 @@
+"""Random graphs x random roots x random knob settings, every result checked (GPU or simulator).
+
+    python3 -m benchmarks.tools.fuzz --runs 500 [--seed 1] [--technique bfs4k ...] [--multi 0.2] [--json OUT.json]
+    python3 -m benchmarks.tools.fuzz --simulator --runs 60
+
+What the conformance suite does on named graphs with declared knob grids, on graphs and knob
+settings nobody chose: each run draws a graph family and its size (random arcs with or without
+self loops and parallel arcs, directed or not; hubs of very high degree; long paths with
+branches; grids; Kronecker), a technique among the implemented ones, every knob within its
+declared range (half of them left at their defaults; drawn again while a cross-knob rule refuses
+them) and a source among the vertices of degree >= 1, then checks distances and parents against
+the CPU reference and the Graph500 rules (benchmarks.harness.check). A setting still refused
+(more shared memory than the device has, say) is counted as refused, with its message; anything
+else that goes wrong is a failure, printed with what reproduces it. Exit status 1 when any run failed.
+
+--multi SHARE makes that share of the runs many searches at once (`run_many`, all-sources
+distances from up to 70 random sources by a random method, T, word size, direction, batch size
+and slots), each search checked against the CPU BFS from its source.
+
+Under the simulator, graphs stay small and the knobs the technique sets for it
+(`simulator_knobs`, thread counts) stay near those values: a block of 1,024 threads is 1,024
+Python threads there.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks import harness
+
+#: Knob settings drawn for a run before one passes the technique's cross-knob rules.
+DRAWS = 20
+
+
+def random_graph(rng: np.random.Generator, small: bool):
+    """(graph, description): one graph of a random family and size."""
+    from explorer import graphs
+
+    scale = 1 if small else 8
+    family = rng.choice(["arcs", "hubs", "long", "grid", "kronecker"])
+    if family == "arcs":
+        n = int(rng.integers(1, 300 * scale))
+        m = int(rng.integers(0, 4 * n + 1))
+        directed = bool(rng.integers(2))
+        loops, multi = bool(rng.integers(2)), bool(rng.integers(2))
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        desc = f"arcs n={n} m={m} directed={directed} self_loops={loops} parallel={multi}"
+        return graphs.from_edges(src, dst, num_vertices=n, directed=directed, drop_self_loops=not loops,
+                                 merge_multi_edges=not multi, name="fuzz-arcs"), desc
+    if family == "hubs":  # a few vertices adjacent to most others: heavy vertices, big frontiers
+        n = int(rng.integers(8, 600 * scale))
+        hubs = int(rng.integers(1, 4))
+        src = np.concatenate([np.full(n, h) for h in range(hubs)] + [rng.integers(0, n, n)])
+        dst = np.concatenate([rng.permutation(n) for _ in range(hubs)] + [rng.integers(0, n, n)])
+        directed = bool(rng.integers(2))
+        return (graphs.from_edges(src, dst, num_vertices=n, directed=directed, name="fuzz-hubs"),
+                f"hubs n={n} hubs={hubs} directed={directed}")
+    if family == "long":  # hundreds of levels: a path with random branches
+        n = int(rng.integers(2, 400 * scale))
+        extra = int(rng.integers(0, n // 2 + 1))
+        src = np.r_[np.arange(n - 1), rng.integers(0, n, extra)]
+        dst = np.r_[np.arange(1, n), rng.integers(0, n, extra)]
+        return (graphs.from_edges(src, dst, num_vertices=n, directed=False, name="fuzz-long"),
+                f"long n={n} branches={extra}")
+    if family == "grid":
+        rows, cols = int(rng.integers(1, 20 * scale)), int(rng.integers(1, 20 * scale))
+        return graphs.generate("grid2d", rows=rows, cols=cols), f"grid2d rows={rows} cols={cols}"
+    s, ef, seed = int(rng.integers(3, 8 if small else 14)), int(rng.integers(1, 17)), int(rng.integers(1000))
+    return (graphs.generate("kronecker", scale=s, edge_factor=ef, seed=seed),
+            f"kronecker scale={s} edge_factor={ef} seed={seed}")
+
+
+def random_knobs(impl, rng: np.random.Generator, simulator: bool) -> dict:
+    from explorer.sweep import random_value
+
+    knobs = {}
+    for spec in impl.Knobs.specs():
+        if simulator and spec.name in impl.simulator_knobs:
+            near = impl.simulator_knobs[spec.name]
+            lowest = spec.choices[0] if spec.choices is not None else spec.low
+            choices = [v for v in (near, lowest, 2 * near) if _allowed(spec, v)]
+            knobs[spec.name] = choices[int(rng.integers(len(choices)))]
+        elif rng.random() < 0.5:
+            knobs[spec.name] = random_value(spec, rng)
+    return knobs
+
+
+def _allowed(spec, value) -> bool:
+    from explorer.knobs import KnobError
+
+    try:
+        spec.check(value)
+    except KnobError:
+        return False
+    return True
+
+
+def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool) -> dict:
+    from explorer.knobs import KnobError
+    from explorer.techniques import implementation, make_knobs
+
+    g, desc = random_graph(rng, simulator)
+    tech = techs[int(rng.integers(len(techs)))]
+    impl = implementation(tech)
+    for _ in range(DRAWS):  # a cross-knob rule refuses some draws: draw again, so that most runs run
+        knobs = random_knobs(impl, rng, simulator)
+        try:
+            make_knobs(impl.technique, knobs)
+            break
+        except KnobError:
+            continue
+    deg = g.degrees()
+    candidates = np.flatnonzero(deg >= 1)
+    source = int(rng.choice(candidates)) if len(candidates) else int(rng.integers(max(g.num_vertices, 1)))
+    instrument = bool(rng.integers(2))
+    case = {"run": i, "graph": desc, "vertices": g.num_vertices, "arcs": g.num_arcs, "technique": tech,
+            "knobs": knobs, "source": source, "instrument": instrument}
+    try:
+        run = harness.start_bfs(g, source, tech, knobs, instrument=instrument)
+        levels = list(run)
+        r = run.result
+    except KnobError as err:
+        return {**case, "outcome": "refused", "message": str(err)}
+    except Exception as err:  # noqa: BLE001  (a fuzzer reports every failure)
+        return {**case, "outcome": "error", "message": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc()}
+    expected = harness.reference(g, source)
+    report = harness.check(g, r, expected)
+    if not report.ok:
+        return {**case, "outcome": "wrong", "message": report.message}
+    depth = int(expected.max()) + 1
+    if [lv.level for lv in levels] != list(range(depth)):
+        return {**case, "outcome": "wrong", "message": f"{len(levels)} level records for {depth} levels"}
+    return {**case, "outcome": "ok", "levels": depth, "ms": r.total_ms}
+
+
+def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
+    """run_many's "distances" (every source's BFS levels) by a random method and settings, each
+    row checked against the CPU BFS from that source."""
+    g, desc = random_graph(rng, simulator)
+    methods = harness.multisearch_methods()
+    method = methods[int(rng.integers(len(methods)))]
+    n = g.num_vertices
+    k = int(rng.integers(1, min(n, 70) + 1))
+    sources = sorted(int(v) for v in rng.choice(n, k, replace=False))
+    settings = {"method": method,
+                "T": [None, 0, 1, 4, "auto"][int(rng.integers(5))] if method == harness.THRESHOLD_METHOD else None,
+                "word_bits": int(rng.choice([32, 64])), "direction": str(rng.choice(["auto", "push", "pull"])),
+                "heavy": int(rng.integers(1, 300)), "chunk": int(rng.integers(1, 600)),
+                "k": int(rng.integers(1, k + 1)) if rng.random() < 0.5 else None,
+                "slots": int(rng.integers(1, 5)) if rng.random() < 0.5 else None}
+    case = {"run": i, "graph": desc, "vertices": n, "arcs": g.num_arcs, "technique": f"run_many:{method}",
+            "knobs": settings, "source": sources[:8], "instrument": False}
+    try:
+        run = harness.start_many(g, sources, "distances", **settings)
+        list(run)
+        r = run.result
+        if [int(v) for v in r.sources] != sources:
+            return {**case, "outcome": "wrong", "message": f"searched from vertices {list(r.sources)[:8]}, "
+                                                         f"asked for {sources[:8]} (by their own ids)"}
+    except Exception as err:  # noqa: BLE001
+        return {**case, "outcome": "error", "message": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc()}
+    got = np.asarray(r.values["distances"])
+    for row, src in enumerate(r.sources):
+        expected = harness.reference(g, int(src))
+        if not np.array_equal(got[row], expected):
+            bad = np.flatnonzero(got[row] != expected)
+            return {**case, "outcome": "wrong", "message": f"search from {int(src)}: {len(bad)} vertices at the wrong "
+                    f"level, e.g. vertex {int(bad[0])}: {int(got[row][bad[0]])} instead of {int(expected[bad[0]])}"}
+    return {**case, "outcome": "ok", "levels": int(got.max()) + 1 if got.size else 0, "ms": None}
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--technique", action="append", help="only these (repeatable); default: every implemented one")
+    ap.add_argument("--simulator", action="store_true", help="run on the CUDA simulator (small graphs)")
+    ap.add_argument("--multi", type=float, default=0.0, metavar="SHARE",
+                    help="this share of the runs (0..1) are run_many searches (all-sources distances by a "
+                    "random method), checked against the CPU BFS from each source")
+    ap.add_argument("--json", type=Path, help="write every run's case and outcome here")
+    args = ap.parse_args(argv)
+    if args.runs < 1:
+        ap.error(f"--runs {args.runs}: give at least 1")
+    if not 0 <= args.multi <= 1:
+        ap.error(f"--multi {args.multi}: a share from 0 to 1")
+
+    from explorer import backend
+    from explorer.techniques import Technique, implemented_techniques
+
+    info = backend.select("simulator" if args.simulator else "gpu")
+    techs = ([Technique.parse(t).value for t in args.technique] if args.technique
+             else [t.value for t in implemented_techniques()])
+    rng = np.random.default_rng(args.seed)
+    print(f"fuzz: {args.runs} runs, seed {args.seed}, on {info.describe()}", flush=True)
+    results, t0 = [], time.perf_counter()
+    for i in range(args.runs):
+        multi = args.multi > 0 and rng.random() < args.multi
+        res = one_multi_run(i, rng, args.simulator) if multi else one_run(i, rng, techs, args.simulator)
+        results.append(res)
+        if res["outcome"] in ("wrong", "error"):
+            print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "
+                  f"instrument={res['instrument']}: {res['message']} (the same graph again: --seed {args.seed} "
+                  f"--runs {i + 1}{''.join(f' --technique {t}' for t in args.technique or ())})", flush=True)
+            if "traceback" in res:
+                print(res["traceback"], flush=True)
+    counts = {k: sum(r["outcome"] == k for r in results) for k in ("ok", "refused", "wrong", "error")}
+    per_tech: dict = {}
+    for r in results:
+        per_tech.setdefault(r["technique"], {}).setdefault(r["outcome"], 0)
+        per_tech[r["technique"]][r["outcome"]] += 1
+    for tech, c in sorted(per_tech.items()):
+        print(f"  {tech:24s} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
+    print(f"fuzz: {counts['ok']} ok, {counts['refused']} refused by a knob rule or the device, "
+          f"{counts['wrong']} wrong, {counts['error']} errors in {time.perf_counter() - t0:.0f} s", flush=True)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"device": info.describe(), "seed": args.seed, "counts": counts,
+                                         "runs": results}, indent=1, default=str))
+    return 1 if counts["wrong"] or counts["error"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

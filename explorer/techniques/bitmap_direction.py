@@ -1,0 +1,318 @@
+"""bitmap-direction: direction-optimizing BFS (Beamer, Asanović & Patterson, SC'12, in GAP's form)
+on bitmaps, the whole search in one cooperative launch, as BLEST runs it (Elbek & Kaya, "BLEST:
+Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as distances.
+
+* Graph preparation (explorer/graphs/prepare.py, once per graph and order, timed apart from the
+  search and kept with the graph): a vertex order (knob `order`), the CSR renumbered in it, and
+  the in-adjacency bit-packed: a 64-bit pair (word, 32-bit mask) for each word of 32 vertices
+  holding in-neighbours, so that a bottom-up step tests 32 candidate parents with one AND.
+* One launch (kernels/bitmap_direction): a grid of co-resident blocks runs level after level with
+  a grid barrier between them, each block applying Beamer's rule to the level's counts; narrow
+  top-down levels (m_f <= narrow_edges) run in block 0 alone with block barriers while the other
+  blocks sleep, and a graph of at most one_block_vertices pulling vertices runs every level there
+  (a launch of one block).
+* Live records: block 0 logs each level in device memory and copies the new rows into host memory
+  the GPU writes (mapped) at most every 100 µs and at the end; the host hands each level over as it
+  appears (`streamed`), while the kernel runs. A level's time is the device's nanosecond clock
+  (%globaltimer) from the previous level's end to its own (the first level from the kernel's
+  start); the run's elapsed time is the launch's CUDA events. A search of more than LOG_ROWS
+  levels goes on in another launch from the state the last one saved.
+
+Results are in the graph's own numbering (the prepared numbering is mapped back when the answer
+is read). The tensor cores' AND + popc (BLEST's mma b1) is not used: a pull step's cost is its
+loads (a pair and a frontier word), not the AND, which is one integer instruction.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
+from ..stats import Direction, Extra, Kernel
+from . import Technique
+from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+
+SECTION = "Beamer et al. SC'12 §4; BLEST (Elbek & Kaya 2025) §4"
+ORDER = KnobSpec(
+    "order", "graph preparation: the vertex order the search runs in (renumbered once a graph and order, its "
+    "cost reported apart from the search; results in the graph's own numbers): 'degree' (hubs first: a "
+    "vertex's first adjacency word holds the likeliest parents), 'rcm' (reverse Cuthill-McKee: neighbours "
+    "share words; meshes, roads), 'none' (the graph's own), 'auto' (degree when the degrees are skewed, "
+    "else none)", "auto", choices=("auto", "none", "degree", "rcm"), kind=str, section="BLEST §3.2")
+ALPHA = KnobSpec("alpha", "α: a top-down level is followed by a bottom-up one when the new frontier's edges m_f "
+                 "exceed m_u/α (m_u: the edges not yet walked top-down)", 15, low=1, high=1_000_000,
+                 section=SECTION)
+BETA = KnobSpec("beta", "β: bottom-up levels go on while the frontier grows or holds more than n/β vertices",
+                18, low=1, high=1_000_000, section=SECTION)
+NARROW_EDGES = KnobSpec(
+    "narrow_edges", "a top-down level (after a top-down one) whose frontier has at most this many edges runs in one "
+    "block (block barriers, about 0.1 µs, instead of grid barriers) while the others wait, whatever α says: long "
+    "thin searches, and the first and last levels of short ones; 0: never", 8192, low=0, high=1 << 30,
+    section="BFS-4K §5.5 (single block), inside the one launch")
+ONE_BLOCK_VERTICES = KnobSpec(
+    "one_block_vertices", "a graph with at most this many vertices that may find a parent bottom-up runs every "
+    "level, bottom-up ones too, in one block of one block's launch: no grid barrier at all; 0: never", 8192,
+    low=0, high=1 << 24, section="BFS-4K §5.5 (single block), inside the one launch")
+HEAVY_DEGREE = KnobSpec(
+    "heavy_degree", "top-down: a frontier vertex of at least this degree has its edges walked by the whole team (the "
+    "grid, or the narrow levels' block) as one flat range after the others, each warp an equal run (BFS-4K's heavy "
+    "vertices without a child launch); the others by their warp (edge-discover), whose 32 vertices' edges it "
+    "walks alone", 32, low=32, high=1 << 30, section="BFS-4K §5.3")
+SOLO_PAIRS = KnobSpec(
+    "solo_pairs", "bottom-up: adjacency pairs (32 candidates each) an unvisited vertex's lane tests alone, four at a "
+    "time, before its warp takes the rest of a longer list, 32 pairs a round", 32, low=1, high=1 << 20,
+    section=SECTION)
+BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (the narrow levels' block too); "
+                         "the kernel is compiled for a block an SM with the whole register file (64 registers a "
+                         "thread for 1024, 128 for 512)", 1024, choices=POW2_BLOCKS, section="BLEST §4")
+BLOCKS_PER_SM = KnobSpec("blocks_per_sm", "blocks per SM; 0: as many as the GPU holds at once, which a "
+                         "cooperative launch may not exceed", 0, low=0, high=8, section="BLEST §4")
+MAX_BLOCKS = KnobSpec("max_blocks", "at most this many blocks in all (a grid barrier costs more with more blocks: "
+                      "small graphs may not need them); 0: no cap", 0, low=0, high=1 << 16, section="BLEST §4")
+
+
+@dataclass(frozen=True)
+class BitmapDirectionKnobs(KnobSet):
+    owner = "bitmap-direction"
+    order: str = knob(ORDER)
+    alpha: int = knob(ALPHA)
+    beta: int = knob(BETA)
+    narrow_edges: int = knob(NARROW_EDGES)
+    one_block_vertices: int = knob(ONE_BLOCK_VERTICES)
+    heavy_degree: int = knob(HEAVY_DEGREE)
+    solo_pairs: int = knob(SOLO_PAIRS)
+    block_threads: int = knob(BLOCK_THREADS)
+    blocks_per_sm: int = knob(BLOCKS_PER_SM)
+    max_blocks: int = knob(MAX_BLOCKS)
+
+
+#: Levels one launch may log (the host then launches again, from the saved state).
+LOG_ROWS = 4096
+
+
+class BitmapDirection(BFSTechnique):
+    technique = Technique.BITMAP_DIRECTION
+    Knobs = BitmapDirectionKnobs
+    kernel_kinds = (Kernel.MULTI_BLOCK, Kernel.SINGLE_BLOCK)
+    directions = (Direction.TOP_DOWN, Direction.BOTTOM_UP)
+    extras = (
+        Extra("frontier_form", "how the level read its frontier: queue (top-down) or bitmap (bottom-up)", kind=str),
+        Extra("frontier_converted", "the level first converted its frontier into the form it reads (a bitmap from "
+              "the queue, or a queue from the bitmap)", kind=bool),
+        Extra("words_tested", "bottom-up: adjacency words (32 candidate parents each) ANDed with the frontier "
+              "bitmap; 0 top-down", "words"),
+        Extra("candidates_found", "bottom-up: frontier in-neighbours those ANDs showed (a vertex takes the lowest; "
+              "at least one a vertex found)", "vertices"),
+        Extra("vertices_checked", "bottom-up: unvisited vertices that looked for a parent; 0 top-down", "vertices"),
+        Extra("m_f", "Beamer's m_f as the rule compared it for this level: the frontier's out-edges (1 after a "
+              "bottom-up level, as GAP)", "edges"),
+        Extra("m_u", "Beamer's m_u as the rule compared it: the edges not yet walked top-down", "edges"),
+        Extra("heavy_vertices", "top-down in the grid: frontier vertices whose edges the whole grid walked as one "
+              "flat range (knob heavy_degree)", "vertices"),
+        Extra("cycles", "the level's SM cycles on block 0's SM (device clock): its share of the launch's time is "
+              "cycles / the launch's sum", "cycles"),
+    )
+    # Every CUDA thread is a Python thread under the simulator: a grid of two blocks of 32.
+    simulator_knobs = {"block_threads": 32, "blocks_per_sm": 1}
+    test_knobs = (
+        {"narrow_edges": 0, "one_block_vertices": 0},  # every level in the grid
+        {"narrow_edges": 0, "one_block_vertices": 0, "alpha": 1_000_000, "beta": 1, "order": "degree",
+         "max_blocks": 1},  # bottom-up at once
+        {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 1 << 30, "solo_pairs": 1},  # warps alone
+        {"narrow_edges": 0, "alpha": 1_000_000},  # every level in one block, bottom-up too
+    )
+    classroom_note = ("Watch the kernel column and the direction: the whole search is one launch. Small top-down "
+                      "frontiers run in one block, the fat middle levels bottom-up over the whole GPU, where each "
+                      "unvisited vertex ANDs 32 of its in-neighbours at a time with the frontier bitmap "
+                      "(words_tested, candidates_found).")
+
+    def check(self, graph, knobs, limits) -> None:
+        if knobs.block_threads > limits.max_threads_per_block:
+            raise KnobError(f"knob block_threads={knobs.block_threads} exceeds this GPU's "
+                            f"{limits.max_threads_per_block} threads per block")
+
+    def start(self, ctx: RunContext) -> LevelLoop:
+        return _Loop(ctx)
+
+
+def _cooperative_blocks(kernel, args, threads) -> int:
+    """Blocks of `kernel` the GPU holds at once (the simulator's cap under it)."""
+    typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
+    key = None if typeof is None else tuple(typeof(a) for a in args)
+    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, 0))
+
+
+class _DirectLaunch:
+    """One cooperative launch with its configuration and argument pointers built at set-up: the
+    launcher's cooperative path rebuilds them on every call, 50-100 µs of Python inside the timed
+    window, more than a small graph's whole search. Its marshalled arguments are the launcher's
+    (Launcher.prepare, with this run's argument objects); None when the launcher keeps no plan."""
+
+    def __init__(self, plan, blocks: int, threads: int):
+        import ctypes
+        from itertools import chain
+
+        from cuda.bindings import driver as drv
+
+        self.drv, self.handle = drv, plan.handle
+        self.chunks = [list(c) for c in plan.chunks]  # kept alive with the pointers to them
+        ptrs = [ctypes.addressof(c) for c in chain.from_iterable(self.chunks)]
+        self.params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
+        self.address = ctypes.addressof(self.params)
+        cfg = drv.CUlaunchConfig()
+        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
+        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+        cfg.sharedMemBytes = 0
+        attr = drv.CUlaunchAttribute()
+        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+        attr.value.cooperative = 1
+        cfg.attrs = [attr]
+        cfg.numAttrs = 1
+        self.cfg, self.ok, self.what = cfg, drv.CUresult.CUDA_SUCCESS, f"{blocks} blocks of {threads} threads"
+
+    @classmethod
+    def of(cls, rt, kernel, blocks, threads):
+        plan = getattr(rt.launcher, "_plans", {}).get(kernel)
+        return None if plan is None else cls(plan, blocks, threads)
+
+    def __call__(self) -> None:
+        err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
+        if err != self.ok:
+            raise RuntimeError(f"launching the bitmap-direction search cooperatively ({self.what}) failed: {err.name}")
+
+
+class _Loop(LevelLoop):
+    compiled_ahead = True
+
+    def __init__(self, ctx: RunContext):
+        from explorer.graphs.prepare import prepare
+        from kernels import common
+        from kernels.bitmap_direction import kernel as kk
+        from kernels.bitmap_direction import layout as L
+
+        g, k, rt = ctx.graph, ctx.knobs, ctx.runtime
+        self.ctx, self.L = ctx, L
+        self.prep = prep = prepare(g, k.order, ctx.status)
+        n = g.num_vertices
+        words = max(1, -(-n // 32))
+        if prep.perm is None and prep.indices is g.indices:
+            out = ctx.graph_arrays  # the graph's own rows are sorted: no second copy
+        else:
+            out = ctx.derived(f"bitmap-direction-out:{prep.order}", lambda _: (prep.offsets, prep.indices))
+        packed = ctx.derived(f"bitmap-direction-in:{prep.order}", lambda _: (prep.head, prep.pair_offsets, prep.pairs))
+        self.graph = L.GraphArrays(*out, *packed)
+        heavy = max(1, min(n, g.num_arcs // k.heavy_degree + 1))
+        self.search = L.SearchArrays(
+            ctx.buffer("bd_dist", n, np.int32), ctx.buffer("bd_parent", n, np.int32),
+            ctx.buffer("bd_visited", words, np.uint32), ctx.buffer("bd_fronts", 3 * words, np.uint32),
+            ctx.buffer("bd_queues", (2, max(n, 1)), np.int32), ctx.buffer("bd_heavy_v", heavy, np.int32),
+            ctx.buffer("bd_heavy_start", heavy, np.int64), ctx.buffer("bd_ctr", L.CTR_SIZE, np.int64),
+            ctx.buffer("bd_rows", LOG_ROWS * L.LOG_FIELDS, np.int64))
+        self.dist, self.parent = self.search.dist, self.search.parent
+        self.small = 0 < prep.n_pull <= k.one_block_vertices
+        self.params = L.Params(n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree, k.solo_pairs,
+                               LOG_ROWS, int(self.small))
+        self.gpu = rt.kind == "gpu"
+        if self.gpu:  # host memory the GPU writes: the host reads the levels while the kernel runs
+            from numba import cuda
+
+            self.log = cuda.mapped_array(L.log_size(LOG_ROWS), np.int64)
+            self.log[:] = 0  # pinned memory comes back from earlier runs with their rows in it
+            self.ended = cuda.event(timing=False)
+        else:
+            self.log = np.zeros(L.log_size(LOG_ROWS), np.int64)
+        state = ctx.view("bd_state", self.search.ctr, L.STATE, L.STATE + L.NUM_T)
+        self.readback = (state, ctx.buffer("bd_state", L.NUM_T, np.int64, host=True))
+
+        # Set-up (untimed): -1 everywhere, the source at level 0, level 0's decision by the same rule.
+        source = prep.new_id(ctx.source)
+        fill = max(1, -(-n // 256))
+        for arr in (self.dist, self.parent):
+            ctx.launch_now(common.fill_int32, fill, 256, 0, arr, -1)
+        ctx.launch_now(kk.clear_search, max(1, -(-3 * words // 256)), 256, 0, self.search)
+        m_f = int(prep.offsets[source + 1] - prep.offsets[source])
+        m_u = int(prep.offsets[-1])
+        bu, narrow, left = L.decide(False, m_f, m_u, 1, 0, n, k.alpha, k.beta, k.narrow_edges, self.small)
+        st = np.zeros(L.NUM_T, np.int64)
+        st[L.T_SIZE], st[L.T_BU], st[L.T_NARROW] = 1, int(bu), int(narrow)
+        st[L.T_MF], st[L.T_MU], st[L.T_MU_LEFT] = m_f, m_u, left
+        st[L.T_QUEUE], st[L.T_BITS] = 1, 1
+        ctx.launch_now(kk.set_source, 1, 1, 0, self.search, source, rt.to_device(st))
+
+        self.kernel = kk.search_kernel(bool(ctx.instrument), kk.registers(k.block_threads))
+        self.args = (self.graph, self.search, self.params, self.log)
+        self.threads = k.block_threads
+        if self.gpu:  # compiled, and its arguments marshalled, before the clock starts
+            rt.launcher.prepare(self.kernel, 1, self.threads, 0, *self.args, on_compile=ctx.compiling)
+        fits = _cooperative_blocks(self.kernel, self.args, self.threads)
+        if fits < 1:
+            raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU: "
+                            "choose fewer threads")
+        sms = ctx.limits.sm_count
+        self.blocks = fits if k.blocks_per_sm == 0 else min(sms * k.blocks_per_sm, fits)
+        if k.max_blocks:
+            self.blocks = min(self.blocks, k.max_blocks)
+        if self.small:  # block 0 runs every level: the others would only wait
+            self.blocks = 1
+        self.direct = _DirectLaunch.of(rt, self.kernel, self.blocks, self.threads) if self.gpu else None
+        self.first_row = True
+
+    # ---- one launch (timed by the engine)
+    def launch(self, go) -> None:
+        if self.direct is not None:
+            self.direct()
+        else:
+            go.cooperative(self.kernel, self.blocks, self.threads, 0, *self.args)
+        if self.gpu:
+            go.record(self.ended)
+
+    def _running(self) -> bool:
+        return self.gpu and not self.ended.query()  # query raises if the kernel failed
+
+    def streamed(self):
+        """(level_ms, Batch of one level) for each level the running launch logs, as it logs it."""
+        L, log = self.L, self.log
+        seen = 0
+        while True:
+            running = self._running()  # first: a launch that has ended has published every row
+            count = int(log[L.H_PUBLISHED])
+            while seen < count:
+                yield self._level(seen)
+                seen += 1
+            if not running:
+                return
+            time.sleep(0)  # let other threads (a plot) run between polls
+
+    def _level(self, i: int) -> tuple[float, Batch]:
+        L, log, inst = self.L, self.log, self.ctx.instrument
+        r = log[L.H_SIZE + i * L.LOG_FIELDS:L.H_SIZE + (i + 1) * L.LOG_FIELDS].tolist()
+        prev = log[L.H_SIZE + (i - 1) * L.LOG_FIELDS:L.H_SIZE + i * L.LOG_FIELDS].tolist() if i else None
+        gt0, clk0 = (prev[L.R_GT], prev[L.R_CLOCK]) if prev else (int(log[L.H_GT0]), int(log[L.H_CLK0]))
+        bu = bool(r[L.R_BU])
+        row = dict(
+            frontier_in=r[L.R_FRONTIER], edges_examined=measured(inst, r[L.R_EXAMINED]) if bu else r[L.R_EXAMINED],
+            discovered=r[L.R_NEXT], frontier_out=r[L.R_NEXT],  # one claim a vertex: no duplicates
+            dup_generated=measured(inst, 0), dup_detected=0, dup_undetected=measured(inst, 0),
+            kernel=Kernel.SINGLE_BLOCK if r[L.R_NARROW] else Kernel.MULTI_BLOCK,
+            direction=Direction.BOTTOM_UP if bu else Direction.TOP_DOWN, launches=1 if self.first_row else 0,
+            frontier_form="bitmap" if bu else "queue", frontier_converted=bool(r[L.R_CONVERTED]),
+            words_tested=measured(inst, r[L.R_WORDS]), candidates_found=measured(inst, r[L.R_CANDS]),
+            vertices_checked=measured(inst, r[L.R_CHECKED]), m_f=r[L.R_MF], m_u=r[L.R_MU],
+            heavy_vertices=r[L.R_HEAVY], cycles=max(0, r[L.R_CLOCK] - clk0))
+        self.first_row = False
+        return max(0, r[L.R_GT] - gt0) / 1e6, Batch([row])
+
+    def collect(self, ms: float) -> Batch:
+        """Every level was handed over while the launch ran: whether to launch again (a full log)."""
+        L, log = self.L, self.log
+        self.converged = int(log[L.H_STOP]) == L.STOP_DONE
+        if not self.converged:  # the next launch goes on from the saved state with an empty log
+            log[:L.H_SIZE] = 0
+            self.first_row = True
+        return Batch([])
+
+    def result(self):
+        rt = self.ctx.runtime
+        return self.prep.to_graph_ids(rt.to_host(self.dist), rt.to_host(self.parent))

@@ -1,0 +1,547 @@
+"""bitmap-direction's device functions: one level's phases and its bookkeeping
+(kernels/bitmap_direction/kernel.py puts them together). A phase runs over a team, the whole grid
+or block 0 alone (the narrow levels): `me` is the thread's rank in its team and `team` the team's
+threads, and every phase strides by them. Every warp-level call is made by all 32 lanes.
+"""
+import time
+
+import numpy as np
+from numba import cuda, int32, int64, uint32, uint64
+
+from .. import cudasim as _sim
+from ..primitives import (FULL_MASK, WARP_SIZE, clock64, warp_exclusive_scan_total, warp_inclusive_scan,
+                          warp_search_owner, warp_sum)
+from . import layout as L
+
+LOW32 = np.uint64(0xFFFFFFFF)
+SHIFT32 = np.uint64(32)
+
+
+def globaltimer():
+    """The device's nanosecond clock (PTX %globaltimer), the same on every SM. This Python body is
+    what the simulator runs: the host's nanosecond clock."""
+    return np.int64(time.perf_counter_ns())
+
+
+if not _sim.simulator_enabled():
+    from llvmlite import ir as _ir
+    from numba.cuda import types as _types
+    from numba.cuda.extending import intrinsic as _intrinsic
+    from numba.cuda.extending import overload as _overload
+
+    @_intrinsic
+    def _read_globaltimer(typingctx):
+        def codegen(context, builder, sig, args):
+            fnty = _ir.FunctionType(_ir.IntType(64), [])
+            asm = _ir.InlineAsm(fnty, "mov.u64 $0, %globaltimer;", "=l", side_effect=True)
+            return builder.call(asm, [])
+
+        return _types.int64(), codegen
+
+    @_overload(globaltimer, target="cuda")
+    def _globaltimer_cuda():
+        def impl():
+            return _read_globaltimer()
+
+        return impl
+
+
+decide = cuda.jit(device=True)(L.decide)
+
+
+@cuda.jit(device=True, inline="always")
+def lowest_bit(x):
+    """Index of the lowest set bit of a non-zero 32-bit word."""
+    m = int64(x) & 0xFFFFFFFF
+    return int32(cuda.popc((m & -m) - 1))
+
+
+# ---------------------------------------------------------------------------------- counts
+@cuda.jit(device=True)
+def block_reduce(acc, red, instrument):
+    """Every thread's accumulators into red[f] (shared): a warp sum, one shared atomic a warp. The
+    whole block calls it; red is complete after the block barrier at its end."""
+    lane = cuda.laneid
+    for f in range(L.NUM_ACC):
+        if f < L.FIRST_INSTRUMENTED or instrument:
+            t = warp_sum(acc[f])
+            if lane == 0 and t != 0:
+                cuda.atomic.add(red, f, t)
+        acc[f] = 0
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def flush(acc, red, stage, dst, ctr, slot, instrument):
+    """The end of a grid phase, by the whole block: its counts into ctr's slot (one global atomic a
+    block and field: a warp each would be thousands on one address), and the queue entries it
+    staged into dst after one atomic on the slot's C_NEXT."""
+    block_reduce(acc, red, instrument)
+    tid = cuda.threadIdx.x
+    if tid == 0:
+        for f in range(L.NUM_ACC):
+            if red[f] != 0:
+                cuda.atomic.add(ctr, slot + f, red[f])
+                red[f] = 0
+        valid = min(red[L.R_STAGED], red[L.R_VALID])
+        red[L.R_BASE] = cuda.atomic.add(ctr, slot + L.C_NEXT, valid) if valid > 0 else 0
+        red[L.R_STAGED] = valid
+    cuda.syncthreads()
+    valid = red[L.R_STAGED]
+    base = red[L.R_BASE]
+    i = tid
+    while i < valid:
+        dst[base + i] = stage[i]
+        i += cuda.blockDim.x
+    cuda.syncthreads()  # the stage is read before it fills again
+    if tid == 0:
+        red[L.R_STAGED] = 0
+        red[L.R_VALID] = L.STAGE
+
+
+# ---------------------------------------------------------------------------------- top-down
+@cuda.jit(device=True)
+def claim(g, s, has, v, u, lv1, nb, write_bits, q, acc):
+    """Vertex v reached from u: the first to set v's visited bit owns it (dist, parent, the next
+    frontier's bit in row nb when write_bits, the next queue). q = (dst, tail, at, stage, red,
+    staged): the queue dst and its tail tail[at] (one atomic a warp), or, when staged, the block's
+    shared stage (red's counts; flush moves it to dst). Collective over the warp."""
+    dst, tail, at, stage, red, staged = q
+    won = False
+    if has:
+        w = v >> 5
+        bit = uint32(1) << uint32(v & 31)
+        if (s.visited[w] & bit) == uint32(0):
+            dv = g.offsets[v + 1] - g.offsets[v]  # loaded beside the atomic, not after it
+            won = (cuda.atomic.or_(s.visited, w, bit) & bit) == uint32(0)
+            if won:
+                s.dist[v] = lv1
+                s.parent[v] = u
+                if write_bits:
+                    cuda.atomic.or_(s.fronts, nb + w, bit)
+                acc[L.A_MF] += dv
+    votes = cuda.ballot_sync(FULL_MASK, won)
+    if votes != 0:
+        count = int64(cuda.popc(uint32(votes)))
+        pos = int64(0)
+        here = False  # into the stage
+        if cuda.laneid == 0:
+            if staged:
+                pos = cuda.atomic.add(red, L.R_STAGED, count)
+                here = pos + count <= L.STAGE
+                if not here:
+                    cuda.atomic.min(red, L.R_VALID, pos)  # the stage holds entries below pos only
+            if not here:
+                pos = cuda.atomic.add(tail, at, count)
+        pos = cuda.shfl_sync(FULL_MASK, pos, 0)
+        here = cuda.shfl_sync(FULL_MASK, int32(here), 0) != 0
+        if won:
+            k = pos + cuda.popc(uint32(votes) & cuda.lanemask_lt())
+            if here:
+                stage[k] = v
+            else:
+                dst[k] = v
+
+
+@cuda.jit(device=True)
+def top_down(g, s, p, src, size, nb, write_bits, lv1, team, q, acc):
+    """A top-down level over the team: each warp takes 32 frontier entries and spreads its lanes
+    over their edges (BFS-4K's edge-discover); vertices of heavy_degree or more are set aside for
+    `heavy`, a warp's with one atomic on the packed count hc[hat] (count << 40 | their edges). team
+    = (rank, threads, hc, hat). Collective."""
+    me, threads, hc, hat = team
+    lane = cuda.laneid
+    first = (me // WARP_SIZE) * WARP_SIZE
+    while first < size:  # warp-uniform
+        i = first + lane
+        u = int32(0)
+        beg = int64(0)
+        deg = int64(0)
+        if i < size:
+            u = src[i]
+            beg = g.offsets[u]
+            deg = g.offsets[u + 1] - beg
+            acc[L.A_EXAMINED] += deg
+        big = deg >= p.heavy_degree
+        votes = cuda.ballot_sync(FULL_MASK, big)
+        if votes != 0:
+            excl, total = warp_exclusive_scan_total(deg if big else int64(0))
+            old = int64(0)
+            if lane == 0:
+                old = cuda.atomic.add(hc, hat, (int64(cuda.popc(uint32(votes))) << L.HEAVY_SHIFT) | total)
+            old = cuda.shfl_sync(FULL_MASK, old, 0)
+            if big:
+                k = (old >> L.HEAVY_SHIFT) + cuda.popc(uint32(votes) & cuda.lanemask_lt())
+                s.heavy_v[k] = u
+                s.heavy_start[k] = (old & L.HEAVY_EDGES) + excl
+                deg = int64(0)
+        incl = warp_inclusive_scan(deg)
+        total = cuda.shfl_sync(FULL_MASK, incl, WARP_SIZE - 1)
+        excl = incl - deg
+        done = int64(0)
+        while done < total:
+            k = done + lane
+            owner = warp_search_owner(incl, k)
+            o_u = cuda.shfl_sync(FULL_MASK, u, owner)
+            o_beg = cuda.shfl_sync(FULL_MASK, beg, owner)
+            o_excl = cuda.shfl_sync(FULL_MASK, excl, owner)
+            has = k < total
+            v = int32(0)
+            if has:
+                v = g.indices[o_beg + (k - o_excl)]
+            claim(g, s, has, v, o_u, lv1, nb, write_bits, q, acc)
+            done += WARP_SIZE
+        first += threads
+
+
+@cuda.jit(device=True)
+def _heavy_owner(starts, count, x):
+    """The last heavy vertex whose first flat edge is at most x (starts increase)."""
+    lo = int64(0)
+    hi = count
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if starts[mid] <= x:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+@cuda.jit(device=True)
+def heavy(g, s, packed, nb, write_bits, lv1, team, q, acc):
+    """The heavy vertices' edges as one flat range over the team: each warp takes an equal run of
+    consecutive edges (whole rounds of 32, its lanes consecutive ones), finds its first vertex by
+    one binary search and walks on. Collective."""
+    me, threads = team[0], team[1]
+    count = packed >> L.HEAVY_SHIFT
+    total = packed & L.HEAVY_EDGES
+    lane = cuda.laneid
+    warps = threads // WARP_SIZE
+    rounds = (total + warps * WARP_SIZE - 1) // (warps * WARP_SIZE)
+    x = (me // WARP_SIZE) * rounds * WARP_SIZE + lane
+    k = _heavy_owner(s.heavy_start, count, min(x, total - 1))
+    for _ in range(rounds):
+        has = x < total
+        v = int32(0)
+        u = int32(0)
+        if has:
+            while k + 1 < count and s.heavy_start[k + 1] <= x:
+                k += 1
+            u = s.heavy_v[k]
+            v = g.indices[g.offsets[u] + (x - s.heavy_start[k])]
+        claim(g, s, has, v, u, lv1, nb, write_bits, q, acc)
+        x += WARP_SIZE
+
+
+# ---------------------------------------------------------------------------------- bottom-up
+@cuda.jit(device=True, inline="always")
+def test_pair(fronts, cur, pair, acc, instrument):
+    """AND one adjacency pair (word << 32 | mask) with the frontier bitmap row at cur: the lowest
+    in-neighbour in the frontier, or -1."""
+    m = uint32(pair & LOW32)
+    wd = int64(pair >> SHIFT32)
+    f = fronts[cur + wd] & m
+    if instrument:
+        acc[L.A_TESTS] += (int64(1) << L.TESTS_SHIFT) + cuda.popc(f)
+        acc[L.A_EDGES] += cuda.popc(m)
+    if f == uint32(0):
+        return int32(-1)
+    return int32(wd * WARP_SIZE + lowest_bit(f))
+
+
+@cuda.jit(device=True, inline="always")
+def _head(g, vis, v):
+    """v's first pair if v is unvisited (a coalesced load over the warp), else 0."""
+    if (vis >> uint32(v & 31)) & uint32(1) == uint32(0):
+        return g.head[v]
+    return uint64(0)
+
+
+@cuda.jit(device=True, inline="always")
+def _and(fronts, cur, pair):
+    """A pair's AND with the frontier bitmap row at cur (0 for the empty pair 0)."""
+    return fronts[cur + int64(pair >> SHIFT32)] & uint32(pair & LOW32)
+
+
+@cuda.jit(device=True, inline="always")
+def _count(acc, pair, f, instrument):
+    if instrument and pair != uint64(0):
+        acc[L.A_TESTS] += (int64(1) << L.TESTS_SHIFT) + cuda.popc(f)
+        acc[L.A_EDGES] += cuda.popc(uint32(pair & LOW32))
+
+
+@cuda.jit(device=True, inline="always")
+def _parent(pair, f):
+    return int32(int64(pair >> SHIFT32) * WARP_SIZE + lowest_bit(f))
+
+
+@cuda.jit(device=True)
+def _after_head(g, s, p, cur, vis, v, first, f, acc, instrument):
+    """An unvisited vertex's lane, given its first pair and that pair's AND with the frontier f:
+    (parent or -1, next pair, end of its pairs), after up to `solo` pairs in all, four at a time
+    (their loads, then their frontier words, in flight together)."""
+    par = int32(-1)
+    e = int64(0)
+    end = int64(0)
+    if (vis >> uint32(v & 31)) & uint32(1) == uint32(0) and first != uint64(0):
+        _count(acc, first, f, instrument)
+        if f != uint32(0):
+            par = _parent(first, f)
+        else:
+            e = g.pair_offsets[v] + 1
+            end = g.pair_offsets[v + 1]
+            lim = min(end, e + p.solo - 1)
+            while e < lim:
+                p0 = g.pairs[e]
+                p1 = g.pairs[e + 1] if e + 1 < lim else uint64(0)
+                p2 = g.pairs[e + 2] if e + 2 < lim else uint64(0)
+                p3 = g.pairs[e + 3] if e + 3 < lim else uint64(0)
+                f0 = _and(s.fronts, cur, p0)
+                f1 = _and(s.fronts, cur, p1)
+                f2 = _and(s.fronts, cur, p2)
+                f3 = _and(s.fronts, cur, p3)
+                _count(acc, p0, f0, instrument)  # all four were tested
+                _count(acc, p1, f1, instrument)
+                _count(acc, p2, f2, instrument)
+                _count(acc, p3, f3, instrument)
+                if f0 != uint32(0):
+                    par = _parent(p0, f0)
+                elif f1 != uint32(0):
+                    par = _parent(p1, f1)
+                elif f2 != uint32(0):
+                    par = _parent(p2, f2)
+                elif f3 != uint32(0):
+                    par = _parent(p3, f3)
+                e = min(e + 4, lim)
+                if par >= 0:
+                    break
+    return par, e, end
+
+
+@cuda.jit(device=True)
+def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
+    """The rest of one word's long lists by the whole warp (32 pairs a round, up to the first hit),
+    then its found vertices: one store a word into visited (the warp owns it) and into the cleared
+    row nb, dist and parent. Collective."""
+    par, e, end = found_state
+    lane = cuda.laneid
+    todo = int64(cuda.ballot_sync(FULL_MASK, par < 0 and e < end)) & 0xFFFFFFFF
+    while todo != 0:  # warp-uniform
+        lead = lowest_bit(todo)
+        todo &= todo - 1
+        lb = cuda.shfl_sync(FULL_MASK, e, lead)
+        le = cuda.shfl_sync(FULL_MASK, end, lead)
+        hit = int32(-1)
+        while lb < le:
+            k = lb + lane
+            q = int32(-1)
+            if k < le:
+                q = test_pair(s.fronts, cur, g.pairs[k], acc, instrument)
+            hits = cuda.ballot_sync(FULL_MASK, q >= 0)
+            if hits != 0:
+                hit = cuda.shfl_sync(FULL_MASK, q, lowest_bit(hits))
+                break
+            lb += WARP_SIZE
+        if lane == lead:
+            par = hit
+    found = cuda.ballot_sync(FULL_MASK, par >= 0)
+    if instrument and lane == 0:
+        acc[L.A_CHECKED] += cuda.popc(~vis)  # words past n_pull come in as visited
+    if found != 0:
+        if lane == 0:
+            s.visited[w] = vis | uint32(found)
+            s.fronts[nb + w] = uint32(found)
+        if par >= 0:
+            v = w * WARP_SIZE + lane
+            s.dist[v] = lv1
+            s.parent[v] = par
+            acc[L.A_FOUND] += 1
+
+
+@cuda.jit(device=True)
+def bottom_up(g, s, p, cur, nb, lv1, me, team, acc, instrument):
+    """A bottom-up level over the team. A warp takes up to 32 words of the visited bitmap with one
+    load (fewer when there are fewer than 32 a warp) and goes through those with unvisited vertices
+    (0..n_pull-1), two at a time so that their loads are in flight together; a vertex's lane tests
+    its first pairs alone (_after_head), its warp the rest of a long list. The parent is the
+    frontier in-neighbour of lowest number. Collective."""
+    lane = cuda.laneid
+    words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
+    warps = team // WARP_SIZE
+    span = min(WARP_SIZE, max(1, words // warps))  # words a warp takes at a time: every warp has some
+    w0 = (me // WARP_SIZE) * span
+    while w0 < words:  # warp-uniform
+        wi = w0 + lane
+        mine = uint32(0xFFFFFFFF)
+        if lane < span and wi < words:
+            mine = s.visited[wi]
+            tail = p.n_pull - wi * WARP_SIZE
+            if tail < WARP_SIZE:  # vertices from n_pull on never pull: as if visited
+                mine |= ~((uint32(1) << uint32(tail)) - uint32(1))
+        todo = int64(cuda.ballot_sync(FULL_MASK, mine != uint32(0xFFFFFFFF))) & 0xFFFFFFFF
+        while todo != 0:  # warp-uniform
+            j = lowest_bit(todo)
+            todo &= todo - 1
+            j2 = int32(-1)
+            if todo != 0:
+                j2 = lowest_bit(todo)
+                todo &= todo - 1
+            vis = uint32(cuda.shfl_sync(FULL_MASK, int64(mine), j))  # shuffles move int32/int64 only
+            vis2 = uint32(cuda.shfl_sync(FULL_MASK, int64(mine), max(j2, 0)))
+            if j2 < 0:
+                vis2 = uint32(0xFFFFFFFF)
+            w = w0 + j
+            w2 = w0 + max(j2, 0)
+            va = w * WARP_SIZE + lane
+            vb = w2 * WARP_SIZE + lane
+            # Both words' first pairs, then both frontier words: four loads, two round trips.
+            ha = _head(g, vis, va)
+            hb = _head(g, vis2, vb)
+            fa = s.fronts[cur + int64(ha >> SHIFT32)] & uint32(ha & LOW32)
+            fb = s.fronts[cur + int64(hb >> SHIFT32)] & uint32(hb & LOW32)
+            a = _after_head(g, s, p, cur, vis, va, ha, fa, acc, instrument)
+            b = _after_head(g, s, p, cur, vis2, vb, hb, fb, acc, instrument)
+            _finish_word(g, s, cur, nb, lv1, w, vis, a, acc, instrument)
+            if j2 >= 0:
+                _finish_word(g, s, cur, nb, lv1, w2, vis2, b, acc, instrument)
+        w0 += warps * span
+
+
+# ---------------------------------------------------------------------------------- frontier forms
+@cuda.jit(device=True)
+def clear_row(fronts, base, words, me, team):
+    i = me
+    while i < words:
+        fronts[base + i] = 0
+        i += team
+
+
+@cuda.jit(device=True)
+def queue_to_bits(src, size, fronts, base, me, team):
+    """Set the bit of every queued vertex in the (cleared) row at base."""
+    i = me
+    while i < size:
+        u = src[i]
+        cuda.atomic.or_(fronts, base + (u >> 5), uint32(1) << uint32(u & 31))
+        i += team
+
+
+@cuda.jit(device=True)
+def bits_to_queue(fronts, base, words, dst, tail, at, me, team):
+    """Every vertex whose bit is set in the row at base into dst (its tail at tail[at]): a lane a
+    word, one atomic a warp. Collective."""
+    lane = cuda.laneid
+    i = me
+    while i - lane < words:  # warp-uniform
+        word = uint32(0)
+        if i < words:
+            word = fronts[base + i]
+        excl, total = warp_exclusive_scan_total(int32(cuda.popc(word)))
+        at0 = int64(0)
+        if lane == 0 and total > 0:
+            at0 = cuda.atomic.add(tail, at, int64(total))
+        pos = cuda.shfl_sync(FULL_MASK, at0, 0) + excl
+        while word != uint32(0):
+            dst[pos] = int32(i * WARP_SIZE + lowest_bit(word))
+            pos += 1
+            word &= word - uint32(1)
+        i += team
+
+
+# ---------------------------------------------------------------------------------- the level's end
+@cuda.jit(device=True)
+def sleep_until_narrow_done(ctr, level):
+    """A block other than 0, while block 0 runs narrow levels from `level` on: its thread 0 sleeps
+    between reads of where they ended, instead of spinning in the grid barrier (130 SMs polling
+    one address slow block 0's memory traffic); the block then meets block 0 at the barrier."""
+    if cuda.threadIdx.x == 0:
+        while cuda.atomic.max(ctr, L.NARROW_DONE, 0) <= level:
+            cuda.nanosleep(1000)
+    cuda.syncthreads()
+
+
+@cuda.jit(device=True)
+def save_state(st, ctr, at):
+    for f in range(L.NUM_T):
+        ctr[at + f] = st[f]
+
+
+@cuda.jit(device=True)
+def load_state(st, ctr, at):
+    for f in range(L.NUM_T):
+        st[f] = ctr[at + f]
+
+
+@cuda.jit(device=True)
+def next_level(st, res, p, rows, leader, narrow):
+    """After a level, by each block's thread 0 (the same numbers give the same decisions in every
+    block): the level's row of the log (block 0's thread 0, into device memory; `publish` copies
+    rows out at most every PUBLISH_NS and at the end), then the next level's state. res: the
+    level's counts (a slot of ctr, or block 0's shared counts)."""
+    bu = st[L.T_BU] != 0
+    size = st[L.T_SIZE]
+    nsize = res[L.A_FOUND] if bu else res[L.C_NEXT]
+    nlev = st[L.T_NLEV]
+    m_f = int64(1) if bu else res[L.A_MF]  # GAP: after a bottom-up level the rule sees m_f = 1
+    next_bu, next_narrow, m_u = decide(bu, m_f, st[L.T_MU_LEFT], nsize, size, p.n, p.alpha, p.beta,
+                                       p.narrow_edges, p.small != 0)
+    stop = L.STOP_DONE if nsize == 0 else L.STOP_FULL if nlev + 1 >= p.log_rows else L.STOP_NO
+    if leader:
+        r = nlev * L.LOG_FIELDS
+        rows[r + L.R_LEVEL] = st[L.T_LEVEL]
+        rows[r + L.R_FRONTIER] = size
+        rows[r + L.R_BU] = 1 if bu else 0
+        rows[r + L.R_NARROW] = 1 if narrow else 0
+        rows[r + L.R_CONVERTED] = st[L.T_CONV]
+        rows[r + L.R_EXAMINED] = res[L.A_EDGES] if bu else res[L.A_EXAMINED]
+        rows[r + L.R_WORDS] = res[L.A_TESTS] >> L.TESTS_SHIFT
+        rows[r + L.R_CANDS] = res[L.A_TESTS] & ((int64(1) << L.TESTS_SHIFT) - 1)
+        rows[r + L.R_CHECKED] = res[L.A_CHECKED]
+        rows[r + L.R_NEXT] = nsize
+        rows[r + L.R_MF] = st[L.T_MF]
+        rows[r + L.R_MU] = st[L.T_MU]
+        rows[r + L.R_HEAVY] = 0 if bu else res[L.C_HEAVY] >> L.HEAVY_SHIFT
+        rows[r + L.R_CLOCK] = clock64()
+        now = globaltimer()
+        rows[r + L.R_GT] = now
+        if stop != L.STOP_NO or now - st[L.T_PUB] >= L.PUBLISH_NS:
+            st[L.T_PUBLISH] = 1
+            st[L.T_PUB] = now
+    st[L.T_MF] = m_f
+    st[L.T_MU] = st[L.T_MU_LEFT]
+    st[L.T_MU_LEFT] = m_u
+    st[L.T_LEVEL] += 1
+    st[L.T_PREV] = size
+    st[L.T_SIZE] = nsize
+    st[L.T_BU] = 1 if next_bu else 0
+    st[L.T_NARROW] = 1 if next_narrow else 0
+    if not bu:
+        st[L.T_QCUR] = 1 - st[L.T_QCUR]  # the next queue is the current one now
+    st[L.T_QUEUE] = 0 if bu else 1
+    st[L.T_BITS] = 0 if narrow and p.small == 0 else 1  # large graphs' narrow levels keep no bitmap
+    st[L.T_CONV] = 0
+    st[L.T_NLEV] = nlev + 1
+    st[L.T_STOP] = stop
+
+
+@cuda.jit(device=True)
+def publish(st, rows, log):
+    """Block 0, after next_level, when it asked to: the rows logged since the last publication into
+    the log in host memory (a field a thread), a system-wide fence, then the count the host reads.
+    The whole block calls it."""
+    tid = cuda.threadIdx.x
+    if st[L.T_PUBLISH] != 0:
+        lo = st[L.T_PUBLISHED] * L.LOG_FIELDS
+        hi = st[L.T_NLEV] * L.LOG_FIELDS
+        i = lo + tid
+        while i < hi:
+            log[L.H_SIZE + i] = rows[i]
+            i += cuda.blockDim.x
+        cuda.threadfence_system()  # each thread's rows before the count that shows them
+        cuda.syncthreads()
+        if tid == 0:
+            log[L.H_PUBLISHED] = st[L.T_NLEV]
+            st[L.T_PUBLISHED] = st[L.T_NLEV]
+            st[L.T_PUBLISH] = 0
+        cuda.syncthreads()

@@ -1,0 +1,233 @@
+"""bitmap-direction's kernels: the whole search in one cooperative launch, and its set-up.
+
+`search_kernel(instrument)` returns `bitmap_search(g, s, p, log)` (the groups of
+kernels/bitmap_direction/layout.py). Its blocks are all co-resident; it runs level after level
+from the state saved in s.ctr until the frontier is empty (or its log is full: the host launches
+it again, and it goes on from the saved state). A level is, by the state every block holds:
+
+* narrow (layout.decide): block 0 runs it alone with block barriers, and the levels after it while
+  they stay narrow; the other blocks wait at the next grid barrier. On a large graph narrow levels
+  are top-down only and leave the bitmaps alone (the grid's first level after them clears what it
+  needs); on a small one (Params.small) block 0 runs every level, bottom-up too, keeping them.
+* top-down in the grid: edge-discover warps over the frontier queue, heavy vertices' edges as one
+  flat range over the grid after a barrier; claims by an atomic OR on the visited bitmap, which
+  also set the next frontier's bit; each block stages its new queue entries and appends them with
+  one atomic. A queue-less frontier (after a bottom-up level) is first converted from its bitmap.
+* bottom-up in the grid: a warp per visited word; each unvisited vertex ANDs its bit-packed
+  in-adjacency with the frontier bitmap.
+
+Frontier bitmaps rotate over three rows: level L reads row L % 3, writes row (L + 1) % 3 (clear
+when L starts) and clears row (L + 2) % 3, which L - 1 read; the counts rotate over three slots
+of ctr the same way (block 0's thread 0 clears slot (L + 1) % 3 as L starts). No barrier is spent
+on clearing. After each level every block's thread 0 applies the rule (layout.decide) to the
+level's counts; block 0's thread 0 also writes the level's row of the log in device memory, and
+block 0 copies the new rows into host memory (mapped on a GPU) at most every PUBLISH_NS and at
+the end, where the host reads them while the kernel runs.
+"""
+import functools
+
+from numba import cuda, int32, int64, uint32
+
+from .. import cudasim as _sim
+from ..primitives import clock64
+from . import device as D
+from . import layout as L
+
+# Array sizes in kernels must be global names (compile-time constants), not module attributes.
+NUM_T, RED, NUM_ACC, STAGE = L.NUM_T, L.RED, L.NUM_ACC, L.STAGE
+
+
+def registers(threads: int) -> int:
+    """Registers a thread may use: 64 for blocks of 1024 threads (a block then fills an SM's 65,536),
+    128 for smaller ones (a block of 512 an SM; the kernel needs about 120 not to spill)."""
+    return 64 if threads > 512 else 128
+
+
+@functools.cache
+def search_kernel(instrument: bool, registers: int = 64):
+    """bitmap_search with or without the bottom-up counts (fixed at compile time: the code of the
+    other case is dropped), with at most `registers` a thread (registers()). Compiled on first use,
+    cached on disk."""
+    options = {} if _sim.simulator_enabled() else {"max_registers": registers}
+
+    @cuda.jit(cache=True, **options)
+    def bitmap_search(g, s, p, log):
+        # `registers` is read here so that it is one of this closure's cells: the disk cache keys
+        # on those (not on max_registers), and a 128-register build must not load for 1024 threads.
+        if registers == 0:
+            return
+        grid = cuda.cg.this_grid()
+        st = cuda.shared.array(NUM_T, int64)
+        red = cuda.shared.array(RED, int64)
+        stage = cuda.shared.array(STAGE, int32)
+        tid = cuda.threadIdx.x
+        block0 = cuda.blockIdx.x == 0
+        leader = block0 and tid == 0
+        words = (p.n + 31) // 32
+        acc = cuda.local.array(NUM_ACC, int64)
+        for f in range(NUM_ACC):
+            acc[f] = 0
+        if tid < RED:
+            red[tid] = L.STAGE if tid == L.R_VALID else 0
+        if tid == 0:
+            D.load_state(st, s.ctr, L.STATE)
+            for f in (L.T_NLEV, L.T_PUB, L.T_PUBLISHED, L.T_PUBLISH, L.T_STOP):
+                st[f] = 0
+        if leader:
+            log[L.H_GT0] = D.globaltimer()
+            log[L.H_CLK0] = clock64()
+        cuda.syncthreads()
+        while True:
+            if st[L.T_NARROW] != 0:
+                if block0:
+                    _narrow_levels(g, s, p, st, red, acc, log, leader, instrument)
+                    if tid == 0:
+                        D.save_state(st, s.ctr, L.HANDOFF)
+                        cuda.threadfence()
+                        cuda.atomic.max(s.ctr, L.NARROW_DONE, st[L.T_LEVEL])
+                else:
+                    D.sleep_until_narrow_done(s.ctr, st[L.T_LEVEL])
+                grid.sync()
+                if tid == 0:
+                    D.load_state(st, s.ctr, L.HANDOFF)  # block 0's: its levels, rows logged and decisions
+                cuda.syncthreads()
+                if st[L.T_STOP] != L.STOP_NO:
+                    break
+            lv = st[L.T_LEVEL]
+            cur = (lv % 3) * words
+            nb = ((lv + 1) % 3) * words
+            slot = (lv % 3) * L.SLOT
+            me = cuda.grid(1)
+            team = cuda.gridsize(1)
+            if st[L.T_BITS] == 0:  # after narrow levels: clear what this level writes (and reads)
+                if leader:
+                    for f in range(3 * L.SLOT):
+                        s.ctr[f] = 0
+                D.clear_row(s.fronts, nb, words, me, team)
+                if st[L.T_BU] != 0:
+                    D.clear_row(s.fronts, cur, words, me, team)
+                grid.sync()
+                if st[L.T_BU] != 0:
+                    D.queue_to_bits(s.queues[st[L.T_QCUR]], st[L.T_SIZE], s.fronts, cur, me, team)
+                    grid.sync()
+                    if tid == 0:
+                        st[L.T_CONV] = 1
+            elif leader:
+                for f in range(L.SLOT):
+                    s.ctr[((lv + 1) % 3) * L.SLOT + f] = 0
+            D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, me, team)
+            qcur = st[L.T_QCUR]
+            dst = s.queues[1 - qcur]
+            if st[L.T_BU] != 0:
+                D.bottom_up(g, s, p, cur, nb, int32(lv + 1), me, team, acc, instrument)
+                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                grid.sync()
+            else:
+                if st[L.T_QUEUE] == 0:  # after a bottom-up level: the frontier into a queue first
+                    D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], s.ctr, slot + L.C_QUEUED, me, team)
+                    grid.sync()
+                    if tid == 0:
+                        st[L.T_CONV] = 1
+                q = (dst, s.ctr, slot + L.C_NEXT, stage, red, True)
+                D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, True, int32(lv + 1),
+                           (me, team, s.ctr, slot + L.C_HEAVY), q, acc)
+                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                grid.sync()
+                packed = s.ctr[slot + L.C_HEAVY]
+                if packed != 0:  # the same value in every thread: all take this barrier or none
+                    D.heavy(g, s, packed, nb, True, int32(lv + 1), (me, team), q, acc)
+                    D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                    grid.sync()
+            if tid == 0:
+                D.next_level(st, s.ctr[slot:slot + L.SLOT], p, s.rows, leader, False)
+            cuda.syncthreads()
+            if block0:
+                D.publish(st, s.rows, log)
+            if st[L.T_STOP] != L.STOP_NO:
+                break
+        if leader:  # every block has read the start state: it passed a grid barrier since
+            D.save_state(st, s.ctr, L.STATE)
+            log[L.H_STOP] = st[L.T_STOP]
+            cuda.threadfence_system()
+            log[L.H_DONE] = 1
+
+    return bitmap_search
+
+
+@cuda.jit(device=True)
+def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument):
+    """Block 0 alone: levels while the rule keeps them narrow (block barriers only). Top-down levels
+    append to the next queue through red[C_NEXT]; on a small graph they also keep the bitmaps, and
+    bottom-up levels run here too."""
+    tid = cuda.threadIdx.x
+    team = cuda.blockDim.x
+    words = (p.n + 31) // 32
+    small = p.small != 0
+    while True:
+        lv = st[L.T_LEVEL]
+        qcur = st[L.T_QCUR]
+        cur = (lv % 3) * words
+        nb = ((lv + 1) % 3) * words
+        if small:
+            D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, tid, team)
+        if st[L.T_BU] != 0:
+            D.bottom_up(g, s, p, cur, nb, int32(lv + 1), tid, team, acc, instrument)
+        else:
+            if st[L.T_QUEUE] == 0:  # after a bottom-up level (a small graph): the bitmap into a queue
+                D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], red, int64(L.C_QUEUED), tid, team)
+                cuda.syncthreads()
+                if tid == 0:
+                    st[L.T_CONV] = 1
+            q = (s.queues[1 - qcur], red, int64(L.C_NEXT), s.queues[qcur], red, False)
+            D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, small, int32(lv + 1),
+                       (tid, team, red, int64(L.R_HEAVY)), q, acc)
+            cuda.syncthreads()  # the heavy vertices are all listed
+            packed = red[L.R_HEAVY]
+            if packed != 0:
+                D.heavy(g, s, packed, nb, small, int32(lv + 1), (tid, team), q, acc)
+        D.block_reduce(acc, red, instrument)  # red[C_NEXT], the queue tail, is complete too
+        if tid == 0:
+            D.next_level(st, red, p, s.rows, leader, True)
+            for f in range(L.SLOT):
+                red[f] = 0
+            red[L.R_HEAVY] = 0
+        cuda.syncthreads()
+        D.publish(st, s.rows, log)
+        if st[L.T_STOP] != L.STOP_NO or st[L.T_NARROW] == 0:
+            return
+
+
+@cuda.jit(cache=True)
+def clear_search(s):
+    """Set-up (untimed), before set_source: visited, the frontier bitmaps and the count slots cleared
+    (dist and parent are filled with -1 by kernels.common.fill_int32)."""
+    i = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    j = i
+    while j < s.visited.shape[0]:
+        s.visited[j] = 0
+        j += stride
+    j = i
+    while j < s.fronts.shape[0]:
+        s.fronts[j] = 0
+        j += stride
+    j = i
+    while j < L.STATE:
+        s.ctr[j] = 0
+        j += stride
+
+
+@cuda.jit(cache=True)
+def set_source(s, source, state):
+    """Set-up (untimed), one thread: the source at level 0 in queue 0, the visited bitmap and bitmap
+    row 0, and `state` (int64[NUM_T], T_* order) saved for the first launch."""
+    if cuda.grid(1) == 0:
+        for f in range(L.NUM_T):
+            s.ctr[L.STATE + f] = state[f]
+        s.ctr[L.NARROW_DONE] = -1
+        s.dist[source] = 0
+        s.parent[source] = source
+        s.queues[0, 0] = source
+        bit = uint32(1) << uint32(source & 31)
+        s.visited[source >> 5] = bit
+        s.fronts[source >> 5] = bit

@@ -1,0 +1,140 @@
+"""bitmap-direction's argument groups, counter slots, block state and level log, and the rule that
+chooses each level's direction: plain Python, shared by the host (set-up, record decoding) and the
+device (kernels.bitmap_direction.device compiles `decide` as a device function).
+"""
+from collections import namedtuple
+
+#: The prepared graph (explorer.graphs.prepare), renumbered:
+#:   offsets int64[n+1], indices int32[m]   out-adjacency (top-down steps)
+#:   head uint64[n]                          each vertex's first in-adjacency pair (0: none)
+#:   pair_offsets int64[n+1], pairs uint64[p] the bit-packed in-adjacency: word << 32 | mask
+GraphArrays = namedtuple("GraphArrays", "offsets indices head pair_offsets pairs")
+
+#: The search's state on the device:
+#:   dist, parent int32[n]       the answer, in the prepared numbering
+#:   visited uint32[words]       a bit a vertex: reached
+#:   fronts uint32[3 * words]    three frontier bitmaps in rotation (see kernels/bitmap_direction)
+#:   queues int32[2, max(n, 1)]  frontier queues, current and next
+#:   heavy_v int32[h], heavy_start int64[h]   a top-down level's heavy vertices, their first flat edge
+#:   ctr int64[CTR_SIZE]          the three rotating slots of a level's counts, then the saved states
+#:   rows int64[log_rows * LOG_FIELDS]   the level log in device memory (block 0 copies it out in bulk)
+SearchArrays = namedtuple("SearchArrays", "dist parent visited fronts queues heavy_v heavy_start ctr rows")
+
+#: Scalars (int64): vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge
+#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows, and whether the
+#: whole search runs in block 0 (a graph small enough that one block pulls too).
+Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows small")
+
+# ---- a level's counts: per-thread accumulators (A_*), summed a block, then one atomic a block
+A_EXAMINED = 0  # top-down: the frontier's out-degree sum (every edge is read)
+A_MF = 1  # top-down: the claimed vertices' out-degree sum, the next level's m_f
+A_FOUND = 2  # bottom-up: vertices that found a parent
+A_TESTS = 3  # bottom-up: adjacency words ANDed << 32 | frontier in-neighbours they showed (instrument)
+A_EDGES = 4  # bottom-up: in-edges those words cover (instrument)
+A_CHECKED = 5  # bottom-up: unvisited vertices that looked for a parent (instrument)
+NUM_ACC = 6
+FIRST_INSTRUMENTED = A_TESTS
+TESTS_SHIFT = 32
+# ... then, in a slot, the counts kept by atomics as they happen:
+C_NEXT = 6  # top-down: entries appended to the next queue
+C_HEAVY = 7  # top-down: heavy vertices set aside, count << 40 | their degree sum
+C_QUEUED = 8  # entries a bitmap -> queue conversion wrote
+SLOT = 9
+HEAVY_SHIFT = 40
+HEAVY_EDGES = (1 << HEAVY_SHIFT) - 1
+# A block's shared counts: a slot's fields, then its staged queue entries (top-down in the grid
+# appends to a shared buffer, and the block to the queue with one atomic): entries taken, the
+# first a warp could not stage, and the block's place in the queue.
+R_STAGED = SLOT
+R_VALID = SLOT + 1
+R_BASE = SLOT + 2
+R_HEAVY = SLOT + 3  # the narrow levels' heavy vertices (C_HEAVY's form)
+RED = SLOT + 4
+STAGE = 2048
+
+# ---- the search's state: in each block's shared memory while it runs (kept by the block's thread
+# 0; every block takes the same decisions from the same counts), saved into ctr between launches
+# and when the narrow levels hand the search back to the grid.
+T_LEVEL = 0  # the level about to run
+T_SIZE = 1  # its frontier's size
+T_PREV = 2  # the previous frontier's size
+T_BU = 3  # 1: it runs bottom-up
+T_NARROW = 4  # 1: it runs top-down in block 0 alone
+T_MF = 5  # Beamer's m_f and m_u as the rule compared them for it
+T_MU = 6
+T_MU_LEFT = 7  # m_u for the next decisions (GAP: less the frontiers run top-down)
+T_QCUR = 8  # which queue row holds the frontier
+T_QUEUE = 9  # 1: the frontier is in that queue
+T_BITS = 10  # 1: the frontier is in bitmap row level % 3, and row (level + 1) % 3 is clear
+T_STOP = 11  # STOP_*
+T_NLEV = 12  # levels logged by this launch (block 0's copy is the truth)
+T_CONV = 13  # 1: this level converted its frontier first
+T_PUB = 14  # when the log was last published (the device's nanosecond clock)
+T_PUBLISHED = 15  # rows published so far by this launch
+T_PUBLISH = 16  # 1: block 0 publishes the rows logged since after this level
+NUM_T = 20
+STOP_NO, STOP_DONE, STOP_FULL = 0, 1, 2
+
+#: ctr: three slots of SLOT counts, the state a launch starts from (T_* order; saved as it ends),
+#: the state block 0 hands the grid after narrow levels (a block may read the first as late as
+#: its first grid barrier, so block 0 never writes it before then), and where those levels ended.
+STATE = 3 * SLOT
+HANDOFF = STATE + NUM_T
+NARROW_DONE = HANDOFF + NUM_T  # the level after block 0's last narrow stretch: the others sleep until then
+CTR_SIZE = NARROW_DONE + 1
+
+# ---- the level log (int64; mapped host memory on a GPU: the host reads it while the kernel runs)
+H_PUBLISHED = 0  # rows the host may read (written after a system-wide fence)
+H_DONE = 1  # 1 once the launch has ended
+H_GT0 = 2  # the device's nanosecond clock (%globaltimer) and block 0's SM cycle counter at start
+H_CLK0 = 3
+H_STOP = 4  # STOP_DONE or STOP_FULL
+H_SIZE = 8
+R_LEVEL = 0
+R_FRONTIER = 1  # n_f
+R_BU = 2  # 1: bottom-up
+R_NARROW = 3  # 1: run by block 0 alone
+R_CONVERTED = 4  # 1: the level converted its frontier first
+R_EXAMINED = 5  # top-down: the frontier's out-degree sum; bottom-up: in-edges covered by the ANDs
+R_WORDS = 6
+R_CANDS = 7
+R_CHECKED = 8
+R_NEXT = 9  # vertices found
+R_MF = 10
+R_MU = 11
+R_HEAVY = 12  # heavy vertices whose edges the whole grid walked
+R_CLOCK = 13  # block 0's SM cycle counter at the level's end
+R_GT = 14  # the device's nanosecond clock at the level's end
+LOG_FIELDS = 16
+
+#: Publish the log at most this often (ns of the device clock), and at the end: block 0 copies the
+#: rows into host memory and fences, a few microseconds on its critical path.
+PUBLISH_NS = 100_000
+#: The largest block (the narrow levels' shared arrays are this long).
+MAX_BLOCK = 1024
+
+
+def log_size(rows: int) -> int:
+    return H_SIZE + rows * LOG_FIELDS
+
+
+def decide(last_bu, m_f, m_u, n_f, prev_n_f, n, alpha, beta, narrow_edges, small):
+    """The next level's (bottom_up, narrow, m_u left): Beamer's rule as GAP writes it, and where it
+    runs. After a top-down level: bottom-up when m_f * alpha > m_u (m_f: the new frontier's
+    out-edges; m_u: the edges left, less every frontier run top-down), except that a frontier of at
+    most narrow_edges edges runs top-down in one block (`narrow`), cheaper than any level of the
+    grid; after a bottom-up level, bottom-up again while the frontier grows or holds more than
+    n / beta vertices, then top-down in the grid (m_f is not known there). `small` (a graph that one
+    block pulls): every level in one block. Plain arithmetic: the host (level 0) and the device
+    (every later level) run this function."""
+    if n_f == 0:
+        return False, False, m_u
+    if last_bu:
+        if n_f >= prev_n_f or n_f * beta > n:
+            return True, small, m_u
+        return False, small, m_u - m_f
+    if m_f <= narrow_edges:
+        return False, True, m_u - m_f
+    if m_f * alpha > m_u:
+        return True, small, m_u
+    return False, small, m_u - m_f

@@ -1,0 +1,356 @@
+"""bitmap-direction: what the conformance suite does not check. The graph preparation (vertex
+orders, the bit-packed in-adjacency against the CSR, results mapped back to the graph's own
+numbers, the cache and its timing), the levels streamed from a running launch (the enactor's hook
+and the host's polling of a log the device fills), each level's direction and kernel by the rule
+applied to the record's own numbers, the bottom-up parent (the frontier in-neighbour of lowest
+number), the extras, and a search that outlasts its log (launched again from the saved state)."""
+import threading
+
+import numpy as np
+import pytest
+
+from explorer import graphs
+from explorer.api import run_bfs
+from explorer.graphs import prepare as prep
+from explorer.knobs import KnobError
+from explorer.reference import check_result, cpu_bfs
+from explorer.stats import Direction, Kernel
+from kernels.bitmap_direction import layout as L
+
+TD, BU = Direction.TOP_DOWN, Direction.BOTTOM_UP
+SMALL = {"block_threads": 32, "blocks_per_sm": 1}
+GRID = {**SMALL, "narrow_edges": 0, "one_block_vertices": 0}
+
+
+@pytest.fixture(scope="module")
+def kron():
+    return graphs.generate("kronecker", scale=7, edge_factor=8, seed=5)
+
+
+def _directed():
+    src = np.array([0, 0, 1, 2, 3, 4, 5, 6, 7, 7, 9])
+    dst = np.array([1, 2, 3, 3, 0, 5, 6, 4, 8, 0, 7])
+    return graphs.from_edges(src, dst, num_vertices=11, directed=True, name="directed11")
+
+
+def _run(g, source, knobs, **kw):
+    run = run_bfs(g, source, "bitmap-direction", knobs, **kw)
+    levels = list(run)
+    report = check_result(g, run.result)
+    assert report.ok, report.message
+    return levels, run.result
+
+
+# ------------------------------------------------------------------------------ graph preparation
+@pytest.mark.parametrize("order", ["none", "degree", "rcm"])
+@pytest.mark.parametrize("directed", [False, True])
+def test_bit_packed_in_adjacency_is_the_csr(kron, order, directed):
+    g = _directed() if directed else kron
+    pg = prep._prepare(g, order, lambda msg: None)
+    n = g.num_vertices
+    # The renumbered out-adjacency is the graph's, renumbered; rows sorted.
+    perm = np.arange(n) if pg.perm is None else pg.perm
+    assert sorted(perm) == list(range(n))
+    rank = np.empty(n, np.int64)
+    rank[perm] = np.arange(n)
+    for v in range(n):
+        row = pg.indices[pg.offsets[v]:pg.offsets[v + 1]]
+        assert list(row) == sorted(rank[g.neighbors(perm[v])])
+    # The pairs hold exactly the in-adjacency: unpacked, it is the reverse of the renumbered CSR.
+    src = np.repeat(np.arange(n), np.diff(pg.offsets))
+    in_rows = [sorted(src[pg.indices == v]) for v in range(n)]
+    off, ind = prep.unpack_bits(pg.pair_offsets, pg.pairs)
+    assert [list(ind[off[v]:off[v + 1]]) for v in range(n)] == in_rows
+    words = (pg.pairs >> np.uint64(32)).astype(np.int64)
+    for v in range(n):
+        w = words[pg.pair_offsets[v]:pg.pair_offsets[v + 1]]
+        assert np.all(np.diff(w) > 0), "one pair a word, words increasing"
+        assert pg.head[v] == (pg.pairs[pg.pair_offsets[v]] if len(w) else 0)
+    assert np.all(pg.pairs & np.uint64(0xFFFFFFFF) != 0)
+    has_in = [v for v in range(n) if in_rows[v]]
+    assert pg.n_pull == (max(has_in) + 1 if has_in else 0)
+    assert pg.candidates_per_pair == pytest.approx(len(ind) / max(len(pg.pairs), 1))
+
+
+def test_orders(kron):
+    deg = kron.degrees()
+    pg = prep._prepare(kron, "degree", lambda msg: None)
+    assert list(deg[pg.perm]) == sorted(deg, reverse=True)  # hubs first, no-edge vertices last
+    assert pg.n_pull == int(np.count_nonzero(deg))
+    assert prep.skewed(kron) and not prep.skewed(graphs.generate("grid2d", rows=9, cols=9))
+    assert prep.vertex_order(kron, "auto")[0] == "degree"
+    assert prep.vertex_order(graphs.generate("grid2d", rows=9, cols=9), "auto") == ("none", None)
+    with pytest.raises(ValueError, match="vertex order 'bfs' is unknown"):
+        prep.prepare(kron, "bfs")
+
+
+def test_preparation_is_kept_with_the_graph_and_timed():
+    g = graphs.generate("kronecker", scale=6, edge_factor=4, seed=9)
+    said = []
+    assert not prep.is_prepared(g, "rcm")
+    first = prep.prepare(g, "rcm", said.append)
+    assert prep.is_prepared(g, "rcm") and prep.prepare(g, "rcm", said.append) is first
+    assert len(said) == 2 and "not search time" in said[-1]  # the order, then the whole cost, once
+    assert set(first.seconds) == {"order", "renumber", "pack"} and all(t >= 0 for t in first.seconds.values())
+    assert prep.prepare(g, "auto") is prep.prepare(g, "degree")  # auto resolves, and is kept as what it is
+
+
+def test_results_are_mapped_back_to_the_graphs_own_numbers(kron):
+    """Every order gives the graph's own answer, though each searches in its own numbering."""
+    source = int(np.argmax(kron.degrees()))
+    ref = cpu_bfs(kron, source)[0]
+    for order in ("none", "degree", "rcm"):
+        pg = prep.prepare(kron, order)
+        assert (pg.perm is None) == (order == "none")
+        assert order == "none" or not np.array_equal(pg.perm, np.arange(kron.num_vertices))
+        _, r = _run(kron, source, {**GRID, "order": order, "alpha": 1_000_000})
+        assert np.array_equal(r.distances, ref)
+
+
+def test_a_graph_with_original_ids_answers_in_them():
+    g = graphs.from_edges(np.array([10, 10, 30, 40]), np.array([20, 30, 40, 50]), directed=False, remap=True,
+                          name="labels")
+    run = run_bfs(g, 10, "bitmap-direction", {**SMALL, "order": "degree"})
+    r = run.complete()
+    assert check_result(g, r).ok and r.source == g.to_dense(10)
+    assert r.source_id == 10 and list(r.distances) == [0, 1, 1, 2, 3]
+    assert list(g.to_original_many(r.parents[1:])) == [10, 10, 30, 40]
+
+
+# ------------------------------------------------------------------------------ the record
+def test_directions_follow_the_rule_on_the_records_numbers(kron):
+    """Each level's direction and kernel are the rule's (layout.decide) on the record's own m_f, m_u
+    and frontier sizes, and those numbers are what they say."""
+    source = int(np.argmax(kron.degrees()))
+    knobs = {**SMALL, "narrow_edges": 200, "alpha": 4, "beta": 8, "one_block_vertices": 0}
+    levels, r = _run(kron, source, knobs)
+    deg, n = kron.degrees(), kron.num_vertices
+    seen = set()
+    for i, lv in enumerate(levels):
+        if i == 0:
+            last_bu, prev_n = False, 0
+            assert (lv.m_f, lv.m_u) == (deg[source], kron.num_arcs)
+        else:
+            prev = levels[i - 1]
+            last_bu, prev_n = prev.direction is BU, prev.frontier_in
+            # m_f: the new frontier's out-edges after a top-down level, 1 after a bottom-up one (GAP);
+            # m_u: less every frontier run top-down.
+            assert lv.m_f == (1 if last_bu else int(deg[r.distances == i].sum()))
+            assert lv.m_u == prev.m_u - (0 if last_bu else prev.m_f)
+        bu, narrow, _ = L.decide(last_bu, lv.m_f, lv.m_u, lv.frontier_in, prev_n, n, knobs["alpha"], knobs["beta"],
+                                 knobs["narrow_edges"], False)
+        assert (lv.direction is BU) == bu
+        assert lv.kernel is (Kernel.SINGLE_BLOCK if narrow else Kernel.MULTI_BLOCK)
+        seen.add((lv.direction, lv.kernel))
+    assert {(TD, Kernel.SINGLE_BLOCK), (BU, Kernel.MULTI_BLOCK)} <= seen
+
+
+def test_decide_is_gaps_rule():
+    # top-down -> bottom-up when m_f * alpha > m_u; m_u loses each top-down frontier's edges
+    assert L.decide(False, 10, 100, 5, 1, 1000, 15, 24, 0, False) == (True, False, 100)
+    assert L.decide(False, 6, 100, 5, 1, 1000, 15, 24, 0, False) == (False, False, 94)
+    # a frontier of at most narrow_edges edges runs top-down in one block, whatever alpha says
+    assert L.decide(False, 10, 100, 5, 1, 1000, 15, 24, 10, False) == (False, True, 90)
+    # bottom-up goes on while the frontier grows or holds more than n / beta, then top-down in the grid
+    assert L.decide(True, 1, 100, 60, 50, 1000, 15, 18, 10**9, False) == (True, False, 100)
+    assert L.decide(True, 1, 100, 56, 70, 1000, 15, 18, 10**9, False) == (True, False, 100)
+    assert L.decide(True, 1, 100, 55, 70, 1000, 15, 18, 10**9, False) == (False, False, 99)
+    assert L.decide(False, 10**6, 1, 0, 1, 10, 15, 18, 10**9, False) == (False, False, 1)  # nothing left
+    # a small graph: every level in one block, in the direction the rule says
+    assert L.decide(False, 10, 100, 5, 1, 1000, 15, 24, 0, True) == (True, True, 100)
+    assert L.decide(True, 1, 100, 55, 70, 1000, 15, 18, 0, True) == (False, True, 99)
+
+
+def test_bottom_up_takes_the_lowest_numbered_parent_and_counts_its_words(kron):
+    source = int(np.argmax(kron.degrees()))
+    for solo in (1, 2, 6):  # the warp takes each long list at once; one pair alone; five, four at a time
+        levels, r = _run(kron, source, {**GRID, "order": "none", "alpha": 1_000_000, "solo_pairs": solo})
+        d = r.distances
+        assert any(lv.direction is BU and lv.discovered for lv in levels), [(lv.direction, lv.discovered)
+                                                                              for lv in levels]
+        for lv in levels:
+            if lv.direction is not BU or not lv.discovered:
+                continue
+            found = np.flatnonzero(d == lv.level + 1)
+            for v in found:  # undirected: in-neighbours are neighbours
+                nb = kron.neighbors(v)
+                assert r.parents[v] == nb[d[nb] == lv.level].min()
+            assert lv.frontier_form == "bitmap" and lv.vertices_checked >= lv.discovered
+            assert lv.discovered <= lv.words_tested and lv.discovered <= lv.candidates_found
+            assert lv.words_tested <= lv.edges_examined <= 32 * lv.words_tested
+        td = [lv for lv in levels if lv.direction is TD]
+        assert all(lv.words_tested == lv.candidates_found == lv.vertices_checked == 0 for lv in td)
+
+
+def test_counts_not_measured_are_none_and_the_rest_stays(kron):
+    source = int(np.argmax(kron.degrees()))
+    on, _ = _run(kron, source, {**GRID, "alpha": 1_000_000})
+    off, _ = _run(kron, source, {**GRID, "alpha": 1_000_000}, instrument=False)
+    for a, b in zip(on, off):
+        assert (a.direction, a.frontier_in, a.discovered, a.m_f, a.m_u) == (b.direction, b.frontier_in, b.discovered,
+                                                                              b.m_f, b.m_u)
+        if b.direction is BU:
+            assert b.words_tested is b.candidates_found is b.edges_examined is None
+        else:
+            assert b.edges_examined == a.edges_examined  # a top-down level always knows its edges
+
+
+def test_heavy_vertices_and_the_one_launch(kron):
+    hub = int(np.argmax(kron.degrees()))
+    for heavy, want in ((32, 1), (1 << 30, 0)):
+        levels, _ = _run(kron, hub, {**GRID, "heavy_degree": heavy})
+        assert levels[0].direction is TD and levels[0].heavy_vertices == want
+        assert levels[0].edges_examined == int(kron.degrees()[hub])
+    assert [lv.launches for lv in levels] == [1] + [0] * (len(levels) - 1)
+    assert all(lv.cycles >= 0 and lv.time_ms >= 0 for lv in levels)
+
+
+def test_narrow_levels_run_in_one_block_and_the_grid_takes_over():
+    """A path grows into a star: the path runs in block 0, the star's leaves in the grid (their
+    edges exceed narrow_edges), and the grid converts the narrow levels' queue into a bitmap when it
+    goes bottom-up straight away."""
+    leaves = 40
+    src = np.r_[np.arange(5), np.full(leaves, 5)]
+    dst = np.r_[np.arange(1, 6), np.arange(6, 6 + leaves)]
+    g = graphs.from_edges(src, dst, directed=False, name="broom")
+    levels, _ = _run(g, 0, {**SMALL, "narrow_edges": 8, "alpha": 1, "one_block_vertices": 0})
+    kinds = [lv.kernel for lv in levels]
+    assert kinds[:5] == [Kernel.SINGLE_BLOCK] * 5 and Kernel.MULTI_BLOCK in kinds[5:]
+    levels, _ = _run(g, 0, {**SMALL, "narrow_edges": 8, "alpha": 2, "one_block_vertices": 0})  # 41 * 2 > 81
+    first_grid = next(lv for lv in levels if lv.kernel is Kernel.MULTI_BLOCK)
+    assert first_grid.direction is BU and first_grid.frontier_converted
+
+
+def test_a_small_graph_runs_every_level_in_one_block(kron):
+    """At most one_block_vertices vertices that pull: every level in block 0, bottom-up ones too, the
+    bitmaps kept there; the rule still chooses each level's direction."""
+    source = int(np.argmax(kron.degrees()))
+    pull = prep.prepare(kron, "auto").n_pull  # the vertices that may pull
+    levels, r = _run(kron, source, {**SMALL, "narrow_edges": 0, "one_block_vertices": pull})
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK for lv in levels)
+    assert {lv.direction for lv in levels} == {TD, BU}
+    td_after_bu = [b for a, b in zip(levels, levels[1:]) if a.direction is BU and b.direction is TD]
+    assert all(lv.frontier_converted for lv in td_after_bu)
+    grid, _ = _run(kron, source, {**SMALL, "narrow_edges": 0, "one_block_vertices": pull - 1})
+    assert [lv.direction for lv in grid] == [lv.direction for lv in levels]
+    assert all(lv.kernel is Kernel.MULTI_BLOCK for lv in grid)
+
+
+def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
+    from explorer.techniques import bitmap_direction
+
+    g = graphs.from_edges(np.arange(11), np.arange(1, 12), directed=False, name="path12")
+    want, _ = _run(g, 0, {**SMALL, "narrow_edges": 3})
+    monkeypatch.setattr(bitmap_direction, "LOG_ROWS", 5)
+    got, _ = _run(g, 0, {**SMALL, "narrow_edges": 3})
+    assert [lv.launches for lv in got] == [1, 0, 0, 0, 0] * 2 + [1, 0]
+    fields = ("direction", "kernel", "frontier_in", "edges_examined", "discovered", "m_f", "m_u")
+    assert [[getattr(lv, f) for f in fields] for lv in got] == [[getattr(lv, f) for f in fields] for lv in want]
+
+
+def test_bad_knobs_are_named():
+    with pytest.raises(KnobError, match="order"):
+        run_bfs(graphs.generate("grid2d", rows=3, cols=3), 0, "bitmap-direction", {"order": "bfs"})
+    with pytest.raises(KnobError, match="narrow_edges"):
+        run_bfs(graphs.generate("grid2d", rows=3, cols=3), 0, "bitmap-direction", {"narrow_edges": -1})
+
+
+# ------------------------------------------------------------------------------ streaming
+class _Event:
+    def __init__(self):
+        self.done = False
+
+    def query(self):
+        return self.done
+
+
+def test_the_host_reads_levels_while_the_launch_runs():
+    """The polling side of the log: rows a running launch has published come out before it ends,
+    and none that it has not published (here a thread plays the kernel)."""
+    from explorer.techniques.bitmap_direction import _Loop
+
+    loop = object.__new__(_Loop)
+    loop.L, loop.gpu, loop.ended, loop.first_row = L, True, _Event(), True
+    loop.ctx = type("Ctx", (), {"instrument": True})()
+    loop.log = np.zeros(L.log_size(8), np.int64)
+    loop.log[L.H_GT0] = 1_000_000
+    rows_out, published = [], threading.Event()
+    release = threading.Event()
+
+    def kernel():
+        for i in range(3):
+            r = L.H_SIZE + i * L.LOG_FIELDS
+            loop.log[r + L.R_FRONTIER], loop.log[r + L.R_NEXT], loop.log[r + L.R_GT] = i + 1, i + 2, 1_000_000 * (i + 2)
+            loop.log[L.H_PUBLISHED] = i + 1
+            if i == 1:
+                published.set()
+                release.wait(30)
+        loop.log[L.H_STOP] = L.STOP_DONE
+        loop.ended.done = True
+
+    t = threading.Thread(target=kernel)
+    t.start()
+    gen = loop.streamed()
+    published.wait(30)
+    rows_out.append(next(gen))
+    rows_out.append(next(gen))
+    assert not loop.ended.done  # two levels handed over while the launch still runs
+    release.set()
+    rows_out.extend(gen)
+    t.join()
+    assert [b.rows[0]["frontier_in"] for _, b in rows_out] == [1, 2, 3]
+    assert [ms for ms, _ in rows_out] == [1.0, 1.0, 1.0]  # each level's own device time
+    assert [b.rows[0]["launches"] for _, b in rows_out] == [1, 0, 0]
+
+
+def test_the_enactor_yields_streamed_levels_before_the_step_ends():
+    """The enactor's hook: levels from `streamed()` are records as they come, with their own times;
+    `collect` runs after them and may add none."""
+    from explorer.engine.enactor import BFSRun
+    from explorer.techniques.base import Batch, BFSTechnique, LevelLoop
+    from explorer.techniques import Technique
+
+    calls = []
+
+    class Loop(LevelLoop):
+        compiled_ahead = True
+        readback = None
+
+        def __init__(self, ctx):
+            self.ctx = ctx
+
+        def launch(self, go):
+            calls.append("launch")
+
+        def streamed(self):
+            for i, ms in enumerate((0.5, 0.25)):
+                calls.append(f"stream {i}")
+                yield ms, Batch([dict(frontier_in=1, edges_examined=0, discovered=1 - i, frontier_out=1 - i,
+                                      dup_generated=0, dup_detected=0, dup_undetected=0, kernel="multi-block",
+                                      direction="top-down", launches=1 - i)])
+
+        def collect(self, ms):
+            calls.append("collect")
+            self.converged = True
+            return Batch([])
+
+        def result(self):
+            return np.array([0, 1], np.int32), np.array([0, 0], np.int32)
+
+    class Fake(BFSTechnique):
+        technique = Technique.BITMAP_DIRECTION
+        runtimes = frozenset({"cpu"})
+
+        def start(self, ctx):
+            return Loop(ctx)
+
+    g = graphs.from_edges(np.array([0]), np.array([1]), directed=False)
+    from explorer.knobs import NoKnobs
+
+    run = BFSRun(Fake(), g, 0, NoKnobs(), True, None)
+    it = iter(run)
+    first = next(it)
+    assert calls == ["launch", "stream 0"] and first.level == 0 and first.time_ms == 0.5
+    rest = list(it)
+    assert calls == ["launch", "stream 0", "stream 1", "collect"] and [lv.time_ms for lv in rest] == [0.25]
+    assert run.result.total_ms == pytest.approx(0.75)
