@@ -321,13 +321,18 @@ def empty_figures(driver, selector: str = PANEL) -> list:
 
 
 def check_page(driver, name: str) -> None:
-    """No error output, no empty figure, no console error: the page as a person sees it."""
+    """No error output, no empty figure, no word of a printed line or a table cell broken over two
+    lines, no console error: the page as a person sees it."""
+    from selenium.webdriver.common.by import By
+
     errors = wait_for("the page to settle", lambda: [error_outputs(driver)])[0]
     assert not errors, errors
     empty = empty_figures(driver)
     if empty:
         driver.save_screenshot(str(artifacts_dir() / f"{Path(name).stem}-empty-figure.png"))
     assert not empty, f"{name}: figures that draw nothing: {empty}"
+    broken = [u for u in unreadable(driver, driver.find_element(By.CSS_SELECTOR, PANEL)) if u[0] == "broken"]
+    assert not broken, f"{name}: words broken over two lines: {broken[:5]}"
     assert not console_errors(driver)
 
 
@@ -429,7 +434,7 @@ def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_surv
     assert run["level"] == list(range(len(run["level"])))  # one point per record, in order
     browser.save_screenshot(str(artifacts_dir() / "quickstart.png"))
 
-    # Each tool tab shows its panel when first clicked (the Tuning tab opened blank).
+    # Each tool tab shows its panel when first clicked, the first tab too.
     tabs = explorer.find_element(By.CSS_SELECTOR, ".jupyter-widget-tab, .widget-tab")
     for title, words in (("Tuning", "Sweep one knob"), ("Comparison", "technique"), ("Duplicates", "duplicate"),
                          ("Export", "report")):
@@ -453,7 +458,7 @@ def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_surv
     room.screenshot(str(artifacts_dir() / "quickstart-classroom.png"))
     check_page(browser, name)
 
-    # Reloaded, the page shows every run the kernel holds (the plots came back empty).
+    # Reloaded, the page shows every run the kernel holds.
     runs = {r for s in sources(browser, "levels", ["run"]) for r in s["run"]}
     menu_command(browser, "File", "docmanager:save")
     wait_for("the notebook saved", lambda: not browser.find_elements(By.CSS_SELECTOR, ".jp-mod-dirty"), 60)
@@ -475,7 +480,7 @@ STREAM_CELLS = [
 
 @pytest.mark.slow
 def test_a_run_of_many_levels_reaches_the_browser_in_several_updates(browser, lab):
-    # 37 levels, each its own launch: the plots stayed empty, then drew every level at once.
+    # 37 levels, each its own launch: they reach the plots while the run goes on, not all at its end.
     write_notebook(lab, "stream.ipynb", STREAM_CELLS)
     open_and_run_all(browser, lab, "stream.ipynb")
     explorer = explorer_widget(browser)
@@ -526,7 +531,7 @@ def test_classroom_in_chromium_is_drawn_when_shown_and_run_and_step_recolour_it(
         found = sources(browser, "classroom-frontier", ["level"], first)
         return found[0]["level"] if found else None
 
-    # While it runs, Step and Play cannot be pressed (what was pressed acted on the old run).
+    # While it runs, Step and Play cannot be pressed (a step pressed then would act on the old run).
     browser.execute_script("""
       const room = arguments[0];
       window.__bfs4kBusy = [];
@@ -748,8 +753,8 @@ NUMBERS_CELLS = [
     "prov = ex.tools.panel('duplicates').run()\n"
     "tuning.open_sweep('noisy-sweep.json')\n"
     "ex.tools.selected_index = 2",
-    # Fig. 12's figure as notebook 03 draws it; a button that opens the Tuning tab from the kernel
-    # (a tab clicked open shows nothing yet the first time: not what this test is about).
+    # Fig. 12's figure as notebook 03 draws it; buttons that open the Tuning and Comparison tabs
+    # from the kernel.
     "from bokeh.io import show\n"
     "from explorer.ui.duplicates_panel import frontier_sizes_figure\n"
     "show(frontier_sizes_figure([1, 3, 4, 2], {'VirtualWarp4 + Hash64': prov.result.levels}, 'Fig. 12'))\n"

@@ -153,6 +153,22 @@ def test_counts_not_measured_show_a_dash_in_every_table(levels):
     assert row["frontier_in_text"] == str(levels[0].frontier_in)
 
 
+def test_a_wide_level_table_is_cut_into_blocks_of_whole_columns():
+    # A notebook shows lines of NOTEBOOK_WIDTH characters whole; a wider one breaks mid-word.
+    res = result(RUN_B, technique="bfs4k")
+    whole = report.format_level_table(res).splitlines()
+    assert len(whole[0]) > report.NOTEBOOK_WIDTH  # BFS-4K's table with its extras is wider
+    text = report.format_level_table(res, width=report.NOTEBOOK_WIDTH)
+    blocks = [b.splitlines() for b in text.split("\n\n")]
+    assert len(blocks) >= 2 and all(len(line) <= report.NOTEBOOK_WIDTH for b in blocks for line in b)
+    # Each block: the level column, then whole columns; together every column once, in order.
+    assert all(b[0].split()[0] == "level" and [r.split()[0] for r in b[1:]] == ["0", "1"] for b in blocks)
+    assert [c for b in blocks for c in b[0].split()[1:]] == whole[0].split()[1:]
+    cells = {c: v for b in blocks for row in b[1:2] for c, v in zip(b[0].split(), row.split())}
+    assert cells == dict(zip(whole[0].split(), whole[1].split()))
+    assert report.format_level_table(res, width=len(whole[0])) == "\n".join(whole)  # one block where it fits
+
+
 def test_format_count():
     assert tables.format_count(1234567) == "1,234,567"
     assert tables.format_count(0) == "0"

@@ -23,20 +23,36 @@ SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock tim
 
 # ------------------------------------------------------------------ text
 
-def format_level_table(levels: Iterable[LevelStats] | RunResult) -> str:
+#: The widest line a notebook shows whole: JupyterLab breaks a wider printed line anywhere, even
+#: inside a word or a number (its output area holds about 120 characters in a 1400-pixel window).
+NOTEBOOK_WIDTH = 100
+
+
+def format_level_table(levels: Iterable[LevelStats] | RunResult, width: int | None = None) -> str:
     """The per-level table as aligned text, with the technique's extras; NOT_MEASURED marks counts
-    not measured."""
+    not measured. With `width` (NOTEBOOK_WIDTH in a notebook) a table wider than that is cut into
+    blocks of whole columns, each no wider and each led by the level column, one under another:
+    no line breaks inside a cell."""
     fields = _fields_of(levels)
     levels = levels.levels if isinstance(levels, RunResult) else list(levels)
     rows = [[cell(f, getattr(lv, f, None)) for f in fields] for lv in levels]
     header = list(fields)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
-    def line(cells):
-        return "  ".join(c.ljust(w) if f in TEXT_COLUMNS else c.rjust(w)
-                         for c, w, f in zip(cells, widths, fields)).rstrip()
+    def block(columns):
+        def line(cells):
+            return "  ".join(cells[i].ljust(widths[i]) if fields[i] in TEXT_COLUMNS else cells[i].rjust(widths[i])
+                             for i in columns).rstrip()
+        return "\n".join([line(header), *(line(r) for r in rows)])
 
-    return "\n".join([line(header), *(line(r) for r in rows)])
+    blocks, columns = [], [0]
+    for i in range(1, len(fields)):
+        if width is not None and len(columns) > 1 and sum(widths[c] + 2 for c in columns) + widths[i] > width:
+            blocks.append(columns)
+            columns = [0]  # each block repeats the level column, so every row says which level it is
+        columns.append(i)
+    blocks.append(columns)
+    return "\n\n".join(block(b) for b in blocks)
 
 
 def _fields_of(levels) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ _KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison"
 class ToolTabs(W.Tab):
     """One tab per panel; a panel is built when its tab is first selected. The first tab's is
     built at once and shown: the browser shows the first tab even when none is selected, and a
-    click on it then changes nothing, so it stayed blank until another tab was visited."""
+    click on it then changes nothing, so a panel built on selection would never show."""
 
     def __init__(self, explorer):
         self.explorer = explorer
