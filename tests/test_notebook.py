@@ -406,6 +406,21 @@ def test_the_plots_are_sent_whole_to_a_page_opened_or_reloaded_later(explorer):
     assert label in explorer.plot_view.render_bundle["docs_json"].__repr__()
 
 
+def test_the_tool_tabs_plots_are_sent_whole_to_a_page_reloaded_later():
+    # A reloaded page asks each widget for its whole state: the Tuning and Duplicates tabs' plots
+    # carry what they drew after they were built, as the Explorer's plots do.
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
+    tuning = ex.tools.panel("tuning")
+    tuning.run_sweep(knob1="block_threads", values1="32,64")
+    (points,) = bokeh_sources(tuning.plot_box.children[0].get_state()["render_bundle"], "sweep_points")
+    assert len(points["median_ms"]) == 2
+    ex.technique.value = "bfs4k"
+    duplicates = ex.tools.panel("duplicates")
+    duplicates.run()
+    (levels,) = bokeh_sources(duplicates.plot_box.children[0].get_state()["render_bundle"], "duplicate_levels")
+    assert levels["level"] == list(duplicates.level_source.data["level"]) and levels["level"]
+
+
 def test_nothing_that_changes_the_runs_can_be_pressed_during_a_run(explorer, monkeypatch):
     from explorer import api
 
