@@ -172,7 +172,7 @@ def test_virtual_warps_stride_a_vertex_edges_over_their_lanes():
 
 def test_a_single_block_strides_over_the_frontier():
     # One block of 2 threads over 6 frontier entries (Luo's block layer): thread i % 2 in pass i // 2.
-    # The pass has a column of its own: "0.0" for pass 0, round 0 read as a number that lost its value.
+    # The pass has a column of its own, a whole number (a round of 0 is not a number to format as "0.0").
     g = _fig6_graph()
     dist, parent = cpu_bfs(g, 0)
     a = assignment_for(_level({}, kernel=Kernel.SINGLE_BLOCK), g, dist, parent, np.flatnonzero(dist == 1),
@@ -366,9 +366,8 @@ def _sent(view, name):
 
 
 def test_a_classroom_run_and_stepped_from_code_is_drawn_when_displayed(room):
-    # The lesson runs a classroom and steps it before displaying it: the page showed the grey
-    # drawing it was built with while the text said "Level 1", and vertex 8's ring came only
-    # after Step then Back.
+    # The lesson runs a classroom and steps it before displaying it: the page is sent the level
+    # its text speaks of (vertex 8's ring at level 1), not the grey drawing it was built with.
     room.run()
     room.step()
     room._repr_mimebundle_()
@@ -389,7 +388,7 @@ def test_the_explorers_classroom_button_opens_a_drawn_classroom():
 
 
 def test_the_buttons_are_disabled_while_a_run_runs(room, monkeypatch):
-    # Steps pressed during a Run waited in the kernel and acted on the old run, or were lost.
+    # A step pressed during a Run would wait in the kernel and act on the old run.
     seen = []
     real = api.run_bfs
 
@@ -417,7 +416,7 @@ def _contrast(a: str, b: str) -> float:
 
 
 def test_vertex_labels_read_on_their_fill(room):
-    # Dark labels on dark fills (vertex 0 on dark blue, 1 on purple) could not be read.
+    # Every label contrasts with its fill (white on dark blue or purple, black on light colours).
     from explorer.ui.classroom import LEVEL_COLORS, UNREACHED, text_color
 
     for fill in (*LEVEL_COLORS, UNREACHED):

@@ -318,7 +318,7 @@ def _dropdowns(widget, parent=None):
 
 def test_every_dropdown_shows_its_tooltip_in_the_browser():
     # ipywidgets 8's Dropdown view draws `tooltip` only when the widget has no
-    # description (then on the <select>); with one, the hover showed nothing. So every dropdown has
+    # description (then on the <select>); with one, the hover shows nothing. So every dropdown has
     # no description of its own and sits behind a label that carries the tooltip as its title.
     ex = Explorer(graph="bfs4k_fig2")
     found = {}
@@ -343,14 +343,14 @@ def test_the_busy_status_needs_no_emoji_font():
 
 
 def test_the_simulator_button_keeps_its_label_whole():
-    # Beside the long no-GPU message the button shrank and cut its label off.
+    # Beside the long no-GPU message the button keeps its width and its label whole.
     layout = Explorer(graph="bfs4k_fig2").simulator_button.layout
     assert layout.flex == "0 0 auto" and layout.width == "auto"
 
 
 def test_the_explorer_says_which_time_is_which(explorer, monkeypatch):
-    # The Explorer showed one time, which then included the plotting. It shows the
-    # GPU's time, the BFS wall time and the wall time with plotting, each named.
+    # The Explorer shows the GPU's time, the BFS wall time and the wall time with plotting, each
+    # named: the plotting is in the last only.
     from explorer.ui import live, report
 
     push = explorer.stream.push_many
@@ -395,8 +395,8 @@ def test_a_run_of_many_levels_reaches_the_browser_level_by_level(explorer, monke
 
 
 def test_the_plots_are_sent_whole_to_a_page_opened_or_reloaded_later(explorer):
-    # Reloading the page emptied the plots although the kernel held the runs: a reloaded page
-    # asks for every widget's whole state, which carries the document as it is now.
+    # A reloaded page asks for every widget's whole state, which carries the document as it is
+    # now: every run the kernel holds.
     result = explorer.run(source=0, technique="topdown-queue")
     label = explorer.history[-1][0]
     bundle = explorer.plot_view.get_state()["render_bundle"]
@@ -449,7 +449,7 @@ def test_the_tab_the_browser_shows_first_has_its_panel():
 
 
 def test_apply_best_is_confirmed_beside_the_explorers_run_button():
-    # "Apply best" changed the knobs in a closed panel far above the button: nothing visible.
+    # "Apply best" sets knobs in a panel far above its button: the Explorer's status line says so and the knobs open.
     ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
     tuning = ex.tools.panel("tuning")
     tuning.run_sweep(knob1="block_threads", values1="32,64")

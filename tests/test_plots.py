@@ -131,7 +131,7 @@ UNMEASURED = ("edges_examined", "dup_generated", "dup_detected", "dup_undetected
 
 @pytest.mark.parametrize("levels", [RUN_B[1:], RUN_C], ids=["None", "-1"])
 def test_counts_not_measured_show_a_dash_in_every_table(levels):
-    # With instrumentation off the tables showed -1.
+    # With instrumentation off a count reads as not measured, never as -1.
     text = report.format_level_table(levels)
     header, row = text.splitlines()
     assert header.split()[:3] == ["level", "frontier_in", "edges_examined"]
@@ -194,7 +194,7 @@ def test_the_explorer_table_and_hovers_show_counts_as_the_text_tables_do():
 
 
 def test_level_table_columns_fit_their_titles_and_cells():
-    # Titles and cells were cut off (frontier_out had 84 px for 12 bold characters).
+    # Every column is as wide as its bold title and its widest cell.
     stream = plots.LevelStream(fig_width=450)
     table = stream.level_table()
     for col in table.columns:
@@ -247,8 +247,8 @@ def _bundle_text(view) -> str:
 
 
 def test_a_view_drawn_after_the_plots_changed_shows_the_change():
-    # jupyter_bokeh's BokehModel drew a new view (a reloaded page, a widget displayed after a run
-    # from code) from the document as it was when the model was made: empty plots.
+    # jupyter_bokeh's BokehModel draws a new view (a reloaded page, a widget displayed after a run
+    # from code) from the document as it was when the model was made; a live one from the document now.
     from explorer.ui.live import LiveBokehModel
 
     stream = plots.LevelStream()
@@ -319,8 +319,8 @@ def test_flush_waits_for_the_kernels_sending_thread(monkeypatch):
 
 
 def test_each_batch_reaches_the_browser_as_one_patch():
-    # A level's run source, level table, table widths, categories and legends changed in as many
-    # messages, each of which a browser lays out and paints: a loaded one fell seconds behind.
+    # A level changes its run source, level table, table widths, categories and legends: sent as
+    # one message, a browser lays out and paints the figures once for all of them.
     from bokeh.layouts import column
 
     from explorer.ui.live import LevelFeed, LiveBokehModel
@@ -373,8 +373,8 @@ class _Browser:
 
 
 def test_the_browser_holds_what_the_kernel_holds_after_batches_and_reused_slots():
-    # Encoded at the end of a batch, a slot's data reset already held the batch's rows, which
-    # the batch's stream then added again: the browser drew level 0 twice.
+    # Each change is encoded when it happens: encoded at the end of a batch, a slot's data reset
+    # would already hold the rows the batch then streams, and the browser would draw them twice.
     from bokeh.layouts import column
 
     from explorer.ui.live import LevelFeed, LiveBokehModel

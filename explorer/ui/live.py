@@ -9,12 +9,12 @@ state whenever they are drawn, and updates that reach the browser while a run go
 
 jupyter_bokeh's BokehModel builds a new view from the document as it was when the model was made
 and sends later changes only to views that exist: a figure changed before it is displayed (a
-classroom run from code, then shown) or a page reloaded later showed that first state, empty. A
+classroom run from code, then shown) or a page reloaded later would show that first state, empty. A
 LiveBokehModel sends the document as it is now when a view is about to be drawn.
 
 While a run holds the kernel's main thread (and the simulator's threads share the interpreter
 lock), the kernel's IOPub thread, which sends every message to the browser, may not run for
-seconds: the plots then filled in one burst at the end. `flush_to_browser` waits until that
+seconds: the plots would then fill in one burst at the end. `flush_to_browser` waits until that
 thread has sent what is queued, as `sys.stdout.flush()` does for printed text.
 """
 from __future__ import annotations
@@ -57,7 +57,7 @@ class LiveBokehModel(BokehModel):
     before it shows a model built earlier); a full state request, which is how the page asks for
     every widget when it reloads, gets the document as it is now too. Inside `one_patch()` every
     change waits and then goes as one message: the browser lays out and paints the figures once
-    for all of them (once per change, a loaded browser fell seconds behind a run)."""
+    for all of them (once per change, a loaded browser falls seconds behind a run)."""
 
     _stale = False  # whether the document changed since render_bundle was made
     _held: tuple | None = None  # changes (encoded) waiting for the end of one_patch()
