@@ -478,6 +478,29 @@ def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_surv
     browser.save_screenshot(str(artifacts_dir() / "quickstart-reloaded.png"))
     check_page(browser, name)
 
+    # The report the notebook wrote, of every technique's run: its tables whole (scrolling inside
+    # their boxes, never widening the page), its plots in sets whose legends name at most 6 runs.
+    base, token = lab
+    browser.get(f"{base}/files/quickstart-report.html?token={token}")
+    legends = wait_for("the report's plots", lambda: browser.execute_script(_REPORT_LEGENDS_JS), 60)
+    browser.save_screenshot(str(artifacts_dir() / "quickstart-report.png"))
+    assert len(legends) >= 2 * 5 and max(legends) <= 6, legends  # several sets of the five plots
+    bad = unreadable(browser, browser.find_element(By.TAG_NAME, "body"))
+    assert not bad, bad
+    assert browser.execute_script("return document.documentElement.scrollWidth <= window.innerWidth")
+
+
+#: The number of entries each run legend of a standalone Bokeh page shows (none until it is drawn).
+_REPORT_LEGENDS_JS = """
+if (typeof Bokeh === 'undefined' || !Bokeh.documents.length) return null;
+const out = [];
+for (const doc of Bokeh.documents) {
+  for (const m of doc._all_models.values()) {
+    if (m.type === 'Legend' && m.name === 'runs') out.push(m.items.filter((i) => i.visible).length);
+  }
+}
+return out.length ? out : null;
+"""
 
 STREAM_GRAPH = "gen:grid2d:rows=2,cols=36"  # 37 levels from a corner
 STREAM_CELLS = [

@@ -234,6 +234,72 @@ def test_report_is_a_self_contained_html_file(tmp_path):
     assert "K1=8" in html  # knobs that differ from the defaults
 
 
+def _legend(fig, name="runs"):
+    return next(m for m in fig.below if m.name == name)
+
+
+def test_runs_with_the_same_values_in_a_plot_are_drawn_once_and_named_together():
+    # Runs of one graph often share a plot's values (every technique's frontier sizes): drawn on
+    # top of one another, all but the last are hidden, and the legend lists each run.
+    slower = [dataclasses.replace(lv, time_ms=2.0) for lv in RUN_A]
+    stream = plots.LevelStream()
+    for label, levels in (("#1 a", RUN_A), ("#2 b", slower), ("#3 c", RUN_B), ("#4 d", RUN_A)):
+        stream.push_many(levels, label)
+    merged = stream.merge_identical_runs()
+    assert merged["frontier"] == [["#1 a", "#2 b", "#4 d"], ["#3 c"]]
+    assert merged["time"] == [["#1 a", "#4 d"], ["#2 b"], ["#3 c"]]  # each plot groups by its own values
+    frontier = [i for i in _legend(stream.figures["frontier"]).items if i.visible]
+    assert [i.label.value for i in frontier] == ["#1, #2, #4: same values", "#3 c"]
+    assert [i.label.value for i in _legend(stream.figures["time"]).items if i.visible] == \
+        ["#1, #4: same values", "#2 b", "#3 c"]
+    hidden = stream._by_label["#2 b"].glyphs
+    assert not any(r.visible for r in hidden["frontier"].renderers) and all(r.visible for r in hidden["time"].renderers)
+
+
+def test_run_names():
+    assert plots.run_names(["#1 a", "#3 b", "#4 c", "#5 d", "#7 e"]) == "#1, #3–#5, #7"
+    assert plots.run_names(["#2 x"]) == "#2"
+    assert plots.run_names(["first", "second"]) == "first, second"
+
+
+def test_every_category_of_the_technique_plot_has_a_row_its_label_fits():
+    stream = plots.LevelStream()
+    stream.push_many(RUN_B, "a")
+    fig = stream.figures["technique"]
+    assert fig.frame_height is None  # a few categories fit the figure as it is
+    many = [dataclasses.replace(RUN_A[0], level=i, technique=f"technique-{i}") for i in range(14)]
+    stream.push_many(many, "b")
+    assert len(fig.y_range.factors) == 16 and fig.frame_height >= 16 * plots.CATEGORY_ROW_PX
+
+
+def test_a_report_of_many_runs_draws_them_in_sets_on_the_same_axes_and_lets_tables_scroll(tmp_path):
+    # Fifteen runs in one set of plots: a tangle of lines, fifteen-entry legends and a technique
+    # plot with more rows than room for their labels.
+    techniques = ["topdown-queue", "bfs4k", "harish", "merrill", "luo-hierarchical"]
+    runs = [(f"#{i + 1} {t} (toy)", result([dataclasses.replace(lv, technique=t, time_ms=1.0 + i) for lv in RUN_A],
+                                          technique=t)) for i, t in enumerate(techniques * 3)]
+    layout, colors = report._report_plots(runs)
+    sets = [child for child in layout.children if not hasattr(child, "text")]
+    assert len(sets) == 3  # 6 + 6 + 3 runs
+    figs = [f for grid in sets for f, *_ in grid.children]
+    by_title = {}
+    for f in figs:
+        by_title.setdefault(f.title.text, []).append(f)
+        assert sum(i.visible for i in _legend(f).items) <= report.REPORT_PLOT_RUNS
+    for same in by_title.values():  # every set on the same axes
+        assert len({id(f.x_range) for f in same}) == 1 and len({id(f.y_range) for f in same}) == 1
+    frontier = [i.label.value for f in by_title["Frontier size per level"] for i in _legend(f).items if i.visible]
+    assert frontier == ["#1–#6: same values", "#7–#12: same values", "#13–#15: same values"]
+    tech = by_title["Technique / kernel per level"]
+    assert len(tech[0].y_range.factors) == 5 and all(f.frame_height in (None,) or
+                                                     f.frame_height >= 5 * plots.CATEGORY_ROW_PX for f in tech)
+    assert len(set(colors.values())) == 15  # each run its own colour, as in the summary's swatches
+    html = report.write_report(runs, tmp_path / "r.html").read_text()
+    assert "Runs #7\\u2013#12&lt;/b&gt; of 15" in html and "6 to a set of plots" in html
+    assert html.count("<div class='scroll'><table class='levels'>") == 15
+    assert "<div class='scroll'><table class='summary'>" in html
+
+
 def test_report_rejects_no_runs(tmp_path):
     with pytest.raises(ValueError, match="at least one"):
         report.write_report([], tmp_path / "r.html")
