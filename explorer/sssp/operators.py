@@ -33,15 +33,16 @@ def _grid(threads: int, block: int) -> int:
     return max(1, -(-int(threads) // block))
 
 
-def vertex_classes(graph) -> tuple:
-    """H-BF's edge classes a vertex (kernels.sssp.relax: IN_DEGREE_1, SINK), int8."""
+def vertex_classes(graph, weights: np.ndarray) -> tuple:
+    """H-BF's edge classes a vertex (kernels.sssp.relax: IN_DEGREE_1, SINK), int8. Self loops count
+    for neither; a vertex with a negative self loop is no sink (queued, its loop reveals the cycle)."""
     from kernels.sssp.relax import IN_DEGREE_1, SINK
 
     n = graph.num_vertices
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.offsets))
     loop = src == graph.indices
     indeg = np.bincount(graph.indices[~loop], minlength=n)
-    outdeg = np.bincount(src[~loop], minlength=n)
+    outdeg = np.bincount(src[~loop], minlength=n) + np.bincount(src[loop & (weights < 0)], minlength=n)
     cls = np.where(indeg == 1, IN_DEGREE_1, 0) | np.where(outdeg == 0, SINK, 0)
     return (cls.astype(np.int8),)
 
@@ -76,7 +77,8 @@ class RelaxLoop:
         self.packed_words = ctx.buffer("sssp.packed", n if self.packed else 1, np.int64)
         stamp = ctx.buffer("sssp.stamp", n, np.int32)
         far = ctx.buffer("sssp.far", n, np.int32)
-        vclass = (ctx.derived("sssp.vclass", vertex_classes)[0] if flags & R.CLASSIFY
+        vclass = (ctx.derived(f"sssp.vclass.{'unit' if w.unit else 'graph'}",
+                              lambda graph: vertex_classes(graph, w.weights))[0] if flags & R.CLASSIFY
                   else ctx.buffer("sssp.novclass", 1, np.int8))
         self.queues = [ctx.buffer("sssp.queue_a", self.capacity, np.int32),
                        ctx.buffer("sssp.queue_b", self.capacity, np.int32)]
