@@ -31,7 +31,7 @@ symmetrized arcs carry their edge's weight; the BFS ignores them.
 """
 from .build import from_edges, from_networkx, from_scipy
 from .cache import cache_dir
-from .csr import CSRGraph, GraphError, Vertex, Vertices
+from .csr import CSRGraph, GraphError, Vertex, Vertices, resolve_source
 from .generators import (GENERATORS, GeneratorSpec, generate, generator_size, grid2d, grid3d,
                          kronecker, luo_scale_free, uniform_random, watts_strogatz)
 from .io import load_graph, load_matrix_market, load_metis, load_snap
@@ -43,6 +43,7 @@ __all__ = [
     "GraphError",
     "Vertex",
     "Vertices",
+    "resolve_source",
     "from_edges",
     "from_networkx",
     "from_scipy",

@@ -29,7 +29,7 @@ from ..engine.session import Session, run_pool
 from ..graphs import CSRGraph
 from ..knobs import POW2_BLOCKS, KnobSet, KnobSpec, knob
 from ..stats import _json_default
-from .weights import NegativeCycleError, weighting
+from .weights import negative_cycle_error, vertex_id, weighting
 
 
 class APSPMemoryError(MemoryError):
@@ -253,10 +253,9 @@ class APSPRun:
         diag = np.diagonal(D)
         bad = np.flatnonzero(diag < 0)
         if bad.size and self.negative_cycles == "raise":
-            ids = [g.to_original(int(v)) for v in bad[:12]]
-            raise NegativeCycleError(f"graph {g.name!r} has a negative cycle through vertex {ids[0]} (a path from it "
-                                     f"back to itself weighs {diag[bad[0]]:g}; {bad.size} vertices lie on negative "
-                                     "cycles): all-pairs distances are undefined", ids)
+            raise negative_cycle_error(g, f"through vertex {vertex_id(g, int(bad[0]))}", None, None,
+                                       f"a path from it back to itself weighs {diag[bad[0]]:g}; {bad.size} vertices "
+                                       "lie on negative cycles: all-pairs distances are undefined")
         self._result = APSPResult(
             graph=g.name, method=self.method.value, knobs=self.knobs.as_dict(), distances=D, steps=steps,
             total_ms=sum(s.time_ms for s in steps), elapsed_ms=elapsed,

@@ -21,7 +21,7 @@ from kernels.args import Heavy
 
 from ..stats import Extra
 from .paths import acyclic_parents, negative_cycle
-from .weights import NegativeCycleError
+from .weights import negative_cycle_error, source_text
 
 K1_SPEC_SECTION = "BFS-4K §5.2; H-BF uses BFS-4K's load balancing (chapter §3.2)"
 
@@ -207,16 +207,8 @@ class RelaxLoop:
         else:  # the vertices improved last lead (by their parents) into the cycle
             starts = ctx.runtime.to_host(self.queues[1])[:min(next_size, self.capacity)]
             cycle = negative_cycle(g, self.w.weights, parents, list(starts) + list(np.flatnonzero(parents >= 0)))
-        where = ("from Johnson's virtual source (somewhere in the graph)" if ctx.source < 0
-                 else f"from source {g.to_original(ctx.source)}")
-        ids = None if cycle is None else [g.to_original(v) for v in cycle]
-        text = ""
-        if ids is not None:
-            total = sum(self._arc(a, b) for a, b in zip(cycle, cycle[1:] + cycle[:1]))
-            shown = " -> ".join(map(str, ids[:12])) + (" -> ..." if len(ids) > 12 else "")
-            text = f": {shown} -> {ids[0]} weighs {total:g}"
-        raise NegativeCycleError(f"graph {g.name!r} has a negative cycle reachable {where}{text}; shortest paths are "
-                                 f"undefined there ({reason})", ids)
+        total = None if cycle is None else sum(self._arc(a, b) for a, b in zip(cycle, cycle[1:] + cycle[:1]))
+        raise negative_cycle_error(g, source_text(g, ctx.source), cycle, total, reason)
 
     def _arc(self, a: int, b: int):
         from .paths import arc_weight

@@ -20,7 +20,7 @@ from .. import backend
 from ..engine.enactor import Enactor, RecordError
 from ..engine.runtime import STEP_LOCK, for_technique
 from ..engine.session import Session, run_pool
-from ..graphs import CSRGraph
+from ..graphs import CSRGraph, resolve_source
 from .records import ITERATION_FIELDS, IterationStats, SSSPResult
 from .techniques import SSSPTechnique, implementation, make_knobs
 from .techniques.base import SSSPContext
@@ -123,8 +123,6 @@ def run_sssp(graph: CSRGraph, source="max-degree", technique: SSSPTechnique | st
     weights: bellman-ford and h-bf take them and raise NegativeCycleError for a negative cycle
     reachable from the source; delta-stepping refuses them (NegativeWeightError).
     """
-    from ..api import resolve_source
-
     impl = implementation(technique)
     knobs = make_knobs(impl.technique, knobs)
     w = weighting(graph, unit_weights)

@@ -136,6 +136,29 @@ def weighting(graph: CSRGraph, unit_weights: bool = False) -> Weighting:
     return made
 
 
+def negative_cycle_error(graph: CSRGraph, where: str, cycle: list | None, total, reason: str) -> NegativeCycleError:
+    """The error of a negative cycle, its vertices (0..n-1, each one's parent first) in the graph's
+    own ids: the one place the shortest-path code names vertices to the user."""
+    ids = None if cycle is None else [graph.to_original(v) for v in cycle]
+    text = ""
+    if ids is not None:
+        shown = " -> ".join(map(str, ids[:12])) + (" -> ..." if len(ids) > 12 else "")
+        text = f": {shown} -> {ids[0]} weighs {total:g}"
+    return NegativeCycleError(f"graph {graph.name!r} has a negative cycle {where}{text}; shortest paths are undefined "
+                              f"there ({reason})", ids)
+
+
+def vertex_id(graph: CSRGraph, v: int) -> int:
+    """Vertex v as the user's input names it."""
+    return graph.to_original(v)
+
+
+def source_text(graph: CSRGraph, source: int) -> str:
+    """'from source <the user's id>', or Johnson's virtual source."""
+    return ("reachable from Johnson's virtual source (somewhere in the graph)" if source < 0
+            else f"reachable from source {graph.to_original(source)}")
+
+
 def refuse_negative(graph: CSRGraph, w: Weighting, technique: str, alternatives: str) -> None:
     """NegativeWeightError naming the first negative arc (in the graph's own ids)."""
     if w.negative_arc is None:
