@@ -36,7 +36,7 @@ def _grid(threads: int, block: int) -> int:
 def vertex_classes(graph, weights: np.ndarray) -> tuple:
     """H-BF's edge classes a vertex (kernels.sssp.relax: IN_DEGREE_1, SINK), int8. Self loops count
     for neither; a vertex with a negative self loop is no sink (queued, its loop reveals the cycle)."""
-    from kernels.sssp.relax import IN_DEGREE_1, SINK
+    from kernels.sssp.layout import IN_DEGREE_1, SINK
 
     n = graph.num_vertices
     src = np.repeat(np.arange(n, dtype=np.int64), np.diff(graph.offsets))

@@ -33,27 +33,9 @@ from ..primitives import FULL_MASK, uidx, warp_sum
 from ..rules import QLEN
 from .args import Bounds, Marks, Paths, Policy, Sweep, WGraph
 
-# The step's counters (int64), read back after it.
-NEXT_SIZE = 0  # entries written to the next frontier
-RELAXED = 1  # arcs relaxed (d(u) + w compared with d(v))
-IMPROVED = 2  # relaxations that lowered d(v)
-DUPLICATES = 3  # improvements of a vertex already queued this iteration
-PLAIN = 4  # relaxations of an arc into a vertex of in-degree 1: a plain store (CLASSIFY)
-SINKS = 5  # improved vertices without out-arcs, not queued (CLASSIFY)
-SELF_LOOPS = 6  # self loops skipped (CLASSIFY)
-FAR_MARKED = 7  # improvements at or beyond the threshold, marked far (FAR)
-NEGATIVE_LOOP = 8  # negative self loops on reached vertices: a negative cycle
-BELOW_FLOOR = 9  # distances below the floor: a negative cycle
-OVERFLOW = 10  # positions past the next frontier's capacity (never written; the host raises)
-HEAVY_COUNTER = 11  # the heavy list's count << 40 | degree sum (kernels.args.Heavy.counter)
-NUM_COUNTERS = 12
-
-PACKED, CLASSIFY, DEDUP, FAR = 1, 2, 4, 8
-#: vclass bits: the arcs into v come from one vertex only; v has no out-arcs but self loops.
-IN_DEGREE_1, SINK = 1, 2
-#: The 32-bit distance of an unreached vertex in the packed word (its parent bits are all ones).
-PACKED_INF = 0x7FFFFFFF
-PARENT_BITS = 0xFFFFFFFF
+from .layout import *  # noqa: F401,F403  (the counter slots and flags, shared with the host)
+from .layout import (BELOW_FLOOR, CLASSIFY, DEDUP, DUPLICATES, FAR, FAR_MARKED, IMPROVED, IN_DEGREE_1,
+                     NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW, PACKED, PLAIN, RELAXED, SELF_LOOPS, SINK, SINKS)
 
 # Per-thread counts after frontier_ops' accumulator slots (its cluster slots included, unused).
 A_FIRST = NUM_ACC_CLUSTER

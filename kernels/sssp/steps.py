@@ -8,14 +8,9 @@ from ..args import I64, V32, V64
 from ..frontier_ops import flush, no_cluster
 from ..primitives import uidx, warp_max, warp_sum
 from .args import F64, Marks, Paths, WGraph
-from .relax import NEXT_SIZE, OVERFLOW, PACKED_INF, PARENT_BITS, bucket_of
+from .layout import FAR_LEFT, GATHERED, NEXT_BUCKET, NO_BUCKET, OVERFLOW, PACKED_INF, PARENT_BITS, STALE
+from .relax import bucket_of
 
-# A bucket advance's counters, in the relax step's counter array (zeroed before either step).
-GATHERED = 0  # vertices moved from far into the frontier: the slot of relax.NEXT_SIZE
-FAR_LEFT = 1  # vertices still far after the advance
-STALE = 2  # far marks dropped: their vertex was relaxed in an earlier bucket
-NEXT_BUCKET = 3  # bucketing: NO_BUCKET - the next non-empty bucket (0: none)
-NO_BUCKET = 1 << 62
 
 
 @cuda.jit(cache=True)
@@ -151,5 +146,3 @@ def delta_gather(paths: Paths, marks: Marks, lo: I64, hi: I64, delta: F64, out: 
                 cuda.atomic.add(counters, STALE, stale)
         base += stride
 
-
-assert NEXT_SIZE == GATHERED  # the frontier's size is read from the same slot after either step

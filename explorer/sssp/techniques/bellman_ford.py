@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernels.sssp import relax as R
+from kernels.sssp import layout as R
 
 from ...knobs import BLOCK_THREADS, KnobSet, KnobSpec, knob
 from . import SSSPTechnique

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.sssp import relax as R
+from kernels.sssp import layout as R
 
 from ...knobs import POW2_BLOCKS, KnobSet, KnobSpec, knob
 from ...stats import Extra
@@ -94,8 +94,7 @@ class DeltaLoop(RelaxLoop):
            self.capacity, self.step, self.counters)
 
     def _collect_gather(self) -> list[dict]:
-        from kernels.sssp import steps as S
-
+        S = R
         c = self.readback[1].tolist()
         if c[R.OVERFLOW] > 0:
             raise RuntimeError(f"the gathered frontier outgrew its {self.capacity:,} entries; this is a bug, "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kernels.sssp import relax as R
+from kernels.sssp import layout as R
 
 from ...knobs import KnobError, KnobSet, KnobSpec, knob
 from ...stats import Extra
