@@ -17,6 +17,7 @@
 #   yardsticks  the plain single-block, persistent and cluster BFS of the grid
 #   floors      what a level of the grid costs at best       launch     the host cost of a launch
 #   fuzz        random graphs, roots and knobs, every result checked
+#   sssp        weighted shortest paths beside scipy and Gunrock's SSSP (.gunrock/sssp_bin), Floyd-Warshall
 #   notebooks   every notebook through nbclient (needs nbclient, ipykernel, ipywidgets and bokeh,
 #               carried as wheels where the machine lacks them)
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
@@ -68,6 +69,7 @@ for part in "$@"; do
             bench plain-cluster 150 yardsticks.plain_cluster ;;
         floors) bench level-floor 240 yardsticks.level_floor ;;
         launch) run launch-cost 60 python3 -m benchmarks.tools.launch_cost ;;
+        sssp) bench sssp 480 sssp ;;
         fuzz) run fuzz 420 python3 -m benchmarks.tools.fuzz --runs 1500 --multi 0.2 --seed "$(date +%s)" \
                   --json "$out/fuzz.json" ;;
         notebooks) run notebooks 300 python3 -m benchmarks.tools.notebooks --out "$out/notebooks" ;;
