@@ -114,7 +114,7 @@ def test_hbf_classification_and_heavy_vertices_show_in_the_records():
     # has a self loop (no out-arc by itself) and an arc on to 31
     hub = graphs.from_edges(np.r_[np.zeros(30, np.int64), 5, 5], np.r_[np.arange(1, 31), 5, 31], drop_self_loops=False,
                             weights=np.r_[np.arange(1, 31), 2.0, 1.0], name="hub")
-    run = run_sssp(hub, 0, "h-bf", {**HBF, "heavy_degree": 8, "K3": 2})
+    run = run_sssp(hub, 0, "h-bf", {**HBF, "heavy_degree": 8, "K3": 2, "K5": 0})  # the heavy grid: multi-block steps
     steps = list(run)
     first = steps[0]
     assert first.heavy_vertices == 1 and first.plain_stores == 30 and first.sinks == 29 and first.frontier_out == 1
@@ -284,8 +284,9 @@ dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=(9, 0
 from numba import cuda, types
 from kernels import apsp
 from kernels.args import I64, V32, V64, Heavy
-from kernels.sssp import batch, relax, steps
-from kernels.sssp.args import Bounds, Marks, Paths, Policy, Sweep, WGraph
+from kernels.sssp import batch, relax, single, steps
+from kernels.sssp.args import Bounds, Marks, Paths, Policy, SingleLimits, Sweep, WGraph
+from kernels.args import QueuePair
 done = 0
 def ptx(k, sig):
     global done
@@ -298,6 +299,8 @@ for dt in (types.int64, types.float64):
     sig = (wg, pa, mk, nt(Sweep, V32, I64, V32, I64, I64), nt(Bounds, I64, types.float64, dt), nt(Policy, I64, I64),
            nt(Heavy, I64, I64, V32, V64, V64), V64)
     ptx(relax.sssp_relax, sig); ptx(relax.sssp_heavy, sig)
+    ptx(single.sssp_single, (wg, pa, mk, nt(QueuePair, V32, V32, types.boolean, I64, I64, I64), sig[4], sig[5],
+                             nt(SingleLimits, I64, I64, I64), V64, types.int64[:, ::1]))
     ptx(steps.sssp_fill, (pa, mk, dt, types.boolean, V32)); ptx(steps.sssp_source, (pa, I64, V32))
     ptx(steps.sssp_unpack, (pa, dt)); ptx(steps.sssp_parents, (wg, pa, dt, I64))
     ptx(steps.delta_far_min, (pa, mk, I64, types.float64, V64))
@@ -329,4 +332,4 @@ def test_sssp_and_apsp_kernels_compile_for_the_gpu():
     if "cannot find libnvvm" in out.stderr or "NvvmSupportError" in out.stderr:
         pytest.skip("NVVM is not usable here")
     assert out.returncode == 0, out.stderr[-3000:]
-    assert "compiled 31 kernels" in out.stdout
+    assert "compiled 33 kernels" in out.stdout

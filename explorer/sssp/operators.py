@@ -20,6 +20,7 @@ from kernels import rules
 from kernels.args import Heavy
 
 from ..stats import Extra
+from ..techniques.base import Batch
 from .paths import acyclic_parents, negative_cycle
 from .weights import negative_cycle_error, source_text
 
@@ -27,6 +28,10 @@ K1_SPEC_SECTION = "BFS-4K §5.2; H-BF uses BFS-4K's load balancing (chapter §3.
 
 #: Extras every technique built on RelaxLoop may declare.
 WARP_EXTRA = Extra("warp_size", "lanes sharing a frontier vertex this step (a virtual warp; 1: a thread a vertex)")
+
+
+#: The most iterations one single-block launch runs (its log's rows) before the host looks.
+MAX_SINGLE_ITERATIONS = 512
 
 
 def _grid(threads: int, block: int) -> int:
@@ -51,7 +56,9 @@ class RelaxLoop:
     """A frontier-based shortest-path run. `warp(size)`: lanes a frontier vertex for a frontier of
     `size` (a power of two up to 32); `heavy_degree` (0: none) and `k3`: the heavy vertices' grid;
     `flags`: kernels.sssp.relax's PACKED, CLASSIFY, DEDUP (FAR is Δ-stepping's); `extras(loop,
-    counters)`: the technique's extras of a relax step."""
+    counters)`: the technique's extras of a relax step; `single` (largest frontier, threads, K1):
+    frontiers up to that size relax in one block, many iterations a launch (kernels.sssp.single;
+    0: never)."""
 
     converged = False
     compiled_ahead = False
@@ -59,7 +66,7 @@ class RelaxLoop:
     cycle_bound: int | None
 
     def __init__(self, ctx, *, warp: Callable[[int], int], flags: int, heavy_degree: int = 0, k3: int = 16,
-                 extras: Callable | None = None):
+                 extras: Callable | None = None, single: tuple = (0, 0, 1)):
         import kernels.sssp.relax as R
         from kernels.sssp.args import Bounds, Marks, Paths, WGraph
         from kernels.sssp.steps import sssp_fill, sssp_source
@@ -82,8 +89,19 @@ class RelaxLoop:
                   else ctx.buffer("sssp.novclass", 1, np.int8))
         self.queues = [ctx.buffer("sssp.queue_a", self.capacity, np.int32),
                        ctx.buffer("sssp.queue_b", self.capacity, np.int32)]
-        self.counters = ctx.buffer("sssp.counters", R.NUM_COUNTERS, np.int64)
-        self.readback = (self.counters, ctx.buffer("sssp.counters", R.NUM_COUNTERS, np.int64, host=True))
+        # The step's counters, then a single-block launch's outcome and log (kernels.sssp.single), in
+        # one buffer: a multi-block step reads back its counters only, a single-block one all of it.
+        L = self.layout = __import__("kernels.sssp.layout", fromlist=["layout"])
+        self.single_size, self.single_threads, self.k1 = (int(x) for x in single)
+        rows = MAX_SINGLE_ITERATIONS if self.single_size else 0
+        whole = ctx.buffer("sssp.counters", L.SB_COUNTERS + rows * L.LOG_FIELDS, np.int64)
+        self.counters = ctx.view("sssp.step_counters", whole, 0, L.NUM_COUNTERS)
+        self.multi_readback = (self.counters, ctx.buffer("sssp.step_counters", L.NUM_COUNTERS, np.int64, host=True))
+        self.readback = self.multi_readback
+        if rows:
+            self.sb_counters = ctx.view("sssp.sb_counters", whole, 0, L.SB_COUNTERS)
+            self.log = ctx.view("sssp.sb_log", whole, L.SB_COUNTERS, whole.shape[0]).reshape(rows, L.LOG_FIELDS)
+            self.single_readback = (whole, ctx.buffer("sssp.counters", whole.shape[0], np.int64, host=True))
         weights = ctx.derived(f"sssp.weights.{w.kind}.{'unit' if w.unit else 'graph'}", lambda _g: (w.weights,))[0]
         self.graph = WGraph(*ctx.graph_arrays, weights)
         self.paths = Paths(self.dist, self.parent, self.packed_words)
@@ -124,6 +142,9 @@ class RelaxLoop:
         return Sweep(self.queues[0], self.size, self.queues[1], self.capacity, self.step)
 
     def _launch_relax(self, go) -> None:
+        if self.single_size and self.size <= self.single_size:
+            return self._launch_single(go)
+        self.readback = self.multi_readback
         R = self.R
         self.W = self.warp(self.size)
         go.zero(self.counters)
@@ -135,6 +156,18 @@ class RelaxLoop:
             go(R.sssp_heavy, self.res_blocks, self.B, 0, *args)
             self.launches += 1
 
+    def _launch_single(self, go) -> None:
+        from kernels.args import QueuePair
+        from kernels.sssp.args import SingleLimits
+        from kernels.sssp.single import sssp_single
+
+        self.readback = self.single_readback
+        self.launches = 1
+        qa, qb = self.queues
+        go(sssp_single, 1, self.single_threads, 0, self.graph, self.paths, self.marks,
+           QueuePair(qa, qb, True, self.size, self.capacity, self.step), self.bounds, self._policy(),
+           SingleLimits(self.single_size, MAX_SINGLE_ITERATIONS, self.k1), self.sb_counters, self.log)
+
     def _launch_parents(self, go) -> None:
         from kernels.sssp.steps import sssp_parents, sssp_unpack
 
@@ -145,10 +178,44 @@ class RelaxLoop:
             go(sssp_parents, blocks, self.B, 0, self.graph, self.paths, self.w.scalar(np.inf), self.ctx.source)
         self.launches = 1
 
-    def collect(self, ms: float) -> list[dict]:
+    def collect(self, ms: float):
+        if self.phase == "relax" and self.readback is not self.multi_readback:
+            return self._collect_single()
         rows = getattr(self, f"_collect_{self.phase}")()
         self.step += 1
-        return rows
+        return Batch(rows)
+
+    def _collect_single(self):
+        """A single-block launch's iterations, a row each, their shares of its time by the cycle counter."""
+        L, R = self.layout, self.R
+        c = self.readback[1]
+        done = int(c[L.SB_DONE])
+        log = c[L.SB_COUNTERS:L.SB_COUNTERS + done * L.LOG_FIELDS].reshape(done, L.LOG_FIELDS)
+        rows = []
+        for i, r in enumerate(log.tolist()):
+            self._check_cycles(r)
+            row = dict(phase="relax", frontier_in=int(r[L.LOG_SIZE]), relaxations=int(r[R.RELAXED]),
+                       improvements=int(r[R.IMPROVED]), frontier_out=int(r[R.NEXT_SIZE]),
+                       duplicates=int(r[R.DUPLICATES]), bucket=self.bucket_of_step(), kernel="single-block",
+                       launches=1 if i == 0 else 0)
+            self.W = int(r[L.LOG_W])
+            counts = r[:R.BELOW_FLOOR + 1] + [0] * (R.NUM_COUNTERS - R.BELOW_FLOOR - 1)  # no heavy list here
+            row.update(self.extras(self, counts))
+            rows.append(row)
+            self.relax_steps += 1
+        if int(c[R.OVERFLOW]) > 0:
+            raise RuntimeError(f"the next frontier outgrew its {self.capacity:,} entries: its duplicates snowballed; "
+                               "run with dedup='stamp'")
+        if int(c[L.SB_IN_A]) != 1:
+            self.queues.reverse()
+        self.size = int(c[L.SB_SIZE])
+        self.step += done
+        if self.size == 0:
+            self.phase = self.after_frontier()
+        from ..techniques.base import cycle_weights
+
+        ends = log[:, L.LOG_CLOCK]
+        return Batch(rows, cycle_weights(ends, int(c[L.SB_START]), int(ends[-1])))
 
     def _collect_relax(self) -> list[dict]:
         R, c = self.R, self.readback[1].tolist()

@@ -95,16 +95,19 @@ class SSSPRun:
             weights="unit weights" if w.unit else "the graph's", extras=self.impl.extras,
             original_ids=g.original_ids)
 
-    def _records(self, rows: list, ms: float, first: int) -> list[IterationStats]:
+    def _records(self, batch, ms: float, first: int) -> list[IterationStats]:
+        from ..engine.enactor import level_shares
+
+        rows = batch.rows
+        shares = [1.0] if batch.weights is None and len(rows) == 1 else level_shares(batch.weights, len(rows))
         out = []
-        share = ms / max(len(rows), 1)
         for i, row in enumerate(rows):
             extras = {k: row.pop(k) for k in self._declared if k in row}
             if len(extras) != len(self._declared) or not _CORE_ROW.issuperset(row):
                 raise RecordError(
                     f"technique {self.impl.name!r} returned a row with fields {sorted(row)} and extras "
                     f"{sorted(extras)}; it declares extras {sorted(self._declared)}")
-            out.append(IterationStats(iteration=first + i, technique=self.impl.name, time_ms=float(share),
+            out.append(IterationStats(iteration=first + i, technique=self.impl.name, time_ms=float(ms * shares[i]),
                                       extras=extras, **row))
         return out
 

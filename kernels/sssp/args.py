@@ -63,6 +63,15 @@ class Bounds(NamedTuple):
     floor: F64
 
 
+class SingleLimits(NamedTuple):
+    """When a single-block launch stops (kernels.sssp.single): a frontier of more than `max_size`
+    entries, or `max_iters` iterations (its log's rows); `k1`, the least virtual warp."""
+
+    max_size: I64
+    max_iters: I64
+    k1: I64
+
+
 class Policy(NamedTuple):
     """The step's static choices: W lanes share a frontier vertex (a virtual warp); `flags`
     (kernels.sssp.relax's PACKED, CLASSIFY, DEDUP, FAR, INSTRUMENT bits)."""

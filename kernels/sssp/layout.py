@@ -16,6 +16,17 @@ BELOW_FLOOR = 9  # distances below the floor: a negative cycle
 OVERFLOW = 10  # positions past the next frontier's capacity (never written; the host raises)
 HEAVY_COUNTER = 11  # the heavy list's count << 40 | degree sum (kernels.args.Heavy.counter)
 NUM_COUNTERS = 12
+# What a single-block launch (kernels.sssp.single) leaves after the step's own slots.
+SB_DONE = 12  # iterations it ran
+SB_IN_A = 13  # 1: the frontier it leaves is in qa
+SB_SIZE = 14  # that frontier's size
+SB_START = 15  # the SM's cycle counter as it began
+SB_COUNTERS = 16
+# A single-block log row: the step's counters NEXT_SIZE .. BELOW_FLOOR as the iteration left them, then
+LOG_SIZE = 10  # the iteration's frontier
+LOG_W = 11  # its virtual warp
+LOG_CLOCK = 12  # the SM's cycle counter as it ended
+LOG_FIELDS = 13
 
 PACKED, CLASSIFY, DEDUP, FAR = 1, 2, 4, 8
 #: vclass bits: the arcs into v come from one vertex only; v has no out-arcs but self loops.

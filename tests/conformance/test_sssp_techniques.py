@@ -62,7 +62,7 @@ def knob_grid(tech: str) -> list:
         for value in spec.extremes():
             if value == spec.default or any(k.get(spec.name) == value for _, k in grid):
                 continue
-            if SIM and spec.name == "block_threads" and value > 128:
+            if SIM and spec.name.endswith("block_threads") and value > 128:
                 continue  # 1,024 Python threads a block: minutes under the simulator; the GPU runs it
             grid.append((f"extreme:{spec.name}={value}", {spec.name: value}))
     return grid

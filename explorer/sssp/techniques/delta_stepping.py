@@ -39,6 +39,13 @@ class DeltaSteppingKnobs(KnobSet):
         "threshold moves one Δ a step, empty buckets cost a step each) or 'bucketing' (the least bucket holding a "
         "far vertex first, one pass over the far marks, then its vertices)", "near-far",
         choices=("near-far", "bucketing"), kind=str, section="chapter §3.1 (Davidson et al.)"))
+    K5: int = knob(KnobSpec(
+        "K5", "single-block kernel while |F| <= single_block_threads x K5: one block runs iterations by itself, with "
+        "block barriers and no host round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
+        section="BFS-4K §5.5"))
+    single_block_threads: int = knob(KnobSpec(
+        "single_block_threads", "threads of the single-block kernel", 1024, choices=(32, 64, 128, 256, 512, 1024),
+        section="BFS-4K §5.5"))
     K1: int = knob(KnobSpec(
         "K1", "minimum dynamic virtual warp size: W = pow2_floor(#ResThreads / |F|) clamped to [K1, 32] lanes "
         "share a frontier vertex's arcs", 1, choices=(1, 2, 4, 8, 16, 32), section="BFS-4K §5.2"))
@@ -60,8 +67,10 @@ class DeltaLoop(RelaxLoop):
     def __init__(self, ctx, delta: float, form: str):
         from kernels.sssp.args import Bounds
 
-        super().__init__(ctx, warp=dynamic_warp(ctx.limits, ctx.knobs.K1), flags=R.DEDUP | R.FAR,
-                         extras=DeltaLoop._row_extras)
+        k = ctx.knobs
+        super().__init__(ctx, warp=dynamic_warp(ctx.limits, k.K1), flags=R.DEDUP | R.FAR,
+                         extras=DeltaLoop._row_extras,
+                         single=(k.single_block_threads * k.K5, k.single_block_threads, k.K1))
         self.cycle_bound = None  # no negative weights: nothing to catch
         self.delta, self.form, self.b = float(delta), form, 0
         self.Bounds = Bounds
@@ -127,8 +136,8 @@ class DeltaStepping(ShortestPathTechnique):
               Extra("far_left", "bucket advance: vertices still far after it"),
               Extra("stale", "bucket advance: far marks dropped, their vertex settled in an earlier bucket"),
               WARP_EXTRA)
-    simulator_knobs = {"block_threads": 32}
-    test_knobs = ({"form": "bucketing"}, {"delta": 1.0}, {"delta": 3.5, "form": "bucketing"})
+    simulator_knobs = {"block_threads": 32, "single_block_threads": 32}
+    test_knobs = ({"form": "bucketing"}, {"delta": 1.0}, {"delta": 3.5, "form": "bucketing"}, {"K5": 0})
     classroom_note = ("Only the vertices of the lowest bucket relax; improvements beyond it wait as far vertices, so "
                       "far fewer arcs are relaxed twice than in Bellman-Ford, at the price of more steps.")
 

@@ -30,6 +30,13 @@ class HBFKnobs(KnobSet):
         "parallelism); 0 disables", 1024, low=0, high=1 << 30, section="BFS-4K §5.3"))
     K3: int = knob(KnobSpec(
         "K3", "arcs a thread of the heavy-vertex grid walks", 16, low=1, high=1024, section="BFS-4K §5.3"))
+    K5: int = knob(KnobSpec(
+        "K5", "single-block kernel while |F| <= single_block_threads x K5: one block runs iterations by itself, with "
+        "block barriers and no host round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
+        section="BFS-4K §5.5"))
+    single_block_threads: int = knob(KnobSpec(
+        "single_block_threads", "threads of the single-block kernel", 1024, choices=(32, 64, 128, 256, 512, 1024),
+        section="BFS-4K §5.5"))
     packed: str = knob(KnobSpec(
         "packed", "distance and parent in one 64-bit word (distance << 32 | parent) updated by one atomic min, so "
         "they never disagree ('on'; needs 32-bit distances: integer weights with (n - 1) x max|w| < 2**31 - 2); "
@@ -65,9 +72,9 @@ class HBF(ShortestPathTechnique):
               Extra("plain_stores", "relaxations into in-degree-1 vertices, done without an atomic (classification)"),
               Extra("sinks", "improved vertices without out-arcs, not queued (classification)"),
               Extra("self_loops", "self loops skipped (classification)"))
-    simulator_knobs = {"block_threads": 32, "K1": 1}
+    simulator_knobs = {"block_threads": 32, "K1": 1, "single_block_threads": 32}
     test_knobs = ({"packed": "off"}, {"classify": "off"}, {"dedup": "none", "classify": "off"},
-                  {"heavy_degree": 4, "K3": 2})
+                  {"heavy_degree": 4, "K3": 2}, {"K5": 0})
     classroom_note = ("Each frontier vertex is in the queue once (duplicates removed), its distance and parent change "
                       "together in one 64-bit word, and arcs into vertices with a single in-arc need no atomic.")
 
@@ -77,9 +84,10 @@ class HBF(ShortestPathTechnique):
                    f"(n - 1) x max|w| = {(weighting.num_vertices - 1) * weighting.max_abs:,.0f} reaches 2**31 - 2")
             raise KnobError(f"knob packed='on' needs 32-bit distances, but on graph {graph.name!r} {why}: "
                             "use packed='auto' or 'off'")
-        if knobs.block_threads > limits.max_threads_per_block:
-            raise KnobError(f"knob block_threads={knobs.block_threads} exceeds this GPU's "
-                            f"{limits.max_threads_per_block} threads per block")
+        for name in ("block_threads", "single_block_threads"):
+            if getattr(knobs, name) > limits.max_threads_per_block:
+                raise KnobError(f"knob {name}={getattr(knobs, name)} exceeds this GPU's "
+                                f"{limits.max_threads_per_block} threads per block")
 
     def start(self, ctx: SSSPContext) -> RelaxLoop:
         k = ctx.knobs
@@ -87,4 +95,4 @@ class HBF(ShortestPathTechnique):
         flags = ((R.PACKED if packed else 0) | (R.CLASSIFY if k.classify == "on" else 0)
                  | (R.DEDUP if k.dedup == "stamp" else 0))
         return RelaxLoop(ctx, warp=dynamic_warp(ctx.limits, k.K1), flags=flags, heavy_degree=k.heavy_degree,
-                         k3=k.K3, extras=_extras)
+                         k3=k.K3, extras=_extras, single=(k.single_block_threads * k.K5, k.single_block_threads, k.K1))
