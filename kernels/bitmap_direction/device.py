@@ -526,6 +526,13 @@ def next_level(st, res, p, rows, leader, narrow):
 
 
 @cuda.jit(device=True)
+def mark(rows, st, k, t0, after):
+    """A timing build's phase mark k (block 0's thread 0): cycles since the level began (t0[0]) into
+    the row of the level being run (after=0) or just logged (after=1)."""
+    rows[(st[L.T_NLEV] - after) * L.LOG_FIELDS + L.R_PHASE + k] = clock64() - t0[0]
+
+
+@cuda.jit(device=True)
 def publish(st, rows, log):
     """Block 0, after next_level, when it asked to: the rows logged since the last publication into
     the log in host memory (a field a thread), a system-wide fence, then the count the host reads.

@@ -43,18 +43,37 @@ def registers(threads: int) -> int:
     return 64 if threads > 512 else 128
 
 
-@functools.cache
+#: A timing build (benchmarks.bitmap_direction's phases section sets it before the first search):
+#: block 0's thread 0 stamps each level's row with the cycles from the level's start to these marks.
+PHASE_CLOCKS = False
+PHASE_MARKS = {  # mark -> what had just ended (a grid level; a level of block 0 alone)
+    0: ("clears, conversions", "clears, conversions"),
+    1: ("thread 0's own share of the level", "thread 0's own share of the level"),
+    2: ("the block's reduction and queue flush", "the barrier after the expansion"),
+    3: ("the grid barrier", "the heavy vertices' walk"),
+    4: ("the heavy vertices' walk", "the block's reduction"),
+    5: ("next_level (the rule, the log row)", "next_level (the rule, the log row)"),
+    6: ("the block barrier after it", "the block barrier after it"),
+    7: ("publishing", "publishing"),
+}
+
+
 def search_kernel(instrument: bool, registers: int = 64):
     """bitmap_search with or without the bottom-up counts (fixed at compile time: the code of the
     other case is dropped), with at most `registers` a thread (registers()). Compiled on first use,
     cached on disk."""
+    return _search_kernel(instrument, registers, PHASE_CLOCKS)
+
+
+@functools.cache
+def _search_kernel(instrument: bool, registers: int, phases: bool):
     options = {} if _sim.simulator_enabled() else {"max_registers": registers}
 
     @cuda.jit(cache=True, **options)
     def bitmap_search(g, s, p, log):
         # `registers` is read here so that it is one of this closure's cells: the disk cache keys
         # on those (not on max_registers), and a 128-register build must not load for 1024 threads.
-        if registers == 0:
+        if registers == 0 or phases is None:
             return
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
@@ -73,14 +92,16 @@ def search_kernel(instrument: bool, registers: int = 64):
             D.load_state(st, s.ctr, L.STATE)
             for f in (L.T_NLEV, L.T_PUB, L.T_PUBLISHED, L.T_PUBLISH, L.T_STOP):
                 st[f] = 0
+        t0 = cuda.local.array(1, int64)
         if leader:
             log[L.H_GT0] = D.globaltimer()
             log[L.H_CLK0] = clock64()
+            t0[0] = clock64()
         cuda.syncthreads()
         while True:
             if st[L.T_NARROW] != 0:
                 if block0:
-                    _narrow_levels(g, s, p, st, red, acc, log, leader, instrument)
+                    _narrow_levels(g, s, p, st, red, acc, log, leader, instrument, (phases, t0))
                     if tid == 0:
                         D.save_state(st, s.ctr, L.HANDOFF)
                         cuda.threadfence()
@@ -118,10 +139,19 @@ def search_kernel(instrument: bool, registers: int = 64):
             D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, me, team)
             qcur = st[L.T_QCUR]
             dst = s.queues[1 - qcur]
+            timed = phases and leader
+            if timed:
+                D.mark(s.rows, st, 0, t0, 0)
             if st[L.T_BU] != 0:
                 D.bottom_up(g, s, p, cur, nb, int32(lv + 1), me, team, acc, instrument)
+                if timed:
+                    D.mark(s.rows, st, 1, t0, 0)
                 D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                if timed:
+                    D.mark(s.rows, st, 2, t0, 0)
                 grid.sync()
+                if timed:
+                    D.mark(s.rows, st, 3, t0, 0)
             else:
                 if st[L.T_QUEUE] == 0:  # after a bottom-up level: the frontier into a queue first
                     D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], s.ctr, slot + L.C_QUEUED, me, team)
@@ -131,18 +161,33 @@ def search_kernel(instrument: bool, registers: int = 64):
                 q = (dst, s.ctr, slot + L.C_NEXT, stage, red, True)
                 D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, True, int32(lv + 1),
                            (me, team, s.ctr, slot + L.C_HEAVY), q, acc)
+                if timed:
+                    D.mark(s.rows, st, 1, t0, 0)
                 D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                if timed:
+                    D.mark(s.rows, st, 2, t0, 0)
                 grid.sync()
+                if timed:
+                    D.mark(s.rows, st, 3, t0, 0)
                 packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
                     D.heavy(g, s, packed, nb, True, int32(lv + 1), (me, team), q, acc)
                     D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
                     grid.sync()
+            if timed:
+                D.mark(s.rows, st, 4, t0, 0)
             if tid == 0:
                 D.next_level(st, s.ctr[slot:slot + L.SLOT], p, s.rows, leader, False)
+            if timed:
+                D.mark(s.rows, st, 5, t0, 1)
             cuda.syncthreads()
+            if timed:
+                D.mark(s.rows, st, 6, t0, 1)
             if block0:
                 D.publish(st, s.rows, log)
+            if timed:
+                D.mark(s.rows, st, 7, t0, 1)
+                t0[0] = clock64()
             if st[L.T_STOP] != L.STOP_NO:
                 break
         if leader:  # every block has read the start state: it passed a grid barrier since
@@ -155,10 +200,12 @@ def search_kernel(instrument: bool, registers: int = 64):
 
 
 @cuda.jit(device=True)
-def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument):
+def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument, clocks):
     """Block 0 alone: levels while the rule keeps them narrow (block barriers only). Top-down levels
     append to the next queue through red[C_NEXT]; on a small graph they also keep the bitmaps, and
-    bottom-up levels run here too."""
+    bottom-up levels run here too. clocks: (a timing build, its level start)."""
+    phases, t0 = clocks
+    timed = phases and leader
     tid = cuda.threadIdx.x
     team = cuda.blockDim.x
     words = (p.n + 31) // 32
@@ -170,8 +217,14 @@ def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument):
         nb = ((lv + 1) % 3) * words
         if small:
             D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, tid, team)
+        if timed:
+            D.mark(s.rows, st, 0, t0, 0)
         if st[L.T_BU] != 0:
             D.bottom_up(g, s, p, cur, nb, int32(lv + 1), tid, team, acc, instrument)
+            if timed:
+                D.mark(s.rows, st, 1, t0, 0)
+                D.mark(s.rows, st, 2, t0, 0)
+                D.mark(s.rows, st, 3, t0, 0)
         else:
             if st[L.T_QUEUE] == 0:  # after a bottom-up level (a small graph): the bitmap into a queue
                 D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], red, int64(L.C_QUEUED), tid, team)
@@ -181,18 +234,33 @@ def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument):
             q = (s.queues[1 - qcur], red, int64(L.C_NEXT), s.queues[qcur], red, False)
             D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, small, int32(lv + 1),
                        (tid, team, red, int64(L.R_HEAVY)), q, acc)
+            if timed:
+                D.mark(s.rows, st, 1, t0, 0)
             cuda.syncthreads()  # the heavy vertices are all listed
+            if timed:
+                D.mark(s.rows, st, 2, t0, 0)
             packed = red[L.R_HEAVY]
             if packed != 0:
                 D.heavy(g, s, packed, nb, small, int32(lv + 1), (tid, team), q, acc)
+            if timed:
+                D.mark(s.rows, st, 3, t0, 0)
         D.block_reduce(acc, red, instrument)  # red[C_NEXT], the queue tail, is complete too
+        if timed:
+            D.mark(s.rows, st, 4, t0, 0)
         if tid == 0:
             D.next_level(st, red, p, s.rows, leader, True)
             for f in range(L.SLOT):
                 red[f] = 0
             red[L.R_HEAVY] = 0
+        if timed:
+            D.mark(s.rows, st, 5, t0, 1)
         cuda.syncthreads()
+        if timed:
+            D.mark(s.rows, st, 6, t0, 1)
         D.publish(st, s.rows, log)
+        if timed:
+            D.mark(s.rows, st, 7, t0, 1)
+            t0[0] = clock64()
         if st[L.T_STOP] != L.STOP_NO or st[L.T_NARROW] == 0:
             return
 

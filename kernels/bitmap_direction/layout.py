@@ -105,7 +105,9 @@ R_MU = 11
 R_HEAVY = 12  # heavy vertices whose edges the whole grid walked
 R_CLOCK = 13  # block 0's SM cycle counter at the level's end
 R_GT = 14  # the device's nanosecond clock at the level's end
-LOG_FIELDS = 16
+R_PHASE = 16  # with phase clocks (a timing build, search_kernel(phases=True)): block 0's cycles from the
+PHASES = 8  # level's start to each phase mark (kernel.PHASE_MARKS), 0 otherwise
+LOG_FIELDS = R_PHASE + PHASES
 
 #: Publish the log at most this often (ns of the device clock), and at the end: block 0 copies the
 #: rows into host memory and fences, a few microseconds on its critical path.
