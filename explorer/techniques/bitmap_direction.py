@@ -69,6 +69,11 @@ BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (
                          "thread for 1024, 128 for 512)", 1024, choices=POW2_BLOCKS, section="BLEST §4")
 BLOCKS_PER_SM = KnobSpec("blocks_per_sm", "blocks per SM; 0: as many as the GPU holds at once, which a "
                          "cooperative launch may not exceed", 0, low=0, high=8, section="BLEST §4")
+BLOCK_VISITED = KnobSpec(
+    "block_visited", "where the levels one block runs keep the visited bitmap: 'shared' (block 0's shared memory, "
+    "when it fits beside the queues' copies: claims are shared atomics) or 'global'; a small graph's "
+    "(one_block_vertices) is always shared", "shared", choices=("shared", "global"), kind=str,
+    section="BFS-4K §5.5 (single block)")
 MAX_BLOCKS = KnobSpec("max_blocks", "at most this many blocks in all (a grid barrier costs more with more blocks: "
                       "small graphs may not need them); 0: no cap", 0, low=0, high=1 << 16, section="BLEST §4")
 
@@ -86,10 +91,15 @@ class BitmapDirectionKnobs(KnobSet):
     block_threads: int = knob(BLOCK_THREADS)
     blocks_per_sm: int = knob(BLOCKS_PER_SM)
     max_blocks: int = knob(MAX_BLOCKS)
+    block_visited: str = knob(BLOCK_VISITED)
 
 
 #: Levels one launch may log (the host then launches again, from the saved state).
 LOG_ROWS = 4096
+#: Entries of each frontier queue a large graph's block levels keep in shared memory, and the
+#: kernels' own shared memory, left out of what the block levels may take.
+QUEUE_COPY = 4096
+STATIC_SHARED = 12 * 1024
 
 
 class BitmapDirection(BFSTechnique):
@@ -137,11 +147,23 @@ class BitmapDirection(BFSTechnique):
         return _Loop(ctx)
 
 
-def _cooperative_blocks(kernel, args, threads) -> int:
+def _cooperative_blocks(kernel, args, threads, shared) -> int:
     """Blocks of `kernel` the GPU holds at once (the simulator's cap under it)."""
     typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
     key = None if typeof is None else tuple(typeof(a) for a in args)
-    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, 0))
+    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, shared))
+
+
+def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[int, int]:
+    """(shared_words, qcap) of the block levels (layout.Params): a small graph keeps its visited
+    and frontier bitmaps in shared memory and as many queue entries as fit; a large one its visited
+    bitmap when it fits beside QUEUE_COPY entries of each queue (knob block_visited), else none."""
+    words = -(-n // 32)
+    room = max(0, shared_room - STATIC_SHARED) // 4
+    if small:
+        return words, max(0, min(n, (room - 4 * words) // 2))
+    qcap = max(0, min(n, QUEUE_COPY, room // 2))
+    return (words if visited == "shared" and words + 2 * qcap <= room else 0), qcap
 
 
 class _DirectLaunch:
@@ -150,7 +172,7 @@ class _DirectLaunch:
     window, more than a small graph's whole search. Its marshalled arguments are the launcher's
     (Launcher.prepare, with this run's argument objects); None when the launcher keeps no plan."""
 
-    def __init__(self, plan, blocks: int, threads: int):
+    def __init__(self, plan, blocks: int, threads: int, shared: int):
         import ctypes
         from itertools import chain
 
@@ -164,7 +186,13 @@ class _DirectLaunch:
         cfg = drv.CUlaunchConfig()
         cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
         cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-        cfg.sharedMemBytes = 0
+        cfg.sharedMemBytes = shared
+        if shared > 48 * 1024:  # dynamic shared memory beyond 48 KB is opted in to
+            attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+            err, = drv.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id)
+            if err != drv.CUresult.CUDA_SUCCESS:
+                raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: "
+                                   f"{err.name}")
         attr = drv.CUlaunchAttribute()
         attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
         attr.value.cooperative = 1
@@ -173,9 +201,9 @@ class _DirectLaunch:
         self.cfg, self.ok, self.what = cfg, drv.CUresult.CUDA_SUCCESS, f"{blocks} blocks of {threads} threads"
 
     @classmethod
-    def of(cls, rt, kernel, blocks, threads):
+    def of(cls, rt, kernel, blocks, threads, shared):
         plan = getattr(rt.launcher, "_plans", {}).get(kernel)
-        return None if plan is None else cls(plan, blocks, threads)
+        return None if plan is None else cls(plan, blocks, threads, shared)
 
     def __call__(self) -> None:
         err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
@@ -212,8 +240,10 @@ class _Loop(LevelLoop):
             ctx.buffer("bd_rows", LOG_ROWS * L.LOG_FIELDS, np.int64))
         self.dist, self.parent = self.search.dist, self.search.parent
         self.small = 0 < prep.n_pull <= k.one_block_vertices
+        shared_words, qcap = block_memory(n, self.small, ctx.limits.shared_room, k.block_visited)
+        self.shared = 4 * L.block_words(n, self.small, shared_words, qcap)  # bytes of dynamic shared memory
         self.params = L.Params(n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree, k.solo_pairs,
-                               LOG_ROWS, int(self.small))
+                               LOG_ROWS, int(self.small), shared_words, qcap)
         self.gpu = rt.kind == "gpu"
         if self.gpu:  # host memory the GPU writes: the host reads the levels while the kernel runs
             from numba import cuda
@@ -241,30 +271,36 @@ class _Loop(LevelLoop):
         st[L.T_QUEUE], st[L.T_BITS] = 1, 1
         ctx.launch_now(kk.set_source, 1, 1, 0, self.search, source, rt.to_device(st))
 
-        self.kernel = kk.search_kernel(bool(ctx.instrument), kk.registers(k.block_threads))
+        # A small graph: the whole search in one block, an ordinary launch; else the cooperative grid.
+        make = kk.block_kernel if self.small else kk.search_kernel
+        self.kernel = make(bool(ctx.instrument), kk.registers(k.block_threads))
         self.args = (self.graph, self.search, self.params, self.log)
         self.threads = k.block_threads
         if self.gpu:  # compiled, and its arguments marshalled, before the clock starts
-            rt.launcher.prepare(self.kernel, 1, self.threads, 0, *self.args, on_compile=ctx.compiling)
-        fits = _cooperative_blocks(self.kernel, self.args, self.threads)
+            rt.launcher.prepare(self.kernel, 1, self.threads, self.shared, *self.args, on_compile=ctx.compiling)
+        fits = 1 if self.small else _cooperative_blocks(self.kernel, self.args, self.threads, self.shared)
         if fits < 1:
-            raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU: "
-                            "choose fewer threads")
+            raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU "
+                            f"(with {self.shared:,} B of shared memory for its block levels): choose fewer threads")
         sms = ctx.limits.sm_count
         self.blocks = fits if k.blocks_per_sm == 0 else min(sms * k.blocks_per_sm, fits)
         if k.max_blocks:
             self.blocks = min(self.blocks, k.max_blocks)
         if self.small:  # block 0 runs every level: the others would only wait
             self.blocks = 1
-        self.direct = _DirectLaunch.of(rt, self.kernel, self.blocks, self.threads) if self.gpu else None
+        self.direct = None
+        if self.gpu and not self.small:
+            self.direct = _DirectLaunch.of(rt, self.kernel, self.blocks, self.threads, self.shared)
         self.first_row = True
 
     # ---- one launch (timed by the engine)
     def launch(self, go) -> None:
-        if self.direct is not None:
+        if self.small:
+            go(self.kernel, 1, self.threads, self.shared, *self.args)
+        elif self.direct is not None:
             self.direct()
         else:
-            go.cooperative(self.kernel, self.blocks, self.threads, 0, *self.args)
+            go.cooperative(self.kernel, self.blocks, self.threads, self.shared, *self.args)
         if self.gpu:
             go.record(self.ended)
 

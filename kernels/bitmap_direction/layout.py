@@ -21,9 +21,11 @@ GraphArrays = namedtuple("GraphArrays", "offsets indices head pair_offsets pairs
 SearchArrays = namedtuple("SearchArrays", "dist parent visited fronts queues heavy_v heavy_start ctr rows")
 
 #: Scalars (int64): vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge
-#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows, and whether the
-#: whole search runs in block 0 (a graph small enough that one block pulls too).
-Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows small")
+#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows, whether the
+#: whole search runs in one block (a graph small enough that one block pulls too: the block
+#: kernel), and the block levels' shared memory (`block_words`): the visited words kept there (0:
+#: visited stays in global memory) and the entries of each frontier queue copied there.
+Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows small shared_words qcap")
 
 # ---- a level's counts: per-thread accumulators (A_*), summed a block, then one atomic a block
 A_EXAMINED = 0  # top-down: the frontier's out-degree sum (every edge is read)
@@ -36,20 +38,21 @@ NUM_ACC = 6
 FIRST_INSTRUMENTED = A_TESTS
 TESTS_SHIFT = 32
 # ... then, in a slot, the counts kept by atomics as they happen:
-C_NEXT = 6  # top-down: entries appended to the next queue
+C_NEXT = 6  # top-down: entries appended to the next queue in global memory
 C_HEAVY = 7  # top-down: heavy vertices set aside, count << 40 | their degree sum
 C_QUEUED = 8  # entries a bitmap -> queue conversion wrote
-SLOT = 9
+# ... and the next queue's entries staged in shared memory (a grid block's stage, or the block
+# levels' shared copy of the queue): entries taken, and the first a warp could not stage (entries
+# below it are in shared memory; the others went to global memory at C_NEXT).
+C_STAGED = 9
+C_VALID = 10
+SLOT = 11
 HEAVY_SHIFT = 40
 HEAVY_EDGES = (1 << HEAVY_SHIFT) - 1
-# A block's shared counts: a slot's fields, then its staged queue entries (top-down in the grid
-# appends to a shared buffer, and the block to the queue with one atomic): entries taken, the
-# first a warp could not stage, and the block's place in the queue.
-R_STAGED = SLOT
-R_VALID = SLOT + 1
-R_BASE = SLOT + 2
-R_HEAVY = SLOT + 3  # the narrow levels' heavy vertices (C_HEAVY's form)
-RED = SLOT + 4
+# A grid block's shared counts: a slot's fields, then its place in the queue and the narrow
+# levels' heavy vertices (C_HEAVY's form). A grid block stages up to STAGE queue entries.
+R_BASE = SLOT
+RED = SLOT + 1
 STAGE = 2048
 
 # ---- the search's state: in each block's shared memory while it runs (kept by the block's thread
@@ -74,6 +77,13 @@ T_PUBLISHED = 15  # rows published so far by this launch
 T_PUBLISH = 16  # 1: block 0 publishes the rows logged since after this level
 NUM_T = 20
 STOP_NO, STOP_DONE, STOP_FULL = 0, 1, 2
+
+#: The block levels' shared memory (dynamic, 32-bit words): the visited bitmap's first shared_words
+#: words, then on a small graph its three frontier bitmaps, then two frontier queues of qcap entries.
+def block_words(n: int, small: bool, shared_words: int, qcap: int) -> int:
+    words = (n + 31) // 32
+    return shared_words + (3 * words if small else 0) + 2 * qcap
+
 
 #: ctr: three slots of SLOT counts, the state a launch starts from (T_* order; saved as it ends),
 #: the state block 0 hands the grid after narrow levels (a block may read the first as late as
