@@ -6,6 +6,8 @@
     python3 -m benchmarks.bitmap_direction table roots --smoke          # the script itself, simulator
 
 Sections (each writes results/<GPU>/bitmap-direction-SECTION[-TAG].{json,md} through the harness):
+  compile     every kernel build the others use, into Numba's disk cache, launching nothing (it may run
+              beside a timed run; writes nothing).
   floor       what a level cannot go below on this GPU: a grid barrier (cuda.cg.this_grid().sync()) and
               a block barrier, a launch of one block (ordinary and cooperative) and of the whole
               grid, the latency of reading the device clocks (%globaltimer, %clock64).
@@ -42,7 +44,7 @@ import numpy as np
 from benchmarks import harness
 
 TECH = "bitmap-direction"
-SECTIONS = ("floor", "phases", "table", "roots", "instrument", "streaming")
+SECTIONS = ("compile", "floor", "phases", "table", "roots", "instrument", "streaming")
 GRAPHS = ("kron22", "kron20", "uniform", "smallworld", "grid3d", "grid1000", "luxembourg_osm", "delaunay_n16",
           "facebook_combined", "Wiki-Vote", "p2p-Gnutella31", "3elt")
 LARGE = ("kron22", "kron20", "uniform", "smallworld")
@@ -206,6 +208,35 @@ def section_floor(b: Bench) -> None:
     b.write("floor", {}, rows, harness.markdown_table(["what", "median ms", "µs", "cycles"], [
         [r["config"], r.get("median_ms"), r.get("us"), r.get("cycles")] for r in rows], {1, 2, 3}),
         f"bitmap-direction: the floor, {b.env['gpu']}")
+
+
+# ---------------------------------------------------------------------------------- compile
+def section_compile(b: Bench) -> None:
+    """Every kernel build the other sections use compiled into Numba's disk cache, with no launch
+    (so that it can run beside a timed run): blocks of 1024 and 512 threads, the timing build, the
+    counts on. Nothing to write."""
+    from numba import cuda
+
+    from kernels.bitmap_direction import kernel as kk
+    from kernels.bitmap_direction import layout as L
+
+    if b.args.smoke:
+        return
+    d = cuda.device_array
+    g = L.GraphArrays(d(2, np.int64), d(1, np.int32), d(1, np.uint64), d(2, np.int64), d(1, np.uint64))
+    s = L.SearchArrays(d(1, np.int32), d(1, np.int32), d(1, np.uint32), d(3, np.uint32), d((2, 1), np.int32),
+                       d(1, np.int32), d(1, np.int64), d(L.CTR_SIZE, np.int64), d(L.LOG_FIELDS, np.int64))
+    p = L.Params(*([1] * len(L.Params._fields)))
+    args = (g, s, p, cuda.mapped_array(L.log_size(1), np.int64))
+    builds = [(inst, regs, phases) for regs in (64, 128) for phases in (False, True) for inst in (False,)]
+    builds.append((True, 64, False))
+    for inst, regs, phases in builds:
+        for make in (kk._search_kernel, kk._block_kernel):
+            kernel = make(inst, regs, phases)
+            t = time.perf_counter()
+            kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
+            print(f"  {kernel.py_func.__name__} instrument={inst} registers={regs} phases={phases}: "
+                  f"{time.perf_counter() - t:.1f} s", flush=True)
 
 
 # ---------------------------------------------------------------------------------- phases
@@ -472,7 +503,7 @@ def section_streaming(b: Bench) -> None:
             f"bitmap-direction: levels streamed while the kernel runs, {b.env['gpu']}")
 
 
-SECTION_RUNS = {"floor": section_floor, "phases": section_phases, "table": section_table, "roots": section_roots,
+SECTION_RUNS = {"compile": section_compile, "floor": section_floor, "phases": section_phases, "table": section_table, "roots": section_roots,
                 "instrument": section_instrument, "streaming": section_streaming}
 
 

@@ -236,6 +236,55 @@ def test_a_small_graph_runs_every_level_in_one_block(kron):
     assert all(lv.kernel is Kernel.MULTI_BLOCK for lv in grid)
 
 
+@pytest.mark.parametrize("where,copy", [("shared", 3), ("shared", 8), ("global", 8)])
+def test_block_levels_keep_visited_where_asked_and_spill_their_queue_copy(monkeypatch, where, copy):
+    """The block levels' shared memory: visited there or in global memory (knob block_visited),
+    and frontier queues in their shared copy or longer (the rest in global memory), handed to the
+    grid whole: the same answer, exact, directed too."""
+    from explorer.techniques import bitmap_direction
+
+    monkeypatch.setattr(bitmap_direction, "QUEUE_COPY", copy)
+    kids = np.arange(1, 255)  # a binary tree: a frontier entry lost on the way is a subtree never reached
+    tree = graphs.from_edges((kids - 1) // 2, kids, directed=False, name="tree255")
+    for alpha in (1, 1_000_000):  # the grid goes on top-down, or bottom-up from the queue's bitmap
+        knobs = {**SMALL, "one_block_vertices": 0, "narrow_edges": 20, "alpha": alpha, "block_visited": where}
+        levels, r = _run(tree, 0, knobs)
+        kinds = [lv.kernel for lv in levels]
+        assert kinds[:3] == [Kernel.SINGLE_BLOCK] * 3 and kinds[3] is Kernel.MULTI_BLOCK
+        assert levels[3].frontier_in == 8  # handed over from shared memory (copy 8) or global memory (3)
+        assert np.array_equal(r.distances, cpu_bfs(tree, 0)[0])
+    g = graphs.generate("grid2d", rows=9, cols=9)
+    knobs = {**SMALL, "one_block_vertices": 0, "narrow_edges": 40, "block_visited": where}
+    _, r = _run(g, 40, knobs)
+    assert np.array_equal(r.distances, cpu_bfs(g, 40)[0])
+    d = _directed()
+    for source in range(d.num_vertices):
+        _, r = _run(d, source, knobs)
+        assert np.array_equal(r.distances, cpu_bfs(d, source)[0])
+
+
+def test_a_small_graph_spills_its_queue_and_goes_to_the_grid_when_its_bitmaps_do_not_fit(monkeypatch, kron):
+    from explorer.techniques import bitmap_direction
+
+    source = int(np.argmax(kron.degrees()))
+    words = -(-kron.num_vertices // 32)
+    room = 227 * 1024  # the simulator's shared memory a block may have
+    # Room for the bitmaps and five entries of each queue: the rest of every queue in global memory.
+    monkeypatch.setattr(bitmap_direction, "STATIC_SHARED", room - 4 * (4 * words + 10))
+    assert bitmap_direction.block_memory(kron.num_vertices, True, room, "shared") == (True, words, 5)
+    levels, r = _run(kron, source, {**SMALL, "narrow_edges": 0})
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK for lv in levels) and {lv.direction for lv in levels} == {TD, BU}
+    grid = graphs.generate("grid2d", rows=9, cols=9)  # 3 words: room for seven entries a queue
+    levels, r = _run(grid, 40, {**SMALL, "narrow_edges": 0, "alpha": 1})
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK and lv.direction is TD for lv in levels)
+    assert max(lv.frontier_in for lv in levels) > 7 and np.array_equal(r.distances, cpu_bfs(grid, 40)[0])
+    # No room for the bitmaps: not small, whatever one_block_vertices says.
+    monkeypatch.setattr(bitmap_direction, "STATIC_SHARED", room - 4 * (4 * words - 1))
+    assert not bitmap_direction.block_memory(kron.num_vertices, True, room, "shared")[0]
+    levels, r = _run(kron, source, {**SMALL, "narrow_edges": 0})
+    assert Kernel.MULTI_BLOCK in {lv.kernel for lv in levels}
+
+
 def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
     from explorer.techniques import bitmap_direction
 

@@ -154,16 +154,17 @@ def _cooperative_blocks(kernel, args, threads, shared) -> int:
     return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, shared))
 
 
-def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[int, int]:
-    """(shared_words, qcap) of the block levels (layout.Params): a small graph keeps its visited
-    and frontier bitmaps in shared memory and as many queue entries as fit; a large one its visited
-    bitmap when it fits beside QUEUE_COPY entries of each queue (knob block_visited), else none."""
+def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[bool, int, int]:
+    """(small, shared_words, qcap) of the block levels (layout.Params): a small graph keeps its
+    visited and frontier bitmaps in shared memory and as many queue entries as fit (it is no longer
+    small where its bitmaps do not fit); a large one its visited bitmap when it fits beside
+    QUEUE_COPY entries of each queue (knob block_visited), else none."""
     words = -(-n // 32)
     room = max(0, shared_room - STATIC_SHARED) // 4
-    if small:
-        return words, max(0, min(n, (room - 4 * words) // 2))
+    if small and 4 * words <= room:
+        return True, words, max(0, min(n, (room - 4 * words) // 2))
     qcap = max(0, min(n, QUEUE_COPY, room // 2))
-    return (words if visited == "shared" and words + 2 * qcap <= room else 0), qcap
+    return False, (words if visited == "shared" and words + 2 * qcap <= room else 0), qcap
 
 
 class _DirectLaunch:
@@ -186,13 +187,7 @@ class _DirectLaunch:
         cfg = drv.CUlaunchConfig()
         cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
         cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-        cfg.sharedMemBytes = shared
-        if shared > 48 * 1024:  # dynamic shared memory beyond 48 KB is opted in to
-            attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-            err, = drv.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id)
-            if err != drv.CUresult.CUDA_SUCCESS:
-                raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: "
-                                   f"{err.name}")
+        cfg.sharedMemBytes = shared  # opted in to at set-up (_allow_shared)
         attr = drv.CUlaunchAttribute()
         attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
         attr.value.cooperative = 1
@@ -239,8 +234,8 @@ class _Loop(LevelLoop):
             ctx.buffer("bd_heavy_start", heavy, np.int64), ctx.buffer("bd_ctr", L.CTR_SIZE, np.int64),
             ctx.buffer("bd_rows", LOG_ROWS * L.LOG_FIELDS, np.int64))
         self.dist, self.parent = self.search.dist, self.search.parent
-        self.small = 0 < prep.n_pull <= k.one_block_vertices
-        shared_words, qcap = block_memory(n, self.small, ctx.limits.shared_room, k.block_visited)
+        self.small, shared_words, qcap = block_memory(n, 0 < prep.n_pull <= k.one_block_vertices,
+                                                      ctx.limits.shared_room, k.block_visited)
         self.shared = 4 * L.block_words(n, self.small, shared_words, qcap)  # bytes of dynamic shared memory
         self.params = L.Params(n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree, k.solo_pairs,
                                LOG_ROWS, int(self.small), shared_words, qcap)
@@ -278,6 +273,8 @@ class _Loop(LevelLoop):
         self.threads = k.block_threads
         if self.gpu:  # compiled, and its arguments marshalled, before the clock starts
             rt.launcher.prepare(self.kernel, 1, self.threads, self.shared, *self.args, on_compile=ctx.compiling)
+            if not self.small:  # the launcher's own launch opts in for the block kernel
+                _allow_shared(rt, self.kernel, self.shared)
         fits = 1 if self.small else _cooperative_blocks(self.kernel, self.args, self.threads, self.shared)
         if fits < 1:
             raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU "
