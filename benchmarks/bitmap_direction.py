@@ -4,6 +4,7 @@
     python3 -m benchmarks.bitmap_direction phases --graphs luxembourg_osm facebook_combined
     python3 -m benchmarks.bitmap_direction table --graphs 3elt --configs explore --no-peers
     python3 -m benchmarks.bitmap_direction table roots --smoke          # the script itself, simulator
+    python3 -m benchmarks.bitmap_direction --resources                  # registers and spills (no GPU)
 
 Sections (each writes results/<GPU>/bitmap-direction-SECTION[-TAG].{json,md} through the harness):
   compile     every kernel build the others use, into Numba's disk cache, launching nothing (it may run
@@ -208,6 +209,53 @@ def section_floor(b: Bench) -> None:
     b.write("floor", {}, rows, harness.markdown_table(["what", "median ms", "µs", "cycles"], [
         [r["config"], r.get("median_ms"), r.get("us"), r.get("cycles")] for r in rows], {1, 2, 3}),
         f"bitmap-direction: the floor, {b.env['gpu']}")
+
+
+# ---------------------------------------------------------------------------------- resources
+def resources(cc=(9, 0)) -> list[dict]:
+    """Registers, spills and 64-bit shared-memory atomics (compare-and-swap loops on the GPU) of
+    each kernel build, from Numba's PTX and the CUDA toolkit's `ptxas -v` (CUDA_HOME or
+    /usr/local/cuda): no GPU needed."""
+    import re
+    import subprocess
+    import tempfile
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from numba import cuda, types
+    from numba.core.types import NamedTuple, NamedUniTuple
+    from numba.cuda import dispatcher
+
+    dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)  # device functions' target
+    from kernels.bitmap_direction import kernel as kk
+    from kernels.bitmap_direction import layout as L
+
+    ptxas = Path(os.environ.get("CUDA_HOME") or "/usr/local/cuda") / "bin" / "ptxas"
+    a = lambda dt, nd=1: types.Array(dt, nd, "C")  # noqa: E731
+    sig = (NamedTuple((a(types.int64), a(types.int32), a(types.uint64), a(types.int64), a(types.uint64)), L.GraphArrays),
+           NamedTuple((a(types.int32), a(types.int32), a(types.uint32), a(types.uint32), a(types.int32, 2),
+                       a(types.int32), a(types.int64), a(types.int64), a(types.int64)), L.SearchArrays),
+           NamedUniTuple(types.int64, len(L.Params._fields), L.Params), a(types.int64))
+    rows = []
+    for make in (kk._search_kernel, kk._block_kernel):
+        for inst, regs in ((False, 64), (False, 128), (True, 64)):
+            kernel = make(inst, regs, False)
+            ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc, lineinfo=False)
+            with tempfile.TemporaryDirectory() as tmp:
+                src = Path(tmp) / "k.ptx"
+                src.write_text(ptx)
+                # -c: the grid barrier's device runtime is linked at load time, not here
+                res = subprocess.run([str(ptxas), f"-arch=sm_{cc[0]}{cc[1]}", "-v", "-c", f"--maxrregcount={regs}",
+                                      "-o", str(Path(tmp) / "k.cubin"), str(src)], capture_output=True, text=True)
+            info = " ".join(res.stderr.split())
+            num = lambda pat: int(m.group(1)) if (m := re.search(pat, info)) else None  # noqa: E731
+            rows.append({"kernel": kernel.py_func.__name__, "instrument": inst, "max_registers": regs,
+                         "registers": num(r"Used (\d+) registers"), "stack_bytes": num(r"(\d+) bytes stack frame"),
+                         "spill_stores": num(r"(\d+) bytes spill stores"), "spill_loads": num(r"(\d+) bytes spill loads"),
+                         "shared_atomics_64": len(re.findall(r"atom\.shared\.\w+\.[us]64", ptx)),
+                         "ptxas": "ok" if res.returncode == 0 else info[-300:]})
+            print(f"  {rows[-1]}", flush=True)
+    return rows
 
 
 # ---------------------------------------------------------------------------------- compile
@@ -509,7 +557,8 @@ SECTION_RUNS = {"compile": section_compile, "floor": section_floor, "phases": se
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sections", nargs="*", default=["table", "roots", "instrument"], choices=SECTIONS)
+    ap.add_argument("sections", nargs="*", choices=[*SECTIONS, []],
+                    help="what to run (default: table roots instrument)")
     ap.add_argument("--graphs", nargs="*", help="the table's (or phases') graphs (default: the comparison's twelve)")
     ap.add_argument("--configs", default="final", choices=list(CONFIGS), help="bitmap-direction's configurations")
     ap.add_argument("--repeats", type=int, default=11)
@@ -520,7 +569,13 @@ def main(argv=None) -> int:
     ap.add_argument("--tag", default="", help="added to the result files' names")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--smoke", action="store_true", help="tiny graphs under the simulator: a check of the script")
+    ap.add_argument("--resources", action="store_true", help="registers, spills and 64-bit shared atomics of "
+                    "each kernel build (ptxas; no GPU needed), instead of the sections")
     args = ap.parse_args(argv)
+    if args.resources:
+        resources()
+        return 0
+    args.sections = args.sections or ["table", "roots", "instrument"]
     if args.repeats < 1:
         ap.error(f"--repeats {args.repeats}: give at least 1")
     if args.graphs:

@@ -297,6 +297,20 @@ def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
     assert [[getattr(lv, f) for f in fields] for lv in got] == [[getattr(lv, f) for f in fields] for lv in want]
 
 
+@pytest.mark.parametrize("one_block", [0, 1000])
+def test_long_searches_publish_their_rows_on_the_way_and_the_host_reads_the_rest(one_block):
+    """More levels than L.PUBLISH_LEVELS in the block levels (block 0 of the grid, or a small
+    graph's one block): the rows copied to the host on the way and those read after the launch make
+    one record a level, in order."""
+    n = 2 * L.PUBLISH_LEVELS + 7
+    g = graphs.from_edges(np.arange(n - 1), np.arange(1, n), directed=False, name="path")
+    levels, r = _run(g, 0, {**SMALL, "one_block_vertices": one_block})
+    assert len(levels) == n and r.distances[-1] == n - 1
+    assert [lv.frontier_in for lv in levels] == [1] * n
+    assert [lv.discovered for lv in levels] == [1] * (n - 1) + [0]
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK for lv in levels)
+
+
 def test_bad_knobs_are_named():
     with pytest.raises(KnobError, match="order"):
         run_bfs(graphs.generate("grid2d", rows=3, cols=3), 0, "bitmap-direction", {"order": "bfs"})
@@ -315,7 +329,8 @@ class _Event:
 
 def test_the_host_reads_levels_while_the_launch_runs():
     """The polling side of the log: rows a running launch has published come out before it ends,
-    and none that it has not published (here a thread plays the kernel)."""
+    none that it has not published, and those it logged after its last publication once it has
+    ended, from device memory (here a thread plays the kernel)."""
     from explorer.techniques.bitmap_direction import _Loop
 
     loop = object.__new__(_Loop)
@@ -334,9 +349,11 @@ def test_the_host_reads_levels_while_the_launch_runs():
             if i == 1:
                 published.set()
                 release.wait(30)
-        loop.log[L.H_STOP] = L.STOP_DONE
         loop.ended.done = True
 
+    tail = [0] * L.LOG_FIELDS
+    tail[L.R_FRONTIER], tail[L.R_GT] = 4, 5_000_000
+    loop._rest = lambda seen: [tail] if seen == 3 else []
     t = threading.Thread(target=kernel)
     t.start()
     gen = loop.streamed()
@@ -347,9 +364,9 @@ def test_the_host_reads_levels_while_the_launch_runs():
     release.set()
     rows_out.extend(gen)
     t.join()
-    assert [b.rows[0]["frontier_in"] for _, b in rows_out] == [1, 2, 3]
-    assert [ms for ms, _ in rows_out] == [1.0, 1.0, 1.0]  # each level's own device time
-    assert [b.rows[0]["launches"] for _, b in rows_out] == [1, 0, 0]
+    assert [b.rows[0]["frontier_in"] for _, b in rows_out] == [1, 2, 3, 4]
+    assert [ms for ms, _ in rows_out] == [1.0, 1.0, 1.0, 1.0]  # each level's own device time
+    assert [b.rows[0]["launches"] for _, b in rows_out] == [1, 0, 0, 0]
 
 
 def test_the_enactor_yields_streamed_levels_before_the_step_ends():

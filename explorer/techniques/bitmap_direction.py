@@ -9,14 +9,16 @@ Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as dist
 * One launch (kernels/bitmap_direction): a grid of co-resident blocks runs level after level with
   a grid barrier between them, each block applying Beamer's rule to the level's counts; narrow
   top-down levels (m_f <= narrow_edges) run in block 0 alone with block barriers while the other
-  blocks sleep, and a graph of at most one_block_vertices pulling vertices runs every level there
-  (a launch of one block).
+  blocks sleep, its visited bitmap and queues' first entries in shared memory (knob block_visited);
+  a graph of at most one_block_vertices pulling vertices runs every level, bottom-up ones too, in
+  one block: an ordinary launch of one block, its bitmaps in shared memory.
 * Live records: block 0 logs each level in device memory and copies the new rows into host memory
-  the GPU writes (mapped) at most every 100 µs and at the end; the host hands each level over as it
-  appears (`streamed`), while the kernel runs. A level's time is the device's nanosecond clock
-  (%globaltimer) from the previous level's end to its own (the first level from the kernel's
-  start); the run's elapsed time is the launch's CUDA events. A search of more than LOG_ROWS
-  levels goes on in another launch from the state the last one saved.
+  the GPU writes (mapped), at most every 100 µs in the grid and every 64 levels in one block; the
+  host hands each level over as it appears (`streamed`), while the kernel runs, and reads the rows
+  logged after the last copy from device memory once the launch has ended. A level's time is the
+  device's nanosecond clock (%globaltimer) from the previous level's end to its own (the first
+  level from the kernel's start); the run's elapsed time is the launch's CUDA events. A search of
+  more than LOG_ROWS levels goes on in another launch from the state the last one saved.
 
 Results are in the graph's own numbering (the prepared numbering is mapped back when the answer
 is read). The tensor cores' AND + popc (BLEST's mma b1) is not used: a pull step's cost is its
@@ -99,7 +101,7 @@ LOG_ROWS = 4096
 #: Entries of each frontier queue a large graph's block levels keep in shared memory, and the
 #: kernels' own shared memory, left out of what the block levels may take.
 QUEUE_COPY = 4096
-STATIC_SHARED = 12 * 1024
+STATIC_SHARED = 16 * 1024
 
 
 class BitmapDirection(BFSTechnique):
@@ -167,13 +169,27 @@ def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[b
     return False, (words if visited == "shared" and words + 2 * qcap <= room else 0), qcap
 
 
-class _DirectLaunch:
-    """One cooperative launch with its configuration and argument pointers built at set-up: the
-    launcher's cooperative path rebuilds them on every call, 50-100 µs of Python inside the timed
-    window, more than a small graph's whole search. Its marshalled arguments are the launcher's
-    (Launcher.prepare, with this run's argument objects); None when the launcher keeps no plan."""
+def _allow_shared(plan, shared: int) -> None:
+    """Let the plan's kernel have `shared` bytes of dynamic shared memory (beyond 48 KB a kernel opts
+    in; before the occupancy query, which counts them)."""
+    if shared <= 48 * 1024:
+        return
+    from cuda.bindings import driver as drv
 
-    def __init__(self, plan, blocks: int, threads: int, shared: int):
+    attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    err, = drv.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id)
+    if err != drv.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: {err.name}")
+
+
+class _DirectLaunch:
+    """One launch with its argument pointers (and a cooperative launch's configuration) built at
+    set-up: the launcher re-types named tuples of arrays on every call, and its cooperative path
+    rebuilds the configuration, 50-100 µs of Python inside the timed window, more than a small
+    graph's whole search. Its marshalled arguments are the launcher's (Launcher.prepare, with this
+    run's argument objects)."""
+
+    def __init__(self, plan, blocks: int, threads: int, shared: int, cooperative: bool):
         import ctypes
         from itertools import chain
 
@@ -184,26 +200,30 @@ class _DirectLaunch:
         ptrs = [ctypes.addressof(c) for c in chain.from_iterable(self.chunks)]
         self.params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
         self.address = ctypes.addressof(self.params)
-        cfg = drv.CUlaunchConfig()
-        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
-        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-        cfg.sharedMemBytes = shared  # opted in to at set-up (_allow_shared)
-        attr = drv.CUlaunchAttribute()
-        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-        attr.value.cooperative = 1
-        cfg.attrs = [attr]
-        cfg.numAttrs = 1
-        self.cfg, self.ok, self.what = cfg, drv.CUresult.CUDA_SUCCESS, f"{blocks} blocks of {threads} threads"
-
-    @classmethod
-    def of(cls, rt, kernel, blocks, threads, shared):
-        plan = getattr(rt.launcher, "_plans", {}).get(kernel)
-        return None if plan is None else cls(plan, blocks, threads, shared)
+        self.dims = (blocks, threads, shared)
+        self.cfg = None
+        if cooperative:
+            cfg = drv.CUlaunchConfig()
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
+            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+            cfg.sharedMemBytes = shared
+            attr = drv.CUlaunchAttribute()
+            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+            attr.value.cooperative = 1
+            cfg.attrs = [attr]
+            cfg.numAttrs = 1
+            self.cfg = cfg
+        self.ok = drv.CUresult.CUDA_SUCCESS
+        self.what = f"{blocks} block{'s' * (blocks > 1)} of {threads} threads, {shared:,} B of shared memory"
 
     def __call__(self) -> None:
-        err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
+        if self.cfg is None:
+            blocks, threads, shared = self.dims
+            err, = self.drv.cuLaunchKernel(self.handle, blocks, 1, 1, threads, 1, 1, shared, 0, self.address, 0)
+        else:
+            err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
         if err != self.ok:
-            raise RuntimeError(f"launching the bitmap-direction search cooperatively ({self.what}) failed: {err.name}")
+            raise RuntimeError(f"launching the bitmap-direction search ({self.what}) failed: {err.name}")
 
 
 class _Loop(LevelLoop):
@@ -271,10 +291,12 @@ class _Loop(LevelLoop):
         self.kernel = make(bool(ctx.instrument), kk.registers(k.block_threads))
         self.args = (self.graph, self.search, self.params, self.log)
         self.threads = k.block_threads
+        plan = None
         if self.gpu:  # compiled, and its arguments marshalled, before the clock starts
             rt.launcher.prepare(self.kernel, 1, self.threads, self.shared, *self.args, on_compile=ctx.compiling)
-            if not self.small:  # the launcher's own launch opts in for the block kernel
-                _allow_shared(rt, self.kernel, self.shared)
+            plan = getattr(rt.launcher, "_plans", {}).get(self.kernel)
+            if plan is not None:
+                _allow_shared(plan, self.shared)
         fits = 1 if self.small else _cooperative_blocks(self.kernel, self.args, self.threads, self.shared)
         if fits < 1:
             raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU "
@@ -285,17 +307,15 @@ class _Loop(LevelLoop):
             self.blocks = min(self.blocks, k.max_blocks)
         if self.small:  # block 0 runs every level: the others would only wait
             self.blocks = 1
-        self.direct = None
-        if self.gpu and not self.small:
-            self.direct = _DirectLaunch.of(rt, self.kernel, self.blocks, self.threads, self.shared)
+        self.direct = plan and _DirectLaunch(plan, self.blocks, self.threads, self.shared, not self.small)
         self.first_row = True
 
     # ---- one launch (timed by the engine)
     def launch(self, go) -> None:
-        if self.small:
-            go(self.kernel, 1, self.threads, self.shared, *self.args)
-        elif self.direct is not None:
+        if self.direct is not None:
             self.direct()
+        elif self.small:
+            go(self.kernel, 1, self.threads, self.shared, *self.args)
         else:
             go.cooperative(self.kernel, self.blocks, self.threads, self.shared, *self.args)
         if self.gpu:
@@ -305,23 +325,38 @@ class _Loop(LevelLoop):
         return self.gpu and not self.ended.query()  # query raises if the kernel failed
 
     def streamed(self):
-        """(level_ms, Batch of one level) for each level the running launch logs, as it logs it."""
+        """(level_ms, Batch of one level) for each level the running launch logs, as it publishes it,
+        then those it logged after its last publication, from device memory once it has ended."""
         L, log = self.L, self.log
-        seen = 0
+        seen, prev = 0, None
         while True:
-            running = self._running()  # first: a launch that has ended has published every row
+            running = self._running()  # first: a launch that has ended has published what it will
             count = int(log[L.H_PUBLISHED])
             while seen < count:
-                yield self._level(seen)
-                seen += 1
+                r = log[L.H_SIZE + seen * L.LOG_FIELDS:L.H_SIZE + (seen + 1) * L.LOG_FIELDS].tolist()
+                yield self._level(r, prev)
+                seen, prev = seen + 1, r
             if not running:
-                return
+                break
             time.sleep(0)  # let other threads (a plot) run between polls
+        for r in self._rest(seen):
+            yield self._level(r, prev)
+            prev = r
 
-    def _level(self, i: int) -> tuple[float, Batch]:
+    def _rest(self, seen: int) -> list:
+        """The rows the ended launch logged from row `seen` on (its saved state says how many)."""
+        L, rt = self.L, self.ctx.runtime
+        rt.read(*self.readback)
+        logged = int(self.readback[1][L.T_NLEV])
+        if logged <= seen:
+            return []
+        rows = rt.to_host(self.search.rows[seen * L.LOG_FIELDS:logged * L.LOG_FIELDS])
+        return np.asarray(rows).reshape(-1, L.LOG_FIELDS).tolist()
+
+    def _level(self, r: list, prev: list | None) -> tuple[float, Batch]:
+        """A log row as a level's record and its device time (from the previous row's end, or the
+        launch's start)."""
         L, log, inst = self.L, self.log, self.ctx.instrument
-        r = log[L.H_SIZE + i * L.LOG_FIELDS:L.H_SIZE + (i + 1) * L.LOG_FIELDS].tolist()
-        prev = log[L.H_SIZE + (i - 1) * L.LOG_FIELDS:L.H_SIZE + i * L.LOG_FIELDS].tolist() if i else None
         gt0, clk0 = (prev[L.R_GT], prev[L.R_CLOCK]) if prev else (int(log[L.H_GT0]), int(log[L.H_CLK0]))
         bu = bool(r[L.R_BU])
         row = dict(
@@ -338,11 +373,11 @@ class _Loop(LevelLoop):
         return max(0, r[L.R_GT] - gt0) / 1e6, Batch([row])
 
     def collect(self, ms: float) -> Batch:
-        """Every level was handed over while the launch ran: whether to launch again (a full log)."""
-        L, log = self.L, self.log
-        self.converged = int(log[L.H_STOP]) == L.STOP_DONE
+        """Every level was handed over: whether to launch again (a full log), by the saved state."""
+        L = self.L
+        self.converged = int(self.readback[1][L.T_STOP]) == L.STOP_DONE
         if not self.converged:  # the next launch goes on from the saved state with an empty log
-            log[:L.H_SIZE] = 0
+            self.log[:L.H_SIZE] = 0
             self.first_row = True
         return Batch([])
 

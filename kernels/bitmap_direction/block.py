@@ -35,51 +35,56 @@ NUM_ACC = L.NUM_ACC
 
 @cuda.jit(device=True)
 def load_rows(g, s, p, src, size, team, acc):
-    """The rows of frontier src's entries (`device.entry`): their degree sum into acc[A_MF], their
-    heavy vertices listed (device.list_heavy into hc[hat]); returns the row (vertex, first edge,
-    degree) of this thread's first entry, entry `me` (0s past the end), which `expand` takes from
-    registers. team = (me, threads, hc, hat). Collective."""
+    """The rows of frontier src's entries (`device.entry`), each warp taking device.spread of them
+    at a time: their degree sum into acc[A_MF], their heavy vertices listed (device.list_heavy into
+    hc[hat]); returns the row (vertex, first edge, degree) of this thread's entry in the first
+    round, which `expand` takes from registers (0s for none). team = (me, threads, hc, hat).
+    Collective."""
     me, threads, hc, hat = team
     lane = cuda.laneid
+    warps = threads // WARP_SIZE
+    per = D.spread(size, warps)
     u0 = int32(0)
     b0 = int64(0)
     d0 = int64(0)
-    first = (me // WARP_SIZE) * WARP_SIZE
+    first = (me // WARP_SIZE) * per
     while first < size:  # warp-uniform
         i = first + lane
         u = int32(0)
         beg = int64(0)
         deg = int64(0)
-        if i < size:
+        if lane < per and i < size:
             u = D.entry(src, i)
             beg = g.offsets[u]
             deg = g.offsets[u + 1] - beg
             acc[L.A_MF] += deg
         D.list_heavy(s, p, u, deg, hc, hat)
-        if first < threads:
+        if first < warps * per:
             u0, b0, d0 = u, beg, deg
-        first += threads
+        first += warps * per
     return u0, b0, d0
 
 
 @cuda.jit(device=True)
 def expand(g, s, p, row0, src, size, lv1, team, sink, acc):
-    """A top-down level's light rows over the block: each warp takes 32 entries, the first 32 of
-    each warp from registers (row0, load_rows), the rest loaded, and walks their edges
-    (device.walk); rows of heavy_degree or more were listed for `device.heavy`. team = (me,
-    threads). Collective."""
+    """A top-down level's light rows over the block, each warp taking device.spread entries at a
+    time, the first round's rows from registers (row0, load_rows), the others loaded, and walking
+    their edges (device.walk); rows of heavy_degree or more were listed for `device.heavy`. team =
+    (me, threads). Collective."""
     me, threads = team
     lane = cuda.laneid
-    first = (me // WARP_SIZE) * WARP_SIZE
+    warps = threads // WARP_SIZE
+    per = D.spread(size, warps)
+    first = (me // WARP_SIZE) * per
     while first < size:  # warp-uniform
-        if first < threads:
+        if first < warps * per:
             u, beg, deg = row0
         else:
             i = first + lane
             u = int32(0)
             beg = int64(0)
             deg = int64(0)
-            if i < size:
+            if lane < per and i < size:
                 u = D.entry(src, i)
                 beg = g.offsets[u]
                 deg = g.offsets[u + 1] - beg
@@ -87,13 +92,15 @@ def expand(g, s, p, row0, src, size, lv1, team, sink, acc):
         if deg >= p.heavy_degree:
             deg = int64(0)
         D.walk(g, s, u, beg, deg, lv1, sink, acc)
-        first += threads
+        first += warps * per
 
 
 @cuda.jit(device=True)
-def _clear_slot(cnt, at, qcap):
-    for f in range(L.SLOT):
-        cnt[at + f] = qcap if f == L.C_VALID else 0
+def _clear_slot(qc, hv, k, qcap):
+    for f in range(L.QSLOT):
+        qc[k * L.QSLOT + f] = 0
+    qc[k * L.QSLOT + L.Q_STAGED + L.S_VALID] = qcap
+    hv[k] = 0
 
 
 @cuda.jit(device=True)
@@ -106,11 +113,13 @@ def _copy(dst, d0, src, s0, count):
 
 
 @cuda.jit(device=True)
-def block_levels(g, s, p, st, cnt, log, clocks, instrument):
+def block_levels(g, s, p, st, sh, log, clocks, instrument):
     """Levels in this block while the rule keeps them narrow (a small graph: every level), from the
     state in st (block 0's thread 0 keeps it; the caller has passed a barrier since it was
-    written); cnt: int64[3 * SLOT] of shared memory; clocks: (a timing build, its level start).
-    Ends with a barrier after the state, the log rows and the global copies are written."""
+    written). sh = (qc, hv, ws): shared int32[3 * QSLOT], int64[3] and int64[WS] for the counts;
+    clocks: (a timing build, its level start). Ends with a barrier after the state, the log rows
+    and the global copies are written."""
+    qc, hv, ws = sh
     phases, t0 = clocks
     tid = cuda.threadIdx.x
     team = cuda.blockDim.x
@@ -134,10 +143,8 @@ def block_levels(g, s, p, st, cnt, log, clocks, instrument):
     _copy(bits, 0, s.visited, 0, sw)
     if small:
         _copy(bits, fr, s.fronts, 0, 3 * words)
-    i = tid
-    while i < 3:
-        _clear_slot(cnt, i * L.SLOT, qcap)
-        i += team
+    if tid < 3:
+        _clear_slot(qc, hv, tid, qcap)
     lv = st[L.T_LEVEL]
     size = st[L.T_SIZE]
     bu = st[L.T_BU] != 0
@@ -151,28 +158,30 @@ def block_levels(g, s, p, st, cnt, log, clocks, instrument):
     b0 = int64(0)
     d0 = int64(0)
     if not bu:  # the first level's rows and heavy vertices, as a level's end finds them
-        hs = ((lv + 2) % 3) * L.SLOT
+        hk = (lv + 2) % 3
         shq = qs[qb + qcur * qcap:qb + (qcur + 1) * qcap]
         if not queued:  # a small graph's search launched again after a bottom-up level
-            D.bits_to_queue(bits, fr + (lv % 3) * words, words, (shq, qcap, s.queues[qcur]), cnt,
-                            hs + L.C_QUEUED, tid, team)
+            D.bits_to_queue(bits, fr + (lv % 3) * words, words, (shq, qcap, s.queues[qcur]), qc,
+                            hk * L.QSLOT + L.Q_QUEUED, tid, team)
             valid = min(size, qcap)
             queued = True
             if leader:
                 st[L.T_CONV] = 1
             cuda.syncthreads()
-        u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, cnt, hs + L.C_HEAVY), acc)
+        u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, hv, hk), acc)
         acc[L.A_MF] = 0
         cuda.syncthreads()
 
     while True:
-        slot = (lv % 3) * L.SLOT
-        hs = ((lv + 2) % 3) * L.SLOT  # this level's heavy vertices were listed there
-        cur = fr + (lv % 3) * words
+        k = lv % 3
+        hk = (lv + 2) % 3  # this level's heavy vertices were listed there
+        qk = k * L.QSLOT
+        par = lv % 2  # which set of ws this level's counts go to
+        cur = fr + k * words
         nb = fr + ((lv + 1) % 3) * words
         lv1 = int32(lv + 1)
         if leader:
-            _clear_slot(cnt, ((lv + 1) % 3) * L.SLOT, qcap)  # last read as level L - 1's heavy vertices
+            _clear_slot(qc, hv, (lv + 1) % 3, qcap)  # last read as level L - 1's heavy vertices
         if small:
             D.clear_row(bits, fr + ((lv + 2) % 3) * words, words, tid, team)  # level L - 1 read it
         if timed:
@@ -180,20 +189,20 @@ def block_levels(g, s, p, st, cnt, log, clocks, instrument):
         nvalid = int64(0)
         if bu:
             D.bottom_up(g, s, p, (bits, cur, nb, bits), lv1, tid, team, acc, instrument)
-            D.warp_counts(acc, cnt, slot, instrument)
+            D.warp_counts(acc, ws, par, instrument)
             if timed:
                 D.mark(s.rows, st, 1, t0, 0)
             cuda.syncthreads()
             if timed:
                 D.mark(s.rows, st, 2, t0, 0)
-            nsize = cnt[slot + L.A_FOUND]
+            nsize = D.block_total(ws, par, L.A_FOUND)
             m_f = int64(1)  # GAP: after a bottom-up level the rule sees m_f = 1
         else:
             nq = 1 - qcur
             shq_next = qs[qb + nq * qcap:qb + (nq + 1) * qcap]
-            sink = (vis, False, bits, nb, small, s.queues[nq], cnt, slot + L.C_NEXT, shq_next, qcap, cnt, slot,
-                    False)
-            packed = cnt[hs + L.C_HEAVY]
+            sink = (vis, False, bits, nb, small, s.queues[nq], qc, qk + L.Q_NEXT, shq_next, qcap, qc,
+                    qk + L.Q_STAGED, False)
+            packed = hv[hk]
             if packed != 0:  # the same in every thread
                 D.heavy(g, s, packed, lv1, (tid, team), sink, acc)
             src = (qs[qb + qcur * qcap:qb + (qcur + 1) * qcap], valid, s.queues[qcur])
@@ -203,30 +212,27 @@ def block_levels(g, s, p, st, cnt, log, clocks, instrument):
             cuda.syncthreads()  # the next queue is complete
             if timed:
                 D.mark(s.rows, st, 2, t0, 0)
-            nvalid = min(cnt[slot + L.C_STAGED], cnt[slot + L.C_VALID])
-            nsize = nvalid + cnt[slot + L.C_NEXT]
-            u0, b0, d0 = load_rows(g, s, p, (shq_next, nvalid, s.queues[nq]), nsize,
-                                   (tid, team, cnt, slot + L.C_HEAVY), acc)
-            D.warp_counts(acc, cnt, slot, instrument)
+            nvalid = int64(min(qc[qk + L.Q_STAGED + L.S_STAGED], qc[qk + L.Q_STAGED + L.S_VALID]))
+            nsize = nvalid + qc[qk + L.Q_NEXT]
+            u0, b0, d0 = load_rows(g, s, p, (shq_next, nvalid, s.queues[nq]), nsize, (tid, team, hv, k), acc)
+            D.warp_counts(acc, ws, par, instrument)  # A_MF (the next rows), A_EXAMINED (this level's)
             if timed:
                 D.mark(s.rows, st, 3, t0, 0)
             cuda.syncthreads()  # the next frontier's m_f and heavy vertices are counted
             if timed:
                 D.mark(s.rows, st, 4, t0, 0)
-            m_f = cnt[slot + L.A_MF]
+            m_f = D.block_total(ws, par, L.A_MF)
         next_bu, next_narrow, mu = D.decide(bu, m_f, mu, nsize, size, p.n, p.alpha, p.beta, p.narrow_edges, small)
         stop = nsize == 0 or nlev + 1 >= p.log_rows
-        if leader:
-            examined = cnt[slot + (L.A_EDGES if bu else L.A_EXAMINED)]
-            heavy_count = int64(0) if bu else cnt[hs + L.C_HEAVY] >> L.HEAVY_SHIFT
-            counts = (nsize, m_f, examined, cnt[slot + L.A_TESTS], cnt[slot + L.A_CHECKED], heavy_count)
-            D.next_level(st, counts, p, s.rows, True, True)
-            if timed:
-                D.mark(s.rows, st, 5, t0, 1)
-            if not stop:
-                D.publish_alone(st, s.rows, log)
-            if timed:
-                D.mark(s.rows, st, 6, t0, 1)
+        if tid < WARP_SIZE:  # warp 0: the level's record
+            examined = D.block_total(ws, par, L.A_EDGES if bu else L.A_EXAMINED)
+            tests = D.block_total(ws, par, L.A_TESTS) if instrument else int64(0)
+            checked = D.block_total(ws, par, L.A_CHECKED) if instrument else int64(0)
+            if leader:
+                heavy_count = int64(0) if bu else hv[hk] >> L.HEAVY_SHIFT
+                D.next_level(st, (nsize, m_f, examined, tests, checked, heavy_count), p, s.rows, True, True)
+        if timed:
+            D.mark(s.rows, st, 5, t0, 1)
         if not bu:
             qcur = 1 - qcur
             valid = nvalid
@@ -235,23 +241,27 @@ def block_levels(g, s, p, st, cnt, log, clocks, instrument):
         size = nsize
         lv += 1
         nlev += 1
+        if not stop and nlev % L.PUBLISH_LEVELS == 0:  # the same in every thread: no barrier hands it out
+            cuda.syncthreads()  # thread 0's rows and state are written
+            D.publish(st, s.rows, log, True)
+        if timed:
+            D.mark(s.rows, st, 6, t0, 1)
         if stop or not next_narrow:
             if timed:
                 D.mark(s.rows, st, 7, t0, 1)
                 t0[0] = D.clock64()
             break
         if not queued and not bu:  # a top-down level after a bottom-up one: its bitmap into the queue
-            hs = ((lv + 2) % 3) * L.SLOT
+            hk = (lv + 2) % 3
             shq = qs[qb + qcur * qcap:qb + (qcur + 1) * qcap]
-            D.bits_to_queue(bits, fr + (lv % 3) * words, words, (shq, qcap, s.queues[qcur]), cnt, hs + L.C_QUEUED,
-                            tid, team)
+            D.bits_to_queue(bits, fr + (lv % 3) * words, words, (shq, qcap, s.queues[qcur]), qc,
+                            hk * L.QSLOT + L.Q_QUEUED, tid, team)
             valid = min(size, qcap)
             queued = True
             if leader:
                 st[L.T_CONV] = 1
             cuda.syncthreads()
-            u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, cnt, hs + L.C_HEAVY),
-                                   acc)
+            u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, hv, hk), acc)
             acc[L.A_MF] = 0
             cuda.syncthreads()
         if timed:

@@ -58,47 +58,60 @@ def lowest_bit(x):
 
 # ---------------------------------------------------------------------------------- counts
 @cuda.jit(device=True)
-def warp_counts(acc, cnt, at, instrument):
-    """The warp's accumulators into cnt[at + f] (shared): a warp sum and one shared atomic a warp,
-    only for the fields some lane counted. Every lane calls it; acc is cleared."""
+def warp_counts(acc, ws, set_, instrument):
+    """The warp's accumulators summed over its lanes into ws (lane 0 stores them: a plain store a
+    field, no atomic), in `set_` (0 or 1), for `block_total`; acc is cleared. Every lane calls it."""
+    warp = cuda.threadIdx.x // WARP_SIZE
     for f in range(L.NUM_ACC):
         if f < L.FIRST_INSTRUMENTED or instrument:
             x = acc[f]
             if cuda.any_sync(FULL_MASK, x != 0):
-                t = warp_sum(x)
-                if cuda.laneid == 0:
-                    cuda.atomic.add(cnt, at + f, t)
+                x = warp_sum(x)
+            if cuda.laneid == 0:
+                ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + warp] = x
         acc[f] = 0
 
 
 @cuda.jit(device=True)
-def flush(acc, red, stage, dst, ctr, slot, instrument):
-    """The end of a grid phase, by the whole block: its counts into ctr's slot (one global atomic a
-    block and field: a warp each would be thousands on one address), and the queue entries it
-    staged into dst after one atomic on the slot's C_NEXT. Two block barriers when it staged
-    nothing (bottom-up), three otherwise."""
-    warp_counts(acc, red, 0, instrument)
+def block_total(ws, set_, f):
+    """Field f of the block's counts (warp_counts by every warp, then a barrier), in every lane of
+    the calling warp."""
+    lane = cuda.laneid
+    x = int64(0)
+    if lane < cuda.blockDim.x // WARP_SIZE:
+        x = ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + lane]
+    return warp_sum(x)
+
+
+@cuda.jit(device=True)
+def flush(acc, ws, stc, stage, dst, ctr, slot, instrument):
+    """The end of a grid phase, by the whole block: its counts into ctr's slot (warp 0 sums the
+    warps' sums: one global atomic a block and field), and the queue entries it staged into dst
+    after one atomic on the slot's C_NEXT. Two block barriers when it staged nothing (bottom-up),
+    three otherwise."""
+    warp_counts(acc, ws, 0, instrument)
     cuda.syncthreads()
     tid = cuda.threadIdx.x
-    valid = min(red[L.C_STAGED], red[L.C_VALID])  # the same in every thread
-    if tid == 0:
+    valid = min(stc[L.S_STAGED], stc[L.S_VALID])  # the same in every thread
+    if tid < WARP_SIZE:
         for f in range(L.NUM_ACC):
-            if red[f] != 0:
-                cuda.atomic.add(ctr, slot + f, red[f])
-                red[f] = 0
-        if valid > 0:
-            red[L.R_BASE] = cuda.atomic.add(ctr, slot + L.C_NEXT, valid)
+            if f < L.FIRST_INSTRUMENTED or instrument:
+                t = block_total(ws, 0, f)
+                if tid == 0 and t != 0:
+                    cuda.atomic.add(ctr, slot + f, t)
+        if tid == 0 and valid > 0:
+            stc[L.S_BASE] = int32(cuda.atomic.add(ctr, slot + L.C_NEXT, int64(valid)))
     if valid > 0:
         cuda.syncthreads()
-        base = red[L.R_BASE]
+        base = int64(stc[L.S_BASE])
         i = tid
         while i < valid:
             dst[base + i] = stage[i]
             i += cuda.blockDim.x
     cuda.syncthreads()  # the stage and its counts are read before they are reset
     if tid == 0:
-        red[L.C_STAGED] = 0
-        red[L.C_VALID] = L.STAGE
+        stc[L.S_STAGED] = 0
+        stc[L.S_VALID] = L.STAGE
 
 
 # ---------------------------------------------------------------------------------- top-down
@@ -106,14 +119,14 @@ def flush(acc, red, stage, dst, ctr, slot, instrument):
 def claim(g, s, has, v, u, lv1, sink, acc):
     """Vertex v reached from u: the first to set v's visited bit owns it (dist, parent, the next
     frontier's bit, the next queue). sink = (vis, precheck, bits, nb, write_bits, dst, tail, at,
-    stage, cap, cnt, cs, count_mf): the visited bitmap vis (global or shared; precheck: read the
+    stage, cap, stc, sat, count_mf): the visited bitmap vis (global or shared; precheck: read the
     word before the atomic, which spares atomics where most edges meet visited vertices), the next
     frontier's bitmap row bits[nb:] (when write_bits), the next queue: up to `cap` entries staged in
-    shared memory (stage, counted at cnt[cs + C_STAGED], cnt[cs + C_VALID]), the rest into dst at
-    the global tail tail[at] (one atomic a warp); count_mf: add the claimed vertex's out-degree to
-    acc[A_MF] (the block levels sum the next frontier's rows after the barrier instead: no load on
-    the claim's path). Collective over the warp."""
-    vis, precheck, bits, nb, write_bits, dst, tail, at, stage, cap, cnt, cs, count_mf = sink
+    shared memory (stage, counted by 32-bit shared atomics at stc[sat + S_STAGED], stc[sat +
+    S_VALID]), the rest into dst at the tail tail[at] (one atomic a warp); count_mf: add the
+    claimed vertex's out-degree to acc[A_MF] (the block levels sum the next frontier's rows after
+    the barrier instead: no load on the claim's path). Collective over the warp."""
+    vis, precheck, bits, nb, write_bits, dst, tail, at, stage, cap, stc, sat, count_mf = sink
     won = False
     if has:
         w = v >> 5
@@ -131,15 +144,15 @@ def claim(g, s, has, v, u, lv1, sink, acc):
                 acc[L.A_MF] += dv
     votes = cuda.ballot_sync(FULL_MASK, won)
     if votes != 0:
-        count = int64(cuda.popc(uint32(votes)))
+        count = int32(cuda.popc(uint32(votes)))
         pos = int64(0)
         here = False  # into the stage
         if cuda.laneid == 0:
-            pos = cuda.atomic.add(cnt, cs + L.C_STAGED, count)
+            pos = int64(cuda.atomic.add(stc, sat + L.S_STAGED, count))
             here = pos + count <= cap
             if not here:
-                cuda.atomic.min(cnt, cs + L.C_VALID, pos)  # the stage holds entries below pos only
-                pos = cuda.atomic.add(tail, at, count)
+                cuda.atomic.min(stc, sat + L.S_VALID, int32(pos))  # the stage holds entries below pos only
+                pos = int64(cuda.atomic.add(tail, at, count))
         pos = cuda.shfl_sync(FULL_MASK, pos, 0)
         here = cuda.shfl_sync(FULL_MASK, int32(here), 0) != 0
         if won:
@@ -148,6 +161,13 @@ def claim(g, s, has, v, u, lv1, sink, acc):
                 stage[k] = v
             else:
                 dst[k] = v
+
+
+@cuda.jit(device=True)
+def spread(size, warps):
+    """Frontier entries a warp takes at a time: 32, or fewer so that a small frontier is spread
+    over every warp (a warp walks its entries' edges 32 at a time: few entries a warp, few rounds)."""
+    return min(int64(WARP_SIZE), max(int64(1), (size + warps - 1) // warps))
 
 
 @cuda.jit(device=True)
@@ -202,18 +222,19 @@ def list_heavy(s, p, u, deg, hc, hat):
 
 @cuda.jit(device=True)
 def top_down(g, s, p, src, size, lv1, team, sink, acc):
-    """A top-down level over the team: each warp takes 32 frontier entries (`entry`) and walks their
-    edges (`walk`); vertices of heavy_degree or more are set aside for `heavy` (`list_heavy` into
-    hc[hat]). team = (rank, threads, hc, hat). Collective."""
+    """A top-down level over the team: each warp takes `spread` frontier entries at a time
+    (`entry`), a lane each, and walks their edges (`walk`); vertices of heavy_degree or more are set
+    aside for `heavy` (`list_heavy` into hc[hat]). team = (rank, threads, hc, hat). Collective."""
     me, threads, hc, hat = team
     lane = cuda.laneid
-    first = (me // WARP_SIZE) * WARP_SIZE
+    per = spread(size, threads // WARP_SIZE)
+    first = (me // WARP_SIZE) * per
     while first < size:  # warp-uniform
         i = first + lane
         u = int32(0)
         beg = int64(0)
         deg = int64(0)
-        if i < size:
+        if lane < per and i < size:
             u = entry(src, i)
             beg = g.offsets[u]
             deg = g.offsets[u + 1] - beg
@@ -221,7 +242,7 @@ def top_down(g, s, p, src, size, lv1, team, sink, acc):
         if list_heavy(s, p, u, deg, hc, hat):
             deg = int64(0)
         walk(g, s, u, beg, deg, lv1, sink, acc)
-        first += threads
+        first += (threads // WARP_SIZE) * per
 
 
 @cuda.jit(device=True)
@@ -477,7 +498,7 @@ def bits_to_queue(fronts, base, words, out, tail, at, me, team):
         excl, total = warp_exclusive_scan_total(int32(cuda.popc(word)))
         at0 = int64(0)
         if lane == 0 and total > 0:
-            at0 = cuda.atomic.add(tail, at, int64(total))
+            at0 = int64(cuda.atomic.add(tail, at, total))
         pos = cuda.shfl_sync(FULL_MASK, at0, 0) + excl
         while word != uint32(0):
             v = int32(i * WARP_SIZE + lowest_bit(word))
@@ -563,7 +584,7 @@ def next_level(st, counts, p, rows, leader, narrow):
         rows[r + L.R_CLOCK] = clock64()
         now = globaltimer()
         rows[r + L.R_GT] = now
-        if stop != L.STOP_NO or now - st[L.T_PUB] >= L.PUBLISH_NS:
+        if stop == L.STOP_NO and now - st[L.T_PUB] >= L.PUBLISH_NS:  # the host reads the last rows itself
             st[L.T_PUBLISH] = 1
             st[L.T_PUB] = now
     st[L.T_MF] = m_f
@@ -591,12 +612,12 @@ def mark(rows, st, k, t0, after):
 
 
 @cuda.jit(device=True)
-def publish(st, rows, log):
-    """Block 0, after next_level, when it asked to: the rows logged since the last publication into
-    the log in host memory (a field a thread), a system-wide fence, then the count the host reads.
-    The whole block calls it."""
+def publish(st, rows, log, now):
+    """Block 0 (the whole block; every thread with the same `now`): when `now`, the rows logged since
+    the last publication into the log in host memory (a field a thread), a system-wide fence, then
+    the count the host reads."""
     tid = cuda.threadIdx.x
-    if st[L.T_PUBLISH] != 0:
+    if now:
         lo = st[L.T_PUBLISHED] * L.LOG_FIELDS
         hi = st[L.T_NLEV] * L.LOG_FIELDS
         i = lo + tid
@@ -610,15 +631,3 @@ def publish(st, rows, log):
             st[L.T_PUBLISHED] = st[L.T_NLEV]
             st[L.T_PUBLISH] = 0
         cuda.syncthreads()
-
-
-@cuda.jit(device=True)
-def publish_alone(st, rows, log):
-    """`publish` by one thread (block 0's thread 0 between its levels, while the others go on)."""
-    if st[L.T_PUBLISH] != 0:
-        for i in range(st[L.T_PUBLISHED] * L.LOG_FIELDS, st[L.T_NLEV] * L.LOG_FIELDS):
-            log[L.H_SIZE + i] = rows[i]
-        cuda.threadfence_system()
-        log[L.H_PUBLISHED] = st[L.T_NLEV]
-        st[L.T_PUBLISHED] = st[L.T_NLEV]
-        st[L.T_PUBLISH] = 0

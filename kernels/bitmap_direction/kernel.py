@@ -26,8 +26,9 @@ when L starts) and clears row (L + 2) % 3, which L - 1 read; the counts rotate o
 of ctr the same way (block 0's thread 0 clears slot (L + 1) % 3 as L starts). No barrier is spent
 on clearing. After each level every block's thread 0 applies the rule (layout.decide) to the
 level's counts; block 0's thread 0 also writes the level's row of the log in device memory, and
-block 0 copies the new rows into host memory (mapped on a GPU) at most every PUBLISH_NS and at
-the end, where the host reads them while the kernel runs.
+block 0 copies the new rows into host memory (mapped on a GPU), where the host reads them while the
+kernel runs: at most every PUBLISH_NS after grid levels, every PUBLISH_LEVELS block levels. The
+rows logged after the last copy stay in device memory; the host reads them once the launch ends.
 
 Both kernels use dynamic shared memory for the block levels (layout.block_words 32-bit words).
 """
@@ -42,7 +43,7 @@ from . import device as D
 from . import layout as L
 
 # Array sizes in kernels must be global names (compile-time constants), not module attributes.
-NUM_T, RED, NUM_ACC, STAGE, COUNTS = L.NUM_T, L.RED, L.NUM_ACC, L.STAGE, 3 * L.SLOT
+NUM_T, NUM_ACC, STAGE, STC, WS, QC = L.NUM_T, L.NUM_ACC, L.STAGE, L.STC, L.WS, 3 * L.QSLOT
 
 
 def registers(threads: int) -> int:
@@ -61,7 +62,7 @@ PHASE_MARKS = {  # mark -> what had just ended (a grid level; a block level)
     3: ("the grid barrier", "the next frontier's rows and counts (thread 0's)"),
     4: ("the heavy vertices' walk", "the barrier after them"),
     5: ("next_level (the rule, the log row)", "next_level (the rule, the log row)"),
-    6: ("the block barrier after it", "publishing (when due)"),
+    6: ("the block barrier after it", "publishing (every PUBLISH_LEVELS levels)"),
     7: ("publishing", "a conversion (a top-down level after a bottom-up one)"),
 }
 
@@ -93,9 +94,11 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
             return
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
-        red = cuda.shared.array(RED, int64)
+        ws = cuda.shared.array(WS, int64)
+        stc = cuda.shared.array(STC, int32)
         stage = cuda.shared.array(STAGE, int32)
-        cnt = cuda.shared.array(COUNTS, int64)
+        qc = cuda.shared.array(QC, int32)
+        hv = cuda.shared.array(3, int64)
         tid = cuda.threadIdx.x
         block0 = cuda.blockIdx.x == 0
         leader = block0 and tid == 0
@@ -103,8 +106,8 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
         acc = cuda.local.array(NUM_ACC, int64)
         for f in range(NUM_ACC):
             acc[f] = 0
-        if tid < RED:
-            red[tid] = L.STAGE if tid == L.C_VALID else 0
+        if tid < STC:
+            stc[tid] = L.STAGE if tid == L.S_VALID else 0
         if tid == 0:
             D.load_state(st, s.ctr, L.STATE)
             for f in (L.T_NLEV, L.T_PUB, L.T_PUBLISHED, L.T_PUBLISH, L.T_STOP):
@@ -118,8 +121,7 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
         while True:
             if st[L.T_NARROW] != 0:
                 if block0:
-                    B.block_levels(g, s, p, st, cnt, log, (phases, t0), instrument)
-                    D.publish(st, s.rows, log)
+                    B.block_levels(g, s, p, st, (qc, hv, ws), log, (phases, t0), instrument)
                     if tid == 0:
                         D.save_state(st, s.ctr, L.HANDOFF)
                         cuda.threadfence()
@@ -166,7 +168,7 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
                 D.bottom_up(g, s, p, (s.fronts, cur, nb, s.visited), int32(lv + 1), me, team, acc, instrument)
                 if timed:
                     D.mark(s.rows, st, 1, t0, 0)
-                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                 if timed:
                     D.mark(s.rows, st, 2, t0, 0)
                 grid.sync()
@@ -178,11 +180,11 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
                     grid.sync()
                     if tid == 0:
                         st[L.T_CONV] = 1
-                sink = (s.visited, True, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE, red, 0, True)
+                sink = (s.visited, True, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE, stc, 0, True)
                 D.top_down(g, s, p, src, st[L.T_SIZE], int32(lv + 1), (me, team, s.ctr, slot + L.C_HEAVY), sink, acc)
                 if timed:
                     D.mark(s.rows, st, 1, t0, 0)
-                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                 if timed:
                     D.mark(s.rows, st, 2, t0, 0)
                 grid.sync()
@@ -191,7 +193,7 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
                 packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
                     D.heavy(g, s, packed, int32(lv + 1), (me, team), sink, acc)
-                    D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                    D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                     grid.sync()
             if timed:
                 D.mark(s.rows, st, 4, t0, 0)
@@ -203,17 +205,14 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
             if timed:
                 D.mark(s.rows, st, 6, t0, 1)
             if block0:
-                D.publish(st, s.rows, log)
+                D.publish(st, s.rows, log, st[L.T_PUBLISH] != 0)
             if timed:
                 D.mark(s.rows, st, 7, t0, 1)
                 t0[0] = clock64()
             if st[L.T_STOP] != L.STOP_NO:
                 break
         if leader:  # every block has read the start state: it passed a grid barrier since
-            D.save_state(st, s.ctr, L.STATE)
-            log[L.H_STOP] = st[L.T_STOP]
-            cuda.threadfence_system()
-            log[L.H_DONE] = 1
+            D.save_state(st, s.ctr, L.STATE)  # the host reads it, and the rows not published, after the launch
 
     return bitmap_search
 
@@ -225,7 +224,9 @@ def _block_kernel(instrument: bool, registers: int, phases: bool):
         if registers == 0 or phases is None:  # cells of the closure (see bitmap_search)
             return
         st = cuda.shared.array(NUM_T, int64)
-        cnt = cuda.shared.array(COUNTS, int64)
+        ws = cuda.shared.array(WS, int64)
+        qc = cuda.shared.array(QC, int32)
+        hv = cuda.shared.array(3, int64)
         tid = cuda.threadIdx.x
         t0 = cuda.local.array(1, int64)
         if tid == 0:
@@ -236,13 +237,9 @@ def _block_kernel(instrument: bool, registers: int, phases: bool):
             log[L.H_CLK0] = clock64()
             t0[0] = clock64()
         cuda.syncthreads()
-        B.block_levels(g, s, p, st, cnt, log, (phases, t0), instrument)
-        D.publish(st, s.rows, log)
+        B.block_levels(g, s, p, st, (qc, hv, ws), log, (phases, t0), instrument)
         if tid == 0:
-            D.save_state(st, s.ctr, L.STATE)
-            log[L.H_STOP] = st[L.T_STOP]
-            cuda.threadfence_system()
-            log[L.H_DONE] = 1
+            D.save_state(st, s.ctr, L.STATE)  # the host reads it, and the rows not published, after the launch
 
     return bitmap_block
 
