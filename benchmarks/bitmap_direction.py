@@ -472,18 +472,81 @@ def table_markdown(rows: list[dict], args) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------- roots, instrument, streaming
-def section_roots(b: Bench) -> None:
-    g, _, _, _ = b.graph("kron22")
+def draw_roots(g, count: int) -> list[int]:
+    """Graph500's roots: `count` random vertices of non-zero degree (seed ROOTS_SEED)."""
     rng = np.random.default_rng(ROOTS_SEED)
     candidates = np.flatnonzero(g.degrees() > 0)
-    roots = [int(r) for r in rng.choice(candidates, size=min(b.args.roots, candidates.size), replace=False)]
-    configs = [(label, TECH, knobs) for label, knobs in b.configs("kron22")]
+    return [int(r) for r in rng.choice(candidates, size=min(count, candidates.size), replace=False)]
+
+
+def _reference_of(root: int) -> np.ndarray:
+    return harness.reference(_POOL_GRAPH, root).astype(np.int8)  # distances stay below 127 here
+
+
+_POOL_GRAPH = None
+
+
+def write_references(path: str, count: int, workers: int = 12, small: bool = False) -> None:
+    """The CPU reference's distances from each of Kronecker scale 22's `count` roots, computed in
+    `workers` processes (no GPU) and saved to `path` (int8 [roots, n] and the roots), for a roots
+    section run beside it or after it (--references): the CPU searches are most of that section's
+    time."""
+    import multiprocessing
+
+    global _POOL_GRAPH
     t = time.perf_counter()
-    ms = harness.measure_roots(g, roots, configs)
+    _POOL_GRAPH = harness.load("kron22", small=small)
+    roots = draw_roots(_POOL_GRAPH, count)
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        dist = np.stack(pool.map(_reference_of, roots))
+    if int(dist.max()) >= 127:
+        raise ValueError("a distance does not fit the references' int8")
+    np.savez(path, roots=np.array(roots), dist=dist)
+    print(f"references of {len(roots)} roots written to {path} in {time.perf_counter() - t:.1f} s", flush=True)
+
+
+def section_roots(b: Bench) -> None:
+    """Graph500's method (harness.measure_roots's, with the CPU references read from --references
+    when it holds these roots): each root's search timed once after a warm-up, checked against the
+    CPU reference (each configuration's first root in full: the Graph500 rules)."""
+    from explorer.engine import Session
+
+    g, _, _, _ = b.graph("kron22")
+    roots = draw_roots(g, b.args.roots)
+    refs = None
+    if b.args.references and os.path.exists(b.args.references):
+        saved = np.load(b.args.references)
+        if list(saved["roots"][:len(roots)]) == roots:
+            refs = saved["dist"]
+    t = time.perf_counter()
+    configs = b.configs("kron22")
+    ms = [harness.Measurement(label, TECH, knobs) for label, knobs in configs]
+    per = [[] for _ in configs]
+    with Session(g) as s:
+        for (_, knobs), m in zip(configs, ms):
+            harness.start_bfs(g, roots[0], TECH, knobs, session=s).complete()
+        for i, root in enumerate(roots):
+            expected = refs[i].astype(np.int32) if refs is not None else harness.reference(g, root)
+            for (_, knobs), m, p in zip(configs, ms, per):
+                if m.error:
+                    continue
+                r = harness.start_bfs(g, root, TECH, knobs, session=s).complete()
+                c = harness.check(g, r, expected, full=(i == 0))
+                if not c.ok:
+                    m.fail(f"root {root}: {c.message}", wrong=True)
+                    continue
+                m.times_ms.append(r.elapsed_ms)
+                p.append({"root": root, "ms": round(r.elapsed_ms, 4), "edges": r.traversed_edges,
+                          "levels": r.num_levels})
     rows, table = [], []
-    for m in ms:
-        row = {"graph": "kron22", **m.row()}
-        rows.append(row)
+    for m, p in zip(ms, per):
+        if not m.error and p:
+            teps = np.array([x["edges"] / (x["ms"] * 1e-3) for x in p])
+            m.levels = max(x["levels"] for x in p)
+            m.extra.update(roots=len(p), harmonic_gteps=round(len(teps) / float(np.sum(1.0 / teps)) / 1e9, 3),
+                           per_root=p)
+            m.correct = True
+        rows.append({"graph": "kron22", **m.row()})
         times = m.times_ms or [float("nan")]
         print(f"  roots {m.label}: {m.extra.get('harmonic_gteps')} GTEPS (harmonic mean of {m.extra.get('roots')}), "
               f"median {statistics.median(times):.4f} ms, slowest {max(times):.4f} ms, correct {m.correct} "
@@ -491,10 +554,11 @@ def section_roots(b: Bench) -> None:
         table.append([m.label, m.extra.get("roots"), m.extra.get("harmonic_gteps"), _ms(statistics.median(times)),
                       _ms(max(times)), m.levels, m.correct])
     md = [f"Kronecker scale 22, {len(roots)} random roots of non-zero degree (seed {ROOTS_SEED}); each search timed "
-          "once after a warm-up, every root's result checked (the first in full: the Graph500 rules). "
-          f"{time.perf_counter() - t:.0f} s.", "",
-          *harness.markdown_table(["configuration", "roots", "harmonic mean GTEPS", "median ms", "slowest ms",
-                                   "most levels", "correct"], table, {1, 2, 3, 4, 5})]
+          "once after a warm-up; every root's distances equal to the CPU reference's and every parent one level "
+          "nearer (each configuration's first root: the Graph500 rules in full). "
+          f"{time.perf_counter() - t:.0f} s{' (references read from ' + b.args.references + ')' if refs is not None else ''}.",
+          "", *harness.markdown_table(["configuration", "roots", "harmonic mean GTEPS", "median ms", "slowest ms",
+                                       "most levels", "correct"], table, {1, 2, 3, 4, 5})]
     b.write("roots", {"roots": len(roots), "seed": ROOTS_SEED}, rows, md,
             f"bitmap-direction: Graph500 roots on Kronecker scale 22, {b.env['gpu']}")
 
@@ -569,11 +633,18 @@ def main(argv=None) -> int:
     ap.add_argument("--tag", default="", help="added to the result files' names")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--smoke", action="store_true", help="tiny graphs under the simulator: a check of the script")
+    ap.add_argument("--references", help="roots: the CPU references saved by --write-references (used when they "
+                    "are of these roots)")
+    ap.add_argument("--write-references", metavar="FILE", help="compute the roots section's CPU references in "
+                    "processes of their own (no GPU) and save them to FILE, instead of the sections")
     ap.add_argument("--resources", action="store_true", help="registers, spills and 64-bit shared atomics of "
                     "each kernel build (ptxas; no GPU needed), instead of the sections")
     args = ap.parse_args(argv)
     if args.resources:
         resources()
+        return 0
+    if args.write_references:
+        write_references(args.write_references, args.roots, small=args.smoke)
         return 0
     args.sections = args.sections or ["table", "roots", "instrument"]
     if args.repeats < 1:
