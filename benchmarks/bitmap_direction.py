@@ -62,7 +62,8 @@ CONFIGS = {
     "final": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
         "small": [("defaults", {}), ("blocks of 512", {"block_threads": 512})],
-        "high": [("defaults", {}), ("blocks of 512", {"block_threads": 512})],
+        "high": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+                 ("block_visited global", {"block_visited": "global"})],
     },
     "explore": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000}),
@@ -260,9 +261,9 @@ def resources(cc=(9, 0)) -> list[dict]:
 
 # ---------------------------------------------------------------------------------- compile
 def section_compile(b: Bench) -> None:
-    """Every kernel build the other sections use compiled into Numba's disk cache, with no launch
-    (so that it can run beside a timed run): blocks of 1024 and 512 threads, the timing build, the
-    counts on. Nothing to write."""
+    """The kernel builds the table, roots and instrument sections use compiled into Numba's disk
+    cache, with no launch (so that it can run beside a timed run): blocks of 1024 and 512 threads,
+    the counts on. Nothing to write."""
     from numba import cuda
 
     from kernels.bitmap_direction import kernel as kk
@@ -276,8 +277,7 @@ def section_compile(b: Bench) -> None:
                        d(1, np.int32), d(1, np.int64), d(L.CTR_SIZE, np.int64), d(L.LOG_FIELDS, np.int64))
     p = L.Params(*([1] * len(L.Params._fields)))
     args = (g, s, p, cuda.mapped_array(L.log_size(1), np.int64))
-    builds = [(inst, regs, phases) for regs in (64, 128) for phases in (False, True) for inst in (False,)]
-    builds.append((True, 64, False))
+    builds = [(False, 64, False), (False, 128, False), (True, 64, False)]
     for inst, regs, phases in builds:
         for make in (kk._search_kernel, kk._block_kernel):
             kernel = make(inst, regs, phases)
@@ -341,7 +341,7 @@ def section_phases(b: Bench) -> None:
     rows, md = [], []
     for name in b.args.graphs or ("luxembourg_osm", "3elt", "facebook_combined", "kron20", "grid1000"):
         g, source, expected, _ = b.graph(name)
-        for label, knobs in b.configs(name)[:2]:
+        for label, knobs in b.configs(name)[:b.args.phase_configs]:
             kk.PHASE_CLOCKS = True
             try:
                 harness.start_bfs(g, source, TECH, knobs).complete()  # compiles the timing build
@@ -633,6 +633,7 @@ def main(argv=None) -> int:
     ap.add_argument("--tag", default="", help="added to the result files' names")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
     ap.add_argument("--smoke", action="store_true", help="tiny graphs under the simulator: a check of the script")
+    ap.add_argument("--phase-configs", type=int, default=2, help="phases: the first N configurations of each graph")
     ap.add_argument("--references", help="roots: the CPU references saved by --write-references (used when they "
                     "are of these roots)")
     ap.add_argument("--write-references", metavar="FILE", help="compute the roots section's CPU references in "
