@@ -285,6 +285,29 @@ def test_a_small_graph_spills_its_queue_and_goes_to_the_grid_when_its_bitmaps_do
     assert Kernel.MULTI_BLOCK in {lv.kernel for lv in levels}
 
 
+def test_any_dynamic_shared_memory_is_opted_in_to(monkeypatch):
+    """Static and dynamic shared memory together may pass 48 KB only after the opt-in: a launch with
+    47 KB of dynamic memory beside the kernel's own arrays fails without it (on a GPU; the simulator
+    has no such limit, so the driver's call is checked here)."""
+    import sys
+    import types
+
+    from explorer.techniques import bitmap_direction
+
+    calls = []
+    ok = object()
+    drv = types.SimpleNamespace(
+        CUfunction_attribute=types.SimpleNamespace(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES="max-dynamic"),
+        CUresult=types.SimpleNamespace(CUDA_SUCCESS=ok),
+        cuKernelSetAttribute=lambda attr, value, handle, device: calls.append((attr, value, handle, device)) or (ok,))
+    monkeypatch.setitem(sys.modules, "cuda.bindings", types.SimpleNamespace(driver=drv))
+    monkeypatch.setitem(sys.modules, "cuda.bindings.driver", drv)
+    plan = types.SimpleNamespace(handle="kernel", cufunc=types.SimpleNamespace(device=types.SimpleNamespace(id=0)))
+    for size in (0, 40_592, 47_096, 160_000):
+        bitmap_direction._allow_shared(plan, size)
+    assert calls == [("max-dynamic", size, "kernel", 0) for size in (40_592, 47_096, 160_000)]
+
+
 def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
     from explorer.techniques import bitmap_direction
 

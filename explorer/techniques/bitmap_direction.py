@@ -170,9 +170,10 @@ def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[b
 
 
 def _allow_shared(plan, shared: int) -> None:
-    """Let the plan's kernel have `shared` bytes of dynamic shared memory (beyond 48 KB a kernel opts
-    in; before the occupancy query, which counts them)."""
-    if shared <= 48 * 1024:
+    """Let the plan's kernel have `shared` bytes of dynamic shared memory, before the occupancy query,
+    which counts them. Any size opts in: without it, static and dynamic shared memory together
+    may not pass 48 KB (the kernels' own static arrays take up to STATIC_SHARED of that)."""
+    if shared <= 0:
         return
     from cuda.bindings import driver as drv
 
