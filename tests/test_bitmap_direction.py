@@ -443,3 +443,22 @@ def test_the_enactor_yields_streamed_levels_before_the_step_ends():
     rest = list(it)
     assert calls == ["launch", "stream 0", "stream 1", "collect"] and [lv.time_ms for lv in rest] == [0.25]
     assert run.result.total_ms == pytest.approx(0.75)
+
+
+# ------------------------------------------------------------------------------ the benchmark
+def test_the_benchmark_runs_on_the_harness(tmp_path):
+    """benchmarks/bitmap_direction.py --smoke: its table and roots on tiny graphs, every result checked."""
+    import json
+
+    from benchmarks import bitmap_direction as bench
+    from benchmarks import harness
+
+    if harness.environment()["backend"] != "simulator":
+        pytest.skip("--smoke selects the simulator: on a GPU the benchmark itself runs")
+    assert bench.main(["table", "roots", "--smoke", "--graphs", "grid1000", "--repeats", "1", "--roots", "2",
+                       "--no-peers", "--out", str(tmp_path)]) == 0
+    table = json.loads(next(tmp_path.glob("*/bitmap-direction-table-smoke.json")).read_text())["results"]
+    assert [r["config"] for r in table] == [label for label, _ in bench.CONFIGS["final"]["high"]]
+    assert all(r["correct"] and r["levels"] == 5 for r in table)
+    roots = json.loads(next(tmp_path.glob("*/bitmap-direction-roots-smoke.json")).read_text())["results"]
+    assert all(r["correct"] and r["roots"] == 2 for r in roots)
