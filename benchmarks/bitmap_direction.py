@@ -435,7 +435,7 @@ def table_markdown(rows: list[dict], args) -> list[str]:
     out = [f"Median of {args.repeats} runs a configuration (every run checked; peers: their own clocks and their "
            "distances checked). ms.", ""]
     head = ["graph", "levels", "ours best (configuration)", "ours defaults", "BLEST", "Gunrock", "before",
-            "BLEST / ours", "correct"]
+            "BLEST / ours", "every result right"]
     table, ratios = [], []
     for name, rs in by_graph.items():
         ours = [r for r in rs if r["technique"] == TECH and r.get("median_ms") is not None and r.get("correct")]
@@ -446,20 +446,30 @@ def table_markdown(rows: list[dict], args) -> list[str]:
         ratio = f"{bl / best['median_ms']:.2f}" if best and bl else ""
         if ratio:
             ratios.append(bl / best["median_ms"])
-        correct = all(r.get("correct") for r in rs if not r.get("skipped"))
-        table.append([name, rs[0]["levels"], f"{best['median_ms']:.4f} ({best['config']})" if best else "-",
+        wrong = [r["config"] for r in rs if r.get("wrong")]
+        failed = [r["config"] for r in rs if r.get("error") and not r.get("wrong")]
+        status = (f"**WRONG**: {', '.join(wrong)}" if wrong else
+                  "yes" + (f"; failed to run: {', '.join(failed)}" if failed else ""))
+        levels = next((r["levels"] for r in rs if r.get("levels")), None)
+        table.append([name, levels, f"{best['median_ms']:.4f} ({best['config']})" if best else "-",
                       dflt and dflt["median_ms"], bl or peer.get("BLEST", {}).get("skipped"),
                       peer.get("Gunrock", {}).get("median_ms") or peer.get("Gunrock", {}).get("skipped"),
-                      BEFORE.get(name), ratio, "yes" if correct else "**no**"])
+                      BEFORE.get(name), ratio, status])
     out += harness.markdown_table(head, table, {1, 3, 4, 5, 6, 7})
     if ratios:
         gm = float(np.exp(np.mean(np.log(ratios))))
         out += ["", f"Geometric mean of BLEST / ours over {len(ratios)} graphs: **{gm:.2f}** (above 1: ours faster)."]
     out += ["", "Every configuration (median, min–max, the levels' device time, steps: S a level of one block, "
             "M of the grid, b after a bottom-up one):", ""]
-    cfg = [[r["graph"], r["config"], r.get("median_ms"), f"{r.get('min_ms')}–{r.get('max_ms')}", r.get("kernels_ms"),
-            r.get("steps", "")[:40], r.get("correct")] for r in rows if r["technique"] == TECH]
-    out += harness.markdown_table(["graph", "configuration", "median ms", "min–max", "kernels ms", "steps", "correct"],
+    def result(r) -> str:
+        if r.get("wrong"):
+            return f"**WRONG**: {r.get('error')}"
+        return f"failed: {r.get('error')}" if r.get("error") else "right" if r.get("correct") else ""
+
+    cfg = [[r["graph"], r["config"], r.get("median_ms"),
+            f"{r.get('min_ms')}–{r.get('max_ms')}" if r.get("min_ms") is not None else "", r.get("kernels_ms"),
+            r.get("steps", "")[:40], result(r)] for r in rows if r["technique"] == TECH]
+    out += harness.markdown_table(["graph", "configuration", "median ms", "min–max", "kernels ms", "steps", "results"],
                                   cfg, {2, 4})
     out += ["", "Graph preparation (seconds; pairs per arc: 1 = no packing), not in any time above:", ""]
     seen = set()
