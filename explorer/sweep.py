@@ -1,13 +1,20 @@
 """Knob sweeps: time a technique over a grid (or a random sample) of knob values, each point the
-median of repeated runs, every run checked against the CPU reference.
+median of repeated runs with their spread, every run checked against the CPU reference.
 
 Pure host logic, no widgets: the Explorer's Tuning panel (explorer.ui.sweep_panel), the notebooks
 and benchmarks/sweep_knobs.py share it.
 
     plan = plan_sweep("bfs4k", {"K1": None, "K4": [0, 1, 2]})     # None: values over the declared range
     sweep = run_sweep(graph, "max-degree", plan, repeats=3, on_progress=print)
-    sweep.best                    # the fastest correct point
+    sweep.best                    # the fastest correct point (by median)
+    sweep.verdict().text          # ... and whether the sweep measured it apart from the others
+    sweep.choose({"K1": 4})       # the point to adopt: the best only if measured faster than K1=4
     sweep.save("sweep.json")      # ... and load_sweep("sweep.json") reopens it
+
+Noise: a point's runs span [min, max]; two points whose spans overlap are *within noise* of each
+other: the sweep does not tell them apart, whatever their medians say. A point of one run has no
+measured spread, so nothing is measured apart from it. A difference counts only when every run of
+one point is faster than every run of the other (`measured_apart`).
 
 The runs share one Session (the graph's device arrays and buffers are made once), are not
 instrumented (the counts cost time) and are timed by the engine: `elapsed_ms`, the BFS wall time
@@ -22,6 +29,7 @@ import itertools
 import json
 import math
 import statistics
+import textwrap
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -173,6 +181,22 @@ class SweepPoint:
         return float(statistics.median(self.times_ms)) if self.times_ms else float("nan")
 
     @property
+    def min_ms(self) -> float:
+        return float(min(self.times_ms)) if self.times_ms else float("nan")
+
+    @property
+    def max_ms(self) -> float:
+        return float(max(self.times_ms)) if self.times_ms else float("nan")
+
+    def spread_text(self) -> str:
+        """'2.101 ms (1.980–2.400, 3 runs)', or the one run's time."""
+        if not self.times_ms:
+            return "–"
+        if len(self.times_ms) == 1:
+            return f"{self.median_ms:.3f} ms (1 run: no spread measured)"
+        return f"{self.median_ms:.3f} ms ({self.min_ms:.3f}–{self.max_ms:.3f}, {len(self.times_ms)} runs)"
+
+    @property
     def median_kernel_ms(self) -> float:
         return float(statistics.median(self.kernel_ms)) if self.kernel_ms else float("nan")
 
@@ -185,6 +209,36 @@ class SweepPoint:
         if self.error is not None:
             return f"failed: {self.error}"
         return "ok" if self.ok else f"WRONG: {self.check}"
+
+
+def measured_apart(a: SweepPoint, b: SweepPoint) -> bool:
+    """True when the runs of a and b do not overlap (every run of one faster than every run of the
+    other) and each has two runs or more: a difference the sweep measured, not noise."""
+    if len(a.times_ms) < 2 or len(b.times_ms) < 2:
+        return False
+    return a.max_ms < b.min_ms or b.max_ms < a.min_ms
+
+
+def knobs_text(knobs: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in knobs.items())
+
+
+#: What the simulator's times are, said wherever a sweep's times are explained.
+SIMULATOR_TIMES = ("simulator: these are the times to simulate the kernels on the CPU, not GPU times; "
+                   "they say nothing about which setting is faster on a GPU")
+
+
+@dataclass
+class Verdict:
+    """What a sweep measured about its best point: `best` (fastest median, or None), `ties` (the
+    usable points within noise of it), `measured` (True when the best's runs are apart from every
+    other usable point's), and `text`, which says so in words (and, under the simulator, that the
+    times are not GPU times)."""
+
+    best: SweepPoint | None
+    ties: list
+    measured: bool
+    text: str
 
 
 @dataclass
@@ -235,6 +289,55 @@ class SweepResult:
         usable = [p for p in self.points if p.usable]
         return min(usable, key=lambda p: p.median_ms) if usable else None
 
+    @property
+    def simulated(self) -> bool:
+        return (self.device or {}).get("backend") == "simulator"
+
+    def within_noise_of_best(self) -> list[SweepPoint]:
+        """The usable points, other than the best, that the sweep does not tell apart from it."""
+        best = self.best
+        if best is None:
+            return []
+        return [p for p in self.ranked() if p.usable and p is not best and not measured_apart(p, best)]
+
+    def verdict(self) -> Verdict:
+        """Whether the best point is a measured result or within noise of others, in words."""
+        best = self.best
+        usable = [p for p in self.points if p.usable]
+        ties = self.within_noise_of_best()
+        sim = f" ({SIMULATOR_TIMES})" if self.simulated else ""
+        if best is None:
+            return Verdict(None, [], False, "no setting ran correctly: nothing to choose" + sim)
+        head = f"fastest median: {knobs_text(best.knobs)}, {best.spread_text()}"
+        if len(usable) == 1:
+            return Verdict(best, [], False, f"{head}; the only setting that ran correctly, so nothing was "
+                                            "compared" + sim)
+        if len(best.times_ms) < 2:
+            return Verdict(best, ties, False, f"{head}. One run per setting measures no spread, so no "
+                                              "difference is measured: repeat each setting (3 or more "
+                                              "runs) before choosing" + sim)
+        if ties:
+            names = "; ".join(knobs_text(p.knobs) for p in ties[:6]) + (" ..." if len(ties) > 6 else "")
+            return Verdict(best, ties, False, f"{head}. Within noise: the runs of {len(ties)} other "
+                                              f"setting(s) overlap its runs ({names}), so the sweep does "
+                                              "not tell them apart" + sim)
+        return Verdict(best, [], True, f"{head}: faster in every run than every other setting (measured, "
+                                       f"not noise){sim}")
+
+    def choose(self, keep: dict | None = None) -> SweepPoint | None:
+        """The point to adopt: the best, unless the usable point with the knobs `keep` (swept
+        values; the current setting) is within noise of it, then that one: a change is adopted only
+        when the sweep measured it. None when no point ran correctly."""
+        best = self.best
+        want = {k: v for k, v in (keep or {}).items() if k in self.axes}
+        if best is None or not want:
+            return best
+        current = next((p for p in self.points if p.usable and all(_key(p.knobs[k]) == _key(v)
+                                                                   for k, v in want.items())), None)
+        if current is None or measured_apart(current, best):
+            return best
+        return current
+
     def best_knobs(self) -> dict:
         """Every knob the best point ran with (base and swept); {} when no point was usable."""
         b = self.best
@@ -272,7 +375,8 @@ class SweepResult:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["format"] = FORMAT
-        d["points"] = [{**asdict(p), "median_ms": _finite(p.median_ms), "median_kernel_ms": _finite(p.median_kernel_ms)}
+        d["points"] = [{**asdict(p), "median_ms": _finite(p.median_ms), "min_ms": _finite(p.min_ms),
+                        "max_ms": _finite(p.max_ms), "median_kernel_ms": _finite(p.median_kernel_ms)}
                        for p in self.points]
         return d
 
@@ -435,25 +539,43 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), stopped=stopped)
 
 
-def format_sweep(result: SweepResult, top: int | None = None) -> str:
-    """The sweep as text, fastest correct point first: median BFS time, kernels' share, levels,
-    the check, the swept knobs."""
+#: Widest line of the text a sweep prints: JupyterLab breaks longer output lines anywhere, even
+#: mid-word (its output CSS is word-break: break-all), at about 120 characters in a 1400 px window.
+TEXT_WIDTH = 100
+
+
+def format_sweep(result: SweepResult, top: int | None = None, width: int = TEXT_WIDTH) -> str:
+    """The sweep as text, fastest correct point first: median BFS time and the range of its runs
+    (fastest–slowest), the kernels' share, levels, the check, how it compares with the best
+    (best, within noise, slower), the swept knobs; then the verdict. No line is wider than `width`
+    (long ones wrap between words)."""
     names = list(result.axes)
-    lines = [f"{result.technique} on {result.graph} from {result.source_text}: {len(result.points)} points, "
-             f"median of {result.repeats}" + (f"; base {result.base}" if result.base else "")
-             + (" (stopped early)" if result.stopped else "")]
+    head = (f"{result.technique} on {result.graph} from {result.source_text}: {len(result.points)} points, "
+            f"median of {result.repeats} runs" + (f"; base {knobs_text(result.base)}" if result.base else "")
+            + (" (stopped early)" if result.stopped else ""))
+    lines = [head, f"  {'median':>9}  {'fastest–slowest':>17}  {'kernels':>8}  {'levels':>6}  {'check':<5}  "
+                   f"{'against the best':<16}  knobs (times in ms)"]
+    best = result.best
+    ties = {id(p) for p in result.within_noise_of_best()}
     for i, p in enumerate(result.ranked()):
         if top is not None and i >= top:
+            lines.append(f"  ... {len(result.points) - top} more")
             break
         shown = ", ".join(f"{k}={p.knobs[k]}" for k in names)
         if p.times_ms:
-            lines.append(f"  {p.median_ms:10.3f} ms  kernels {p.median_kernel_ms:10.3f} ms  levels {p.levels or 0:5d}  "
-                         f"{'ok' if p.usable else p.status():<5}  {shown}")
+            span = f"{p.min_ms:.3f}–{p.max_ms:.3f}" if len(p.times_ms) > 1 else "(1 run)"
+            note = "best" if p is best else "within noise" if id(p) in ties else "slower" if p.usable else ""
+            check = "ok" if p.usable else "WRONG"
+            lines.append(f"  {p.median_ms:9.3f}  {span:>17}  {p.median_kernel_ms:8.3f}  {p.levels or 0:6d}  "
+                         f"{check:<5}  {note:<16}  {shown}" + ("" if p.usable else f": {p.status()}"))
         else:
-            lines.append(f"  {'-':>10}     {'':>18}  {'':>11}  {p.status()}  {shown}")
-    return "\n".join(lines)
+            lines.append(f"  {'-':>9}  {'':>17}  {'':>8}  {'':>6}  {'-':<5}  {'':<16}  {shown}: {p.status()}")
+    lines.append(result.verdict().text)
+    return "\n".join(textwrap.fill(line, width, subsequent_indent="      ", break_on_hyphens=False,
+                                    drop_whitespace=True) if len(line) > width else line for line in lines)
 
 
-__all__ = ["SweepPlan", "SweepPoint", "SweepResult", "Progress", "SweepTooLarge", "plan_sweep", "run_sweep",
-           "load_sweep", "axis_values", "random_value", "check_sweep_size", "format_sweep",
+__all__ = ["SweepPlan", "SweepPoint", "SweepResult", "Progress", "SweepTooLarge", "Verdict", "plan_sweep", "run_sweep",
+           "load_sweep", "axis_values", "random_value", "check_sweep_size", "format_sweep", "measured_apart",
+           "knobs_text", "SIMULATOR_TIMES", "TEXT_WIDTH",
            "SIMULATOR_SWEEP_MAX_ARCS", "SIMULATOR_SWEEP_MAX_RUNS"]

@@ -5,26 +5,32 @@ the result in its disk cache (`cache=True`: `__pycache__` beside the sources, or
 `$NUMBA_CACHE_DIR`), so only the first process of an environment pays:
 
 - the graph loaders (explorer/graphs: tokenizer, CSR builder, generators) and the CPU reference
-  and validator (explorer/reference), CPU code: about 15 s on an H100 host for a first SNAP file;
+  and validator (explorer/reference), CPU code: about 11 s on an H100 host for a first SNAP file,
+  compiled in one process;
 - each technique's kernels, compiled for the GPU at hand per combination of the knobs fixed at
   compile time (BFS-4K: instrumentation, claim, duplicate filter, single block size, visited
-  flags, cluster): 18 s for BFS-4K's on an H100 host. The simulator runs kernels as Python: they
-  never compile there. CPU techniques are Numba CPU code and compile anywhere.
+  flags, cluster): BFS-4K's single-block kernel, the largest, about 11 s on an H100 host. The
+  simulator runs kernels as Python: they never compile there. CPU techniques are Numba CPU code
+  and compile anywhere.
 
 `plan(mode)` lists the units to compile: the loaders (each file format, the generators, the
-reference, the graph cache's checksum) and, for every registered technique, the variants that its
-defaults, its `simulator_knobs` and the Explorer's presets (BFS-4K's §7 advice) use, with and
-without instrumentation. `warm(units, mode)` compiles them, in parallel processes, reporting each
-unit to a progress callback (`python3 -m explorer warmup` draws it as a bar).
+reference, the graph cache's checksum), on a GPU each distinct kernel variant of every GPU
+technique's defaults with and without instrumentation (one unit each), and runs on the warm-up
+graphs of what needs a graph (the CPU techniques, the presets chosen per graph). `todo` drops the
+units whose code is all in the disk cache already (explorer.warmup_ledger), `expected` says how
+long the rest will take here, and `warm(units, mode)` compiles them in parallel processes, the
+longest chains first, reporting each unit to a progress callback (`python3 -m explorer warmup`
+draws it as a bar).
 
 Numba's compiler lock lets one thread of a process compile at a time, so "in parallel" means
 processes that share the disk cache. Numba keeps one index file per function and rewrites it on
 every save; two processes saving different variants of one function at once could pair one's
 index entry with the other's code, so the processes started here serialise their saves with a
 file lock (`_serialise_cache_saves`). A first run uses the same: `load_for_run` compiles the
-run's kernels in helper processes (one kernel each) while this process loads the graph and
-compiles the loaders, then the run loads the kernels from the disk cache. That needs each
-kernel's argument types before the graph exists: a technique declares them
+run's kernels in helper processes (one kernel each, the slowest first) while this process loads
+the graph, then the run loads the kernels from the disk cache; with a core for each, helpers
+compile the loaders' and the check's CPU code too (FIRST_RUN_FUNCTIONS), and the load waits for
+it. That needs each kernel's argument types before the graph exists: a technique declares them
 (`BFSTechnique.kernel_signatures`, read off the kernels' argument groups, kernels.args), and
 `operators.frontier.setup_signatures` those of the set-up kernels every GPU technique uses; a
 technique that declares none compiles in the run, before its clock starts.
@@ -36,7 +42,7 @@ import os
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -121,6 +127,8 @@ class Done:
     unit: Unit
     seconds: float
     error: str | None = None
+    #: What a unit other than a kernel used from Numba's disk cache (warmup_ledger.entries_since).
+    entries: list | None = None
 
 
 def signatures(technique: str, knobs: dict, instrument: bool) -> list:
@@ -142,8 +150,15 @@ def _variant_key(kernel, argtypes) -> tuple:
 
 
 def _variant_text(kernel) -> str:
+    """The kernel's name and its static knobs, the same in every process (a device function in the
+    closure by its name)."""
     func = kernel.py_func
-    cells = [f"{n}={c.cell_contents}" for n, c in zip(func.__code__.co_freevars, func.__closure__ or ())]
+
+    def text(value):
+        inner = getattr(value, "py_func", value)
+        return getattr(inner, "__name__", None) if callable(inner) else value
+
+    cells = [f"{n}={text(c.cell_contents)}" for n, c in zip(func.__code__.co_freevars, func.__closure__ or ())]
     return f"{func.__name__} [{', '.join(cells)}]" if cells else func.__name__
 
 
@@ -183,7 +198,13 @@ _LOADER_LABELS = {"snap": "graph loaders: SNAP edge lists", "matrix-market": "gr
 def plan(mode: str) -> list[Unit]:
     """Everything `warm` compiles on this machine: `mode` "gpu" (loaders, CPU techniques and every
     GPU kernel variant), "simulator" or "cpu" (loaders and CPU techniques: the simulator runs kernels
-    as Python, and without a GPU there is nothing to compile them for). Ordered by priority."""
+    as Python, and without a GPU there is nothing to compile them for).
+
+    On a GPU each distinct kernel variant is one unit: those of every GPU technique's defaults,
+    instrumented or not (the simulator's knobs only ever run under the simulator, which compiles
+    no kernel). What needs a graph runs on the warm-up graphs once the loaders are ready: the CPU
+    techniques, the presets chosen per graph (after the technique's kernels: they load them), and
+    a GPU technique that declares no kernels. Ordered by `warmup_ledger.by_priority` when warmed."""
     from .techniques import implementation, implemented_techniques
 
     if mode not in ("gpu", "simulator", "cpu"):
@@ -194,20 +215,32 @@ def plan(mode: str) -> list[Unit]:
                 for s in LOADER_STEPS[1:]]
     graph_ready = ("loaders:snap", "loaders:matrix-market", "loaders:generators")
     kernels, runs, seen = [], [], {}
+
+    def run(tech, knobs, instrument, preset, after=()):
+        what = preset or ", ".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
+        runs.append(Unit(f"run:{len(runs)}:{tech.value}",
+                         f"{tech.value} ({what}; instrument {'on' if instrument else 'off'})", "technique",
+                         (tech.value, knobs, instrument, preset), after=graph_ready + tuple(after)))
+
     for tech in implemented_techniques():
-        cpu = implementation(tech).runtimes == frozenset({"cpu"})
-        if not cpu and mode != "gpu":
+        impl = implementation(tech)
+        if impl.runtimes == frozenset({"cpu"}):
+            for knobs, preset in knob_presets(tech):
+                for instrument in (True, False):
+                    run(tech, knobs, instrument, preset)
             continue
-        presets = [(knobs, preset, instrument) for knobs, preset in knob_presets(tech) for instrument in (True, False)]
-        # Its kernels known ahead compile first, one a process; its runs then load them.
-        ahead = {} if cpu else {u.name: u for knobs, preset, instrument in presets if not preset
-                                for u in kernel_units(tech.value, knobs, instrument, seen)}
-        kernels += [u for u in ahead.values() if u not in kernels]
-        for knobs, preset, instrument in presets:
-            what = preset or ", ".join(f"{k}={v}" for k, v in knobs.items()) or "defaults"
-            runs.append(Unit(f"run:{len(runs)}:{tech.value}",
-                             f"{tech.value} ({what}; instrument {'on' if instrument else 'off'})", "technique",
-                             (tech.value, knobs, instrument, preset), after=graph_ready + tuple(ahead)))
+        if mode != "gpu":
+            continue
+        mine = []
+        for instrument in (True, False):
+            if impl.kernel_signatures(impl.Knobs(), instrument):
+                mine += [u for u in kernel_units(tech.value, {}, instrument, seen) if u not in mine]
+            else:  # its kernels' types are known once a graph is: its runs compile them
+                run(tech, {}, instrument, None)
+        kernels += [u for u in mine if u not in kernels]
+        for preset in impl.presets:
+            for instrument in (True, False):
+                run(tech, {}, instrument, preset, after=[u.name for u in mine])
     return loaders[:1] + kernels + loaders[1:] + runs
 
 
@@ -258,6 +291,10 @@ def _init_worker(mode: str) -> None:
 
 def run_unit(unit: Unit) -> Done:
     """Compile one unit here; an error is reported, not raised (the other units go on)."""
+    from . import warmup_ledger
+
+    # What the unit uses is noted for the ledger (a kernel unit is checked by its variant).
+    before = warmup_ledger.overloads_now() if unit.kind != "kernel" else None
     start = time.perf_counter()
     try:
         if unit.kind == "loaders":
@@ -266,13 +303,16 @@ def run_unit(unit: Unit) -> Done:
             _compile_kernel(*unit.args)
         elif unit.kind == "technique":
             _run_technique(*unit.args)
+        elif unit.kind == "functions":
+            _compile_functions(*unit.args)
         else:
             raise ValueError(f"unknown unit kind {unit.kind!r}")
     except Exception as err:  # reported with the unit; the warmup goes on with the others
         where = traceback.extract_tb(err.__traceback__)[-1]
         return Done(unit, time.perf_counter() - start,
                     f"{type(err).__name__}: {err} ({Path(where.filename).name}:{where.lineno})")
-    return Done(unit, time.perf_counter() - start)
+    seconds = time.perf_counter() - start
+    return Done(unit, seconds, entries=None if before is None else warmup_ledger.entries_since(before))
 
 
 def _compile_kernel(technique: str, knobs: dict, instrument: bool, name: str) -> None:
@@ -433,12 +473,24 @@ def _pool(jobs: int, mode: str):
 
 def warm(units: list[Unit], mode: str, jobs: int | None = None,
          progress: Callable[[Done, int, int], None] | None = None) -> list[Done]:
-    """Compile `units` (from `plan`) with `jobs` processes (1: in this one), calling
-    progress(done, finished_count, total) as each finishes. Returns every unit's Done."""
+    """Compile `units` (from `plan`, or what `todo` leaves of it: a unit waits only for units
+    among these) with `jobs` processes (1: in this one), the longest chains of costs first,
+    calling progress(done, finished_count, total) as each finishes. Returns every unit's Done,
+    and keeps what they used and cost in the ledger (explorer.warmup_ledger)."""
+    from . import warmup_ledger
+
     jobs = default_jobs(len(units)) if jobs is None else jobs
     if jobs < 1:
         raise ValueError(f"jobs={jobs} is invalid: use 1 or more processes")
-    report = progress or (lambda done, k, n: None)
+    names = {u.name for u in units}
+    units = [replace(u, after=tuple(a for a in u.after if a in names)) for u in units]
+    units = warmup_ledger.by_priority(units, warmup_ledger.unit_costs(units, warmup_ledger.load())[0])
+    results = _warm(units, mode, jobs, progress or (lambda done, k, n: None))
+    warmup_ledger.save(results, jobs)
+    return results
+
+
+def _warm(units: list[Unit], mode: str, jobs: int, report) -> list[Done]:
     results: list[Done] = []
     if jobs == 1:
         _init_worker(mode)
@@ -473,19 +525,66 @@ def warm(units: list[Unit], mode: str, jobs: int | None = None,
 
 
 # ============================================================================================
+# What is left to compile, and how long it will take here
+
+def todo(units: list[Unit], mode: str) -> list[Unit]:
+    """The units whose compiled code is not all in Numba's disk cache yet (explorer.warmup_ledger):
+    what a warm-up still has to run. A kernel unit is checked by its variant, any other by what
+    it used when it last ran."""
+    from . import backend, warmup_ledger
+
+    if mode == "gpu" and any(u.kind == "kernel" for u in units):
+        backend.select("gpu")  # a kernel variant's cache key names the GPU's compute capability
+    ready = warmup_ledger.units_ready(units, warmup_ledger.load(), _kernel_of)
+    return [u for u in units if u.name not in ready]
+
+
+@dataclass
+class Expected:
+    """How long `warm` should take: `seconds` with `jobs` processes, from costs measured here
+    (`here` units), shipped (`shipped`, measured on `measured_on`) or the median of their kind."""
+
+    seconds: float
+    jobs: int
+    cores: int
+    here: int
+    shipped: int
+    by_kind: int
+    measured_on: str
+
+    def describe(self) -> str:
+        parts = []
+        if self.here:
+            parts.append(f"{self.here} from their last warm-up here")
+        if self.shipped:
+            parts.append(f"{self.shipped} from compile times measured on {self.measured_on}")
+        if self.by_kind:
+            parts.append(f"{self.by_kind} estimated from units of their kind")
+        return (f"expected about {self.seconds:.0f} s with {self.jobs} processes on this machine "
+                f"({self.cores} cores; unit costs: {'; '.join(parts)})")
+
+
+def expected(units: list[Unit], jobs: int) -> Expected:
+    """The expected duration of warm(units, jobs=jobs) on this machine: each unit's cost (seconds
+    it took here last, else the shipped table's, else its kind's median) scheduled over `jobs`
+    processes as `warm` takes them (warmup_ledger.schedule)."""
+    from . import warmup_ledger
+
+    names = {u.name for u in units}
+    units = [replace(u, after=tuple(a for a in u.after if a in names)) for u in units]
+    costs, sources = warmup_ledger.unit_costs(units, warmup_ledger.load())
+    ordered = warmup_ledger.by_priority(units, costs)
+    return Expected(warmup_ledger.schedule(ordered, costs, jobs), jobs, os.cpu_count() or 1, sources["here"],
+                    sources["shipped"], sources["kind"], warmup_ledger.shipped_costs()["measured_on"])
+
+
+# ============================================================================================
 # A first run: the kernels compile in helper processes while this one loads the graph
 
 def _in_disk_cache(kernel, argtypes) -> bool:
-    """Whether Numba's disk cache holds this kernel variant (True also when the kernel has no disk
-    cache: helpers could not hand it over)."""
-    cache = getattr(kernel, "_cache", None)
-    if getattr(cache, "_cache_file", None) is None:
-        return True
-    try:
-        key = cache._index_key(tuple(argtypes), kernel.targetctx.codegen())
-        return key in cache._cache_file._load_index()
-    except Exception:  # the index is Numba's internals: when in doubt, compile ahead
-        return False
+    from .warmup_ledger import in_disk_cache
+
+    return in_disk_cache(kernel, argtypes)
 
 
 def helper_count(units: int) -> int:
@@ -501,34 +600,93 @@ def helper_count(units: int) -> int:
     return max(0, min(units, (os.cpu_count() or 1) - 1))
 
 
+#: The CPU functions a first run of a SNAP file compiles before its first level (the graph cache's
+#: checksum, the tokenizer, the CSR builder and checks) and for its result's check (the reference
+#: BFS and validator), with their argument types: with a core for each, helper processes compile
+#: them beside the run's kernels, a unit each (a function's callees with it), so that the graph
+#: loads from the disk cache. tests/test_warmup.py checks that a first load compiles these.
+_A = "Array({}, 1, 'C', False, aligned=True)"
+_TEXT = "Array(uint8, 1, 'C', True, aligned=True)"
+_V64, _V32 = _A.format("int64"), _A.format("int32")
+FIRST_RUN_FUNCTIONS = (
+    (("explorer.graphs.cache", "_mix_sum", f"({_A.format('uint64')}, int64, uint64)"),),
+    (("explorer.graphs.text", "_tokenize", f"({_TEXT}, int64, int64, bool, int64)"),),
+    (("explorer.graphs.build", "_mark_and_rank", f"({_V64}, {_V64}, int64)"),),
+    (("explorer.graphs.build", "_bucket_counts", f"({_V32}, {_V32}, int64, int64, bool, bool, int64)"),),
+    (("explorer.graphs.build", "_bucket_scatter", f"({_V32}, {_V32}, int64, Array(int64, 2, 'C', False, aligned=True), "
+                                                   f"{_V64}, bool, bool, int64, none, none)"),),
+    (("explorer.graphs.build", "_bucket_rows", f"({_V64}, {_V64}, int64, bool, int64, {_V32}, {_V64}, {_V64}, none, none)"),),
+    (("explorer.graphs.csr", "_decreases", f"({_V64},)"), ("explorer.graphs.csr", "_id_range", f"({_V32},)")),
+    (("explorer.reference.bfs", "_self_loops_per_vertex", f"({_V64}, {_V32})"),
+     ("explorer.reference.bfs", "_count_reached_arcs", f"({_V64}, {_V32}, {_A.format('bool')})"),
+     ("explorer.reference.bfs", "_bfs_kernel", f"({_V64}, {_V32}, int64)"),
+     ("explorer.reference.validate", "_vertex_on_cycle", f"({_V32}, int64)"),
+     ("explorer.reference.validate", "_first_parent_without_arc", f"({_V64}, {_V32}, {_V32}, int64, bool)"),
+     ("explorer.reference.validate", "_first_bad_arc", f"({_V64}, {_V32}, {_V32}, bool)")),
+)
+
+
+def function_signature(module: str, name: str, types: str) -> tuple:
+    """(dispatcher, argument types) of a FIRST_RUN_FUNCTIONS entry."""
+    import importlib
+
+    from numba.core import types as nt
+
+    return getattr(importlib.import_module(module), name), eval(types, {**vars(nt), "bool": nt.boolean})
+
+
+def _compile_functions(*entries) -> None:
+    for entry in entries:
+        function, args = function_signature(*entry)
+        function.compile(args)  # compiles, or loads from the disk cache
+
+
+def first_run_units() -> list[Unit]:
+    """The FIRST_RUN_FUNCTIONS not in the disk cache yet, a unit each group."""
+    return [Unit(f"functions:{group[0][1]}", f"CPU code {', '.join(e[1] for e in group)}", "functions", group)
+            for group in FIRST_RUN_FUNCTIONS if not all(_in_disk_cache(*function_signature(*e)) for e in group)]
+
+
 @dataclass
 class Ahead:
-    """Kernels compiling in helper processes; `wait` before the run that loads them."""
+    """Code compiling in helper processes: the graph loaders' (`first`: wait before loading) and
+    the run's kernels (`futures`: wait before the run that loads them)."""
 
     technique: str
     pool: object
     jobs: int
     futures: list
+    first: list
 
     def describe(self) -> str:
-        return f"the {self.technique} kernels compile meanwhile in {self.jobs} helper processes"
+        what = "the graph loaders and " if self.first else ""
+        return f"{what}the {self.technique} kernels compile meanwhile in {self.jobs} helper processes"
+
+    def wait_first(self) -> None:
+        for fut in self.first:
+            try:
+                fut.result()
+            except Exception:  # a helper died: the load compiles what it did not
+                pass
 
     def wait(self, on_status: Callable[[str], None] | None = None) -> list[Done]:
         from concurrent.futures import as_completed
 
         say = on_status or (lambda msg: None)
         out: list[Done] = []
-        if not all(f.done() for f in self.futures):
+        # Kernels no helper has started: this process compiles them itself, beside the helpers.
+        started = [f for f in self.futures if not f.cancel()]
+        if not all(f.done() for f in started):
             say(f"waiting for the {self.technique} kernels compiling in helper processes ({ONCE})")
         try:
-            for k, fut in enumerate(as_completed(self.futures), 1):
+            for k, fut in enumerate(as_completed(started), 1):
                 try:
                     out.append(fut.result())
                 except Exception as err:  # a helper died: the run compiles that kernel itself
                     out.append(Done(Unit("?", "?", "kernel"), 0.0, f"{type(err).__name__}: {err}"))
-                if k < len(self.futures):
+                if k < len(started):
                     say(f"waiting for the {self.technique} kernels compiling in helper processes: "
-                        f"{k} of {len(self.futures)} done ({ONCE})")
+                        f"{k} of {len(started)} done ({ONCE})")
         finally:
             self.pool.shutdown(wait=False)
         return out
@@ -536,33 +694,37 @@ class Ahead:
 
 def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | None = None,
                   on_status: Callable[[str], None] | None = None) -> Ahead | None:
-    """Start helper processes compiling the kernels a run of `technique` with `knobs` will launch,
-    when it runs on a GPU, the technique declares its kernels (`BFSTechnique.kernel_signatures`)
-    and some are not in the disk cache yet. None when there is nothing to gain. `gpu`: whether the
-    run will use a GPU (None: the selected backend, else whether one is present and the simulator
-    not requested)."""
+    """Start helper processes compiling what a run of `technique` with `knobs` needs and the disk
+    cache lacks: the kernels it will launch (on a GPU, those the technique declares:
+    `BFSTechnique.kernel_signatures`, the slowest first) and, when there is a core for every unit,
+    the graph loaders' and the check's CPU code (FIRST_RUN_FUNCTIONS). None when there is nothing
+    to gain. `gpu`: whether the run will use a GPU (None: the selected backend, else whether one
+    is present and the simulator not requested)."""
     from . import backend
     from .techniques import Technique, implementation, make_knobs
 
     tech = Technique.parse(technique)
     impl = implementation(tech)
-    if impl.runtimes == frozenset({"cpu"}) or not impl.kernel_signatures(make_knobs(tech, knobs), bool(instrument)):
-        return None
     if gpu is None:
         info = backend.selected()
         gpu = (not info.is_simulator) if info is not None else (
             not backend.simulator_requested() and backend.gpu_present()[0])
-    if not gpu:
+    todo = []
+    if gpu and impl.runtimes != frozenset({"cpu"}) and impl.kernel_signatures(make_knobs(tech, knobs), bool(instrument)):
+        backend.select("gpu")
+        units = kernel_units(tech.value, make_knobs(tech, knobs).as_dict(), instrument)
+        todo = [u for u in units if not _in_disk_cache(*_kernel_of(u))]
+    # The loaders' code in helpers only with a core for each of its units and one for the kernels
+    # (their units are a second or three each): with fewer, this process compiles it while loading.
+    first = first_run_units() if helper_count(1 << 20) > len(FIRST_RUN_FUNCTIONS) else []
+    jobs = helper_count(len(todo) + len(first))
+    if not (todo or first) or jobs == 0:
         return None
-    values = make_knobs(tech, knobs).as_dict()
-    backend.select("gpu")
-    units = kernel_units(tech.value, values, instrument)
-    todo = [u for u in units if not _in_disk_cache(*_kernel_of(u))]
-    jobs = helper_count(len(todo))
-    if not todo or jobs == 0:
-        return None
-    pool = _pool(jobs, "gpu")  # the slowest kernels first: the technique lists them so
-    return Ahead(tech.value, pool, jobs, [pool.submit(run_unit, u) for u in todo])
+    pool = _pool(jobs, "gpu" if gpu else "cpu")
+    # The slowest kernel first, then the loaders' code (the load waits for it), then the rest.
+    futures = [pool.submit(run_unit, u) for u in todo[:1]]
+    first_futures = [pool.submit(run_unit, u) for u in first]
+    return Ahead(tech.value, pool, jobs, futures + [pool.submit(run_unit, u) for u in todo[1:]], first_futures)
 
 
 def _kernel_of(unit: Unit):
@@ -580,6 +742,8 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
         say(f"{ahead.describe()} ({ONCE})")
     suffix = f"; {ahead.describe()}" if ahead is not None else ""
     try:
+        if ahead is not None:
+            ahead.wait_first()  # the loaders' code, compiled side by side: the load then reads it
         with compile_notices(on_status, suffix):
             graph = load()
     except BaseException:
@@ -594,7 +758,7 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
     return graph
 
 
-__all__ = ["Ahead", "COMPILE_GROUPS", "Done", "HELPERS_ENV", "LOADER_STEPS", "Unit",
-           "WARMUP_GRAPHS", "compile_ahead", "compile_notices", "default_jobs", "helper_count",
-           "kernel_units", "knob_presets", "load_for_run", "plan", "run_unit", "signatures", "warm",
+__all__ = ["Ahead", "COMPILE_GROUPS", "Done", "Expected", "HELPERS_ENV", "LOADER_STEPS", "Unit",
+           "WARMUP_GRAPHS", "compile_ahead", "compile_notices", "default_jobs", "expected", "helper_count",
+           "kernel_units", "knob_presets", "load_for_run", "plan", "run_unit", "signatures", "todo", "warm",
            "warmup_graphs"]

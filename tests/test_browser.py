@@ -337,3 +337,240 @@ def test_ci_runs_exactly_the_readme_test_command():
           if line.strip() and not line.lstrip().startswith("#")]
     assert command and ci[-1] == command[0].strip(), (ci[-1], command)
     assert "chromium chromium-driver" in ci[-1] and ci[-1].endswith("python3 -m pytest -n 2")
+
+
+# ------------------------------------------------------------------ numbers and text a person reads
+# Whole labels, legends beside the data, and noise called noise, in the Explorer's controls, its
+# Tuning and Duplicates tabs and its plots. A notebook of its own, uploaded to the running
+# JupyterLab (so the `lab` fixture's choice of notebooks stays its own).
+
+def upload_notebook(lab, name: str, cells: list[str]) -> None:
+    """Write a notebook of these code cells into the folder JupyterLab serves (its contents API)."""
+    import nbformat
+
+    base, token = lab
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    body = json.dumps({"type": "notebook", "format": "json", "content": nb}).encode()
+    req = urllib.request.Request(f"{base}/api/contents/{name}?token={token}", data=body, method="PUT",
+                                 headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req, timeout=30).close()
+
+
+#: Text a person cannot read whole inside `arguments[0]`: [what, text, detail] for
+#: - "clipped": a text reaching past the edge of an ancestor that hides what overflows it (a
+#:   toggle button's "rand…", a label's ellipsis: the content box; overflow hidden: the padding box);
+#: - "spills": a text reaching past its own widget, under the next one (a label drawn as "knol");
+#: - "select": a drop-down whose chosen option is wider than the box showing it;
+#: - "scrolls": a box of controls squeezed until it scrolls sideways;
+#: - "broken": a word of a table cell or of printed output split over two lines (a table squeezed
+#:   until words break; JupyterLab breaks printed lines wider than the output anywhere).
+_UNREADABLE_JS = """
+const root = arguments[0];
+const out = [];
+const cut = (t) => t.length > 80 ? t.slice(0, 77) + '...' : t;
+const px = (v) => parseFloat(v) || 0;
+// The box a text must stay inside for an ancestor that clips, or null for one that does not.
+const room = (el) => {
+  const s = getComputedStyle(el);
+  const b = el.getBoundingClientRect();
+  const ellipsis = s.textOverflow === 'ellipsis' && s.overflowX !== 'visible';
+  if (!ellipsis && !['hidden', 'clip'].includes(s.overflowX)) return null;
+  const inset = px(s.borderLeftWidth) + (ellipsis ? px(s.paddingLeft) : 0);
+  const outset = px(s.borderRightWidth) + (ellipsis ? px(s.paddingRight) : 0);
+  return [b.left + inset, b.right - outset];
+};
+const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  const text = node.textContent.trim();
+  const el = node.parentElement;
+  if (!text || !el || !el.offsetParent || el.closest('.bk-Canvas, .bk-root canvas, style, script')) continue;
+  const range = document.createRange();
+  range.selectNodeContents(node);
+  const r = range.getBoundingClientRect();
+  if (r.width === 0) continue;
+  let clipped = false, scrolls = false;
+  for (let a = el; a && a !== root.parentElement && !clipped; a = a.parentElement) {
+    if (['auto', 'scroll'].includes(getComputedStyle(a).overflowX)) { scrolls = true; break; }  // reachable
+    const box = room(a);
+    if (box && (r.left < box[0] - 1 || r.right > box[1] + 1)) {
+      out.push(['clipped', cut(text), `${Math.round(r.width)} px of text in ${Math.round(box[1] - box[0])} px (${a.className})`]);
+      clipped = true;
+    }
+  }
+  const widget = el.closest('.jupyter-widgets');
+  if (!clipped && !scrolls && widget) {
+    const b = widget.getBoundingClientRect();
+    if (r.left < b.left - 1 || r.right > b.right + 1) {
+      out.push(['spills', cut(text), `${Math.round(r.left - b.left)}..${Math.round(r.right - b.left)} px in a widget of ${Math.round(b.width)} px (${widget.className})`]);
+    }
+  }
+  if (el.closest('td, th, pre')) {
+    for (const m of node.textContent.matchAll(/\\S+/g)) {
+      const w = document.createRange();
+      w.setStart(node, m.index);
+      w.setEnd(node, m.index + m[0].length);
+      const lines = new Set(Array.from(w.getClientRects()).map((q) => Math.round(q.top)));
+      if (lines.size > 1) out.push(['broken', m[0], `over ${lines.size} lines in "${cut(text)}"`]);
+    }
+  }
+}
+for (const box of root.querySelectorAll('.widget-box')) {  // a row of controls squeezed until it scrolls
+  if (box.offsetParent && box.scrollWidth > box.clientWidth + 1) {
+    out.push(['scrolls', cut(box.innerText.trim().replace(/\\s+/g, ' ')), `${box.scrollWidth} px in ${box.clientWidth} px`]);
+  }
+}
+const ctx = document.createElement('canvas').getContext('2d');
+for (const sel of root.querySelectorAll('select')) {
+  if (!sel.offsetParent || sel.multiple || sel.size > 1 || sel.selectedIndex < 0) continue;
+  const s = getComputedStyle(sel);
+  ctx.font = `${s.fontWeight} ${s.fontSize} ${s.fontFamily}`;
+  const text = sel.options[sel.selectedIndex].text;
+  const room = sel.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
+  if (ctx.measureText(text).width > room) out.push(['select', text, `${Math.round(room)} px`]);
+}
+return out;
+"""
+
+
+def unreadable(driver, element) -> list:
+    return driver.execute_script(_UNREADABLE_JS, element)
+
+
+#: Legends drawn inside a plot's frame, over its data: (plot title, legend labels) of each plot of
+#: the page with a Legend among its `center` renderers.
+_LEGENDS_INSIDE_JS = """
+const out = [];
+const docs = new Set();
+for (const view of Bokeh.index.roots) {
+  const doc = view.model.document;
+  if (!doc || docs.has(doc)) continue;
+  docs.add(doc);
+  for (const m of doc._all_models.values()) {
+    if (!m.center || !['Figure', 'Plot'].includes(m.type)) continue;
+    for (const c of m.center) {
+      if (c.type === 'Legend') out.push([m.title ? m.title.text : '', c.items.map((i) => JSON.stringify(i.label))]);
+    }
+  }
+}
+return out;
+"""
+
+#: The titles of the plots' run legends (where they say which runs they keep).
+_RUN_LEGEND_TITLES_JS = """
+const out = new Set();
+for (const view of Bokeh.index.roots) {
+  const doc = view.model.document;
+  if (!doc) continue;
+  for (const m of doc._all_models.values()) {
+    if (m.type === 'Legend' && m.name === 'runs') out.add(m.title || '');
+  }
+}
+return Array.from(out);
+"""
+
+#: A sweep whose two settings are within noise (their runs overlap), on a two-knob heatmap.
+_NOISY_SWEEP = """
+from explorer.sweep import SweepPoint, SweepResult
+ts = {(4, 0): [100.0, 104.0, 99.0], (4, 1): [98.4, 103.0, 97.0], (32, 0): [150.0, 151.0, 152.0],
+      (32, 1): [60.0, 61.0, 62.0]}
+noisy = SweepResult(graph='bfs4k_fig2', source=0, technique='bfs4k', axes={'K1': [4, 32], 'K4': [0, 1]}, base={},
+                    repeats=3, device={'backend': 'simulator'},
+                    points=[SweepPoint({'K1': a, 'K4': b}, t, t, 4, True, 'ok') for (a, b), t in ts.items()])
+noisy.points[-1].times_ms = [99.0, 99.5, 130.0]  # the fastest median, within noise of K1=4, K4=1
+noisy.save('noisy-sweep.json')
+"""
+
+NUMBERS_CELLS = [
+    # The Explorer with luo-hierarchical's knobs open (its two 'block_thr…' labels), then every
+    # technique's knob page.
+    "from explorer.ui.widgets import Explorer\n"
+    "ex = Explorer(graph='bfs4k_fig2', source=0, technique='luo-hierarchical')\n"
+    "ex.knobs_panel.selected_index = 0\n"
+    "ex",
+    "import ipywidgets as W\n"
+    "W.VBox(list(ex.knob_pages.children))",
+    # Seven runs: the runs table, and plots that keep six of them; a sweep of three runs a point,
+    # printed as text.
+    "from explorer.sweep import format_sweep\n"
+    "ex.technique.value = 'topdown-queue'\n"
+    "for _ in range(7):\n"
+    "    ex.run()\n"
+    "tuning = ex.tools.panel('tuning')\n"
+    "swept = tuning.run_sweep(knob1='block_threads', values1='32,64')\n"
+    "print(format_sweep(swept))",
+    # The Duplicates tab after a run; the Tuning tab showing a sweep within noise, as a heatmap.
+    _NOISY_SWEEP + "ex.technique.value = 'bfs4k'\n"
+    "prov = ex.tools.panel('duplicates').run()\n"
+    "tuning.open_sweep('noisy-sweep.json')\n"
+    "ex.tools.selected_index = 2",
+    # Fig. 12's figure as notebook 03 draws it; a button that opens the Tuning tab from the kernel
+    # (a tab clicked open shows nothing yet the first time: not what this test is about).
+    "from bokeh.io import show\n"
+    "from explorer.ui.duplicates_panel import frontier_sizes_figure\n"
+    "show(frontier_sizes_figure([1, 3, 4, 2], {'VirtualWarp4 + Hash64': prov.result.levels}, 'Fig. 12'))\n"
+    "ex.tools.panel('comparison')\n"
+    "opens = [W.Button(description=f'open {t}') for t in ('Tuning', 'Comparison')]\n"
+    "for i, b in zip((0, 1), opens):\n"
+    "    b.on_click(lambda _, i=i: setattr(ex.tools, 'selected_index', i))\n"
+    "W.HBox(opens)",
+]
+
+
+def tool_tabs(driver):
+    """The Explorer's tool tabs (Tuning, Comparison, Duplicates, Export), scrolled into view."""
+    from selenium.webdriver.common.by import By
+
+    tabs = wait_for("the tool tabs", lambda: [t for t in driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .widget-tab")
+                                              if "Duplicates" in t.text])[0]
+    driver.execute_script("arguments[0].scrollIntoView()", tabs)
+    return tabs
+
+
+@pytest.mark.slow
+def test_numbers_text_whole_legends_beside_the_data_noise_named(browser, lab):
+    """Every label, button and drop-down of the Explorer, its knob pages (every technique), its
+    Tuning and Duplicates tabs and the runs table shows its text whole; no printed line or table
+    cell breaks a word; no legend sits inside a plot; a sweep within noise says so; plots that keep
+    6 of 7 runs say so."""
+    from selenium.webdriver.common.by import By
+
+    upload_notebook(lab, "numbers.ipynb", NUMBERS_CELLS)
+    open_and_run_all(browser, lab, "numbers.ipynb")
+    panel = browser.find_element(By.CSS_SELECTOR, PANEL)
+    shots = artifacts_dir()
+    for i, out in enumerate(browser.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-OutputArea-output")):
+        if out.size["height"] > 0:
+            browser.execute_script("arguments[0].scrollIntoView()", out)
+            out.screenshot(str(shots / f"numbers-output-{i}.png"))
+    tabs = tool_tabs(browser)
+    try:
+        wait_for("the Duplicates tab's tables", lambda: "best per block" in tabs.text)
+    finally:
+        tabs.screenshot(str(shots / "numbers-duplicates.png"))
+    bad = unreadable(browser, tabs)
+    buttons(panel, "open Tuning")[0].click()
+    tabs = tool_tabs(browser)
+    try:
+        wait_for("the sweep's verdict", lambda: "Within noise" in tabs.text)
+    finally:
+        tabs.screenshot(str(shots / "numbers-tuning.png"))
+    assert "Apply fastest median" in tabs.text and "not GPU times" in tabs.text
+    bad += unreadable(browser, panel)  # what is shown: the Explorer, its knobs, the Tuning tab, the text
+    buttons(panel, "open Comparison")[0].click()
+    tabs = tool_tabs(browser)
+    wait_for("the Comparison tab", lambda: "Add the Explorer's setting" in tabs.text)
+    tabs.screenshot(str(shots / "numbers-comparison.png"))
+    bad += unreadable(browser, tabs)
+    assert not bad, "\n".join(map(str, bad))
+    inside = browser.execute_script(_LEGENDS_INSIDE_JS)
+    assert not inside, inside
+    # Seven runs, six plotted: every run legend of the Explorer's plots says so.
+    assert browser.execute_script(_RUN_LEGEND_TITLES_JS) == ["the last 6 of 7 runs (the plots keep 6)"]
+    # The heatmap's cell text: black on its light (slow, yellow) end, white on its dark (fast) end.
+    cells = {ms: color for s in sources(browser, "sweep_points", ["median_ms", "text_color"])
+             for ms, color in zip(s["median_ms"], s["text_color"])}
+    assert cells[max(cells)] == "black" and cells[min(cells)] == "white", cells
+    errors = wait_for("the page to settle", lambda: [error_outputs(browser)])[0]
+    assert not errors, errors
+    assert not console_errors(browser)

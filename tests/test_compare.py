@@ -91,6 +91,7 @@ def test_controls_run_every_entry_on_one_graph_and_source(explorer, monkeypatch)
         assert panel.stream.sources[label].data["frontier_in"] == [1, 3, 4, 2]
     assert panel.timeline.source.data["run"] == [labels[0]] * 4 + [labels[1]] * 4
     assert "Ranking" in panel.table.value and "speed-up against A topdown-queue" in panel.table.value
+    assert "One run each: a difference of a few percent can be the machine's noise" in panel.table.value
     assert panel.table.value.count("1.00×") >= 1
 
 
@@ -123,3 +124,33 @@ def test_a_graph_with_its_own_ids_is_compared_from_the_vertex_asked_for():
     assert "from vertex 40, all valid" in panel.status.value, panel.status.value
     (_, result), = panel.results
     assert result.source == 3 and result.source_id == 40 and list(result.distances) == [2, 2, 1, 0, 1]
+
+
+# ------------------------------------------------------------------ the technique plot and the runs it keeps
+
+def test_technique_markers_sit_on_their_category_labels():
+    # Runs were shifted up or down by (i - 2) * 0.15 bands: the first run sat 0.3 below its label,
+    # between two. Every run's markers are on the label; runs sit apart along the level instead.
+    stream = LevelStream()
+    for label in "abcdefg":
+        stream.push_many([lv(0), lv(1, kernel="multi-block")], label)
+    for i, ov in enumerate(stream.overlays):
+        glyph = ov.glyphs["technique"].renderers[0].glyph
+        assert glyph.y == "step"
+        assert glyph.x == "level" if run_offset(i) == 0 else glyph.x.transform.value == run_offset(i)
+
+
+def test_the_plots_say_which_runs_they_keep_and_drop_the_steps_of_runs_gone():
+    stream = LevelStream(max_runs=2)
+    stream.push_many([lv(0, technique="bottom-up", kernel="multi-block", direction="bottom-up")], "a")
+    stream.push_many([lv(0, technique="bfs4k")], "b")
+    assert stream.shown_note() == ""
+    yr = stream.figures["technique"].y_range
+    assert yr.factors == ["bottom-up · multi-block", "bfs4k · single-block"]
+    stream.push_many([lv(0, technique="bfs4k", kernel="multi-block")], "c")  # run a leaves the plots
+    assert stream.labels == ["b", "c"]
+    assert yr.factors == ["bfs4k · single-block", "bfs4k · multi-block"]  # no empty row for a's step
+    note = "the last 2 of 3 runs (the plots keep 2)"
+    assert stream.shown_note() == note
+    for fig in stream.figures.values():
+        assert next(m for m in fig.below if isinstance(m, Legend) and m.name == "runs").title == note

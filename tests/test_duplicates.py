@@ -256,3 +256,43 @@ def test_the_panel_names_what_it_cannot_do():
     ex.set_knobs({"claim": "atomic"})
     panel.run_button.click()
     assert "needs claim=&#x27;race&#x27;" in panel.status.value and panel.prov is None
+
+
+# ------------------------------------------------------------------ the figures: legends beside the data
+
+def _legend_places(fig):
+    from bokeh.models import Legend
+
+    return {place: [m for m in getattr(fig, place) if isinstance(m, Legend)]
+            for place in ("center", "left", "right", "above", "below") if any(
+                isinstance(m, Legend) for m in getattr(fig, place))}
+
+
+def test_fig13_keeps_its_legend_beside_the_bars():
+    # Its legend sat in the plot's top left corner, over the bars of levels 1-3.
+    pytest.importorskip("bokeh")
+    from bokeh.models import ColumnDataSource
+
+    from explorer.ui.duplicates_panel import LEVEL_COLUMNS, duplicates_figure
+
+    fig = duplicates_figure(ColumnDataSource({c: [1, 2] for c in LEVEL_COLUMNS}))
+    places = _legend_places(fig)
+    assert list(places) == ["right"]
+    labels = [item.label["value"] for item in places["right"][0].items]
+    assert labels == ["one warp", "one block, several warps", "several blocks", "hash64 catches",
+                      "warp culling catches"]
+
+
+def test_fig12_keeps_its_legend_beside_the_curves():
+    # Its legend sat at the bottom centre of the plot, over the hash64 and sequential curves.
+    pytest.importorskip("bokeh")
+    from explorer.ui.duplicates_panel import frontier_sizes_figure
+
+    runs = {"VirtualWarp4": [SimpleNamespace(level=i, frontier_in=f) for i, f in enumerate([1, 5, 9, 4])],
+            "VirtualWarp4 + Hash64": [SimpleNamespace(level=i, frontier_in=f) for i, f in enumerate([1, 4, 6, 3])]}
+    fig = frontier_sizes_figure([1, 4, 6, 3], runs, "Fig. 12")
+    places = _legend_places(fig)
+    assert list(places) == ["right"]
+    assert [item.label["value"] for item in places["right"][0].items] == ["Sequential", *runs]
+    dashes = {item.label["value"]: item.renderers[0].glyph.line_dash for item in places["right"][0].items}
+    assert dashes["VirtualWarp4"] != dashes["VirtualWarp4 + Hash64"] == []  # a filter's run solid

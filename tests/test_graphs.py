@@ -1143,6 +1143,13 @@ def test_a_weight_beyond_float64_is_refused_by_line(tmp_path):
         G.load_snap(snap, cache=False)
 
 
+def test_a_matrix_market_value_beyond_float64_is_refused_by_line(tmp_path):
+    for field in ("real", "integer"):
+        mtx = _write(tmp_path, "huge.mtx", f"%%MatrixMarket matrix coordinate {field} general\n3 3 2\n1 2 2.5\n2 3 1e400\n")
+        with pytest.raises(GraphError, match=r"huge.mtx: line 4: entry \(2, 3\) holds inf, which no float64 holds"):
+            G.load_matrix_market(mtx, cache=False)
+
+
 def test_an_id_over_the_limit_names_the_limit(tmp_path):
     for big in (2**58 + 1, 2**59, 2**63 - 1):
         ids = _write(tmp_path, "ids.txt", f"0 1\n1 {big}\n")

@@ -45,6 +45,9 @@ def test_sources_in_the_wrong_numbering_are_refused_by_name(ones):
         Vertex(1.5)
     with pytest.raises(GraphError, match="Vertices must hold integers"):
         Vertices([0.0, 1.0])
+    for text in ("²", "٣"):  # digits to str.isdigit(), not to int()
+        with pytest.raises(ValueError, match=f"source '{text}' is invalid: give a vertex id"):
+            run_bfs(ones, text)
 
 
 def test_run_many_takes_ids_or_vertices_and_they_agree(ones):
@@ -55,6 +58,16 @@ def test_run_many_takes_ids_or_vertices_and_they_agree(ones):
     assert by_id.values["distances"][0].tolist() == [0, 1, 2, 3]
     with pytest.raises(ValueError, match="source vertex 4 is out of range: graph 'ones' has vertices 0..3"):
         run_many(ones, Vertices([4]), "distances")
+
+
+def test_run_many_answers_in_the_ids_it_was_given(ones):
+    # The path 1-2-3-4 (vertices 0..3): 2 and 3 are the most central, and ranked() names them by id.
+    close = run_many(ones, [4, 2], "closeness").complete()
+    assert close.source_ids.tolist() == [4, 2] and close.sources.tolist() == [3, 1]
+    assert [i for i, _ in close.ranked()] == [2, 4]
+    between = run_many(ones, "all", "betweenness").complete()
+    assert sorted(i for i, _ in between.ranked(top=2)) == [2, 3]
+    assert {i for i, _ in between.ranked()} == {1, 2, 3, 4}
 
 
 def test_the_explorer_runs_from_the_id_typed_and_shows_it(ones):

@@ -7,7 +7,8 @@ import pytest
 
 from explorer import backend, graphs, sweep
 from explorer.knobs import KnobError, KnobSpec
-from explorer.sweep import (SweepPoint, SweepTooLarge, axis_values, load_sweep, plan_sweep, random_value, run_sweep)
+from explorer.sweep import (SweepPoint, SweepResult, SweepTooLarge, axis_values, format_sweep, load_sweep,
+                            measured_apart, plan_sweep, random_value, run_sweep)
 
 SIM = backend.current().is_simulator
 FIG2 = graphs.sample_graph("bfs4k_fig2")
@@ -238,6 +239,7 @@ def test_a_line_keeps_the_knobs_order_and_marks_the_best():
     plot.add(SweepPoint({"K1": 4}, error="KnobError: no"))
     assert plot.source.data["x"] == ["1", "32"] and plot.source.data["median_ms"] == [5.0, 3.0]
     assert plot.failed.data["x"] == ["4"] and "failed" in plot.failed.data["status"][0]
+    assert plot._failed_item.visible  # its legend entry shows once a point failed
     plot.mark_best(SweepPoint({"K1": 32}, [3.0], [2.0], 4, True, "ok"))
     assert plot.best.data["x"] == ["32"]
 
@@ -262,7 +264,8 @@ def test_the_panel_sweeps_the_explorers_picks_and_applies_the_best(tmp_path):
     assert (panel.progress.value, panel.progress.max) == (2, 2) and "left" in panel.progress_text.value
     assert sorted(panel.plot.source.data["x"]) == ["32", "64"] and panel.plot.best.data["x"] == [
         str(result.best.knobs["block_threads"])]
-    assert "best:" in panel.best_text.value and not panel.apply_button.disabled
+    assert "fastest median: block_threads=" in panel.best_text.value and not panel.apply_button.disabled
+    assert "One run per setting measures no spread" in panel.best_text.value  # repeats=1: nothing measured
     assert "distances equal" not in panel.table.value and panel.table.value.count(">ok<") == 2
     panel.apply_button.click()
     assert ex.knob_values()["block_threads"] == result.best.knobs["block_threads"]
@@ -312,3 +315,131 @@ def test_the_panel_says_why_it_refuses(tmp_path):
         panel.values1.value = ""
         panel.run_button.click()
         assert "up to 5,000 arcs" in panel.status.value and panel.result is None
+
+
+# ------------------------------------------------------------------ noise is called noise
+
+def _result(times: dict, backend_kind="gpu", knob="K1", technique="bfs4k") -> SweepResult:
+    """A finished sweep of `knob` with these run times per value (every run correct)."""
+    points = [SweepPoint({knob: v}, list(ts), [t / 2 for t in ts], 4, True, "ok") for v, ts in times.items()]
+    return SweepResult(graph="g", source=0, technique=technique, axes={knob: list(times)}, base={},
+                       repeats=max(len(ts) for ts in times.values()), points=points,
+                       device={"backend": backend_kind})
+
+
+def test_a_point_has_its_spread_and_a_difference_counts_only_when_the_runs_are_apart():
+    a, b, c = (SweepPoint({"K1": 4}, [10.0, 12.0, 11.0]), SweepPoint({"K1": 8}, [11.5, 13.0, 12.5]),
+               SweepPoint({"K1": 32}, [20.0, 21.0, 22.0]))
+    assert (a.min_ms, a.median_ms, a.max_ms) == (10.0, 11.0, 12.0)
+    assert a.spread_text() == "11.000 ms (10.000–12.000, 3 runs)"
+    assert not measured_apart(a, b) and measured_apart(a, c) and measured_apart(c, a)
+    one, other = SweepPoint({"K1": 4}, [10.0]), SweepPoint({"K1": 8}, [30.0])
+    assert not measured_apart(one, other)  # one run each: no spread, so no difference measured
+    assert "no spread measured" in one.spread_text()
+
+
+def test_the_verdict_calls_noise_noise_and_a_change_must_be_measured():
+    # The notebook's "K1: advice 4 -> tuned 32" came from a 1.6 % difference measured once.
+    once = _result({4: [100.0], 32: [98.4]})
+    v = once.verdict()
+    assert v.best.knobs == {"K1": 32} and not v.measured
+    assert "One run per setting measures no spread, so no difference is measured" in v.text
+    assert once.choose({"K1": 4}).knobs == {"K1": 4}  # the current setting stays
+    # Overlapping runs: within noise, whatever the medians say.
+    close = _result({4: [100.0, 104.0, 99.0], 32: [98.4, 103.0, 97.0], 8: [150.0, 151.0, 152.0]})
+    v = close.verdict()
+    assert v.best.knobs == {"K1": 32} and [p.knobs for p in v.ties] == [{"K1": 4}] and not v.measured
+    assert "Within noise" in v.text and "K1=4" in v.text and "K1=8" not in v.text
+    assert close.choose({"K1": 4}).knobs == {"K1": 4} and close.choose({"K1": 8}).knobs == {"K1": 32}
+    assert close.choose(None).knobs == {"K1": 32} and close.choose({"K7": 1}).knobs == {"K1": 32}
+    # Every run faster than every run of the others: a measured best.
+    apart = _result({4: [100.0, 104.0, 99.0], 32: [60.0, 61.0, 62.0]})
+    v = apart.verdict()
+    assert v.measured and v.ties == [] and "measured, not noise" in v.text
+    assert apart.choose({"K1": 4}).knobs == {"K1": 32}
+
+
+def test_under_the_simulator_the_verdict_says_the_times_are_not_gpu_times():
+    sim = _result({4: [100.0, 104.0, 99.0], 32: [60.0, 61.0, 62.0]}, backend_kind="simulator")
+    assert sim.simulated and "not GPU times" in sim.verdict().text
+    assert "not GPU times" not in _result({4: [1.0, 1.1]}).verdict().text
+
+
+def test_the_text_table_shows_each_points_range_and_what_is_noise():
+    result = _result({4: [100.0, 104.0, 99.0], 32: [98.4, 103.0, 97.0], 8: [150.0, 151.0, 152.0]},
+                     backend_kind="simulator")
+    result.points.append(SweepPoint({"K1": 16}, error="KnobError: " + "a long reason " * 12))
+    text = format_sweep(result)
+    lines = text.splitlines()
+    assert "fastest–slowest" in lines[1] and "against the best" in lines[1]
+    row = {line.split()[-1]: line for line in lines[2:5]}
+    assert "97.000–103.000" in row["K1=32"] and " best " in row["K1=32"]
+    assert "99.000–104.000" in row["K1=4"] and "within noise" in row["K1=4"]
+    assert "slower" in row["K1=8"]
+    verdict = " ".join(text.split("\nfastest median: ", 1)[1].split())
+    assert verdict.startswith("K1=32") and "Within noise" in verdict and "not GPU times" in verdict
+    # JupyterLab breaks output lines wider than its area anywhere, even mid-word: none is.
+    assert max(len(line) for line in lines) <= sweep.TEXT_WIDTH
+
+
+def test_a_saved_sweep_keeps_the_spread():
+    d = _result({4: [100.0, 104.0, 99.0]}).to_dict()
+    assert (d["points"][0]["min_ms"], d["points"][0]["max_ms"]) == (99.0, 104.0)
+    assert SweepResult.from_dict(d).points[0].times_ms == [100.0, 104.0, 99.0]
+
+
+def _legend_places(fig):
+    from bokeh.models import Legend
+
+    return {place for place in ("center", "left", "right", "above", "below")
+            for m in getattr(fig, place) if isinstance(m, Legend)}
+
+
+def test_a_line_shows_each_points_spread_and_rings_the_points_within_noise():
+    result = _result({4: [100.0, 104.0, 99.0], 8: [150.0, 151.0, 152.0], 32: [98.4, 103.0, 97.0]})
+    plot = type(_sweep_plot("bfs4k", {"K1": [4, 8, 32]})).of(result)
+    data = plot.source.data
+    assert data["x"] == ["4", "8", "32"]
+    assert (data["min_ms"], data["max_ms"]) == ([99.0, 150.0, 97.0], [104.0, 152.0, 103.0])
+    whiskers = [r for r in plot.figure.renderers if type(r.glyph).__name__ == "Segment"]
+    assert whiskers and whiskers[0].glyph.y0 == "min_ms" and whiskers[0].glyph.y1 == "max_ms"
+    assert plot.best.data["x"] == ["32"] and plot.ties.data["x"] == ["4"]
+    # The legend ("best", "within noise of the best", ...) sits below the plot, never over a point.
+    assert _legend_places(plot.figure) == {"below"}
+    from bokeh.models import Legend
+
+    legend = next(m for m in plot.figure.below if isinstance(m, Legend))
+    labels = [item.label["value"] for item in legend.items if item.visible]
+    assert "best" in labels and "within noise of the best" in labels and "failed" not in labels
+
+
+def test_a_heatmap_writes_dark_text_on_light_cells_and_keeps_its_legend_outside():
+    from explorer.ui.sweep_panel import readable_on
+
+    assert readable_on("#FDE724") == "black" and readable_on("#440154") == "white"  # Viridis' two ends
+    plot = _sweep_plot("bfs4k", {"K1": [4, 8], "K4": [0, 1]})
+    plot.add(SweepPoint({"K1": 4, "K4": 0}, [2.0, 2.2, 2.1], [1.0], 3, True, "ok"))   # fastest: dark purple
+    plot.add(SweepPoint({"K1": 8, "K4": 1}, [6.0, 6.1, 6.3], [5.0], 3, True, "ok"))   # slowest: yellow
+    data = plot.source.data
+    assert data["text_color"] == ["white", "black"]
+    assert data["cell_text"][0] == "2.1\n2–2.2"  # the median and the runs' range in the cell
+    assert _legend_places(plot.figure) == {"below"}
+
+
+def test_the_panel_repeats_each_point_and_says_within_noise(tmp_path):
+    ex, panel = _explorer()
+    assert panel.repeats.value >= 3  # one run measures no spread: the default can tell noise apart
+    path = tmp_path / "close.json"
+    _result({32: [100.0, 104.0, 99.0], 64: [98.4, 103.0, 97.0]}, backend_kind="simulator",
+            knob="block_threads", technique="topdown-queue").save(path)
+    panel.open_sweep(path)
+    assert "Within noise" in panel.best_text.value and "not GPU times" in panel.best_text.value
+    assert panel.apply_button.description == "Apply fastest median"
+    assert "within noise of the best" in panel.table.value and "97.000" in panel.table.value
+    assert panel.plot.ties.data["x"] == ["32"] and "not GPU times" in panel.plot.figure.title.text
+    panel.apply_button.click()
+    assert "the fastest median; not measured faster than the others" in panel.status.value
+    _result({32: [100.0, 104.0, 99.0], 64: [60.0, 61.0, 62.0]}, knob="block_threads",
+            technique="topdown-queue").save(path)
+    panel.open_sweep(path)
+    assert "measured, not noise" in panel.best_text.value and panel.apply_button.description == "Apply best"

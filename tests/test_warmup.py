@@ -199,18 +199,35 @@ def test_plan_covers_every_registered_technique_and_preset():
     assert len(names) == len(set(names))
     assert gpu[0].name == "loaders:snap" and {f"loaders:{s}" for s in warmup.LOADER_STEPS} <= set(names)
     assert all(set(u.after) <= set(names[:i]) for i, u in enumerate(gpu)), "a unit waits for a later one"
-    runs = [u for u in gpu if u.kind == "technique"]
-    for tech in implemented_techniques():
-        mine = {(json.dumps(u.args[1], sort_keys=True), u.args[2], u.args[3]) for u in runs if u.args[0] == tech.value}
-        want = {(json.dumps(k, sort_keys=True), i, p) for k, p in warmup.knob_presets(tech) for i in (True, False)}
-        assert mine == want, tech.value
-    assert ({}, "§7") in warmup.knob_presets(Technique.BFS4K)  # the Explorer's §7 advice button
-    # BFS-4K's kernels compile one a process, each variant once, before its runs load them.
     kernels = [u for u in gpu if u.kind == "kernel"]
+    runs = [u for u in gpu if u.kind == "technique"]
+    # Each distinct kernel variant once, known in every process by the same label.
     assert len({u.label for u in kernels}) == len(kernels)
-    assert {"bfs4k_multi", "bfs4k_heavy", "bfs4k_stats", "bfs4k_single"} <= {u.args[-1] for u in kernels}
-    bfs4k_runs = [u for u in runs if u.args[0] == "bfs4k"]
-    assert all({k.name for k in kernels} <= set(u.after) for u in bfs4k_runs)
+    assert not any(" at 0x" in u.label for u in kernels)
+    variants = {warmup._variant_key(*warmup._kernel_of(u)) for u in kernels}
+    for tech in implemented_techniques():
+        impl = implementation(tech)
+        mine = {(json.dumps(u.args[1], sort_keys=True), u.args[2], u.args[3]) for u in runs if u.args[0] == tech.value}
+        if impl.runtimes == frozenset({"cpu"}):  # CPU techniques run on the warm-up graphs
+            want = {(json.dumps(k, sort_keys=True), i, p) for k, p in warmup.knob_presets(tech) for i in (True, False)}
+            assert mine == want, tech.value
+            continue
+        presets = {("{}", i, p) for p in impl.presets for i in (True, False)}
+        declared = {i: warmup.signatures(tech.value, {}, i) for i in (True, False)}
+        if not impl.kernel_signatures(make_knobs(tech), True):  # its runs compile its kernels
+            assert mine == {("{}", i, None) for i in (True, False)} | presets, tech.value
+            continue
+        assert mine == presets, tech.value  # no run for its defaults: its kernels compile as units
+        for instrument, sigs in declared.items():
+            for name, kernel, args in sigs:
+                assert warmup._variant_key(kernel, args) in variants, (tech.value, instrument, name)
+    # The simulator's knobs only run under the simulator, which compiles no kernel.
+    sim_threads = warmup.signatures("bfs4k", implementation("bfs4k").simulator_knobs, True)[0]
+    assert warmup._variant_key(*sim_threads[1:]) not in variants
+    assert ({}, "§7") in warmup.knob_presets(Technique.BFS4K)  # the Explorer's §7 advice button
+    bfs4k_kernels = {u.name for u in kernels if u.args[:3] == ("bfs4k", {}, True)}
+    assert bfs4k_kernels and all(bfs4k_kernels <= set(u.after) for u in runs if u.args[0] == "bfs4k"
+                                 and u.args[2])
     # The simulator and a machine without a GPU compile the loaders and the CPU techniques only.
     for mode in ("simulator", "cpu"):
         units = warmup.plan(mode)
@@ -219,6 +236,100 @@ def test_plan_covers_every_registered_technique_and_preset():
             t.value for t in implemented_techniques() if implementation(t).runtimes == frozenset({"cpu"})}
     with pytest.raises(ValueError, match="warmup mode 'fast' is invalid"):
         warmup.plan("fast")
+
+
+# ------------------------------------------------------------------ a second warm-up, its duration
+
+def _cached_step(tmp_path, monkeypatch, name="cached_step"):
+    """A loader step of a fresh module whose function Numba keeps in its disk cache: (unit, module file)."""
+    import importlib
+
+    src = tmp_path / f"{name}.py"
+    src.write_text("import numba\n\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(warmup._LOADERS, name, lambda: importlib.import_module(name).f(1))
+    return warmup.Unit(f"loaders:{name}", f"the test step {name}", "loaders", (name,)), src
+
+
+@pytest.fixture
+def ledger_home(tmp_path, monkeypatch):
+    monkeypatch.setenv("BFS4K_CACHE_DIR", str(tmp_path / "graphs"))
+    return tmp_path
+
+
+def test_a_second_warmup_runs_nothing_when_everything_is_in_the_cache(ledger_home, monkeypatch, capsys):
+    unit, src = _cached_step(ledger_home, monkeypatch)
+    assert warmup.todo([unit], "cpu") == [unit]  # never warmed: it runs
+    done, = warmup.warm([unit], "cpu", jobs=1)
+    assert done.error is None and done.entries, "the unit's compiled function was not noted"
+    assert warmup.todo([unit], "cpu") == []  # everything it used is in the disk cache
+
+    # `python3 -m explorer warmup` then says so and runs nothing.
+    monkeypatch.setattr(warmup, "plan", lambda mode: [unit])
+    monkeypatch.setattr(warmup, "run_unit", lambda u: pytest.fail(f"{u.label} ran again"))
+    assert cli.main(["warmup", "--jobs", "1"]) == cli.EXIT_OK
+    out = capsys.readouterr().out
+    assert "warmup: everything is ready: all 1 units are in Numba's disk cache" in out and "nothing to compile" in out
+
+    # A changed source file makes Numba drop its index: the unit is due again.
+    src.write_text(src.read_text() + "\n# changed\n")
+    assert warmup.todo([unit], "cpu") == [unit]
+
+
+def test_a_unit_whose_cache_entry_is_gone_runs_again(ledger_home, monkeypatch):
+    unit, _ = _cached_step(ledger_home, monkeypatch, "gone_step")
+    done, = warmup.warm([unit], "cpu", jobs=1)
+    for entry in done.entries:
+        Path(entry[2]).unlink()  # the index file
+    assert warmup.todo([unit], "cpu") == [unit]
+
+
+def test_the_ledger_looks_past_dead_weak_proxies():
+    """gc lists weakref proxies whose object is gone; asking their class raises ReferenceError."""
+    import weakref
+
+    from explorer import warmup_ledger
+
+    class Held:
+        pass
+
+    held = Held()
+    dead = [weakref.proxy(held)]
+    del held
+    assert any(type(o) is weakref.ProxyType for o in __import__("gc").get_objects())
+    warmup_ledger.overloads_now()  # raised before dispatchers were picked by type()
+    assert dead
+
+
+def test_the_expected_duration_comes_from_measured_costs_and_the_cores(ledger_home, monkeypatch, capsys):
+    from explorer import warmup_ledger
+
+    units = [warmup.Unit("a", "unit a", "loaders", ("a",)), warmup.Unit("b", "unit b", "loaders", ("b",)),
+             warmup.Unit("c", "unit c", "loaders", ("c",), after=("a",))]
+    warmup_ledger.save([warmup.Done(units[0], 10.0, entries=[]), warmup.Done(units[1], 6.0, entries=[]),
+                        warmup.Done(units[2], 4.0, entries=[])], processes=2)
+    start = warmup_ledger.PROCESS_START_S
+    one, two = warmup.expected(units, 1), warmup.expected(units, 2)
+    assert one.seconds == pytest.approx(start + 20.0)  # one process: their sum
+    assert two.seconds == pytest.approx(start + 14.0)  # a, then c after it; b beside them
+    assert (two.here, two.shipped, two.by_kind) == (3, 0, 0)
+    # A unit never run here: the shipped table's cost, else its kind's median.
+    new = [warmup.Unit("d", "unit d", "loaders", ("d",)), warmup.Unit("e", "unit e", "loaders", ("e",))]
+    monkeypatch.setattr(warmup_ledger, "shipped_costs", lambda: {"measured_on": "a test machine", "units": {"unit d": 30.0}})
+    e = warmup.expected(units + new, 2)
+    assert (e.here, e.shipped, e.by_kind) == (3, 1, 1)
+    assert e.seconds == pytest.approx(start + 30.0)  # d alone on one process; the rest on the other
+    monkeypatch.setattr(os, "cpu_count", lambda: 16)
+    text = warmup.expected(units, 2).describe()
+    assert text.startswith("expected about 16 s with 2 processes on this machine (16 cores; unit costs: 3 from "
+                           "their last warm-up here)")
+
+    # The command prints it before it compiles.
+    monkeypatch.setattr(warmup, "plan", lambda mode: units)
+    monkeypatch.setattr(warmup, "todo", lambda planned, mode: planned)
+    monkeypatch.setattr(warmup, "warm", lambda todo, mode, jobs, progress: [])
+    assert cli.main(["warmup", "--jobs", "2"]) == cli.EXIT_OK
+    assert "warmup: 3 units to compile; expected about 16 s with 2 processes on this machine" in capsys.readouterr().out
 
 
 def test_warm_reports_each_unit_and_goes_on_after_a_failure():
@@ -286,33 +397,57 @@ def _record_launches(monkeypatch) -> list:
     return seen
 
 
-@pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
-@pytest.mark.parametrize("knobs, instrument", [
-    ({}, True), ({}, False), ({"dedup": "warp-culling", "K2": 5.0}, True), ({"dedup": "none", "K5": 0}, False),
-    ({"claim": "atomic", "visited": "shared"}, True),
-])
-def test_bfs4k_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch, knobs, instrument):
-    from explorer import api
+def _gpu_techniques():
+    return [t for t in implemented_techniques() if implementation(t).runtimes != frozenset({"cpu"})]
 
-    knobs = {**implementation("bfs4k").simulator_knobs, **knobs}
-    expected = {}
-    for name, kernel, types in warmup.signatures("bfs4k", knobs, instrument):
-        expected[kernel] = (name, tuple(types))
-    seen = _record_launches(monkeypatch)
-    g = graphs.generate("kronecker", scale=7, edge_factor=8)  # hubs: the heavy-vertex grid runs too
-    api.run_bfs(g, "max-degree", "bfs4k", knobs, instrument=instrument).complete()
+
+def _ahead_graphs():
+    """An undirected graph with hubs (BFS-4K's heavy-vertex grid runs) and a directed one (the
+    reverse CSR, direction-optimizing's directed grid)."""
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    directed = graphs.from_edges(rng.integers(0, 90, 400), rng.integers(0, 90, 400), 90, directed=True)
+    return [graphs.generate("kronecker", scale=6, edge_factor=8), directed]
+
+
+@pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
+@pytest.mark.parametrize("tech", [t.value for t in _gpu_techniques()])
+def test_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch, tech):
+    """For every GPU technique, with its defaults (instrumented or not, on a directed and an
+    undirected graph) and its test knobs: every kernel a run launches (set-up included) was declared
+    with the argument types it is launched with, and every kernel declared is launched by some
+    run: no helper compiles in vain."""
+    from explorer import api
+    from explorer.engine import launcher
+    from explorer.knobs import KnobError
     from kernels import common
 
-    launched = {}
-    for kernel, types in seen:
-        if kernel is common.zero_int64:
-            continue  # the simulator's go.zero; on a GPU it is a memset, nothing to compile
-        assert kernel in expected, f"the run launched {kernel} that compile_ahead does not know"
-        name, want = expected[kernel]
-        assert types == want, f"{name}: launched with {types}, compiled ahead for {want}"
-        launched[name] = types
-    # Every kernel compiled ahead is one the run prepares: no helper compiles in vain.
-    assert set(launched) == {name for name, _ in expected.values()}
+    impl = implementation(tech)
+    if not impl.kernel_signatures(make_knobs(tech, impl.simulator_knobs), True):
+        pytest.skip(f"{tech} declares no kernel signatures: its kernels compile in its run, before its clock")
+    seen = _record_launches(monkeypatch)
+    # go.zero: a memset on a GPU, nothing to compile (the simulator launches a kernel for it).
+    monkeypatch.setattr(launcher.PlainLauncher, "zero", lambda self, arr: common.zero_int64[1, 32](arr))
+    undirected, directed = _ahead_graphs()
+    runs = [(knobs, i, g) for knobs in ({},) for i in (True, False) for g in (undirected, directed)]
+    runs += [(knobs, True, undirected) for knobs in impl.test_knobs]
+    declared, launched = set(), set()
+    for knobs, instrument, g in runs:
+        knobs = {**impl.simulator_knobs, **knobs}
+        expected = {kernel: (name, tuple(types)) for name, kernel, types in warmup.signatures(tech, knobs, instrument)}
+        declared |= {(name, kernel) for kernel, (name, _) in expected.items()}
+        del seen[:]
+        try:
+            api.run_bfs(g, "max-degree", tech, knobs, instrument=instrument).complete()
+        except KnobError:
+            continue  # these knobs do not fit this graph
+        for kernel, types in seen:
+            assert kernel in expected, f"{tech} {knobs}: launched {kernel.py_func.__name__}, not declared"
+            name, want = expected[kernel]
+            assert types == want, f"{tech} {knobs}: {name} launched with {types}, declared {want}"
+            launched.add((name, kernel))
+    assert declared == launched, f"declared, never launched: {sorted(n for n, _ in declared - launched)}"
 
 
 @pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
@@ -366,3 +501,82 @@ def test_helpers_fill_the_disk_cache_so_the_run_compiles_no_kernel(tmp_path):
                           env=fresh_env(tmp_path), timeout=600)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == "0", done.stdout
+
+
+# ------------------------------------------------------------------ a first run's helpers
+
+def test_the_load_waits_for_the_loaders_code_and_the_run_compiles_unstarted_kernels(monkeypatch):
+    """With helpers compiling the loaders' code, the graph loads once that is in the disk cache;
+    kernels no helper has started yet are left to the run, which compiles them beside the helpers."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    order, release = [], threading.Event()
+    pool = ThreadPoolExecutor(1)
+    first = [pool.submit(lambda: order.append("loaders' code"))]
+    busy = pool.submit(lambda: (release.wait(5), warmup.Done(warmup.Unit("k1", "k1", "kernel"), 1.0))[1])
+    queued = pool.submit(lambda: pytest.fail("a kernel no helper started was still compiled ahead"))
+    ahead = warmup.Ahead("bfs4k", pool, 1, [busy, queued], first)
+    monkeypatch.setattr(warmup, "compile_ahead", lambda *a, **k: ahead)
+
+    def load():
+        order.append("load")
+        release.set()
+        return "graph"
+
+    assert warmup.load_for_run(load, "bfs4k", {}, True, gpu=True) == "graph"
+    assert order == ["loaders' code", "load"]
+    assert queued.cancelled() and busy.done()
+    assert "the graph loaders and the bfs4k kernels compile meanwhile in 1 helper processes" == ahead.describe()
+
+
+def test_the_loaders_code_goes_to_helpers_only_with_a_core_for_each(monkeypatch):
+    monkeypatch.setattr(warmup, "first_run_units", lambda: [warmup.Unit("f", "f", "functions")])
+    monkeypatch.setattr(warmup, "_pool", lambda jobs, mode: pytest.fail("helpers started"))
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS)))
+    assert warmup.compile_ahead("cpu-topdown", {}, True, gpu=False) is None  # one core short: loads itself
+    started = []
+    monkeypatch.setattr(warmup, "_pool", lambda jobs, mode: started.append((jobs, mode)) or _NoPool())
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + 1))
+    ahead = warmup.compile_ahead("cpu-topdown", {}, True, gpu=False)
+    assert started == [(1, "cpu")] and len(ahead.first) == 1 and ahead.futures == []
+
+
+class _NoPool:
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        f = Future()
+        f.set_result(None)
+        return f
+
+
+@pytest.mark.slow
+def test_the_first_run_functions_are_what_a_first_load_and_check_compile(tmp_path):
+    """In a fresh cache, with FIRST_RUN_FUNCTIONS compiled as helpers would, loading a SNAP file
+    and checking a BFS of it compile none of the loaders' or the reference's code."""
+    script = textwrap.dedent("""
+        import json
+        from numba.core import event
+        from explorer import graphs, warmup
+        for group in warmup.FIRST_RUN_FUNCTIONS:
+            warmup._compile_functions(*group)
+        compiled = []
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                f = ev.data["dispatcher"].py_func
+                if f.__module__.startswith(("explorer.graphs", "explorer.reference")):
+                    compiled.append(f"{f.__module__}.{f.__qualname__}")
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", Listener())
+        from explorer.reference import assert_valid_bfs, cpu_bfs
+        g = graphs.sample_graph("facebook_combined")
+        dist, parent = cpu_bfs(g, 0)
+        assert_valid_bfs(g, 0, dist, parent)
+        print(json.dumps(compiled))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=fresh_env(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

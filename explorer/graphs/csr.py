@@ -233,7 +233,7 @@ def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
         return source.vertex
     if isinstance(source, str):
         key = source.strip().lower()
-        if key.lstrip("-").isdigit():
+        if key.lstrip("-").isascii() and key.lstrip("-").isdigit():  # not "²": int() refuses it
             source = int(key)
         elif key == "max-degree":
             if n == 0:

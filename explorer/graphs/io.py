@@ -159,8 +159,12 @@ def load_matrix_market(path, directed: bool | None = None, symmetrize: bool = Fa
         coo = sp.coo_array(m)
         row = coo.row.astype(np.int64)
         col = coo.col.astype(np.int64)
+        if fld in ("real", "double", "integer"):
+            _check_entries(p, data, row, col, coo.data, ~np.isfinite(coo.data),
+                           "which no float64 holds (a weight must be finite, at most about 1.8e308)")
         if fld == "integer":
-            _check_whole(p, data, row, col, coo.data)
+            _check_entries(p, data, row, col, coo.data, coo.data != np.floor(coo.data),
+                           "but the header says the values are integers")
         w = coo.data.astype(np.float64) if keep_w else None
         if sym:
             # mmread mirrored the stored triangle; read each stored entry once.
@@ -187,17 +191,15 @@ def _field_as_real(data: bytes) -> bytes:
     return re.sub(rb"(?i)\binteger\b", b"real", data[:end], count=1) + data[end:]
 
 
-def _check_whole(p: Path, data: bytes, row, col, values) -> None:
-    """GraphError naming the first entry of an integer field whose value is not a whole number."""
-    bad = values != np.floor(values)
+def _check_entries(p: Path, data: bytes, row, col, values, bad, why: str) -> None:
+    """GraphError naming the first entry marked `bad` (its line, its value, `why`)."""
     if not bad.any():
         return
     k = int(np.argmax(bad))
     i, j = int(row[k]) + 1, int(col[k]) + 1
     line = _entry_line(data, i, j)
     where = f"line {line}: " if line else ""
-    raise GraphError(f"{p}: {where}entry ({i}, {j}) holds {float(values[k])!r}, but the header says the "
-                     "values are integers")
+    raise GraphError(f"{p}: {where}entry ({i}, {j}) holds {float(values[k])!r}, {why}")
 
 
 def _entry_line(data: bytes, i: int, j: int) -> int | None:

@@ -83,6 +83,19 @@ class MultiSearchResult:
     energy_note: str = ""
     per_vertex: tuple = ()
     per_search: tuple = ()
+    #: The graph's own ids (CSRGraph.original_ids; None: they are 0..n-1): `sources` and the values
+    #: are indexed by vertex 0..n-1, `source_ids` and `ranked()` speak the user's ids.
+    original_ids: np.ndarray | None = None
+
+    def own_ids(self, vertices) -> np.ndarray:
+        """The graph's own ids of `vertices` (0..n-1)."""
+        v = np.asarray(vertices, dtype=np.int64)
+        return v if self.original_ids is None else np.asarray(self.original_ids)[v]
+
+    @property
+    def source_ids(self) -> np.ndarray:
+        """The searched sources in the graph's own ids (as run_many took them)."""
+        return self.own_ids(self.sources)
 
     @property
     def time_ms(self) -> float:
@@ -106,15 +119,16 @@ class MultiSearchResult:
         return None if any(x is None for x in e) else int(sum(e))
 
     def ranked(self, key: str | None = None, top: int | None = 20) -> list[tuple[int, float]]:
-        """(vertex, value) from the highest value down: a per-vertex value (betweenness) ranks
-        vertices, a per-search one (closeness, eccentricity) ranks the sources."""
+        """(id, value) from the highest value down, the id the graph's own (a file's label, as
+        run_many takes sources): a per-vertex value (betweenness) ranks vertices, a per-search one
+        (closeness, eccentricity) ranks the sources."""
         key = key or (self.per_vertex or self.per_search or (None,))[0]
         if key not in self.values:
             raise KeyError(f"no value {key!r}; values: {', '.join(self.values)}")
         v = np.asarray(self.values[key])
         if v.ndim != 1:
             raise ValueError(f"value {key!r} has shape {v.shape}: only one number per vertex or source ranks")
-        ids = np.arange(v.size) if key in self.per_vertex else self.sources
+        ids = self.own_ids(np.arange(v.size) if key in self.per_vertex else self.sources)
         order = np.argsort(-v, kind="stable")[:top]
         return [(int(ids[i]), float(v[i])) for i in order]
 

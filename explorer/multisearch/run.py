@@ -222,7 +222,7 @@ class MultiSearchRun:
             graph=g.name, application=app.name, method=self.method.value, sources=self.sources,
             values=app.finish(values, fctx), searches=searches, batches=loop.batches, plan=self.plan, T=self.T,
             threshold=self.threshold, device=rt.device_dict(rt.limits), energy_note=meter.note,
-            per_vertex=app.per_vertex, per_search=app.per_search)
+            per_vertex=app.per_vertex, per_search=app.per_search, original_ids=g.original_ids)
 
 
 class BatchSteps:

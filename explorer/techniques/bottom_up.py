@@ -11,6 +11,7 @@ from ..stats import Direction
 from . import Technique
 from .base import BFSTechnique, RunContext
 from .operators.direction import FRONTIER_CONVERTED, FRONTIER_FORM, VERTICES_CHECKED, DirectionLoop, Step
+from .operators.frontier import declared
 
 FRONTIER = KnobSpec("frontier", "how a bottom-up level tests 'neighbour in the frontier': a bitmap of the "
                     "frontier (the report's bit-set, §4.2.2) or the distance array, dist == level (its "
@@ -35,6 +36,11 @@ class BottomUp(BFSTechnique):
                       "stops at the first in the frontier. Few checks when the frontier is large, many wasted ones "
                       "when it is small; only a vertex's own thread writes it, so no duplicates.")
     test_knobs = ({"frontier": "distance"},)
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import direction
+
+        return declared(direction.bottom_up, *((direction.queue_to_bitmap,) if knobs.frontier == "bitmap" else ()))
 
     def start(self, ctx: RunContext) -> DirectionLoop:
         return _Loop(ctx, self)

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kernels.args import Graph, QueuePair
+from kernels.args import Graph, QueuePair, signature
 
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
@@ -157,6 +157,16 @@ class DirectionOptimizing(BFSTechnique):
                             f"{limits.max_threads_per_block} threads per block")
         if uses_single_block(graph, knobs):
             single_block_layout(knobs.top_down(), limits, graph.num_vertices)
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import direction as kd
+
+        # The graph decides which grid runs (directed or not) and whether the single block does
+        # (undirected only): the undirected case's kernels first.
+        single = bfs4k_levels.level_signatures(knobs.top_down(), instrument, multi_block=False)
+        grids = [(f"do_grid_{'directed' if d else 'undirected'}", kd.grid_kernel(d, bool(instrument)),
+                  signature(kd.grid_kernel(d, bool(instrument)))) for d in (False, True)]
+        return single[:1] + grids + single[1:]
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

@@ -12,7 +12,7 @@ from ..knobs import BLOCK_THREADS, KnobSet, knob
 from ..stats import Extra
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
-from .operators.frontier import init_search
+from .operators.frontier import counters_cleared, declared, init_search
 
 #: The session's derived array: the source of every arc (the COO edge list's first array).
 ARC_SOURCES = "arc_sources"
@@ -44,6 +44,11 @@ class EdgeParallel(BFSTechnique):
         if graph.num_arcs >= 2**31:
             raise ValueError(f"edge-parallel launches a thread per arc: {graph.num_arcs:,} arcs exceed "
                              "the 2**31 - 1 threads its kernel can index")
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import edge_parallel
+
+        return declared(edge_parallel.edge_parallel_level) + counters_cleared()
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

@@ -13,7 +13,7 @@ from ..knobs import BLOCK_THREADS, KnobSet, knob
 from ..stats import Extra
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
-from .operators.frontier import init_search
+from .operators.frontier import counters_cleared, declared, init_search
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,11 @@ class Harish(BFSTechnique):
     classroom_note = ("Harish scans every vertex every level: only the frontier's threads expand (the table), all "
                       "the others just read their vertex's level. Levels x |V| reads: cheap on a short, wide search, "
                       "ruinous on a long, thin one (try gen:grid2d:rows=2,cols=60).")
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import scan
+
+        return declared(scan.harish_level) + counters_cleared()
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

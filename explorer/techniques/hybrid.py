@@ -17,6 +17,7 @@ from . import Technique
 from .base import BFSTechnique, RunContext
 from .operators.direction import (DIVISOR, FRONTIER_CONVERTED, FRONTIER_FORM, TOP_DOWN_DISTANCE, TOP_DOWN_QUEUE,
                                   VERTICES_CHECKED, DirectionLoop, Step, bottom_up_now)
+from .operators.frontier import declared
 
 VARIANT = KnobSpec("variant", "the report's GPU form: 'frontier' keeps frontier queues (top-down a thread per "
                    "frontier vertex, bottom-up over a bitmap of the queue; few launches a level, wins on many "
@@ -40,6 +41,13 @@ class Hybrid(BFSTechnique):
     extras = (FRONTIER_FORM, FRONTIER_CONVERTED, VERTICES_CHECKED)
     simulator_knobs = {"block_threads": 32}
     test_knobs = ({"variant": "distance"}, {"divisor": 1024}, {"divisor": 1024, "variant": "distance"})
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import direction, scan, topdown
+
+        if knobs.variant == "distance":
+            return declared(direction.bottom_up, scan.harish_level)
+        return declared(direction.bottom_up, topdown.topdown_queue, direction.queue_to_bitmap)
 
     def start(self, ctx: RunContext) -> DirectionLoop:
         return _Loop(ctx, self)

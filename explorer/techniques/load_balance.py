@@ -21,8 +21,9 @@ from ..stats import Extra
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
 from .operators.bfs4k.knobs import BFS4KKnobs
-from .operators.bfs4k.levels import BFS4KLevels
-from .operators.expand import CTA_THRESHOLD, IS_SPEC, K_SPEC, WARP_THRESHOLD, ExpandLoop, check_shared
+from .operators.bfs4k.levels import BFS4KLevels, level_signatures
+from .operators.expand import (CTA_THRESHOLD, IS_SPEC, K_SPEC, WARP_THRESHOLD, ExpandLoop, check_shared,
+                               expand_signatures)
 from .operators.expand import W as _W
 
 #: Each expand value: what it does and when it wins (the chapter's §5 and Figs. 12-15).
@@ -132,6 +133,12 @@ class LoadBalance(BFSTechnique):
             return
         check_shared(expand, knobs, limits)
 
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        expand = LBL.EXPAND_NAMES.index(knobs.expand)
+        if expand == LBL.DYNAMIC_VIRTUAL_WARPS:
+            return level_signatures(_DynamicVirtualWarps.inner_knobs(knobs), instrument)
+        return expand_signatures(expand, instrument)
+
     def start(self, ctx: RunContext) -> LevelLoop:
         k = ctx.knobs
         expand = LBL.EXPAND_NAMES.index(k.expand)
@@ -161,9 +168,11 @@ class _DynamicVirtualWarps(LevelLoop):
     the single block, coalesced writes and hash64 off."""
 
     def __init__(self, ctx: RunContext):
-        k = ctx.knobs
-        own = BFS4KKnobs(K1=k.K1, K2=k.K2, K3=k.K3, K4=0, K5=0, K6=k.block_threads, K7=0, claim="atomic", dedup="none")
-        self.inner = BFS4KLevels(dataclasses.replace(ctx, knobs=own))
+        self.inner = BFS4KLevels(dataclasses.replace(ctx, knobs=self.inner_knobs(ctx.knobs)))
+
+    @staticmethod
+    def inner_knobs(k) -> BFS4KKnobs:
+        return BFS4KKnobs(K1=k.K1, K2=k.K2, K3=k.K3, K4=0, K5=0, K6=k.block_threads, K7=0, claim="atomic", dedup="none")
 
     @property
     def readback(self) -> tuple:

@@ -19,7 +19,7 @@ from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Extra, Kernel
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights
-from .operators.frontier import frontier_queues, init_search
+from .operators.frontier import counters_cleared, declared, frontier_queues, init_search
 
 MAX_LOG = 4096  # levels one block or grid launch may run (rows of its log)
 
@@ -79,6 +79,11 @@ class LuoHierarchical(BFSTechnique):
                 f"knob block_threshold={knobs.block_threshold} with block_threads={knobs.block_threads} needs "
                 f"{need:,} bytes of shared memory (two frontiers of block_threshold entries and the warps' "
                 f"W-queues), more than this GPU's {limits.shared_room:,}: lower block_threshold")
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import luo
+
+        return declared(luo.luo_grid, luo.luo_block, luo.luo_level) + counters_cleared()
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

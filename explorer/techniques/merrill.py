@@ -25,7 +25,7 @@ from ..knobs import POW2_BLOCKS, KnobSet, KnobSpec, knob
 from ..stats import Extra
 from . import Technique
 from .base import BFSTechnique, LevelLoop, RunContext
-from .operators.expand import CTA_THRESHOLD, WARP_THRESHOLD, ExpandLoop, check_shared
+from .operators.expand import CTA_THRESHOLD, WARP_THRESHOLD, ExpandLoop, check_shared, expand_signatures
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,9 @@ class Merrill(BFSTechnique):
         culling = knobs.culling_code
         history = knobs.history_entries if culling & LBL.CULL_HISTORY else 0
         check_shared(LBL.CTA_WARP_SCAN, knobs, limits, culling, history)
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        return expand_signatures(LBL.CTA_WARP_SCAN, instrument, knobs.claim == "atomic", knobs.culling_code)
 
     def start(self, ctx: RunContext) -> LevelLoop:
         k = ctx.knobs

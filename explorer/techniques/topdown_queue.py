@@ -11,7 +11,7 @@ from kernels.args import Graph, Level, Tree
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
-from .operators.frontier import frontier_queues, init_search
+from .operators.frontier import declared, frontier_queues, init_search
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,11 @@ class TopdownQueue(BFSTechnique):
     classroom_note = ("A thread per frontier vertex walks its whole adjacency list (see the table): a hub keeps one "
                       "thread busy while the others idle. The compare-and-swap claim lets one thread win each vertex, "
                       "so where two frontier arcs meet (magenta rings) no duplicate is born.")
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import topdown
+
+        return declared(topdown.topdown_queue)
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

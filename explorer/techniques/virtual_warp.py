@@ -13,7 +13,7 @@ from ..stats import Extra
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
 from .operators.expand import W
-from .operators.frontier import frontier_queues, init_search
+from .operators.frontier import counters_cleared, declared, frontier_queues, init_search
 
 FRONTIER = KnobSpec(
     "frontier", "how virtual warps find the frontier: 'scan' gives every vertex a virtual warp that reads "
@@ -48,6 +48,11 @@ class VirtualWarp(BFSTechnique):
         if graph.num_vertices * knobs.W >= 2**31:
             raise ValueError(f"virtual-warp launches W threads per vertex: {graph.num_vertices:,} vertices x "
                              f"W={knobs.W} exceed the 2**31 - 1 threads its kernel can index; choose a smaller W")
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import virtual_warp
+
+        return declared(virtual_warp.virtual_warp_level) + counters_cleared()
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)

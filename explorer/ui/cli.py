@@ -455,13 +455,20 @@ def cmd_warmup(args) -> int:
     simulator = args.simulator or backend.simulator_requested()
     gpu, why = (False, "") if simulator else backend.gpu_present()
     mode = "gpu" if gpu else "simulator" if simulator else "cpu"
-    units = warmup.plan(mode)
+    planned = warmup.plan(mode)
+    units = warmup.todo(planned, mode)
+    where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the sources"
+    if not units:
+        print(f"warmup: everything is ready: all {len(planned)} units are in Numba's disk cache ({where}); "
+              "nothing to compile", flush=True)
+        return EXIT_OK
     jobs = args.jobs or warmup.default_jobs(len(units))
     what = ("the graph loaders, the CPU techniques and every kernel variant the presets use" if gpu else
             "the graph loaders and the CPU techniques")
-    where = os.environ.get("NUMBA_CACHE_DIR") or "__pycache__ beside the sources"
     print(f"warmup: compiling {what}, once for this environment, in {jobs} processes; Numba keeps them in "
           f"its disk cache ({where})", flush=True)
+    cached = f"; {len(planned) - len(units)} of {len(planned)} already in the disk cache" if len(units) < len(planned) else ""
+    print(f"warmup: {len(units)} units to compile{cached}; {warmup.expected(units, jobs).describe()}", flush=True)
     if mode == "simulator":
         print("simulator: the CUDA kernels run as Python there and need no compiling", flush=True)
     elif mode == "cpu":

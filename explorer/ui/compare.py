@@ -126,7 +126,7 @@ class ComparePanel(W.VBox):
                                     layout=W.Layout(width="220px"),
                                     tooltip="add the Explorer's technique with its knobs as they are now "
                                             "(change a knob and add again to compare knob sets)")
-        self.entry_list = W.Select(options=[], rows=6, layout=W.Layout(width="360px"))
+        self.entry_list = W.Select(options=[], rows=6, layout=W.Layout(width="300px", flex="1 1 auto"))
         self.remove_button = W.Button(description="Remove", icon="minus", tooltip="remove the highlighted run")
         self.run_button = W.Button(description="Compare", icon="play", button_style="primary",
                                    tooltip="run every entry on the Explorer's graph and source, one after another")
@@ -142,8 +142,9 @@ class ComparePanel(W.VBox):
                    "Explorer's graph and source. The runs overlay (one colour each, drawn a little apart; "
                    "click a legend entry to hide a run); the timeline under the frontier plot shows what ran at "
                    "each level; the table ranks them by time with the speed-up against the first.</small>"),
-            W.HBox([self.techniques, W.VBox([self.add_button, self.add_current]), self.entry_list,
-                    W.VBox([self.remove_button, self.run_button])]),
+            # The button columns keep their width (squeezed, they scrolled sideways); the list gives.
+            W.HBox([self.techniques, W.VBox([self.add_button, self.add_current], layout=W.Layout(flex="0 0 auto")),
+                    self.entry_list, W.VBox([self.remove_button, self.run_button], layout=W.Layout(flex="0 0 auto"))]),
             self.status, self.plot_box, self.table])
 
     # ------------------------------------------------------------------ entries
@@ -252,4 +253,6 @@ class ComparePanel(W.VBox):
         swatches = "".join(f"<span style='display:inline-block;width:10px;height:10px;background:{esc(c)};"
                            f"margin:0 4px 0 10px'></span>{esc(label)}" for label, c in colors.items())
         self.table.value = (f"<h4>Ranking (BFS time; speed-up against {esc(first)})</h4>{table}"
+                            "<small>One run each: a difference of a few percent can be the machine's noise; the "
+                            "Tuning tab repeats each setting and says which differences are measured.</small><br>"
                             f"<small>{swatches}</small>")

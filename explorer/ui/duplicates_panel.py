@@ -6,18 +6,23 @@ duplicated, by which warps, and whether the filter caught each copy.
 
     panel = ex.tools.panel("duplicates")
     prov = panel.run(filter="warp-culling")     # as the button; the tables and plot follow
+
+`duplicates_figure` (Fig. 13(a) per level) and `frontier_sizes_figure` (Fig. 12) are the
+notebooks' figures too; their legends sit beside the plot, never over a curve or a bar.
 """
 from __future__ import annotations
 
 import ipywidgets as W
-from bokeh.models import ColumnDataSource, HoverTool
+from bokeh.models import AdaptiveTicker, ColumnDataSource, HoverTool, Legend, LegendItem
+from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
 from jupyter_bokeh import BokehModel
 
 from ..duplicates import SCOPE_WORDS, SCOPES, Provenance, run_with_provenance
 from ..techniques import Technique
+from .layout import fit_description, labelled, select_px
 from .tools import TABLE_CSS, esc, html_table, picked_source, status_html
-from .widgets import PLOT_WIDTH, USER_ERRORS, labelled
+from .widgets import PLOT_WIDTH, USER_ERRORS
 
 #: Per-level columns of the panel's source (explorer.duplicates.Provenance.levels()).
 LEVEL_COLUMNS = ("level", "claims", "duplicated_vertices", "duplicates", "dup_warp", "dup_block", "dup_grid",
@@ -26,8 +31,23 @@ LEVEL_COLUMNS = ("level", "claims", "duplicated_vertices", "duplicates", "dup_wa
 TITLES = {"duplicated_vertices": "dup. vertices", "dup_warp": "one warp", "dup_block": "one block",
           "dup_grid": "several blocks", "caught": "caught (run)", "left": "left (run)",
           "hash64_caught": "hash64", "cull_caught": "warp culling", "hash64_conflicts": "hash64 conflicts",
-          "cull_conflicts": "culling conflicts", "per_block_bound": "per-block best", "per_warp_bound": "per-warp best"}
+          "cull_conflicts": "culling conflicts", "per_block_bound": "best per block",
+          "per_warp_bound": "best per warp"}
 SCOPE_COLORS = ("#1f77b4", "#ff7f0e", "#d62728")  # one warp, one block, several blocks
+
+
+#: Legends beside the data: small text, no frame.
+_LEGEND = dict(label_text_font_size="8pt", spacing=2, padding=4, margin=4, border_line_alpha=0, glyph_width=22)
+
+
+def legend_beside(fig, items: list[tuple[str, list]], place: str = "right") -> Legend:
+    """A legend of (label, renderers) beside the plot (`place` 'right' or 'below'), where it cannot
+    hide data as one inside the plot does (a curve at its corner, a bar under it)."""
+    legend = Legend(items=[LegendItem(label=label, renderers=r) for label, r in items], **_LEGEND)
+    if place == "below":
+        legend.orientation = "horizontal"
+    fig.add_layout(legend, place)
+    return legend
 
 
 def duplicates_figure(source: ColumnDataSource, width: int = PLOT_WIDTH + 200, height: int = 320):
@@ -35,17 +55,35 @@ def duplicates_figure(source: ColumnDataSource, width: int = PLOT_WIDTH + 200, h
     culling each judged duplicates on the same claims (BFS-4K Fig. 13(a) per level)."""
     fig = figure(title="Duplicates per level, by where they were made", width=width, height=height,
                  tools="pan,wheel_zoom,box_zoom,reset,save")
-    bars = fig.vbar_stack([f"dup_{s}" for s in SCOPES], x="level", width=0.7, source=source, color=SCOPE_COLORS,
-                          legend_label=[SCOPE_WORDS[s] for s in SCOPES])
-    fig.line("level", "hash64_caught", source=source, color="black", line_width=2, legend_label="hash64 catches")
-    fig.line("level", "cull_caught", source=source, color="#2ca02c", line_width=2, line_dash="dashed",
-             legend_label="warp culling catches")
+    bars = fig.vbar_stack([f"dup_{s}" for s in SCOPES], x="level", width=0.7, source=source, color=SCOPE_COLORS)
+    hash64 = fig.line("level", "hash64_caught", source=source, color="black", line_width=2)
+    cull = fig.line("level", "cull_caught", source=source, color="#2ca02c", line_width=2, line_dash="dashed")
+    legend_beside(fig, [*((SCOPE_WORDS[s], [b]) for s, b in zip(SCOPES, bars)), ("hash64 catches", [hash64]),
+                        ("warp culling catches", [cull])])
     fig.add_tools(HoverTool(renderers=bars, tooltips=[(TITLES.get(c, c), f"@{c}") for c in LEVEL_COLUMNS]))
     fig.xaxis.axis_label = "BFS level"
     fig.yaxis.axis_label = "duplicate frontier entries"
-    fig.legend.location = "top_left"
-    fig.legend.label_text_font_size = "8pt"
+    fig.xaxis.ticker = AdaptiveTicker(min_interval=1)  # levels and counts are whole numbers
+    fig.yaxis.ticker = AdaptiveTicker(min_interval=1)
     fig.y_range.start = 0
+    return fig
+
+
+def frontier_sizes_figure(sequential, runs: dict, title: str, width: int = 760, height: int = 360):
+    """Frontier entries per level, log y (BFS-4K Fig. 12): the sequential BFS's level sizes (a
+    thick black line) against each run of `runs` ({name: its LevelStats}); a run whose name says
+    Hash64 is solid, the others dashed. The legend is right of the plot."""
+    fig = figure(title=title, width=width, height=height, y_axis_type="log", tools="pan,wheel_zoom,reset,save")
+    seq = fig.line(list(range(len(sequential))), [int(v) for v in sequential], color="black", line_width=3)
+    items = [("Sequential", [seq])]
+    for (name, levels), color in zip(runs.items(), Category10_10):
+        dash = "solid" if "hash64" in name.lower() else "dashed"
+        r = fig.line([lv.level for lv in levels], [lv.frontier_in for lv in levels], color=color, line_width=2,
+                     line_dash=dash)
+        items.append((name, [r]))
+    legend_beside(fig, items)
+    fig.xaxis.axis_label, fig.yaxis.axis_label = "BFS level", "frontier entries (log)"
+    fig.xaxis.ticker = AdaptiveTicker(min_interval=1)
     return fig
 
 
@@ -54,18 +92,23 @@ class DuplicatesPanel(W.VBox):
         self.ex = explorer
         self.prov: Provenance | None = None
         self.level_source = ColumnDataSource({c: [] for c in LEVEL_COLUMNS}, name="duplicate_levels")
-        self.filter = W.Dropdown(options=("hash64", "warp-culling", "none"), description="filter",
+        filters = ("hash64", "warp-culling", "none")
+        self.filter = W.Dropdown(options=filters, description="filter",
+                                 layout=W.Layout(width=f"{select_px(filters)}px"),
                                  tooltip="the filter that drops copies in this run; both filters judge every claim")
-        self.sample_every = W.Dropdown(options=[2 ** k for k in range(11)], value=1, description="log 1 vertex in",
+        samples = [2 ** k for k in range(11)]
+        self.sample_every = W.Dropdown(options=samples, value=1, description="log 1 vertex in",
+                                       layout=W.Layout(width=f"{select_px(samples)}px"),
                                        tooltip="log one vertex in this many, every copy of it (large graphs)")
         self.run_button = W.Button(description="Run with provenance", icon="search", button_style="primary",
                                    layout=W.Layout(width="190px"),
                                    tooltip="BFS-4K (claim='race', the Explorer's BFS-4K knobs, multi-block kernel) "
                                            "with every claim logged: which thread made each duplicate")
-        self.level = W.Dropdown(options=[], description="level",
+        self.level = W.Dropdown(options=[], description="level", layout=W.Layout(width="90px"),
                                 tooltip="the level whose duplicated vertices the table below lists")
-        self.rows = W.BoundedIntText(value=25, min=1, max=10_000, description="rows", layout=W.Layout(width="140px"),
-                                     tooltip="at most this many vertices (a seeded sample when there are more)")
+        self.rows = fit_description(W.BoundedIntText(
+            value=25, min=1, max=10_000, description="rows", layout=W.Layout(width="140px"),
+            tooltip="at most this many vertices (a seeded sample when there are more)"))
         self.status = W.HTML()
         self.notes = W.HTML()
         self.plot_box = W.Box([BokehModel(duplicates_figure(self.level_source))])
@@ -81,9 +124,9 @@ class DuplicatesPanel(W.VBox):
                    "thread that made it; hash64 (a table per block) and warp culling (a table per warp) judge the "
                    "same claims, the chosen one drops copies. Copies from several blocks are beyond any per-block "
                    "filter.</small>"),
-            W.HBox([labelled(self.filter, "50px"), labelled(self.sample_every, "110px"), self.run_button]),
+            W.HBox([labelled(self.filter), labelled(self.sample_every), self.run_button]),
             self.status, self.notes, self.plot_box, self.filters_table, self.level_table,
-            W.HBox([labelled(self.level, "50px"), self.rows]), self.vertex_table])
+            W.HBox([labelled(self.level), self.rows]), self.vertex_table])
 
     def _set_status(self, text: str, kind: str = "info") -> None:
         self.status.value = status_html(text, kind)

@@ -190,8 +190,8 @@ def _base_figure(kind: str, title: str, y_label: str, x_range=None, series=(), *
     return fig
 
 
-_LEGEND_STYLE = dict(label_text_font_size="8pt", spacing=2, padding=2, margin=2, glyph_height=12,
-                     glyph_width=22, border_line_alpha=0)
+_LEGEND_STYLE = dict(label_text_font_size="8pt", title_text_font_size="8pt", spacing=2, padding=2, margin=2,
+                     glyph_height=12, glyph_width=22, border_line_alpha=0)
 
 
 class RunGlyphs(NamedTuple):
@@ -299,10 +299,10 @@ def technique_figure(source=None, label="run", color=RUN_PALETTE[0], x_range=Non
 
 
 def add_technique_glyphs(fig, source, label, color, index: int = 0) -> RunGlyphs:
-    # Runs that took the same step at the same level would hide each other: shift each run
-    # a little up or down inside the category band.
-    offset = ((index % 5) - 2) * 0.15
-    pts = _renderer(source, Scatter(x="level", y=dodge("step", offset, range=fig.y_range), size=10,
+    # On their category's label, always; runs that took the same step at the same level sit side
+    # by side along the level, as in the other plots (run_offset), not between two labels.
+    x = dodge("level", run_offset(index)) if run_offset(index) else "level"
+    pts = _renderer(source, Scatter(x=x, y="step", size=10,
                                     marker="square", fill_color=color, line_color="white", line_width=0.5))
     return _attach(fig, label, [pts], [pts])
 
@@ -417,10 +417,14 @@ class LevelStream:
         if ov is None:
             ov = self.overlays[self._runs_started % self.max_runs]
             self._runs_started += 1
-            if ov.label is not None:
+            dropped = ov.label is not None
+            if dropped:
                 del self._by_label[ov.label]
             ov.assign(run_label)
             self._by_label[run_label] = ov
+            if dropped:  # the oldest run left the plots: its steps go with it, and the legends say so
+                self._keep_steps_of_shown_runs()
+                self._say_runs_shown()
         return ov.source
 
     def push(self, level_stats: LevelStats, run_label: str) -> dict:
@@ -445,6 +449,30 @@ class LevelStream:
         label = label or default_label(self._runs_started + 1, result)
         self.push_many(result.levels, label)
         return label
+
+    @property
+    def runs_started(self) -> int:
+        """Runs pushed so far, including those that have left the plots."""
+        return self._runs_started
+
+    def shown_note(self) -> str:
+        """'' while every run is plotted, else which runs are: 'the last 6 of 14 runs'."""
+        if self._runs_started <= self.max_runs:
+            return ""
+        return f"the last {self.max_runs} of {self._runs_started} runs (the plots keep {self.max_runs})"
+
+    def _say_runs_shown(self) -> None:
+        for fig in self.figures.values():
+            legend = next(m for m in fig.below if isinstance(m, Legend) and m.name == "runs")
+            legend.title = self.shown_note()
+
+    def _keep_steps_of_shown_runs(self) -> None:
+        # The technique plot's categories are the steps of the runs it shows, in order of arrival.
+        steps = [step for ov in self.overlays if ov.label is not None for step in ov.source.data["step"]]
+        yr = self.figures["technique"].y_range
+        kept = [f for f in yr.factors if f in set(steps)]
+        if kept != list(yr.factors):
+            yr.factors = kept
 
     def _add_steps(self, rows) -> None:
         # Categories are known only as levels arrive (BFS-4K switches kernels per level); the

@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 
 import ipywidgets as W
-from bokeh.models import BasicTicker, ColorBar, ColumnDataSource, FactorRange, HoverTool, LinearColorMapper
+from bokeh.models import (BasicTicker, ColorBar, ColumnDataSource, FactorRange, HoverTool, Legend, LegendItem,
+                          LinearColorMapper)
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
 from jupyter_bokeh import BokehModel
@@ -24,15 +25,21 @@ from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPo
                      load_sweep, plan_sweep, run_sweep)
 from ..techniques import knobs_of
 from .cli import parse_knob_values
+from .layout import button_px, fit_description, labelled, text_px
 from .report import changed_knobs
 from .tools import TABLE_CSS, Worker, esc, html_table, picked_source, status_html
-from .widgets import USER_ERRORS, labelled
+from .widgets import USER_ERRORS
 
 NONE = "(none)"
 #: Columns of a sweep plot's source: one row per finished point.
-POINT_COLUMNS = ("x", "y", "median_ms", "kernel_ms", "runs", "status", "knobs", "time_text")
+POINT_COLUMNS = ("x", "y", "median_ms", "min_ms", "max_ms", "kernel_ms", "runs", "status", "knobs", "time_text",
+                 "cell_text", "text_color")
 _TIPS = [("knobs", "@knobs"), ("median", "@time_text"), ("kernels", "@kernel_ms{0.000} ms"), ("runs (ms)", "@runs"),
          ("check", "@status")]
+#: How the best point and the points within noise of it are drawn (line and heatmap alike).
+BEST_COLOR = "#d62728"
+TIE_COLOR = "#ff7f0e"
+TIE_WORDS = "within noise of the best"
 
 
 def _factor(v) -> str:
@@ -41,42 +48,75 @@ def _factor(v) -> str:
 
 def _point_row(p: SweepPoint, names: list) -> dict:
     ok = p.usable
+    nan = math.nan
+    if not ok:
+        cell = "failed" if p.error else "wrong"
+    elif len(p.times_ms) > 1:
+        cell = f"{p.median_ms:.3g}\n{p.min_ms:.3g}–{p.max_ms:.3g}"
+    else:
+        cell = f"{p.median_ms:.3g}\n1 run"
     return {"x": _factor(p.knobs[names[0]]), "y": _factor(p.knobs[names[1]]) if len(names) > 1 else
-            (p.median_ms if ok else math.nan),
-            "median_ms": p.median_ms if ok else math.nan,
-            "kernel_ms": p.median_kernel_ms if ok else math.nan,
+            (p.median_ms if ok else nan),
+            "median_ms": p.median_ms if ok else nan, "min_ms": p.min_ms if ok else nan,
+            "max_ms": p.max_ms if ok else nan,
+            "kernel_ms": p.median_kernel_ms if ok else nan,
             "runs": ", ".join(f"{t:.3f}" for t in p.times_ms) or "none",
             "status": p.status(), "knobs": ", ".join(f"{k}={v}" for k, v in p.knobs.items()),
-            "time_text": f"{p.median_ms:.3f} ms" if ok else p.status()}
+            "time_text": p.spread_text() if ok else p.status(), "cell_text": cell, "text_color": "black"}
+
+
+def readable_on(color: str) -> str:
+    """Black or white, whichever reads better on the fill `color` ('#rrggbb'): black on light
+    cells (Viridis' yellows and greens), white on dark ones (its purples and blues)."""
+    r, g, b = (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (r, g, b)]
+    luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    # The contrast with black, (L + 0.05) / 0.05, beats the contrast with white, 1.05 / (L + 0.05):
+    return "black" if luminance > 0.179 else "white"
+
+
+def _columns(rows: list[dict]) -> dict:
+    return {c: [r[c] for r in rows] for c in POINT_COLUMNS}
 
 
 class SweepPlot:
-    """A line (one swept knob: median time per value) or a heatmap (two: a cell per pair, its
-    colour the median time, grey where the point failed), its x and y the knobs' values in sweep
-    order. `add(point)` streams a finished point; `mark_best(point)` rings the best one."""
+    """A line (one swept knob: median time per value, a whisker from the fastest to the slowest
+    run) or a heatmap (two: a cell per pair, its colour the median time, its text the median and
+    the runs' range, grey where the point failed), its x and y the knobs' values in sweep order.
+    `add(point)` streams a finished point; `mark_best(point, ties)` rings the best one and the
+    points within noise of it. Legends sit outside the data."""
 
-    def __init__(self, technique: str, axes: dict, width: int = 560, height: int = 340):
+    def __init__(self, technique: str, axes: dict, width: int = 560, height: int = 360, simulated: bool = False):
         self.names = list(axes)
         if len(self.names) not in (1, 2):
             raise ValueError(f"a sweep plot shows one or two swept knobs, not {len(self.names)}")
         xs = [_factor(v) for v in axes[self.names[0]]]
-        self.source = ColumnDataSource({c: [] for c in POINT_COLUMNS}, name="sweep_points")
-        self.failed = ColumnDataSource({c: [] for c in POINT_COLUMNS}, name="sweep_failed")
-        self.best = ColumnDataSource({c: [] for c in POINT_COLUMNS}, name="sweep_best")
-        title = f"{technique}: median BFS time per setting"
+        self.source = ColumnDataSource(_columns([]), name="sweep_points")
+        self.failed = ColumnDataSource(_columns([]), name="sweep_failed")
+        self.best = ColumnDataSource(_columns([]), name="sweep_best")
+        self.ties = ColumnDataSource(_columns([]), name="sweep_ties")
+        title = f"{technique}: median BFS time per setting" + (" (simulated on the CPU, not GPU times)"
+                                                                if simulated else "")
+        items = []
         if len(self.names) == 1:
             fig = figure(title=title, x_range=FactorRange(*xs), width=width, height=height,
                          tools="pan,wheel_zoom,box_zoom,reset,save")
             fig.line("x", "y", source=self.source, line_width=2)
+            spread = fig.segment("x", "min_ms", "x", "max_ms", source=self.source, line_width=7, line_alpha=0.35,
+                                 line_cap="round")
             pts = fig.scatter("x", "y", source=self.source, size=9)
-            fig.scatter("x", "y", source=self.best, size=22, marker="star", fill_color="#d62728",
-                        line_color="black", legend_label="best")
+            ties = fig.scatter("x", "y", source=self.ties, size=17, marker="circle", fill_alpha=0,
+                               line_color=TIE_COLOR, line_width=3)
+            best = fig.scatter("x", "y", source=self.best, size=22, marker="star", fill_color=BEST_COLOR,
+                               line_color="black")
             # Failed points: an x on the axis, the reason in the hover.
             fail = fig.scatter("x", 0, source=self.failed, size=11, marker="x", line_color="#b00020", line_width=2)
             fig.yaxis.axis_label = "median BFS time (ms)"
             fig.y_range.start = 0
             self.mapper = None
             fig.add_tools(HoverTool(renderers=[pts, fail], tooltips=_TIPS))
+            items = [("median", [pts]), ("fastest–slowest run", [spread]), ("best", [best]), (TIE_WORDS, [ties]),
+                     ("failed", [fail])]
         else:
             ys = [_factor(v) for v in axes[self.names[1]]]
             fig = figure(title=title, x_range=FactorRange(*xs), y_range=FactorRange(*ys), width=width,
@@ -86,46 +126,64 @@ class SweepPlot:
                              fill_color={"field": "median_ms", "transform": self.mapper})
             fail = fig.rect("x", "y", 1, 1, source=self.failed, fill_color="#dddddd", line_color="white",
                             hatch_pattern="/", hatch_color="#b00020", hatch_alpha=0.5)
-            fig.text("x", "y", text="time_text", source=self.source, text_align="center", text_baseline="middle",
-                     text_font_size="8pt", text_color="white")
-            fig.rect("x", "y", 0.94, 0.94, source=self.best, fill_alpha=0, line_color="#d62728", line_width=4,
-                     legend_label="best")
-            fig.add_layout(ColorBar(color_mapper=self.mapper, ticker=BasicTicker(), title="ms"), "right")
+            # Text colour per cell: black on the light end of the palette, white on the dark end.
+            fig.text("x", "y", text="cell_text", source=self.source, text_align="center", text_baseline="middle",
+                     text_font_size="8pt", text_color="text_color", text_line_height=1.1)
+            fig.text("x", "y", text="cell_text", source=self.failed, text_align="center", text_baseline="middle",
+                     text_font_size="8pt", text_color="#b00020")
+            ties = fig.rect("x", "y", 0.9, 0.9, source=self.ties, fill_alpha=0, line_color=TIE_COLOR, line_width=3,
+                            line_dash="dashed")
+            best = fig.rect("x", "y", 0.94, 0.94, source=self.best, fill_alpha=0, line_color=BEST_COLOR, line_width=4)
+            fig.add_layout(ColorBar(color_mapper=self.mapper, ticker=BasicTicker(), title="median ms"), "right")
             fig.yaxis.axis_label = self.names[1]
             fig.add_tools(HoverTool(renderers=[cells, fail], tooltips=_TIPS))
+            items = [("best", [best]), (TIE_WORDS, [ties]), ("failed", [fail])]
         fig.xaxis.axis_label = self.names[0]
-        fig.legend.location = "top_right"
+        # Below the plot, never over a cell or a point; "failed" only once a point failed.
+        legend_items = [LegendItem(label=label, renderers=r) for label, r in items]
+        self._failed_item = legend_items[-1]
+        self._failed_item.visible = False
+        fig.add_layout(Legend(items=legend_items, orientation="horizontal", label_text_font_size="8pt", spacing=6,
+                              padding=2, margin=2, border_line_alpha=0), "below")
         self.figure = fig
         self._order = {x: i for i, x in enumerate(xs)}
-        self._rows: list[dict] = []  # a line's points, kept in the axis' order
-        self._times: list[float] = []
+        self._rows: list[dict] = []  # the usable points, kept in the x axis' order
 
     @classmethod
     def of(cls, result: SweepResult, **kw) -> "SweepPlot":
-        """The plot of a finished (or reopened) sweep, its best point marked."""
-        plot = cls(result.technique, result.axes, **kw)
+        """The plot of a finished (or reopened) sweep, its best point and its ties marked."""
+        plot = cls(result.technique, result.axes, simulated=result.simulated, **kw)
         for p in result.points:
             plot.add(p)
-        plot.mark_best(result.best)
+        plot.mark_best(result.best, result.within_noise_of_best())
         return plot
 
     def add(self, point: SweepPoint) -> None:
         row = _point_row(point, self.names)
         if not point.usable:
             self.failed.stream({c: [row[c]] for c in POINT_COLUMNS})
-        elif self.mapper is None:
-            # A line joins its points in the knob's order, whatever order they finish in (random sweeps).
-            self._rows = sorted([*self._rows, row], key=lambda r: self._order[r["x"]])
-            self.source.data = {c: [r[c] for r in self._rows] for c in POINT_COLUMNS}
-        else:
-            self.source.stream({c: [row[c]] for c in POINT_COLUMNS})
-        if point.usable and self.mapper is not None:
-            self._times.append(point.median_ms)
-            self.mapper.low, self.mapper.high = min(self._times), max(max(self._times), min(self._times) + 1e-9)
+            self._failed_item.visible = True
+            return
+        # A line joins its points in the knob's order, whatever order they finish in (random sweeps).
+        self._rows = sorted([*self._rows, row], key=lambda r: self._order[r["x"]])
+        if self.mapper is not None:
+            times = [r["median_ms"] for r in self._rows]
+            self.mapper.low, self.mapper.high = min(times), max(max(times), min(times) + 1e-9)
+            for r in self._rows:  # the colour scale moved: every cell's text colour follows
+                r["text_color"] = readable_on(self.cell_color(r["median_ms"]))
+        self.source.data = _columns(self._rows)
 
-    def mark_best(self, point: SweepPoint | None) -> None:
-        row = _point_row(point, self.names) if point is not None else None
-        self.best.data = {c: ([row[c]] if row else []) for c in POINT_COLUMNS}
+    def cell_color(self, ms: float) -> str:
+        """The palette colour the heatmap gives a median of `ms`."""
+        lo, hi = self.mapper.low, self.mapper.high
+        t = 0.0 if hi <= lo else min(max((ms - lo) / (hi - lo), 0.0), 1.0)
+        pal = self.mapper.palette
+        return pal[min(int(t * len(pal)), len(pal) - 1)]
+
+    def mark_best(self, point: SweepPoint | None, ties=()) -> None:
+        """Ring the best point and the points within noise of it (the sweep's verdict)."""
+        self.best.data = _columns([_point_row(point, self.names)] if point is not None else [])
+        self.ties.data = _columns([_point_row(p, self.names) for p in ties])
 
 
 class SweepPanel(W.VBox):
@@ -137,24 +195,27 @@ class SweepPanel(W.VBox):
         self.plot: SweepPlot | None = None
         self.worker = Worker(self._show_error)
         tip = "the knob to vary (the Explorer's technique's knobs; hover them in Knobs for their meaning)"
-        self.knob1 = W.Dropdown(description="knob", tooltip=tip, layout=W.Layout(width="170px"))
+        self.knob1 = W.Dropdown(description="knob", tooltip=tip, layout=W.Layout(width="190px"))
         self.values1 = W.Text(placeholder="e.g. 4,8,32 (empty: its declared range)", layout=W.Layout(width="260px"))
         self.knob2 = W.Dropdown(description="and knob", tooltip="a second knob (a heatmap), or none (a line)",
-                                layout=W.Layout(width="170px"))
+                                layout=W.Layout(width="190px"))
         self.values2 = W.Text(placeholder="e.g. 0,1,2 (empty: its declared range)", layout=W.Layout(width="260px"))
-        self.mode = W.ToggleButtons(options=["grid", "random"], style={"button_width": "70px"},
+        self.mode = W.ToggleButtons(options=["grid", "random"],
+                                    style={"button_width": f"{max(button_px(m) for m in ('grid', 'random'))}px"},
                                     tooltips=["every combination of the values",
                                               "random points within the declared ranges (or the given values)"])
-        self.samples = W.BoundedIntText(value=8, min=1, max=10_000, description="points",
-                                        layout=W.Layout(width="150px"),
-                                        tooltip="random points to run (mode random)")
-        self.points = W.BoundedIntText(value=5, min=1, max=100, description="range values",
-                                       layout=W.Layout(width="170px"), style={"description_width": "90px"},
-                                       tooltip="values taken from a number range swept without values (mode grid)")
+        self.samples = fit_description(W.BoundedIntText(value=8, min=1, max=10_000, description="points",
+                                                        layout=W.Layout(width="150px"),
+                                                        tooltip="random points to run (mode random)"))
+        self.points = fit_description(W.BoundedIntText(
+            value=5, min=1, max=100, description="range values", layout=W.Layout(width="150px"),
+            tooltip="values taken from a number range swept without values (mode grid)"))
         sim = self._simulator()
-        self.repeats = W.BoundedIntText(value=1 if sim else 3, min=1, max=1000, description="repeats",
-                                        layout=W.Layout(width="150px"),
-                                        tooltip="runs per point; the point's time is their median")
+        # Three runs a point at least: one run measures no spread, and then no difference is measured.
+        self.repeats = fit_description(W.BoundedIntText(
+            value=3, min=1, max=1000, description="repeats", layout=W.Layout(width="150px"),
+            tooltip="runs per point; the point's time is their median, their range its spread (3 or more to "
+                    "tell a difference from noise)"))
         self.run_button = W.Button(description="Run sweep", icon="play", button_style="primary",
                                    tooltip="time every setting on the Explorer's graph and source; each run is checked")
         self.stop_button = W.Button(description="Stop", icon="stop", disabled=True,
@@ -164,14 +225,17 @@ class SweepPanel(W.VBox):
         self.limit_note = W.HTML(
             f"<small style='color:#a15c00'>Simulator: a sweep takes graphs up to {SIMULATOR_SWEEP_MAX_ARCS:,} arcs and "
             f"at most {SIMULATOR_SWEEP_MAX_RUNS} runs (every GPU thread is a Python thread); larger ones are refused "
-            "with the reason. Times are simulation times.</small>" if sim else "")
+            f"with the reason. Times are simulation times, not GPU times.</small>" if sim else "")
         self.status = W.HTML()
         self.plot_box = W.Box()
-        self.best_text = W.HTML()
+        self.best_text = W.HTML(layout=W.Layout(flex="1 1 auto"))
         self.apply_button = W.Button(description="Apply best", icon="check", disabled=True,
-                                     tooltip="set the Explorer's technique and knobs to the fastest correct setting")
+                                     layout=W.Layout(width=f"{button_px('Apply fastest median', icon=True)}px",
+                                                     flex="0 0 auto"),  # the verdict beside it wraps instead
+                                     tooltip="set the Explorer's technique and knobs to the fastest correct setting "
+                                             "(the verdict beside it says whether the sweep measured it faster)")
         self.table = W.HTML()
-        self.path = W.Text(value="sweep.json", description="file", layout=W.Layout(width="300px"))
+        self.path = fit_description(W.Text(value="sweep.json", description="file", layout=W.Layout(width="300px")))
         self.save_button = W.Button(description="Save", icon="save", disabled=True, tooltip="write the sweep as JSON")
         self.open_button = W.Button(description="Open", icon="folder-open", tooltip="reopen a saved sweep")
         self.run_button.on_click(lambda _: self._clicked(lambda: self.run_sweep(background=True)))
@@ -183,12 +247,15 @@ class SweepPanel(W.VBox):
         explorer.technique.observe(lambda _: self._refresh_knobs(), names="value")
         self._refresh_knobs()
         self._sync_mode()
+        label = max(text_px(w.description) for w in (self.knob1, self.knob2))
         super().__init__([
             W.HTML(TABLE_CSS + "<small>Sweep one knob (a line) or two (a heatmap) of the Explorer's technique on its "
-                   "graph and source. Each point is the median of its repeats, uninstrumented; every run is "
-                   "checked against the CPU reference. The other knobs keep the Explorer's values.</small>"),
-            W.HBox([labelled(self.knob1, "70px"), self.values1]),
-            W.HBox([labelled(self.knob2, "70px"), self.values2]),
+                   "graph and source. Each point is the median of its repeats, uninstrumented, with the range of "
+                   "its runs; settings whose ranges overlap are within noise of each other: the sweep does not "
+                   "tell them apart. Every run is checked against the CPU reference. The other knobs keep the "
+                   "Explorer's values.</small>"),
+            W.HBox([labelled(self.knob1, label), self.values1]),
+            W.HBox([labelled(self.knob2, label), self.values2]),
             W.HBox([self.mode, self.samples, self.points, self.repeats]),
             W.HBox([self.run_button, self.stop_button, self.progress, self.progress_text]),
             self.limit_note, self.status, self.plot_box,
@@ -207,6 +274,7 @@ class SweepPanel(W.VBox):
     def _refresh_knobs(self) -> None:
         names = [s.name for s in knobs_of(self.ex.technique.value).specs()]
         self.knob1.options = names or [NONE]
+        self.knob1.value = self.knob1.options[0]  # ipywidgets leaves a drop-down blank when its options change
         self.knob2.options = [NONE, *names]
         self.knob2.value = NONE
         self.run_button.disabled = not names
@@ -262,7 +330,7 @@ class SweepPanel(W.VBox):
         graph = self.ex.current_graph()
         check_sweep_size(graph, plan, self.repeats.value)  # refused here, with the reason, before anything runs
         source = picked_source(self.ex)
-        self.plot = SweepPlot(technique, plan.axes)
+        self.plot = SweepPlot(technique, plan.axes, simulated=self._simulator())
         self.plot_box.children = [BokehModel(self.plot.figure)]
         self.result = None
         self.apply_button.disabled = self.save_button.disabled = True
@@ -292,25 +360,32 @@ class SweepPanel(W.VBox):
 
     def _show_result(self, result: SweepResult, origin: str = "") -> None:
         self.result = result
+        verdict = result.verdict()
         if self.plot is not None:
-            self.plot.mark_best(result.best)
-        best = result.best
+            self.plot.mark_best(verdict.best, result.within_noise_of_best())
+        best = verdict.best
         self.apply_button.disabled = best is None
         self.save_button.disabled = False
-        if best is None:
-            self.best_text.value = "<span style='color:#b00020'>no setting ran correctly: nothing to apply</span>"
-        else:
-            knobs = ", ".join(f"{k}={v}" for k, v in best.knobs.items())
-            self.best_text.value = (f"best: <b>{esc(knobs)}</b>, {best.median_ms:.3f} ms (median of "
-                                    f"{len(best.times_ms)})")
+        # The verdict in words: a best that is within noise, or of one run a point, is said to be so.
+        color = "#11772b" if verdict.measured else "#b00020" if best is None else "#a15c00"
+        self.best_text.value = f"<span style='color:{color}'>{esc(verdict.text)}</span>"
+        self.apply_button.description = "Apply best" if verdict.measured or best is None else "Apply fastest median"
+        ties = {id(p) for p in verdict.ties}
         rows = []
         for rank, p in enumerate(result.ranked(), 1):
+            note = ("best" if p is best else TIE_WORDS if id(p) in ties else
+                    "slower (measured)" if p.usable else "")
             rows.append({"#": rank if p.usable else "", **{k: p.knobs[k] for k in result.axes},
                          "median ms": f"{p.median_ms:.3f}" if p.times_ms else "–",
-                         "kernels ms": f"{p.median_kernel_ms:.3f}" if p.kernel_ms else "–",
-                         "levels": p.levels if p.levels is not None else "–", "check": p.status()})
-        cols = ["#", *result.axes, "median ms", "kernels ms", "levels", "check"]
-        self.table.value = html_table(rows, cols, numeric={"#", "median ms", "kernels ms", "levels"})
+                         "fastest ms": f"{p.min_ms:.3f}" if p.times_ms else "–",
+                         "slowest ms": f"{p.max_ms:.3f}" if p.times_ms else "–",
+                         "runs": len(p.times_ms), "kernels ms": f"{p.median_kernel_ms:.3f}" if p.kernel_ms else "–",
+                         "levels": p.levels if p.levels is not None else "–", "against the best": note,
+                         "check": p.status()})
+        cols = ["#", *result.axes, "median ms", "fastest ms", "slowest ms", "runs", "kernels ms", "levels",
+                "against the best", "check"]
+        self.table.value = html_table(rows, cols, numeric={"#", "median ms", "fastest ms", "slowest ms", "runs",
+                                                           "kernels ms", "levels"})
         what = f"{result.technique} on {result.graph} from {result.source_text}{origin}"
         kind = "ok" if best is not None else "error"
         self._set_status(f"sweep of {what}: {len(result.points)} settings" + (" (stopped early)" if result.stopped
@@ -323,8 +398,11 @@ class SweepPanel(W.VBox):
         knobs = self.result.best_knobs()
         self.ex.technique.value = self.result.technique
         self.ex.set_knobs(knobs)
+        verdict = self.result.verdict()
         self._set_status(f"the Explorer now uses {self.result.technique} with "
-                         + ", ".join(f"{k}={v}" for k, v in knobs.items()), "ok")
+                         + ", ".join(f"{k}={v}" for k, v in knobs.items())
+                         + ("" if verdict.measured else " (the fastest median; not measured faster than "
+                            "the others: see the verdict)"), "ok")
         return knobs
 
     # ------------------------------------------------------------------ files

@@ -1,4 +1,4 @@
-"""The Explorer's tool tabs (issue 19): Tuning, Comparison, Duplicates and Export, each a panel
+"""The Explorer's tool tabs: Tuning, Comparison, Duplicates and Export, each a panel
 of its own module built the first time its tab opens (or `tabs.panel(name)` from code), working
 on what the Explorer has picked: graph, source, technique, knobs, and its runs for the export.
 
@@ -86,7 +86,8 @@ def html_table(rows: list[dict], columns: list[str], titles: dict | None = None,
             f"</tr></thead><tbody>{body}</tbody></table></div>")
 
 
-TABLE_CSS = ("<style>.bfs4k-tool td,.bfs4k-tool th{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
+TABLE_CSS = ("<style>.bfs4k-tool{display:grid;grid-template-columns:minmax(0,1fr);overflow-x:auto}"  # wide: scrolls
+             ".bfs4k-tool td,.bfs4k-tool th{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
              ".bfs4k-tool th{background:#f4f4f4}.bfs4k-tool td.num{text-align:right}</style>")
 
 

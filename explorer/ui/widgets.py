@@ -12,8 +12,8 @@ as the engine yields it (LevelStream + jupyter_bokeh.BokehModel). No kernel modu
 from __future__ import annotations
 
 import html
-import time
 import logging
+import time
 from typing import Any
 
 import ipywidgets as W
@@ -23,6 +23,7 @@ from jupyter_bokeh import BokehModel
 from .. import api, backend, graphs
 from ..backend import simulator_knobs_note
 from .cli import parse_generator
+from .layout import knob_grid, knob_widget, labelled, select_px
 from ..graphs import CSRGraph
 from .plots import LevelStream
 from ..reference import check_result
@@ -31,7 +32,6 @@ from ..engine import Session
 from ..stats import RunResult
 from .tables import run_label
 from .tools import ToolTabs
-from ..knobs import KnobSpec
 from ..techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
 from ..techniques.bfs4k import recommend_knobs
@@ -72,33 +72,34 @@ def load_bokehjs() -> None:
     output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
 
 
-def labelled(control: W.DOMWidget, label_width: str) -> W.HBox:
-    """`control` behind a label of its description that shows its tooltip on hover.
-
-    ipywidgets 8's selection views (Dropdown, Select, ToggleButtons) never put `tooltip` on the
-    description label, and on the control itself only when there is no description: a Dropdown with
-    a description shows no tooltip in the browser (text boxes do). So the description moves into
-    this label, which carries the tooltip as its title, and the control keeps the tooltip with no
-    description, which those views draw on the control.
-    """
-    text, tip = control.description, control.tooltip or ""
-    control.description = ""
-    label = W.HTML(f"<div class='widget-label' title='{_esc(tip)}' style='width:100%'>{_esc(text)}</div>",
-                   layout=W.Layout(width=label_width, flex="0 0 auto"))
-    return W.HBox([label, control])
+#: Generator parameters the Explorer starts with under the simulator, which runs every GPU thread as a
+#: Python thread: graphs of a few thousand arcs (a BFS in seconds, within a sweep's limit), where the
+#: generators' defaults, the papers' sizes, exceed what it takes. One entry per generator.
+SIMULATOR_GENERATOR_PARAMS = {
+    "kronecker": {"scale": 8, "edge_factor": 8},
+    "uniform_random": {"n": 500, "m": 1500},
+    "grid2d": {"rows": 20, "cols": 20},
+    "grid3d": {"nx": 8, "ny": 8, "nz": 8},
+    "luo_scale_free": {"n": 500, "hub_fraction": 0.004, "hub_degree": 60},
+    "watts_strogatz": {"n": 500, "k": 4},
+}
 
 
-def knob_widget(spec: KnobSpec, value=None) -> W.ValueWidget:
-    """A control for one knob: a dropdown for a set of choices, else a text box bounded by the range.
-    Put it in the panel through `labelled`, which shows its tooltip."""
-    value = spec.default if value is None else value
-    tip = f"{spec.meaning} [{spec.section or 'explorer'}; {spec.describe_range()}; default {spec.default!r}]"
-    common = dict(description=spec.name, tooltip=tip, layout=W.Layout(width="150px"))
-    if spec.choices is not None:
-        return W.Dropdown(options=list(spec.choices), value=value, **common)
-    if spec.kind is int:
-        return W.BoundedIntText(value=value, min=int(spec.low), max=int(spec.high), **common)
-    return W.BoundedFloatText(value=value, min=spec.low, max=spec.high, step=0.05, **common)
+def generator_start_params(kind: str, simulator: bool) -> dict:
+    """The parameters a generator's controls start with: its declared defaults, shrunk to
+    SIMULATOR_GENERATOR_PARAMS under the simulator."""
+    params = dict(graphs.GENERATORS[kind].params)
+    if simulator:
+        params.update(SIMULATOR_GENERATOR_PARAMS.get(kind, {}))
+    return params
+
+
+def on_simulator() -> bool:
+    """Whether runs go to the simulator: the backend chosen, or, with no GPU, the one offered."""
+    try:
+        return backend.current().is_simulator
+    except backend.NoGPUError:
+        return True
 
 
 def param_widget(name: str, default: Any, tooltip: str) -> W.ValueWidget:
@@ -137,9 +138,9 @@ class Explorer(W.VBox):
                                           tooltips=["a graph from sample_graphs/", "a graph file",
                                                     "a seeded generator of a paper's graph family"],
                                           style={"button_width": "90px"})
+        samples = [(f"{k}: {v.family}", k) for k, v in graphs.SAMPLE_GRAPHS.items()]
         self.sample = W.Dropdown(
-            options=[(f"{k}: {v.family}", k) for k, v in graphs.SAMPLE_GRAPHS.items()],
-            description="sample", layout=W.Layout(width="330px"),
+            options=samples, description="sample", layout=W.Layout(width=f"{select_px(samples, 330)}px"),
             tooltip="a small real graph from sample_graphs/ (sources and licences in its README.md)")
         self.file_path = W.Text(description="file", placeholder="edges.txt / matrix.mtx / graph.metis (.gz ok)",
                                 style=_LABEL, layout=W.Layout(width="460px"))
@@ -184,9 +185,11 @@ class Explorer(W.VBox):
 
         # ---- knobs: each technique's, generated from its declaration; the panel shows the chosen one's
         self.knob_widgets_of = {t.value: {s.name: knob_widget(s) for s in knobs_of(t).specs()} for t in impl}
-        self.knob_reset = W.Button(description="defaults", tooltip="reset the technique's knobs to their defaults",
-                                   layout=W.Layout(width="90px"))
-        self.knob_reset.on_click(lambda _: self.set_knobs(knobs_of(self.technique.value).defaults()))
+        self.knob_reset = W.Button(description="defaults", layout=W.Layout(width="90px"),
+                                   tooltip="reset the technique's knobs to their defaults (under the simulator, "
+                                           "with its knobs: 32-thread blocks)")
+        self.knob_reset.on_click(lambda _: self.reset_knobs())
+        self.knob_sim_note = W.HTML(layout=W.Layout(flex="1 1 0%"))  # wraps beside the button
         self.knob_advice_button = W.Button(description="§7 advice", layout=W.Layout(width="100px"),
                                            tooltip="set K1..K7 by BFS-4K §7's rules of thumb for this graph")
         self.knob_advice_button.on_click(lambda _: self.apply_recommended_knobs())
@@ -196,7 +199,7 @@ class Explorer(W.VBox):
             w.observe(self._show_advice, names="value")
         self.knobs_panel = W.Accordion([W.VBox([
             W.HTML("<small>Hover a knob for its meaning, paper section and range.</small>"),
-            self.knob_pages, self.knob_reset])])
+            self.knob_pages, W.HBox([self.knob_reset, self.knob_sim_note])])])
         self.knobs_panel.selected_index = None
         self.technique.observe(lambda _: self._show_technique(), names="value")
         self._show_technique()
@@ -218,7 +221,7 @@ class Explorer(W.VBox):
         self.status = W.HTML()
         self.run_button.on_click(self._on_run_clicked)
         self.clear_button.on_click(lambda _: self.clear())
-        # The classroom (issue 19): step through this graph's BFS level by level, below the plots.
+        # The classroom: step through this graph's BFS level by level, below the plots.
         self.classroom_button = W.Button(description="Classroom", icon="graduation-cap",
                                          tooltip="step through a BFS of this (small) graph level by level")
         self.classroom_button.on_click(lambda _: self.open_classroom())
@@ -241,7 +244,7 @@ class Explorer(W.VBox):
             W.HBox([self.backend_line, self.simulator_button]),
             self.status,
         ])
-        # Tuning, Comparison, Duplicates and Export (issue 19): a tab each, built when first opened.
+        # Tuning, Comparison, Duplicates and Export: a tab each, built when first opened.
         self.tools = ToolTabs(self)
         super().__init__([controls, self.plots_box, self.summary, self.classroom_box, self.tools], **kwargs)
 
@@ -276,9 +279,9 @@ class Explorer(W.VBox):
             kind, params = parse_generator(spec)
             self.graph_mode.value = "generator"
             self.generator.value = kind
+            declared = graphs.GENERATORS[kind].params  # a spec means what it means elsewhere (the CLI)
             for w in self.gen_params.children:
-                if w.description in params:
-                    w.value = params[w.description]
+                w.value = params.get(w.description, declared[w.description])
         elif spec in graphs.SAMPLE_GRAPHS:
             self.graph_mode.value = "sample"
             self.sample.value = spec
@@ -310,18 +313,42 @@ class Explorer(W.VBox):
         for name, value in values.items():
             self.knob_widgets[name].value = value
 
+    def simulator_knobs(self, technique: str | None = None) -> dict:
+        """The knobs `technique` (the chosen one) runs with under the simulator; {} on a GPU."""
+        return dict(implementation(technique or self.technique.value).simulator_knobs) if on_simulator() else {}
+
+    def reset_knobs(self) -> dict:
+        """The chosen technique's declared defaults; under the simulator with its simulator knobs
+        (32-thread blocks: a 1,024-thread block makes a tiny BFS take minutes there), and the
+        status says which. Returns the values set."""
+        tech = self.technique.value
+        sim = self.simulator_knobs(tech)
+        values = {**knobs_of(tech).defaults(), **sim}
+        self.set_knobs(values)
+        self._set_status(f"{tech}: knobs at their defaults" + (
+            f", with the simulator's {', '.join(f'{k}={v}' for k, v in sim.items())} (32-thread blocks, so a run "
+            "takes seconds; the declared defaults on a GPU)" if sim else ""))
+        return values
+
     def apply_recommended_knobs(self) -> dict:
-        """Choose BFS-4K and set K1..K7 by its §7 rules of thumb for the current graph; show why."""
+        """Choose BFS-4K and set K1..K7 by its §7 rules of thumb for the current graph; show why.
+        Under the simulator its block sizes stay the simulator's (said in the status)."""
         try:
             rec, why = recommend_knobs(self._graph_stats(self.current_graph()))
         except (ValueError, OSError) as err:  # GraphError is a ValueError
             self._show_error(err)
             return {}
-        values = {k: getattr(rec, k) for k in why}
+        advice = {k: getattr(rec, k) for k in why}
         self.technique.value = Technique.BFS4K.value
+        kept = {k: v for k, v in self.simulator_knobs().items() if k in advice and advice[k] != v}
+        values = {**advice, **kept}
         self.set_knobs(values)
         self._advice = (self._graph_identity(), self.current_graph().name,
-                        {k: (v, why[k]) for k, v in values.items()})
+                        {k: (v, why[k]) for k, v in advice.items() if k not in kept})
+        if kept:
+            self._set_status("simulator: " + ", ".join(f"{k} stays {v} (§7 advice: {advice[k]})"
+                                                       for k, v in kept.items())
+                             + ": 32-thread blocks, so a run takes seconds")
         self._show_advice()
         return values
 
@@ -351,17 +378,16 @@ class Explorer(W.VBox):
         self.graph_stack.selected_index = ["sample", "file", "generator"].index(change["new"])
 
     def _build_gen_params(self) -> None:
-        spec = graphs.GENERATORS[self.generator.value]
-        # The defaults are the papers' sizes, far beyond what the simulator runs: say so up front.
-        limit = (f" The CUDA simulator takes graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs: shrink the "
-                 "parameters (e.g. kronecker scale 10, grid2d 100 x 100).")
-        try:
-            sim = backend.current().is_simulator
-        except backend.NoGPUError:
-            sim = True  # the simulator is what this machine will be offered
-        self.generator_doc.value = (f"<small style='color:#555'>{_esc(spec.description)}."
-                                    f"{_esc(limit) if sim else ''}</small>")
-        self.gen_params.children = [param_widget(k, v, spec.description) for k, v in spec.params.items()]
+        kind = self.generator.value
+        spec = graphs.GENERATORS[kind]
+        sim = on_simulator()
+        params = generator_start_params(kind, sim)
+        # The declared defaults are the papers' sizes, beyond what the simulator runs: start small, say so.
+        papers = ", ".join(f"{k}={v}" for k, v in spec.params.items() if params[k] != v)
+        limit = (f" Under the CUDA simulator (graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs, every GPU thread a "
+                 f"Python thread) the parameters start small; the papers' sizes are {papers}.") if papers else ""
+        self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}.{_esc(limit)}</small>"
+        self.gen_params.children = [param_widget(k, v, spec.description) for k, v in params.items()]
         for w in self.gen_params.children:
             w.observe(self._show_advice, names="value")
 
@@ -369,8 +395,16 @@ class Explorer(W.VBox):
         self.vertex.layout.display = "" if self.source_mode.value == "vertex id" else "none"
         self.seed.layout.display = "" if self.source_mode.value == "random" else "none"
 
+    def _show_knob_sim_note(self) -> None:
+        sim = self.simulator_knobs()
+        self.knob_sim_note.value = (
+            "<small style='color:#a15c00'>Simulator: 'defaults' and the presets keep its knobs ("
+            + _esc(", ".join(f"{k}={v}" for k, v in sim.items())) + "; 32-thread blocks, so a run takes seconds)."
+            "</small>" if sim else "")
+
     def _show_technique(self) -> None:
         """The chosen technique's description and knobs."""
+        self._show_knob_sim_note()
         tech = self.technique.value
         self.technique_doc.value = f"<small style='color:#444'>{_esc(Technique(tech).doc)}</small>"
         self.knob_pages.selected_index = list(self.knob_widgets_of).index(tech)
@@ -380,8 +414,7 @@ class Explorer(W.VBox):
         widgets = self.knob_widgets_of[tech]
         if not widgets:
             return W.HTML(f"<small>{_esc(tech)} has no knobs.</small>")
-        grid = W.GridBox([labelled(w, "145px") for w in widgets.values()],
-                         layout=W.Layout(grid_template_columns="repeat(3, 305px)"))
+        grid = knob_grid(widgets, knobs_of(tech).specs())
         if tech != Technique.BFS4K.value:
             return grid
         return W.VBox([grid, self.knob_advice_button, self.knob_advice])  # §7 is BFS-4K's advice
@@ -400,6 +433,7 @@ class Explorer(W.VBox):
         self.simulator_button.layout.display = "none"
         self.run_button.disabled = False
         self.backend_line.value = f"<small><b>backend:</b> {_esc(info.describe())}</small>"
+        self._show_knob_sim_note()
         if info.is_simulator and preset_knobs:
             applied = {}
             for tech, widgets in self.knob_widgets_of.items():
@@ -606,11 +640,15 @@ class Explorer(W.VBox):
         self.summary.value = (
             "<style>.bfs4k-sum table{border-collapse:collapse;font-size:12px}"
             ".bfs4k-sum th,.bfs4k-sum td{border:1px solid #ddd;padding:2px 7px;line-height:1.3}"
+            # A table wider than the output scrolls sideways: its last columns (the knobs) stay reachable.
+            # (The grid's minmax(0, 1fr) column keeps the table's width from widening the Explorer.)
+            ".bfs4k-sum{display:grid;grid-template-columns:minmax(0,1fr)} .bfs4k-sum .wide{overflow-x:auto}"
             ".bfs4k-sum td.label{white-space:nowrap}"
             ".bfs4k-sum th{background:#f4f4f4} .bfs4k-sum td.num{text-align:right}"
             ".bfs4k-sum td.ok{color:#11772b;font-weight:600} .bfs4k-sum td.bad{color:#b00020;font-weight:600}"
             ".bfs4k-sum .swatch{display:inline-block;width:10px;height:10px;margin-right:5px}</style>"
-            "<div class='bfs4k-sum'><h4>Runs</h4>" + summary_table_html(self.history, colors, omit=SUMMARY_OMIT)
+            "<div class='bfs4k-sum'><h4>Runs</h4><div class='wide'>"
+            + summary_table_html(self.history, colors, omit=SUMMARY_OMIT) + "</div>"
             + self._validation_html()
             + "<h4>Graph (BFS-4K Table 1)</h4>" + graph_stats_html({n: s for n, s in stats.items() if s})
             + "</div>")

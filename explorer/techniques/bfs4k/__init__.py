@@ -46,17 +46,7 @@ class BFS4K(BFSTechnique):
         return knobs.claim == "race"
 
     def kernel_signatures(self, knobs, instrument: bool) -> list:
-        from kernels.bfs4k import kernel_signatures
-
-        sigs = {name: (kernel, args) for name, kernel, args, _ in
-                kernel_signatures(*levels.kernel_choice(knobs, instrument))}
-        names = ["bfs4k_multi"]  # the slowest to compile first
-        if knobs.K5 > 0:  # the single block (and, with the shared bitmap, its commit) runs only then
-            names += ["bfs4k_cluster" if knobs.cluster > 1 else "bfs4k_single"]
-        names += ["bfs4k_heavy", "bfs4k_stats"]
-        if knobs.K5 > 0 and knobs.visited == "shared":
-            names += ["bfs4k_commit"]
-        return [(name, *sigs[name]) for name in names]
+        return levels.level_signatures(knobs, instrument)
 
     def check(self, graph, knobs, limits) -> None:
         from ..operators.bfs4k.policy import multi_block_layout, single_block_layout

@@ -60,6 +60,18 @@ def check_shared(expand: int, knobs, limits, culling: int = 0, history: int = 0)
                         f"this GPU's {limits.shared_room:,}: lower K, IS or block_threads")
 
 
+def expand_signatures(expand: int, instrument: bool, atomic: bool = True, culling: int = 0) -> list:
+    """(name, kernel, argument types) of what an ExpandLoop with these arguments launches: its
+    level kernel, the prefix-sum and partition passes its strategy needs, the counters' clear."""
+    import kernels.load_balance as LB
+
+    from .frontier import counters_cleared, declared
+
+    passes = (LB.lb_prefix_tiles, LB.lb_prefix_sums, LB.lb_prefix_add) if expand in LBL.NEEDS_PREFIX else ()
+    passes += (LB.lb_partition,) if expand in LBL.NEEDS_PARTITION else ()
+    return declared(LB.level_kernel(expand, bool(instrument), bool(atomic), int(culling)), *passes) + counters_cleared()
+
+
 def _grid(n: int, block: int) -> int:
     return max(1, -(-int(n) // block))
 

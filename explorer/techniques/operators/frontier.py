@@ -29,6 +29,20 @@ def init_search(ctx: RunContext, dist, parent, frontier, *stamps) -> None:
 def setup_signatures() -> list:
     """(name, kernel, argument types) of init_search's kernels, which every GPU technique launches."""
     from kernels import common
+
+    return declared(common.fill_int32, common.set_source)
+
+
+def declared(*kernels) -> list:
+    """(name, kernel, argument types) of each kernel, its types read off its annotations
+    (kernels.args.signature): what a technique's `kernel_signatures` returns."""
     from kernels.args import signature
 
-    return [(k.__name__, k, signature(k)) for k in (common.fill_int32, common.set_source)]
+    return [(k.py_func.__name__, k, signature(k)) for k in kernels]
+
+
+def counters_cleared() -> list:
+    """The signature of the set-up launch that clears a technique's counters (common.zero_int64)."""
+    from kernels import common
+
+    return declared(common.zero_int64)

@@ -46,6 +46,22 @@ def kernel_choice(knobs, instrument: bool) -> tuple:
             knobs.visited == "shared", knobs.cluster)
 
 
+def level_signatures(knobs, instrument: bool, multi_block: bool = True) -> list:
+    """(name, kernel, argument types) of the kernels BFS4KLevels launches with these knobs (with
+    multi_block=False, its single-block steps only), the slowest to compile first."""
+    from kernels.bfs4k import kernel_signatures
+
+    sigs = {name: (kernel, args) for name, kernel, args, _ in kernel_signatures(*kernel_choice(knobs, instrument))}
+    names = ["bfs4k_multi"] if multi_block else []
+    if knobs.K5 > 0:  # the single block (and, with the shared bitmap, its commit) runs only then
+        names.insert(0, "bfs4k_cluster" if knobs.cluster > 1 else "bfs4k_single")
+    if multi_block:
+        names += ["bfs4k_heavy", "bfs4k_stats"]
+    if knobs.K5 > 0 and knobs.visited == "shared":
+        names += ["bfs4k_commit"]
+    return [(name, *sigs[name]) for name in names]
+
+
 def _grid(n: int, block: int) -> int:
     return max(1, (n + block - 1) // block)
 
