@@ -121,7 +121,7 @@ def test_hbf_classification_and_heavy_vertices_show_in_the_records():
     assert steps[1].self_loops == 1 and steps[1].sinks == 1 and check_sssp_result(hub, run.result).ok
 
 
-def test_bellman_ford_keeps_duplicates_that_h_bf_removes():
+def test_bellman_ford_queues_every_improvement_and_dedup_queues_a_vertex_once():
     # two paths reach 3 in one step with falling distances: a duplicate entry without dedup
     g = graphs.from_edges(np.array([0, 0, 1, 2, 3]), np.array([1, 2, 3, 3, 4]), weights=[1, 1, 5, 1, 1],
                           name="diamond")
@@ -130,8 +130,12 @@ def test_bellman_ford_keeps_duplicates_that_h_bf_removes():
         r = run_sssp(g, 0, tech, knobs).complete()
         rows[knobs.get("dedup", "none")] = r.iterations[1]
         assert check_sssp_result(g, r).ok
-    assert rows["none"].improvements == 2 and rows["none"].duplicates == 1 and rows["none"].frontier_out == 2
-    assert rows["stamp"].duplicates == 1 and rows["stamp"].frontier_out == 1
+    # whether 3 improves once or twice depends on which relaxation lands first (2 -> 3 first: once);
+    # either way every improvement is queued without dedup, and 3 is queued once with it
+    for row in rows.values():
+        assert row.improvements in (1, 2) and row.duplicates == row.improvements - 1
+    assert rows["none"].frontier_out == rows["none"].improvements
+    assert rows["stamp"].frontier_out == 1
 
 
 def test_delta_defaults_to_davidsons_cw_over_d_and_buckets_rise():
