@@ -19,6 +19,7 @@
 #   bitmap      bitmap-direction beside BLEST and Gunrock, 64 Graph500 roots, the counts' cost
 #   bitmap-phases  bitmap-direction: the floor, a level's phases (a timing build), streamed levels
 #   fuzz        random graphs, roots and knobs, every result checked
+#   sssp        weighted shortest paths beside scipy and Gunrock's SSSP (.gunrock/sssp_bin), Floyd-Warshall
 #   notebooks   every notebook through nbclient (needs nbclient, ipykernel, ipywidgets and bokeh,
 #               carried as wheels where the machine lacks them)
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
@@ -72,6 +73,7 @@ for part in "$@"; do
         launch) run launch-cost 60 python3 -m benchmarks.tools.launch_cost ;;
         bitmap) bench bitmap-direction 540 bitmap_direction table roots instrument ;;
         bitmap-phases) bench bitmap-direction-phases 300 bitmap_direction compile floor phases streaming ;;
+        sssp) bench sssp 480 sssp ;;
         fuzz) run fuzz 420 python3 -m benchmarks.tools.fuzz --runs 1500 --multi 0.2 --seed "$(date +%s)" \
                   --json "$out/fuzz.json" ;;
         notebooks) run notebooks 300 python3 -m benchmarks.tools.notebooks --out "$out/notebooks" ;;

@@ -5,6 +5,7 @@
     bfs4k demo --headless
     bfs4k warmup                      # compile everything once, before class
     bfs4k graphs | techniques | knobs
+    bfs4k sssp GRAPH | apsp GRAPH     # weighted shortest paths (explorer/ui/cli_sssp.py)
 
 `run` needs neither Bokeh nor ipywidgets (the GPU machine has neither); only `demo` imports
 them, lazily. Bad input ends with exit status 2 and one line `bfs4k: error: ...` on stderr.
@@ -552,6 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
               {PROG} demo --headless            # HTML report of a small demo
               {PROG} warmup                     # compile loaders and kernels once, before class
               {PROG} graphs | techniques | knobs
+              {PROG} sssp gen:grid2d:rows=20,cols=30,weights=integer --simulator   # shortest paths
             Run `{PROG} COMMAND --help` for a command's options."""))
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -632,6 +634,9 @@ def build_parser() -> argparse.ArgumentParser:
                        description="List each technique's knobs: default, valid range, paper section and meaning.")
     k.add_argument("--technique", metavar="NAME", help="only this technique's knobs")
     k.set_defaults(func=cmd_knobs)
+    from .cli_sssp import add_parsers  # sssp and apsp: weighted shortest paths
+
+    add_parsers(sub, fmt)
     return p
 
 
