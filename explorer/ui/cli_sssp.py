@@ -55,7 +55,7 @@ class StepPrinter:
 
 def _list_sssp() -> int:
     from ..sssp.techniques import implementation, sssp_techniques
-    from .cli import _wrap
+    from .cli_input import _wrap
 
     for t in sssp_techniques():
         impl = implementation(t)
@@ -71,7 +71,7 @@ def _list_sssp() -> int:
 
 def _list_apsp() -> int:
     from ..sssp.apsp import KNOBS, APSPMethod
-    from .cli import _wrap
+    from .cli_input import _wrap
 
     for m in APSPMethod:
         print(m.value)
@@ -84,8 +84,8 @@ def _list_apsp() -> int:
 
 def _prepare(args, knob_specs, simulator_knobs: dict, say):
     """(graph, knob values) after the checks every weighted command makes before it loads."""
-    from .cli import (UsageError, _arc_limit, _coerce, _split_assignment, check_output_path, load_graph_spec,
-                      select_backend)
+    from .cli_input import (UsageError, _arc_limit, _coerce, _split_assignment, check_output_path, load_graph_spec,
+                            select_backend)
     from ..knobs import KnobError
 
     if args.arrays and not args.json:
@@ -131,7 +131,7 @@ def cmd_sssp(args) -> int:
     from ..graphs import Vertex, resolve_source
     from ..reference import check_sssp_result
     from ..sssp import implementation, run_sssp
-    from .cli import UsageError, _vertex_text, check_source
+    from .cli_input import UsageError, _vertex_text, check_source
 
     if args.list:
         return _list_sssp()
@@ -179,7 +179,7 @@ def cmd_apsp(args) -> int:
 
     from ..reference import reference_apsp
     from ..sssp.apsp import KNOBS, SIMULATOR_KNOBS, APSPMethod, run_apsp
-    from .cli import UsageError
+    from .cli_input import UsageError
 
     if args.list:
         return _list_apsp()
