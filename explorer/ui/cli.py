@@ -8,7 +8,8 @@
     bfs4k sssp GRAPH | apsp GRAPH     # weighted shortest paths (explorer/ui/cli_sssp.py)
 
 `run` needs neither Bokeh nor ipywidgets (the GPU machine has neither); only `demo` imports
-them, lazily. Bad input ends with exit status 2 and one line `bfs4k: error: ...` on stderr.
+them, lazily. Bad input ends with exit status 2 and one line `PROG: error: ...` on stderr (PROG as typed:
+`bfs4k` or `python3 -m explorer`).
 """
 from __future__ import annotations
 
