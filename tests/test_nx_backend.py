@@ -321,7 +321,7 @@ def test_can_run_declines_what_the_engine_cannot_honour():
     cases = [("bfs_edges", (G, "a"), {"sort_neighbors": sorted}, "sort_neighbors"),
              ("bfs_tree", (G, "a", False, None, sorted), {}, "sort_neighbors"),
              ("generic_bfs_edges", (G, "a"), {"neighbors": G.neighbors}, "neighbors"),
-             ("shortest_path_length", (G, "a"), {"weight": "w"}, "weight given"),
+             ("shortest_path_length", (G, "a"), {"weight": lambda u, v, d: 1}, "a weight function"),
              ("betweenness_centrality", (G,), {"weight": "w"}, "weight"),
              ("closeness_centrality", (G,), {"distance": "w"}, "distance"),
              ("eccentricity", (G,), {"sp": {}}, "sp gives"),
