@@ -1,202 +1,145 @@
-"""bitmap-direction on a real GPU beside BLEST and Gunrock, in one call: the graphs of the
-comparison table, each from its max-degree vertex (the 1000 x 1000 grid from its centre), 64
-random roots of Kronecker scale 22, the cost of graph preparation, the cost of the per-level
-counts, and levels arriving while the kernel runs. GPU only.
+"""bitmap-direction on a real GPU beside BLEST and Gunrock, on the benchmark harness (GPU only).
 
-    python benchmarks/bench_bitmap_direction.py --out DIR                    # everything
-    python benchmarks/bench_bitmap_direction.py --out DIR --graphs kron22 facebook_combined --no-peers
-    python benchmarks/bench_bitmap_direction.py --out DIR --sections floor table --repeats 11
-    NUMBA_ENABLE_CUDASIM=1 python benchmarks/bench_bitmap_direction.py --out /tmp/x --smoke   # the script itself
+    python3 -m benchmarks.bitmap_direction table roots instrument     # the comparison, 64 roots, the counts' cost
+    python3 -m benchmarks.bitmap_direction phases --graphs luxembourg_osm facebook_combined
+    python3 -m benchmarks.bitmap_direction table --graphs 3elt --configs explore --no-peers
+    python3 -m benchmarks.bitmap_direction table roots --smoke          # the script itself, simulator
+    python3 -m benchmarks.bitmap_direction --resources                  # registers and spills (no GPU)
 
-Sections (rows printed as they come; DIR/DATE-GPU-bitmap-direction.{json,md} rewritten after each):
-  floor       what a search cannot go below on this GPU: an empty cooperative launch (CUDA events),
-              a grid barrier (cuda.cg.this_grid().sync(), the search's own grid), the device
-              nanosecond clock's step, and the copy bandwidth (a device-to-device copy).
-  table       per graph: preparation (each vertex order, seconds, pairs per arc), then each
-              configuration of bitmap-direction: median of --repeats uninstrumented runs after a
-              warm-up on one Session, CUDA-event time of the launch (`elapsed`, launch included)
-              and the sum of the levels' device-clock times (`kernel`); BLEST and Gunrock on the
-              same graph and source (--blest, --gunrock binaries; ../shared/tools/*/README.md).
-  roots       Kronecker scale 22, --roots random roots of non-zero degree (Graph500: each search
-              timed once after a warm-up, harmonic mean of TEPS), the defaults and the best
-              table configuration.
-  instrument  Kronecker scale 22 from the max-degree vertex: the per-level counts on and off.
+Sections (each writes results/<GPU>/bitmap-direction-SECTION[-TAG].{json,md} through the harness):
+  compile     every kernel build the others use, into Numba's disk cache, launching nothing (it may run
+              beside a timed run; writes nothing).
+  floor       what a level cannot go below on this GPU: a grid barrier (cuda.cg.this_grid().sync()) and
+              a block barrier, a launch of one block (ordinary and cooperative) and of the whole
+              grid, the latency of reading the device clocks (%globaltimer, %clock64).
+  phases      a timing build (kernel.PHASE_CLOCKS): block 0's thread 0 stamps each level with its
+              cycles at the phase marks (kernel.PHASE_MARKS); per graph, the mean cycles of each
+              phase over the levels run by block 0 alone and over those of the grid, and a level's
+              mean time, from one search after a warm-up.
+  table       the comparison table's graphs (the harness's registry, each from its max-degree vertex,
+              the 1000 x 1000 grid from its centre): graph preparation by vertex order (seconds,
+              pairs per arc), then each configuration of --configs (harness.measure: median of
+              --repeats uninstrumented runs after a warm-up, every run checked), BLEST and Gunrock
+              on the same graph and source (harness.run_peer; their own clocks).
+  roots       Kronecker scale 22, --roots random roots of non-zero degree (Graph500: each search timed
+              once after a warm-up, harmonic mean of TEPS; harness.measure_roots, every root checked).
+  instrument  Kronecker scale 22 from its max-degree vertex: the per-level counts on and off (medians).
   streaming   the 1000 x 1000 grid: when each level's record reaches the host, against the search's
-              own time (records that arrive while the kernel runs are streamed).
+              own time (records that arrive before the search ends came while the kernel ran).
 
-Checks: every run's distances equal the CPU reference (explorer.reference.cpu_bfs); the Graph500
-validator (check_result: parents too) runs on every run of graphs below VALIDATE_ALL_ARCS arcs and
-on the first and last timed run of larger ones (it takes seconds there); every random root's search
-goes through the Graph500 rules (validate, the reached set from one CPU BFS of its component).
-Peers' distances are compared with the reference too (they compute no parents).
-
-Mapping onto a benchmark harness: each (graph, configuration) row is one case with a setup (the
-graph, its Session, one warm-up), a timed body (one run_bfs(...).complete(), its elapsed_ms) and a
-check (distances against the reference, check_result); GRAPHS and CONFIGS are the case matrix;
-`peer` rows are external commands whose output line `median_ms=...` is the measurement.
+Times are explorer's: `elapsed` is the CUDA-event time from before the launch to the last level's
+completion (the launch included); `kernels` the levels' own device-clock times summed. --tag names
+the files of a run beside another (e.g. another checkout's code run with this script on the same
+GPU in the same call).
 """
 from __future__ import annotations
 
 import argparse
-import datetime
-import functools
-import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from explorer import backend, graphs  # noqa: E402
-from explorer.api import Vertex, run_bfs  # noqa: E402
-from explorer.engine import Session  # noqa: E402
-from explorer.graphs.prepare import ORDERS, prepare  # noqa: E402
-from explorer.reference import check_result, cpu_bfs  # noqa: E402
-from explorer.reference.validate import validate  # noqa: E402
+from benchmarks import harness
 
 TECH = "bitmap-direction"
-SECTIONS = ("floor", "table", "roots", "instrument", "streaming")
-VALIDATE_ALL_ARCS = 10_000_000
-ROOTS_SEED = 18  # the roots bench_direction.py draws
-
-#: name -> (label, builder, source: "max-degree" or "centre"). The comparison table's graphs.
-GRAPHS = {
-    "kron22": ("Kronecker s22 ef16", lambda: graphs.generate("kronecker", scale=22, edge_factor=16, seed=1),
-               "max-degree"),
-    "kron20": ("Kronecker s20 ef16", lambda: graphs.generate("kronecker", scale=20, edge_factor=16, seed=1),
-               "max-degree"),
-    "uniform": ("uniform random 2 M / 134 M arcs",
-                lambda: graphs.generate("uniform_random", n=1 << 21, m=1 << 26, seed=1), "max-degree"),
-    "smallworld": ("small world 2 M", lambda: graphs.generate("watts_strogatz", n=1 << 21, k=10, p=0.3, seed=1),
-                   "max-degree"),
-    "grid3d": ("3-D grid 128³", lambda: graphs.generate("grid3d", nx=128, ny=128, nz=128), "max-degree"),
-    "grid1000": ("1000² grid (centre)", lambda: graphs.generate("grid2d", rows=1000, cols=1000), "centre"),
-    "luxembourg_osm": ("luxembourg_osm", lambda: graphs.sample_graph("luxembourg_osm"), "max-degree"),
-    "delaunay_n16": ("delaunay_n16", lambda: graphs.sample_graph("delaunay_n16"), "max-degree"),
-    "facebook_combined": ("facebook_combined", lambda: graphs.sample_graph("facebook_combined"), "max-degree"),
-    "Wiki-Vote": ("Wiki-Vote (symmetrized)", lambda: graphs.sample_graph("Wiki-Vote", symmetrize=True),
-                  "max-degree"),
-    "p2p-Gnutella31": ("p2p-Gnutella31 (symmetrized)",
-                       lambda: graphs.sample_graph("p2p-Gnutella31", symmetrize=True), "max-degree"),
-    "3elt": ("3elt", lambda: graphs.sample_graph("3elt"), "max-degree"),
-}
-#: The table's best of this project before bitmap-direction (ms, H100, the comparison table), and BLEST's there.
+SECTIONS = ("compile", "floor", "phases", "table", "roots", "instrument", "streaming")
+GRAPHS = ("kron22", "kron20", "uniform", "smallworld", "grid3d", "grid1000", "luxembourg_osm", "delaunay_n16",
+          "facebook_combined", "Wiki-Vote", "p2p-Gnutella31", "3elt")
+LARGE = ("kron22", "kron20", "uniform", "smallworld")
+SMALL = ("facebook_combined", "Wiki-Vote", "p2p-Gnutella31", "3elt")
+#: This project's best before bitmap-direction (ms, H100: the comparison table of the issue that
+#: asked for it, best of eight configurations of the other techniques), beside the new numbers.
 BEFORE = {"kron22": 0.502, "kron20": 0.259, "uniform": 0.986, "smallworld": 0.874, "grid3d": 5.02,
           "grid1000": 4.63, "luxembourg_osm": 3.14, "delaunay_n16": 0.629, "facebook_combined": 0.233,
           "Wiki-Vote": 0.149, "p2p-Gnutella31": 0.499, "3elt": 0.198}
+ROOTS, ROOTS_SEED = 64, 18
 
-#: bitmap-direction's configurations: the defaults first, then what each kind of graph may want
-#: (--configs explore), or the defaults and one alternative (--configs final).
-COMMON = [("defaults", {})]
-LARGE = [("order none", {"order": "none"}), ("solo_pairs 1", {"solo_pairs": 1}),
-         ("blocks of 512", {"block_threads": 512}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})]
-SMALL = [("order none", {"order": "none"}), ("blocks of 512", {"block_threads": 512}),
-         ("the grid (one_block_vertices 0)", {"one_block_vertices": 0}),
-         ("the grid, at most 16 blocks", {"one_block_vertices": 0, "max_blocks": 16})]
-HIGH = [("order rcm", {"order": "rcm"}), ("blocks of 512", {"block_threads": 512}),
-        ("narrow up to 65536 edges", {"narrow_edges": 65536}), ("narrow up to 2048 edges", {"narrow_edges": 2048})]
-FINAL = {"large": [("bottom-up to the end (beta 10^6)", {"beta": 1_000_000}), ("solo_pairs 4", {"solo_pairs": 4})],
-         "small": [("the grid (one_block_vertices 0)", {"one_block_vertices": 0}),
-                   ("the grid, at most 16 blocks", {"one_block_vertices": 0, "max_blocks": 16})],
-         "high": [("blocks of 512", {"block_threads": 512}), ("order rcm", {"order": "rcm"}),
-                  ("one block in all (max_blocks 1)", {"max_blocks": 1})]}
-SMALL_GRAPHS = ("facebook_combined", "Wiki-Vote", "p2p-Gnutella31")
-LARGE_GRAPHS = ("kron22", "kron20", "uniform", "smallworld")
-CONFIGS = "explore"
-
-
-_BUILT: dict = {}
-
-
-def built(name: str):
-    """GRAPHS[name] built once a process (the sections share Kronecker scale 22 and the grid)."""
-    if name not in _BUILT:
-        _BUILT[name] = GRAPHS[name][1]()
-    return _BUILT[name]
-
-
-#: Kronecker scale 22 (roots, instrument) and the 1000 x 1000 grid (streaming).
-KRON = functools.partial(built, "kron22")
-GRID = functools.partial(built, "grid1000")
-#: Knobs every run gets (--smoke: the technique's simulator knobs).
-BASE: dict = {}
+#: --configs name -> kind of graph -> [(label, knobs)]; the defaults come first.
+CONFIGS = {
+    "final": {
+        "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
+        "small": [("defaults", {}), ("blocks of 512", {"block_threads": 512})],
+        "high": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+                 ("block_visited global", {"block_visited": "global"})],
+    },
+    "explore": {
+        "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000}),
+                  ("blocks of 512", {"block_threads": 512}), ("block_visited global", {"block_visited": "global"})],
+        "small": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+                  ("one block up to 65,536 vertices", {"one_block_vertices": 65536}),
+                  ("one block up to 65,536 vertices, blocks of 512",
+                   {"one_block_vertices": 65536, "block_threads": 512}),
+                  ("the grid (one_block_vertices 0)", {"one_block_vertices": 0})],
+        "high": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+                 ("block_visited global", {"block_visited": "global"}), ("order rcm", {"order": "rcm"}),
+                 ("narrow up to 65,536 edges", {"narrow_edges": 65536})],
+    },
+    # Knobs every version of the technique has (another checkout's code, run by this script).
+    "common": {
+        "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
+        "small": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+                  ("the grid (one_block_vertices 0)", {"one_block_vertices": 0})],
+        "high": [("defaults", {}), ("blocks of 512", {"block_threads": 512})],
+    },
+}
 
 
-def configs(name: str) -> list[tuple[str, dict]]:
-    kind = "large" if name in LARGE_GRAPHS else "small" if name in SMALL_GRAPHS else "high"
-    own = FINAL[kind] if CONFIGS == "final" else {"large": LARGE, "small": SMALL, "high": HIGH}[kind]
-    return [(label, {**BASE, **knobs}) for label, knobs in COMMON + own]
+def kind(name: str) -> str:
+    return "large" if name in LARGE else "small" if name in SMALL else "high"
 
 
-def smoke() -> None:
-    """Tiny graphs on the simulator: a check of this script, not a benchmark."""
-    global BASE
-    from explorer.techniques import implementation
-
-    small = {"kron22": lambda: graphs.generate("kronecker", scale=7, edge_factor=8, seed=1),
-             "grid1000": lambda: graphs.generate("grid2d", rows=12, cols=12),
-             "facebook_combined": lambda: graphs.generate("watts_strogatz", n=200, k=6, p=0.3, seed=1)}
-    for name in list(GRAPHS):
-        if name in small:
-            GRAPHS[name] = (GRAPHS[name][0] + " (smoke: tiny)", small[name], GRAPHS[name][2])
-        else:
-            del GRAPHS[name]
-    BASE = dict(implementation(TECH).simulator_knobs)
+def source_rule(name: str) -> str:
+    """The comparison's source: the max-degree vertex, the 1000 x 1000 grid's centre."""
+    return "centre" if name == "grid1000" else "max-degree"
 
 
-def environment() -> dict:
-    import numba
-    import numba.cuda
+class Bench:
+    """The run's settings, its graphs (built once: several sections share Kronecker scale 22 and
+    the grid) and the environment."""
 
-    env = backend.current().as_dict()
-    try:
-        env["nvidia_smi"] = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm", "--format=csv,noheader"],
-            capture_output=True, text=True, timeout=20).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        env["nvidia_smi"] = "unavailable"
-    env.update(numba=numba.__version__, numpy=np.__version__, python=platform.python_version(),
-               host=platform.node(), cpus=os.cpu_count(),
-               date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
-    try:
-        from importlib.metadata import version
+    def __init__(self, args, env):
+        self.args, self.env = args, env
+        self._graphs: dict = {}
+        self.base = {}
+        if args.smoke:
+            from explorer.techniques import implementation
 
-        env["numba_cuda"] = version("numba-cuda")
-    except Exception:  # noqa: BLE001  (a version string is only informative)
-        pass
-    return env
+            self.base = dict(implementation(TECH).simulator_knobs)
+
+    def graph(self, name: str):
+        if name not in self._graphs:
+            t = time.perf_counter()
+            g = harness.load(name, small=self.args.smoke)
+            s = harness.source_of(name, g, source_rule(name) if name in harness.GRAPHS else None, small=self.args.smoke)
+            self._graphs[name] = (g, s, harness.reference(g, s), time.perf_counter() - t)
+        return self._graphs[name]
+
+    def configs(self, name: str) -> list[tuple[str, dict]]:
+        return [(label, {**knobs, **self.base}) for label, knobs in CONFIGS[self.args.configs][kind(name)]]
+
+    def write(self, section: str, settings: dict, rows: list[dict], markdown: list[str], title: str) -> None:
+        name = f"bitmap-direction-{section}" + (f"-{self.args.tag}" if self.args.tag else "")
+        harness.write_results(self.args.out, name + ("-smoke" if self.args.smoke else ""), self.env,
+                              {"section": section, **settings}, rows, markdown, title)
 
 
-def source_of(g, rule: str) -> int:
-    if rule == "centre":
-        side = int(round(np.sqrt(g.num_vertices)))
-        return (side // 2) * side + side // 2
-    return int(np.argmax(g.degrees()))
+def _ms(x, digits=4):
+    return None if x is None else round(float(x), digits)
 
 
 # ---------------------------------------------------------------------------------- floor
-def section_floor() -> dict:
-    """Launch, barrier, clock and bandwidth on this GPU, with kernels of the search's own shape."""
+def section_floor(b: Bench) -> None:
+    """Barriers, launches and clock reads, with kernels of the search's own shapes (CUDA events)."""
     from numba import cuda, int64
 
     from kernels.bitmap_direction.device import globaltimer
+    from kernels.primitives import clock64
 
     @cuda.jit
-    def empty(out):
-        grid = cuda.cg.this_grid()
-        if cuda.grid(1) == 0:
-            out[0] = 1
-        grid.sync()
-
-    @cuda.jit
-    def barriers(out, k):
+    def grid_barriers(out, k):
         grid = cuda.cg.this_grid()
         for _ in range(k):
             grid.sync()
@@ -204,342 +147,538 @@ def section_floor() -> dict:
             out[0] = k
 
     @cuda.jit
-    def ticks(out, k):
+    def block_barriers(out, k):
+        for _ in range(k):
+            cuda.syncthreads()
         if cuda.grid(1) == 0:
-            last = globaltimer()
-            steps = int64(0)
-            smallest = int64(1) << 40
-            while steps < k:
-                now = globaltimer()
-                if now != last:
-                    smallest = min(smallest, now - last)
-                    steps += 1
-                    last = now
-            out[0] = smallest
+            out[0] = k
 
-    out = cuda.device_array(1, np.int64)
-    res = {}
+    @cuda.jit
+    def clocks(out, k):
+        """Cycles a thread waits for k dependent reads of each clock (each read feeds the next)."""
+        if cuda.grid(1) == 0:
+            x = int64(0)
+            c0 = clock64()
+            for _ in range(k):
+                x += globaltimer() & 1
+            c1 = clock64()
+            for _ in range(k):
+                x += clock64() & 1
+            c2 = clock64()
+            out[0] = c1 - c0
+            out[1] = c2 - c1
+            out[2] = x
+
+    out = cuda.device_array(4, np.int64)
+
+    def timed(launch, reps=21) -> float:
+        ts = []
+        for _ in range(reps):
+            a, z = cuda.event(), cuda.event()
+            a.record()
+            launch()
+            z.record()
+            z.synchronize()
+            ts.append(cuda.event_elapsed_time(a, z))
+        return statistics.median(ts)
+
+    rows = []
+    k = 2000
     for threads in (1024, 512):
-        empty[1, threads](out)  # compile
-        fits = empty.overloads[tuple(empty.typeof_pyval(a) for a in (out,))].max_cooperative_grid_blocks(threads)
-        barriers[1, threads](out, 1)
-        fitsb = barriers.overloads[tuple(barriers.typeof_pyval(a) for a in (out, 1))].max_cooperative_grid_blocks(
-            threads)
-        blocks = min(fits, fitsb)
-        times = []
-        for _ in range(21):
-            a, b = cuda.event(), cuda.event()
-            a.record()
-            empty[blocks, threads](out)
-            b.record()
-            b.synchronize()
-            times.append(cuda.event_elapsed_time(a, b))
-        k = 2000
-        bt = []
-        for _ in range(5):
-            a, b = cuda.event(), cuda.event()
-            a.record()
-            barriers[blocks, threads](out, k)
-            b.record()
-            b.synchronize()
-            bt.append(cuda.event_elapsed_time(a, b))
-        res[f"{blocks}x{threads}"] = {"empty_cooperative_launch_ms": round(statistics.median(times), 4),
-                                      "grid_barrier_us": round(1e3 * (statistics.median(bt) - statistics.median(times))
-                                                               / k, 3)}
-    ticks[1, 32](out, 100)
-    res["globaltimer_step_ns"] = int(out.copy_to_host()[0])
-    n = 1 << 28
-    src = cuda.device_array(n, np.uint8)
-    dst = cuda.device_array(n, np.uint8)
-    dst.copy_to_device(src)
-    a, b = cuda.event(), cuda.event()
-    a.record()
-    for _ in range(5):
-        dst.copy_to_device(src)
-    b.record()
-    b.synchronize()
-    res["copy_gb_s"] = round(5 * 2 * n / (cuda.event_elapsed_time(a, b) * 1e6), 1)  # bytes read + written
-    print(f"  floor: {res}", flush=True)
-    return res
+        grid_barriers[1, threads](out, 1)
+        fits = grid_barriers.overloads[tuple(grid_barriers.typeof_pyval(a) for a in (out, 1))]
+        blocks = fits.max_cooperative_grid_blocks(threads)
+        one = timed(lambda: grid_barriers[1, threads](out, 0))
+        full = timed(lambda: grid_barriers[blocks, threads](out, 0))
+        many = timed(lambda: grid_barriers[blocks, threads](out, k), 5)
+        block_barriers[1, threads](out, 1)
+        plain = timed(lambda: block_barriers[1, threads](out, 0))
+        bb = timed(lambda: block_barriers[1, threads](out, k), 5)
+        rows += [{"config": f"cooperative launch, 1 block of {threads}", "median_ms": _ms(one)},
+                 {"config": f"cooperative launch, {blocks} blocks of {threads}", "median_ms": _ms(full)},
+                 {"config": f"grid barrier, {blocks} x {threads}", "us": round(1e3 * (many - full) / k, 3)},
+                 {"config": f"ordinary launch, 1 block of {threads}", "median_ms": _ms(plain)},
+                 {"config": f"block barrier, {threads} threads", "us": round(1e3 * (bb - plain) / k, 4)}]
+    clocks[1, 32](out, 1)
+    n = 1000
+    clocks[1, 32](out, n)
+    h = out.copy_to_host()
+    rows += [{"config": "%globaltimer read (dependent reads)", "cycles": round(h[0] / n, 1)},
+             {"config": "%clock64 read (dependent reads)", "cycles": round(h[1] / n, 1)}]
+    for r in rows:
+        print(f"  {r}", flush=True)
+    b.write("floor", {}, rows, harness.markdown_table(["what", "median ms", "µs", "cycles"], [
+        [r["config"], r.get("median_ms"), r.get("us"), r.get("cycles")] for r in rows], {1, 2, 3}),
+        f"bitmap-direction: the floor, {b.env['gpu']}")
 
 
-# ---------------------------------------------------------------------------------- ours
-def time_ours(g, source, knobs, repeats, ref, session, instrument=False) -> dict:
-    own = Vertex(source)
-    t = time.perf_counter()
-    run_bfs(g, own, TECH, knobs, instrument=instrument, session=session).complete()  # warm-up (compiles once)
-    warm_s = time.perf_counter() - t
-    runs = [run_bfs(g, own, TECH, knobs, instrument=instrument, session=session).complete() for _ in range(repeats)]
-    wrong = [i for i, r in enumerate(runs) if not np.array_equal(r.distances, ref)]
-    validate = range(len(runs)) if g.num_arcs < VALIDATE_ALL_ARCS else (0, len(runs) - 1)
-    bad = [check_result(g, runs[i], expected=ref) for i in validate]
-    bad = [b.message for b in bad if not b.ok]
-    el = statistics.median(r.elapsed_ms for r in runs)
-    r0 = runs[0]
-    return {
-        "elapsed_ms": round(el, 4), "elapsed_ms_all": [round(r.elapsed_ms, 4) for r in runs],
-        "kernel_ms": round(statistics.median(r.total_ms for r in runs), 4),
-        "gteps": round(r0.traversed_edges / (el * 1e6), 3), "levels": r0.num_levels, "warm_up_s": round(warm_s, 2),
-        "steps": "".join(("S" if lv.kernel.value == "single-block" else "M") + ("b" if lv.direction.value == "bottom-up"
-                                                                               else "") for lv in r0.levels)[:120],
-        "launches": sum(lv.launches for lv in r0.levels),
-        "correct": not wrong and not bad, "validated_runs": len(validate),
-        "errors": ([f"run {wrong[0]}: distances differ"] if wrong else []) + bad[:1],
-    }
+# ---------------------------------------------------------------------------------- resources
+def resources(cc=(9, 0)) -> list[dict]:
+    """Registers, spills and 64-bit shared-memory atomics (compare-and-swap loops on the GPU) of
+    each kernel build, from Numba's PTX and the CUDA toolkit's `ptxas -v` (CUDA_HOME or
+    /usr/local/cuda): no GPU needed."""
+    import re
+    import subprocess
+    import tempfile
+    from pathlib import Path
+    from types import SimpleNamespace
+
+    from numba import cuda, types
+    from numba.core.types import NamedTuple, NamedUniTuple
+    from numba.cuda import dispatcher
+
+    dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)  # device functions' target
+    from kernels.bitmap_direction import kernel as kk
+    from kernels.bitmap_direction import layout as L
+
+    ptxas = Path(os.environ.get("CUDA_HOME") or "/usr/local/cuda") / "bin" / "ptxas"
+    a = lambda dt, nd=1: types.Array(dt, nd, "C")  # noqa: E731
+    sig = (NamedTuple((a(types.int64), a(types.int32), a(types.uint64), a(types.int64), a(types.uint64)), L.GraphArrays),
+           NamedTuple((a(types.int32), a(types.int32), a(types.uint32), a(types.uint32), a(types.int32, 2),
+                       a(types.int32), a(types.int64), a(types.int64), a(types.int64)), L.SearchArrays),
+           NamedUniTuple(types.int64, len(L.Params._fields), L.Params), a(types.int64))
+    rows = []
+    for make in (kk._search_kernel, kk._block_kernel):
+        for inst, regs in ((False, 64), (False, 128), (True, 64)):
+            kernel = make(inst, regs, False)
+            ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc, lineinfo=False)
+            with tempfile.TemporaryDirectory() as tmp:
+                src = Path(tmp) / "k.ptx"
+                src.write_text(ptx)
+                # -c: the grid barrier's device runtime is linked at load time, not here
+                res = subprocess.run([str(ptxas), f"-arch=sm_{cc[0]}{cc[1]}", "-v", "-c", f"--maxrregcount={regs}",
+                                      "-o", str(Path(tmp) / "k.cubin"), str(src)], capture_output=True, text=True)
+            info = " ".join(res.stderr.split())
+            num = lambda pat: int(m.group(1)) if (m := re.search(pat, info)) else None  # noqa: E731
+            rows.append({"kernel": kernel.py_func.__name__, "instrument": inst, "max_registers": regs,
+                         "registers": num(r"Used (\d+) registers"), "stack_bytes": num(r"(\d+) bytes stack frame"),
+                         "spill_stores": num(r"(\d+) bytes spill stores"), "spill_loads": num(r"(\d+) bytes spill loads"),
+                         "shared_atomics_64": len(re.findall(r"atom\.shared\.\w+\.[us]64", ptx)),
+                         "ptxas": "ok" if res.returncode == 0 else info[-300:]})
+            print(f"  {rows[-1]}", flush=True)
+    return rows
 
 
-def level_rows(g, source, knobs, session) -> list[dict]:
-    """One instrumented run's records (what the Explorer plots)."""
-    r = run_bfs(g, Vertex(source), TECH, knobs, instrument=True, session=session).complete()
-    keys = ("level", "kernel", "direction", "frontier_in", "edges_examined", "discovered", "time_ms")
-    return [{**{k: (getattr(lv, k).value if hasattr(getattr(lv, k), "value") else getattr(lv, k)) for k in keys},
-             **dict(lv.extras)} for lv in r.levels]
+# ---------------------------------------------------------------------------------- compile
+def section_compile(b: Bench) -> None:
+    """The kernel builds the table, roots and instrument sections use compiled into Numba's disk
+    cache, with no launch (so that it can run beside a timed run): blocks of 1024 and 512 threads,
+    the counts on. Nothing to write."""
+    from numba import cuda
+
+    from kernels.bitmap_direction import kernel as kk
+    from kernels.bitmap_direction import layout as L
+
+    if b.args.smoke:
+        return
+    d = cuda.device_array
+    g = L.GraphArrays(d(2, np.int64), d(1, np.int32), d(1, np.uint64), d(2, np.int64), d(1, np.uint64))
+    s = L.SearchArrays(d(1, np.int32), d(1, np.int32), d(1, np.uint32), d(3, np.uint32), d((2, 1), np.int32),
+                       d(1, np.int32), d(1, np.int64), d(L.CTR_SIZE, np.int64), d(L.LOG_FIELDS, np.int64))
+    p = L.Params(*([1] * len(L.Params._fields)))
+    args = (g, s, p, cuda.mapped_array(L.log_size(1), np.int64))
+    builds = [(False, 64, False), (False, 128, False), (True, 64, False)]
+    for inst, regs, phases in builds:
+        for make in (kk._search_kernel, kk._block_kernel):
+            kernel = make(inst, regs, phases)
+            t = time.perf_counter()
+            kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
+            print(f"  {kernel.py_func.__name__} instrument={inst} registers={regs} phases={phases}: "
+                  f"{time.perf_counter() - t:.1f} s", flush=True)
 
 
-# ---------------------------------------------------------------------------------- peers
-def write_csr(path: Path, g) -> None:
-    """The binary CSR BLEST's and Gunrock's drivers read: int32 n, m, offsets[n+1], indices[m]."""
-    with open(path, "wb") as f:
-        np.array([g.num_vertices, g.num_arcs], np.int32).tofile(f)
-        np.asarray(g.offsets).astype(np.int32).tofile(f)
-        np.asarray(g.indices).astype(np.int32).tofile(f)
+# ---------------------------------------------------------------------------------- phases
+def _capture_loops() -> list:
+    """The technique's level loops, as runs create them (their device log of rows stays readable)."""
+    from explorer.techniques import bitmap_direction as bd
+
+    loops: list = []
+    start = bd.BitmapDirection.start
+    if getattr(start, "captures", None) is not None:
+        return start.captures
+
+    def capturing(self, ctx):
+        loop = start(self, ctx)
+        loops.append(loop)
+        return loop
+
+    capturing.captures = loops
+    bd.BitmapDirection.start = capturing
+    return loops
 
 
-def run_peer(cmd: list[str], dist_path: Path, ref, timeout: float, env=None) -> dict:
-    t = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return {"error": f"timed out after {timeout:.0f} s"}
-    wall = time.perf_counter() - t
-    line = [ln for ln in p.stdout.splitlines() if "median_ms=" in ln]
-    if p.returncode or not line:
-        return {"error": f"exit {p.returncode}: {(p.stderr or p.stdout)[-300:]}"}
-    fields = dict(kv.split("=", 1) for kv in line[-1].split() if "=" in kv)
-    d = np.fromfile(dist_path, np.int32)
-    d = np.where((d < 0) | (d > len(ref)), -1, d)
-    return {"median_ms": float(fields["median_ms"]), "min_ms": float(fields.get("min_ms", "nan")),
-            "correct": bool(len(d) == len(ref) and np.array_equal(d, ref)), "wall_s": round(wall, 1)}
+def phase_profile(loop, levels: int) -> dict:
+    """Per kind of level (block 0 alone or the grid; top-down or bottom-up): the levels, their mean
+    cycles from the level's start to each phase mark, the mean cycles between marks, and the mean
+    level in µs (block 0's cycles at the SM clock the run's log implies)."""
+    from kernels.bitmap_direction import kernel as kk
+    from kernels.bitmap_direction import layout as L
 
-
-def peers(g, source, ref, runs, args, tmp: Path) -> dict:
-    out = {}
-    csr = tmp / "g.csr"
-    write_csr(csr, g)
-    if args.blest and Path(args.blest).exists():
-        dist = tmp / "blest.dist"
-        env = {**os.environ, "BLEST_JACCARD": "0"}
-        out["blest"] = run_peer([args.blest, str(csr), str(source), str(runs), str(dist)], dist, ref,
-                                args.peer_timeout, env)
-        print(f"    BLEST {out['blest']}", flush=True)
-    if args.gunrock and Path(args.gunrock).exists():
-        best = None
-        for lb in ("block", "merge", "thread"):
-            dist = tmp / f"gunrock-{lb}.dist"
-            r = run_peer([args.gunrock, str(csr), str(source), str(runs), lb, str(dist)], dist, ref, args.peer_timeout)
-            out[f"gunrock_{lb}"] = r
-            if "median_ms" in r and r["correct"] and (best is None or r["median_ms"] < best["median_ms"]):
-                best = {**r, "load_balance": lb}
-        out["gunrock"] = best or {"error": "no correct run"}
-        print(f"    Gunrock {out['gunrock']}", flush=True)
+    rows = loop.search.rows.copy_to_host().reshape(-1, L.LOG_FIELDS)[:levels]
+    log = np.asarray(loop.log)
+    last = rows[levels - 1]
+    ns_per_cycle = (last[L.R_GT] - log[L.H_GT0]) / max(1, last[L.R_CLOCK] - log[L.H_CLK0])
+    out = {"ns_per_cycle": round(float(ns_per_cycle), 4)}
+    for narrow in (1, 0):
+        for bu in (0, 1):
+            sel = rows[(rows[:, L.R_NARROW] == narrow) & (rows[:, L.R_BU] == bu)]
+            if not len(sel):
+                continue
+            marks = sel[:, L.R_PHASE:L.R_PHASE + L.PHASES].astype(np.float64)
+            steps = np.diff(np.concatenate([np.zeros((len(marks), 1)), marks], axis=1), axis=1)
+            names = [kk.PHASE_MARKS[i][0 if narrow == 0 else 1] for i in range(L.PHASES)]
+            key = ("block" if narrow else "grid") + (" bottom-up" if bu else " top-down")
+            out[key] = {"levels": int(len(sel)), "mean_frontier": round(float(sel[:, L.R_FRONTIER].mean()), 1),
+                        "mean_level_us": round(float(marks[:, -1].mean() * ns_per_cycle / 1e3), 3),
+                        "phases_cycles": {nm: round(float(x), 1) for nm, x in zip(names, steps.mean(axis=0))}}
     return out
 
 
-# ---------------------------------------------------------------------------------- sections
-def section_table(name, args, tmp) -> dict:
-    label, _, rule = GRAPHS[name]
-    t = time.perf_counter()
-    g = built(name)
-    source = source_of(g, rule)
-    ref = cpu_bfs(g, source)[0]
-    row = {"graph": name, "label": label, "vertices": g.num_vertices, "arcs": g.num_arcs, "source": source,
-           "levels": int(ref.max()) + 1, "reached": int((ref >= 0).sum()), "build_s": round(time.perf_counter() - t, 1),
-           "before_best_ms": BEFORE.get(name)}
-    print(f"{name}: {label}, {g.num_vertices:,} vertices, {g.num_arcs:,} arcs, {row['levels']} levels", flush=True)
-    prep = {}
-    for order in args.orders:
-        t = time.perf_counter()
-        pg = prepare(g, order)
-        prep[order] = {"applied": pg.order, "seconds": round(time.perf_counter() - t, 3),
-                       "stages": {k: round(v, 3) for k, v in pg.seconds.items()},
-                       "pairs_per_arc": round(len(pg.pairs) / max(g.num_arcs, 1), 3)}
-    row["preparation"] = prep
-    print(f"  preparation: { {k: (v['applied'], v['seconds'], v['pairs_per_arc']) for k, v in prep.items()} }",
-          flush=True)
-    ours = []
-    with Session(g) as s:
-        for clabel, knobs in configs(name):
+def section_phases(b: Bench) -> None:
+    from kernels.bitmap_direction import kernel as kk
+
+    loops = _capture_loops()
+    rows, md = [], []
+    for name in b.args.graphs or ("luxembourg_osm", "3elt", "facebook_combined", "kron20", "grid1000"):
+        g, source, expected, _ = b.graph(name)
+        for label, knobs in b.configs(name)[:b.args.phase_configs]:
+            kk.PHASE_CLOCKS = True
             try:
-                m = time_ours(g, source, knobs, args.repeats, ref, s)
-            except Exception as exc:  # noqa: BLE001  (one failing configuration must not hide the others)
-                m = {"error": f"{type(exc).__name__}: {exc}"}
-            ours.append({"config": clabel, "knobs": knobs, **m})
-            print(f"  {clabel:34s} {m.get('elapsed_ms', float('nan')):9.4f} ms (kernel {m.get('kernel_ms', 0):8.4f})"
-                  f" ok={m.get('correct')} {m.get('steps', m.get('error', ''))[:60]}", flush=True)
-        best = min((o for o in ours if o.get("correct")), key=lambda o: o["elapsed_ms"], default=None)
-        if best is not None:
-            row["levels_of_best"] = level_rows(g, source, best["knobs"], s)
-    row["ours"] = ours
-    row["best"] = best and {"config": best["config"], "elapsed_ms": best["elapsed_ms"]}
-    if not args.no_peers and (args.peer_graphs is None or name in args.peer_graphs):
-        row["peers"] = peers(g, source, ref, args.repeats, args, tmp)
-    return row
+                harness.start_bfs(g, source, TECH, knobs).complete()  # compiles the timing build
+                r = harness.start_bfs(g, source, TECH, knobs).complete()
+                c = harness.check(g, r, expected, full=False)
+                prof = phase_profile(loops[-1], r.num_levels)
+            except Exception as exc:  # noqa: BLE001  (report it, go on)
+                print(f"  {name} {label}: FAILED {type(exc).__name__}: {exc}", flush=True)
+                rows.append({"graph": name, "config": label, "error": f"{type(exc).__name__}: {exc}"})
+                continue
+            finally:
+                kk.PHASE_CLOCKS = False
+            row = {"graph": name, "config": label, "knobs": knobs, "levels": r.num_levels,
+                   "elapsed_ms": _ms(r.elapsed_ms), "correct": c.ok, **prof}
+            rows.append(row)
+            print(f"  {name} {label}: {r.num_levels} levels, {r.elapsed_ms:.3f} ms (timing build), ok={c.ok}", flush=True)
+            md += [f"### {name}, {label}: {r.num_levels} levels, {r.elapsed_ms:.3f} ms (timing build), "
+                   f"{prof['ns_per_cycle']} ns a cycle, correct: {c.ok}", ""]
+            for key, v in prof.items():
+                if key == "ns_per_cycle":
+                    continue
+                print(f"    {key}: {v['levels']} levels, mean frontier {v['mean_frontier']}, "
+                      f"{v['mean_level_us']} µs a level: {v['phases_cycles']}", flush=True)
+                md += [f"{key}: {v['levels']} levels, mean frontier {v['mean_frontier']}, **{v['mean_level_us']} µs** "
+                       "a level; mean cycles of each phase:", "",
+                       *harness.markdown_table(["phase (what had just ended)", "cycles"],
+                                               [[k, x] for k, x in v["phases_cycles"].items()], {1}), ""]
+    b.write("phases", {"graphs": b.args.graphs}, rows, md, f"bitmap-direction: a level's phases, {b.env['gpu']}")
 
 
-def section_roots(args, table_rows) -> dict:
-    g = KRON()
-    rng = np.random.default_rng(ROOTS_SEED)
-    roots = [int(r) for r in rng.choice(np.flatnonzero(g.degrees() > 0), size=args.roots, replace=False)]
-    sets = [("defaults", dict(BASE))]
-    kron = next((r for r in table_rows if r["graph"] == "kron22" and r.get("best")), None)
-    if kron and kron["best"]["config"] != "defaults":
-        sets.append((kron["best"]["config"], next(o["knobs"] for o in kron["ours"] if o["config"] == kron["best"]["config"])))
-    # Validation without a CPU BFS a root: the Graph500 rules imply exact distances once the reached
-    # set is right, and every root in one component reaches the same set.
-    component = {}
-    out = {}
-    with Session(g) as s:
-        for label, knobs in sets:
-            run_bfs(g, Vertex(roots[0]), TECH, knobs, instrument=False, session=s).complete()
-            per = []
-            for root in roots:
-                r = run_bfs(g, Vertex(root), TECH, knobs, instrument=False, session=s).complete()
-                ref = next((c for c in component.values() if c[root] >= 0), None)
-                if ref is None:
-                    ref = component[root] = cpu_bfs(g, root)[0]
-                ok = np.array_equal(r.distances >= 0, ref >= 0) and (
-                    len(per) % args.validate_every != 0
-                    or validate(g, root, r.distances, r.parents, reference_distances=ref).ok)
-                per.append({"root": root, "elapsed_ms": round(r.elapsed_ms, 4), "edges": r.traversed_edges,
-                            "levels": r.num_levels, "correct": bool(ok)})
-            teps = np.array([p["edges"] / (p["elapsed_ms"] * 1e-3) for p in per])
-            out[label] = {"knobs": knobs, "roots": len(per), "seed": ROOTS_SEED, "validated_every": args.validate_every,
-                          "harmonic_gteps": round(float(len(teps) / np.sum(1.0 / teps)) / 1e9, 2),
-                          "median_ms": round(statistics.median(p["elapsed_ms"] for p in per), 4),
-                          "max_ms": max(p["elapsed_ms"] for p in per), "correct": all(p["correct"] for p in per),
-                          "per_root": per}
-            print(f"  roots ({label}): {out[label]['harmonic_gteps']} GTEPS harmonic mean, median "
-                  f"{out[label]['median_ms']} ms, correct={out[label]['correct']}", flush=True)
+# ---------------------------------------------------------------------------------- table
+def section_table(b: Bench) -> None:
+    from explorer.engine import Session
+    from explorer.graphs.prepare import prepare
+
+    rows = []
+    for name in b.args.graphs or GRAPHS:
+        t = time.perf_counter()
+        try:
+            g, source, expected, built = b.graph(name)
+        except Exception as exc:  # noqa: BLE001
+            print(f"{name}: FAILED to build: {exc}", flush=True)
+            continue
+        levels = int(expected.max()) + 1
+        print(f"{name}: {g.num_vertices:,} vertices, {g.num_arcs:,} arcs, source {source}, {levels} levels "
+              f"(built and searched on the CPU in {built:.1f} s)", flush=True)
+        common = {"graph": name, "vertices": g.num_vertices, "arcs": g.num_arcs, "source": source, "levels": levels}
+        prep = {}
+        orders = ("none", "degree") if g.num_arcs > b.args.rcm_arcs else ("none", "degree", "rcm")
+        for order in orders:
+            pg = prepare(g, order)
+            prep[order] = {"seconds": round(sum(pg.seconds.values()), 3),
+                           "pairs_per_arc": round(len(pg.pairs) / max(g.num_arcs, 1), 3)}
+        auto = prepare(g, "auto").order
+        print(f"  preparation (auto: {auto}): {prep}", flush=True)
+        ms = []
+        with Session(g) as session:
+            for label, knobs in b.configs(name):
+                m = harness.measure(g, source, TECH, knobs, label=label, repeats=b.args.repeats, session=session,
+                                    expected=expected)
+                ms.append(m)
+                print(f"  {label:48s} {_line(m)}", flush=True)
+        for m in ms:
+            rows.append({**common, **m.row(), "preparation": prep, "auto_order": auto, "before_ms": BEFORE.get(name)})
+        if b.args.peers:
+            os.environ.setdefault("BLEST_JACCARD", "0")  # a social graph in its own order (BLEST's README)
+            with harness.PeerGraph(g) as pg:
+                for peer in harness.PEERS.values():
+                    m = harness.run_peer(peer, pg, source, expected, runs=b.args.repeats)
+                    rows.append({**common, **m.row()})
+                    print(f"  {peer.name:48s} {_line(m)}", flush=True)
+        print(f"  ({time.perf_counter() - t:.1f} s)", flush=True)
+        b.write("table", {"configs": b.args.configs, "repeats": b.args.repeats, "graphs": b.args.graphs,
+                          "peers": b.args.peers}, rows, table_markdown(rows, b.args),
+                f"bitmap-direction beside BLEST and Gunrock, {b.env['gpu']}")
+
+
+def _line(m: harness.Measurement) -> str:
+    if m.skipped:
+        return f"skipped: {m.skipped}"
+    if m.error:
+        return f"{'WRONG' if m.wrong else 'FAILED'}: {m.error}"
+    k = f" kernels {statistics.median(m.kernels_ms):.4f}" if m.kernels_ms else ""
+    return f"{harness.spread(m)}{k} levels {m.levels} {m.steps[:40]}"
+
+
+def table_markdown(rows: list[dict], args) -> list[str]:
+    by_graph: dict = {}
+    for r in rows:
+        by_graph.setdefault(r["graph"], []).append(r)
+    out = [f"Median of {args.repeats} runs a configuration (every run checked; peers: their own clocks and their "
+           "distances checked). ms.", ""]
+    head = ["graph", "levels", "ours best (configuration)", "ours defaults", "BLEST", "Gunrock", "before",
+            "BLEST / ours", "every result right"]
+    table, ratios = [], []
+    for name, rs in by_graph.items():
+        ours = [r for r in rs if r["technique"] == TECH and r.get("median_ms") is not None and r.get("correct")]
+        peer = {r["config"]: r for r in rs if r["technique"] != TECH}
+        best = min(ours, key=lambda r: r["median_ms"], default=None)
+        dflt = next((r for r in ours if r["config"] == "defaults"), None)
+        bl = peer.get("BLEST", {}).get("median_ms")
+        ratio = f"{bl / best['median_ms']:.2f}" if best and bl else ""
+        if ratio:
+            ratios.append(bl / best["median_ms"])
+        wrong = [r["config"] for r in rs if r.get("wrong")]
+        failed = [r["config"] for r in rs if r.get("error") and not r.get("wrong")]
+        status = (f"**WRONG**: {', '.join(wrong)}" if wrong else
+                  "yes" + (f"; failed to run: {', '.join(failed)}" if failed else ""))
+        levels = next((r["levels"] for r in rs if r.get("levels")), None)
+        table.append([name, levels, f"{best['median_ms']:.4f} ({best['config']})" if best else "-",
+                      dflt and dflt["median_ms"], bl or peer.get("BLEST", {}).get("skipped"),
+                      peer.get("Gunrock", {}).get("median_ms") or peer.get("Gunrock", {}).get("skipped"),
+                      BEFORE.get(name), ratio, status])
+    out += harness.markdown_table(head, table, {1, 3, 4, 5, 6, 7})
+    if ratios:
+        gm = float(np.exp(np.mean(np.log(ratios))))
+        out += ["", f"Geometric mean of BLEST / ours over {len(ratios)} graphs: **{gm:.2f}** (above 1: ours faster)."]
+    out += ["", "Every configuration (median, min–max, the levels' device time, steps: S a level of one block, "
+            "M of the grid, b after a bottom-up one):", ""]
+    def result(r) -> str:
+        if r.get("wrong"):
+            return f"**WRONG**: {r.get('error')}"
+        return f"failed: {r.get('error')}" if r.get("error") else "right" if r.get("correct") else ""
+
+    cfg = [[r["graph"], r["config"], r.get("median_ms"),
+            f"{r.get('min_ms')}–{r.get('max_ms')}" if r.get("min_ms") is not None else "", r.get("kernels_ms"),
+            r.get("steps", "")[:40], result(r)] for r in rows if r["technique"] == TECH]
+    out += harness.markdown_table(["graph", "configuration", "median ms", "min–max", "kernels ms", "steps", "results"],
+                                  cfg, {2, 4})
+    out += ["", "Graph preparation (seconds; pairs per arc: 1 = no packing), not in any time above:", ""]
+    seen = set()
+    for r in rows:
+        if "preparation" in r and r["graph"] not in seen:
+            seen.add(r["graph"])
+            out.append(f"- {r['graph']} (auto: {r['auto_order']}): " + ", ".join(
+                f"{k} {v['seconds']} s, {v['pairs_per_arc']}" for k, v in r["preparation"].items()))
     return out
 
 
-def section_instrument(args) -> dict:
-    g = KRON()
-    source = source_of(g, "max-degree")
-    ref = cpu_bfs(g, source)[0]
-    with Session(g) as s:
-        off = time_ours(g, source, BASE, args.repeats, ref, s, instrument=False)
-        on = time_ours(g, source, BASE, args.repeats, ref, s, instrument=True)
-    res = {"off_ms": off["elapsed_ms"], "on_ms": on["elapsed_ms"], "cost": round(on["elapsed_ms"] / off["elapsed_ms"] - 1,
-                                                                                 4),
-           "correct": off["correct"] and on["correct"]}
-    print(f"  instrumentation: {res}", flush=True)
-    return res
+# ---------------------------------------------------------------------------------- roots, instrument, streaming
+def draw_roots(g, count: int) -> list[int]:
+    """Graph500's roots: `count` random vertices of non-zero degree (seed ROOTS_SEED)."""
+    rng = np.random.default_rng(ROOTS_SEED)
+    candidates = np.flatnonzero(g.degrees() > 0)
+    return [int(r) for r in rng.choice(candidates, size=min(count, candidates.size), replace=False)]
 
 
-def section_streaming(args) -> dict:
-    g = GRID()
-    source = source_of(g, "centre")
+def _reference_of(root: int) -> np.ndarray:
+    return harness.reference(_POOL_GRAPH, root).astype(np.int8)  # distances stay below 127 here
+
+
+_POOL_GRAPH = None
+
+
+def write_references(path: str, count: int, workers: int = 12, small: bool = False) -> None:
+    """The CPU reference's distances from each of Kronecker scale 22's `count` roots, computed in
+    `workers` processes (no GPU) and saved to `path` (int8 [roots, n] and the roots), for a roots
+    section run beside it or after it (--references): the CPU searches are most of that section's
+    time."""
+    import multiprocessing
+
+    global _POOL_GRAPH
+    t = time.perf_counter()
+    _POOL_GRAPH = harness.load("kron22", small=small)
+    roots = draw_roots(_POOL_GRAPH, count)
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        dist = np.stack(pool.map(_reference_of, roots))
+    if int(dist.max()) >= 127:
+        raise ValueError("a distance does not fit the references' int8")
+    np.savez(path, roots=np.array(roots), dist=dist)
+    print(f"references of {len(roots)} roots written to {path} in {time.perf_counter() - t:.1f} s", flush=True)
+
+
+def section_roots(b: Bench) -> None:
+    """Graph500's method (harness.measure_roots's, with the CPU references read from --references
+    when it holds these roots): each root's search timed once after a warm-up, checked against the
+    CPU reference (each configuration's first root in full: the Graph500 rules)."""
+    from explorer.engine import Session
+
+    g, _, _, _ = b.graph("kron22")
+    roots = draw_roots(g, b.args.roots)
+    refs = None
+    if b.args.references and os.path.exists(b.args.references):
+        saved = np.load(b.args.references)
+        if list(saved["roots"][:len(roots)]) == roots:
+            refs = saved["dist"]
+    t = time.perf_counter()
+    configs = b.configs("kron22")
+    ms = [harness.Measurement(label, TECH, knobs) for label, knobs in configs]
+    per = [[] for _ in configs]
     with Session(g) as s:
-        run_bfs(g, source, TECH, BASE, session=s).complete()
+        for (_, knobs), m in zip(configs, ms):
+            harness.start_bfs(g, roots[0], TECH, knobs, session=s).complete()
+        for i, root in enumerate(roots):
+            expected = refs[i].astype(np.int32) if refs is not None else harness.reference(g, root)
+            for (_, knobs), m, p in zip(configs, ms, per):
+                if m.error:
+                    continue
+                r = harness.start_bfs(g, root, TECH, knobs, session=s).complete()
+                c = harness.check(g, r, expected, full=(i == 0))
+                if not c.ok:
+                    m.fail(f"root {root}: {c.message}", wrong=True)
+                    continue
+                m.times_ms.append(r.elapsed_ms)
+                p.append({"root": root, "ms": round(r.elapsed_ms, 4), "edges": r.traversed_edges,
+                          "levels": r.num_levels})
+    rows, table = [], []
+    for m, p in zip(ms, per):
+        if not m.error and p:
+            teps = np.array([x["edges"] / (x["ms"] * 1e-3) for x in p])
+            m.levels = max(x["levels"] for x in p)
+            m.extra.update(roots=len(p), harmonic_gteps=round(len(teps) / float(np.sum(1.0 / teps)) / 1e9, 3),
+                           per_root=p)
+            m.correct = True
+        rows.append({"graph": "kron22", **m.row()})
+        times = m.times_ms or [float("nan")]
+        print(f"  roots {m.label}: {m.extra.get('harmonic_gteps')} GTEPS (harmonic mean of {m.extra.get('roots')}), "
+              f"median {statistics.median(times):.4f} ms, slowest {max(times):.4f} ms, correct {m.correct} "
+              f"{m.error or ''}", flush=True)
+        table.append([m.label, m.extra.get("roots"), m.extra.get("harmonic_gteps"), _ms(statistics.median(times)),
+                      _ms(max(times)), m.levels, m.correct])
+    md = [f"Kronecker scale 22, {len(roots)} random roots of non-zero degree (seed {ROOTS_SEED}); each search timed "
+          "once after a warm-up; every root's distances equal to the CPU reference's and every parent one level "
+          "nearer (each configuration's first root: the Graph500 rules in full). "
+          f"{time.perf_counter() - t:.0f} s{' (references read from ' + b.args.references + ')' if refs is not None else ''}.",
+          "", *harness.markdown_table(["configuration", "roots", "harmonic mean GTEPS", "median ms", "slowest ms",
+                                       "most levels", "correct"], table, {1, 2, 3, 4, 5})]
+    b.write("roots", {"roots": len(roots), "seed": ROOTS_SEED}, rows, md,
+            f"bitmap-direction: Graph500 roots on Kronecker scale 22, {b.env['gpu']}")
+
+
+def section_instrument(b: Bench) -> None:
+    from explorer.engine import Session
+
+    name = "kron22"
+    g, source, expected, _ = b.graph(name)
+    rows = []
+    with Session(g) as s:
+        for label, knobs in b.configs(name)[:1]:
+            off = harness.measure(g, source, TECH, knobs, label=label, repeats=b.args.repeats, session=s,
+                                  expected=expected)
+            on = _instrumented(g, source, knobs, b.args.repeats, s, expected)
+            cost = on / off.median_ms - 1 if off.median_ms and on else None
+            rows.append({"graph": name, "config": label, "off_ms": _ms(off.median_ms), "on_ms": _ms(on),
+                         "cost": None if cost is None else round(cost, 4), "correct": off.correct})
+            print(f"  instrumentation ({label}): off {off.median_ms} ms, on {on} ms, cost {cost}", flush=True)
+    b.write("instrument", {"repeats": b.args.repeats}, rows, harness.markdown_table(
+        ["graph", "configuration", "counts off ms", "counts on ms", "cost", "correct"],
+        [[r["graph"], r["config"], r["off_ms"], r["on_ms"], r["cost"], r["correct"]] for r in rows], {2, 3, 4}),
+        f"bitmap-direction: the per-level counts' cost, {b.env['gpu']}")
+
+
+def _instrumented(g, source, knobs, repeats, session, expected) -> float | None:
+    """Median elapsed ms of `repeats` instrumented runs after a warm-up, each checked (None if one is wrong)."""
+    times = []
+    for i in range(repeats + 1):
+        r = harness.start_bfs(g, source, TECH, knobs, instrument=True, session=session).complete()
+        if not harness.check(g, r, expected, full=False).ok:
+            return None
+        if i:
+            times.append(r.elapsed_ms)
+    return statistics.median(times)
+
+
+def section_streaming(b: Bench) -> None:
+    from explorer.engine import Session
+
+    g, source, _, _ = b.graph("grid1000")
+    knobs = b.configs("grid1000")[0][1]
+    with Session(g) as s:
+        harness.start_bfs(g, source, TECH, knobs, session=s).complete()
+        run = harness.start_bfs(g, source, TECH, knobs, session=s)
         t0 = time.perf_counter()
-        arrivals = []
-        run = run_bfs(g, source, TECH, BASE, session=s)
-        for _ in run:
-            arrivals.append(time.perf_counter() - t0)
+        arrivals = [time.perf_counter() - t0 for _ in run]
         r = run.result
-    res = {"levels": len(arrivals), "elapsed_ms": round(r.elapsed_ms, 3),
-           "first_record_ms": round(1e3 * arrivals[0], 3), "last_record_ms": round(1e3 * arrivals[-1], 3),
-           "records_before_half": int(sum(1 for a in arrivals if 1e3 * a < r.elapsed_ms / 2))}
-    print(f"  streaming: {res}", flush=True)
-    return res
+    row = {"graph": "grid1000", "levels": len(arrivals), "elapsed_ms": _ms(r.elapsed_ms, 3),
+           "first_record_ms": _ms(1e3 * arrivals[0], 3), "last_record_ms": _ms(1e3 * arrivals[-1], 3),
+           "records_before_the_search_ended": int(sum(1e3 * a < r.elapsed_ms for a in arrivals))}
+    print(f"  streaming: {row}", flush=True)
+    b.write("streaming", {}, [row], harness.markdown_table(list(row), [list(row.values())], set(range(1, 6))),
+            f"bitmap-direction: levels streamed while the kernel runs, {b.env['gpu']}")
 
 
-def write(out: Path, doc: dict) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    gpu = doc["environment"].get("device_name") or doc["environment"].get("name") or "gpu"
-    stem = f"{doc['environment']['date'][:10]}-{str(gpu).replace(' ', '_')}-bitmap-direction"
-    (out / f"{stem}.json").write_text(json.dumps(doc, indent=1, default=str))
-    (out / f"{stem}.md").write_text(markdown(doc))
-
-
-def markdown(doc: dict) -> str:
-    lines = [f"# bitmap-direction on {doc['environment'].get('nvidia_smi', '?')}", "",
-             f"{doc['environment']}", "", "| graph | levels | ours ms (config) | kernel ms | BLEST ms | Gunrock ms | "
-             "before ms | ours vs BLEST | correct |", "|---|---:|---|---:|---:|---:|---:|---:|---|"]
-    for r in doc.get("table", []):
-        best = r.get("best") or {}
-        bo = next((o for o in r["ours"] if o["config"] == best.get("config")), {})
-        bl = (r.get("peers") or {}).get("blest", {})
-        gr = (r.get("peers") or {}).get("gunrock", {})
-        ratio = f"{bl['median_ms'] / best['elapsed_ms']:.2f}×" if best and bl.get("median_ms") else ""
-        lines.append(f"| {r['label']} | {r['levels']} | {best.get('elapsed_ms', '')} ({best.get('config', '')}) | "
-                     f"{bo.get('kernel_ms', '')} | {bl.get('median_ms', bl.get('error', ''))} | "
-                     f"{gr.get('median_ms', gr.get('error', ''))} | {r.get('before_best_ms')} | {ratio} | "
-                     f"{all(o.get('correct') for o in r['ours'])} |")
-    lines += ["", "Preparation (seconds; pairs per arc) by order:", ""]
-    for r in doc.get("table", []):
-        lines.append(f"- {r['label']}: " + ", ".join(f"{k}→{v['applied']} {v['seconds']} s, {v['pairs_per_arc']}"
-                                                        for k, v in r["preparation"].items()))
-    for key in ("floor", "roots", "instrument", "streaming"):
-        if key in doc:
-            lines += ["", f"## {key}", "", "```", json.dumps(doc[key] if key != "roots" else {
-                k: {kk: vv for kk, vv in v.items() if kk != "per_root"} for k, v in doc[key].items()}, indent=1), "```"]
-    return "\n".join(lines) + "\n"
+SECTION_RUNS = {"compile": section_compile, "floor": section_floor, "phases": section_phases, "table": section_table, "roots": section_roots,
+                "instrument": section_instrument, "streaming": section_streaming}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, required=True)
-    ap.add_argument("--sections", nargs="*", default=list(SECTIONS), choices=SECTIONS)
-    ap.add_argument("--graphs", nargs="*", default=list(GRAPHS), choices=list(GRAPHS))  # noqa: B008
-    ap.add_argument("--orders", nargs="*", default=["none", "degree", "rcm"], choices=ORDERS)
+    ap.add_argument("sections", nargs="*", choices=[*SECTIONS, []],
+                    help="what to run (default: table roots instrument)")
+    ap.add_argument("--graphs", nargs="*", help="the table's (or phases') graphs (default: the comparison's twelve)")
+    ap.add_argument("--configs", default="final", choices=list(CONFIGS), help="bitmap-direction's configurations")
     ap.add_argument("--repeats", type=int, default=11)
-    ap.add_argument("--roots", type=int, default=64)
-    ap.add_argument("--blest", default=".blest/bfs_blest")
-    ap.add_argument("--gunrock", default=".gunrock/bfs_bin")
-    ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--peer-graphs", nargs="*", help="run the peers on these graphs only (default: all)")
-    ap.add_argument("--peer-timeout", type=float, default=240)
-    ap.add_argument("--smoke", action="store_true", help="tiny graphs on the simulator: a check of this script")
-    ap.add_argument("--configs", choices=("explore", "final"), default="final",
-                    help="bitmap-direction's configurations: several a kind of graph, or the defaults and one or two")
-    ap.add_argument("--validate-every", type=int, default=1, help="roots: the Graph500 rules on every k-th root")
+    ap.add_argument("--roots", type=int, default=ROOTS)
+    ap.add_argument("--no-peers", dest="peers", action="store_false", help="leave BLEST and Gunrock out")
+    ap.add_argument("--rcm-arcs", type=int, default=50_000_000,
+                    help="preparation: time the rcm order only on graphs with at most this many arcs")
+    ap.add_argument("--tag", default="", help="added to the result files' names")
+    ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--smoke", action="store_true", help="tiny graphs under the simulator: a check of the script")
+    ap.add_argument("--phase-configs", type=int, default=2, help="phases: the first N configurations of each graph")
+    ap.add_argument("--references", help="roots: the CPU references saved by --write-references (used when they "
+                    "are of these roots)")
+    ap.add_argument("--write-references", metavar="FILE", help="compute the roots section's CPU references in "
+                    "processes of their own (no GPU) and save them to FILE, instead of the sections")
+    ap.add_argument("--resources", action="store_true", help="registers, spills and 64-bit shared atomics of "
+                    "each kernel build (ptxas; no GPU needed), instead of the sections")
     args = ap.parse_args(argv)
-    global CONFIGS
-    CONFIGS = args.configs
+    if args.resources:
+        resources()
+        return 0
+    if args.write_references:
+        write_references(args.write_references, args.roots, small=args.smoke)
+        return 0
+    args.sections = args.sections or ["table", "roots", "instrument"]
+    if args.repeats < 1:
+        ap.error(f"--repeats {args.repeats}: give at least 1")
+    if args.graphs:
+        harness.check_names(args.graphs)
     if args.smoke:
-        smoke()
-        args.graphs = [g for g in args.graphs if g in GRAPHS]
-        args.sections = [x for x in args.sections if x != "floor"]
-    info = backend.select("simulator" if args.smoke else "gpu")
-    doc = {"environment": {**environment(), "device_name": info.as_dict().get("device")}, "args": vars(args) | {
-        "out": str(args.out)}}
-    print(doc["environment"], flush=True)
-    with tempfile.TemporaryDirectory() as tmp:
-        if "floor" in args.sections:
-            doc["floor"] = section_floor()
-            write(args.out, doc)
-        if "table" in args.sections:
-            doc["table"] = []
-            for name in args.graphs:
-                try:
-                    doc["table"].append(section_table(name, args, Path(tmp)))
-                except Exception as exc:  # noqa: BLE001
-                    print(f"{name}: FAILED {type(exc).__name__}: {exc}", flush=True)
-                    doc["table"].append({"graph": name, "label": GRAPHS[name][0], "error": str(exc), "ours": [],
-                                         "levels": None, "preparation": {}})
-                write(args.out, doc)
-        for key, fn in (("roots", lambda: section_roots(args, doc.get("table", []))),
-                        ("instrument", lambda: section_instrument(args)), ("streaming", lambda: section_streaming(args))):
-            if key in args.sections:
-                try:
-                    doc[key] = fn()
-                except Exception as exc:  # noqa: BLE001
-                    doc[key] = {"error": f"{type(exc).__name__}: {exc}"}
-                    print(f"{key}: FAILED {doc[key]['error']}", flush=True)
-                write(args.out, doc)
-    print(markdown(doc), flush=True)
+        args.graphs = [g for g in (args.graphs or GRAPHS) if harness.spec(g) and harness.spec(g).kind != "sample"]
+        args.sections = [s for s in args.sections if s != "floor"]
+    from explorer import backend
+
+    backend.select("simulator" if args.smoke else "gpu")
+    env = harness.environment()
+    print(harness.describe(env), flush=True)
+    b = Bench(args, env)
+    for section in args.sections:
+        t = time.perf_counter()
+        print(f"== {section}", flush=True)
+        try:
+            SECTION_RUNS[section](b)
+        except Exception as exc:  # noqa: BLE001  (one failing section must not hide the others)
+            print(f"{section}: FAILED {type(exc).__name__}: {exc}", flush=True)
+        print(f"== {section}: {time.perf_counter() - t:.1f} s", flush=True)
     return 0
 
 

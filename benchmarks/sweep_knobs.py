@@ -29,7 +29,7 @@ from explorer import backend
 from explorer.graphs import Vertex
 from explorer.knobs import KnobError
 from explorer.sweep import format_sweep, plan_sweep, run_sweep
-from explorer.ui.cli import UsageError, load_graph_spec, parse_knob_values
+from explorer.ui.cli_input import UsageError, load_graph_spec, parse_knob_values
 
 
 def parse_axes(technique, items: list[str]) -> dict:

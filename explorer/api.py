@@ -1,4 +1,4 @@
-"""run_bfs (and run_many, from explorer.multisearch): the entry points. Thin: it converts and checks the inputs, before anything touches a
+"""run_bfs (and run_many, from explorer.multisearch; run_sssp and run_apsp, from explorer.sssp): the entry points. Thin: it converts and checks the inputs, before anything touches a
 GPU, and hands the run to the enactor.
 
     run = run_bfs(graph, "max-degree", "bfs4k", {"K1": 8})
@@ -7,7 +7,7 @@ GPU, and hands the run to the enactor.
     result = run.result        # RunResult: distances, parents, levels, time, GTEPS
 
 Vertex ids: a user's source is in the graph's own ids (a file's, where its loader kept them);
-`resolve_source` turns it into a vertex 0..n-1 once, on the way in, and everything behind it
+`resolve_source` (explorer.graphs) turns it into a vertex 0..n-1 once, on the way in, and everything behind it
 (the enactor, techniques, kernels, the reference) speaks vertices. On the way out a RunResult
 gives `source_id` (and `original_ids` for the arrays, which are indexed by vertex); its summary,
 JSON and CSV report the user's ids. Code that holds a vertex already passes `Vertex(v)`.
@@ -16,48 +16,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-import numpy as np
-
 from . import backend
 from .engine import BFSRun, DeviceLimits, Session
-from .graphs import CSRGraph, Vertex, Vertices  # noqa: F401  (Vertices: for run_many's sources)
+from .graphs import CSRGraph, Vertex, Vertices, resolve_source  # noqa: F401  (Vertices: run_many's sources)
 from .knobs import KnobSet
 from .multisearch import run_many  # noqa: F401  (many simultaneous searches: explorer.multisearch)
+from .sssp import run_sssp  # noqa: F401  (weighted shortest paths from one source: explorer.sssp)
+from .sssp.apsp import run_apsp  # noqa: F401  (all pairs: explorer.sssp.apsp)
 from .techniques import Technique, implementation, make_knobs
-
-
-def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
-    """The vertex (0..n-1) to start from, the one conversion of a source on the way in: a vertex
-    id in the graph's own ids (a file's ids when its loader kept them: `graph.original_ids`),
-    "max-degree" (first vertex of highest out-degree), "random" (seeded, degree >= 1), or
-    `Vertex(v)`, vertex v itself."""
-    n = graph.num_vertices
-    if isinstance(source, Vertex):
-        if not 0 <= source.vertex < n:
-            raise ValueError(f"source {source} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
-        return source.vertex
-    if isinstance(source, str):
-        key = source.strip().lower()
-        if key.lstrip("-").isascii() and key.lstrip("-").isdigit():  # not "²": int() refuses it
-            source = int(key)
-        elif key == "max-degree":
-            if n == 0:
-                raise ValueError(f"graph {graph.name!r} has no vertices: there is no source to choose")
-            return int(np.argmax(graph.degrees()))
-        elif key == "random":
-            candidates = np.flatnonzero(graph.degrees() >= 1)
-            if len(candidates) == 0:
-                raise ValueError(f"graph {graph.name!r} has no vertex of degree >= 1 to start a random BFS from")
-            return int(np.random.default_rng(seed).choice(candidates))
-        else:
-            raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
-    if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
-        raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree', 'random' or Vertex(v)")
-    if graph.original_ids is not None:
-        return graph.to_dense(source)  # GraphError (a ValueError) naming the id and the file
-    if not 0 <= source < n:
-        raise ValueError(f"source vertex {int(source)} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
-    return int(source)
 
 
 def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = Technique.TOPDOWN_QUEUE,

@@ -236,6 +236,78 @@ def test_a_small_graph_runs_every_level_in_one_block(kron):
     assert all(lv.kernel is Kernel.MULTI_BLOCK for lv in grid)
 
 
+@pytest.mark.parametrize("where,copy", [("shared", 3), ("shared", 8), ("global", 8)])
+def test_block_levels_keep_visited_where_asked_and_spill_their_queue_copy(monkeypatch, where, copy):
+    """The block levels' shared memory: visited there or in global memory (knob block_visited),
+    and frontier queues in their shared copy or longer (the rest in global memory), handed to the
+    grid whole: the same answer, exact, directed too."""
+    from explorer.techniques import bitmap_direction
+
+    monkeypatch.setattr(bitmap_direction, "QUEUE_COPY", copy)
+    kids = np.arange(1, 255)  # a binary tree: a frontier entry lost on the way is a subtree never reached
+    tree = graphs.from_edges((kids - 1) // 2, kids, directed=False, name="tree255")
+    for alpha in (1, 1_000_000):  # the grid goes on top-down, or bottom-up from the queue's bitmap
+        knobs = {**SMALL, "one_block_vertices": 0, "narrow_edges": 20, "alpha": alpha, "block_visited": where}
+        levels, r = _run(tree, 0, knobs)
+        kinds = [lv.kernel for lv in levels]
+        assert kinds[:3] == [Kernel.SINGLE_BLOCK] * 3 and kinds[3] is Kernel.MULTI_BLOCK
+        assert levels[3].frontier_in == 8  # handed over from shared memory (copy 8) or global memory (3)
+        assert np.array_equal(r.distances, cpu_bfs(tree, 0)[0])
+    g = graphs.generate("grid2d", rows=9, cols=9)
+    knobs = {**SMALL, "one_block_vertices": 0, "narrow_edges": 40, "block_visited": where}
+    _, r = _run(g, 40, knobs)
+    assert np.array_equal(r.distances, cpu_bfs(g, 40)[0])
+    d = _directed()
+    for source in range(d.num_vertices):
+        _, r = _run(d, source, knobs)
+        assert np.array_equal(r.distances, cpu_bfs(d, source)[0])
+
+
+def test_a_small_graph_spills_its_queue_and_goes_to_the_grid_when_its_bitmaps_do_not_fit(monkeypatch, kron):
+    from explorer.techniques import bitmap_direction
+
+    source = int(np.argmax(kron.degrees()))
+    words = -(-kron.num_vertices // 32)
+    room = 227 * 1024  # the simulator's shared memory a block may have
+    # Room for the bitmaps and five entries of each queue: the rest of every queue in global memory.
+    monkeypatch.setattr(bitmap_direction, "STATIC_SHARED", room - 4 * (4 * words + 10))
+    assert bitmap_direction.block_memory(kron.num_vertices, True, room, "shared") == (True, words, 5)
+    levels, r = _run(kron, source, {**SMALL, "narrow_edges": 0})
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK for lv in levels) and {lv.direction for lv in levels} == {TD, BU}
+    grid = graphs.generate("grid2d", rows=9, cols=9)  # 3 words: room for seven entries a queue
+    levels, r = _run(grid, 40, {**SMALL, "narrow_edges": 0, "alpha": 1})
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK and lv.direction is TD for lv in levels)
+    assert max(lv.frontier_in for lv in levels) > 7 and np.array_equal(r.distances, cpu_bfs(grid, 40)[0])
+    # No room for the bitmaps: not small, whatever one_block_vertices says.
+    monkeypatch.setattr(bitmap_direction, "STATIC_SHARED", room - 4 * (4 * words - 1))
+    assert not bitmap_direction.block_memory(kron.num_vertices, True, room, "shared")[0]
+    levels, r = _run(kron, source, {**SMALL, "narrow_edges": 0})
+    assert Kernel.MULTI_BLOCK in {lv.kernel for lv in levels}
+
+
+def test_any_dynamic_shared_memory_is_opted_in_to(monkeypatch):
+    """Static and dynamic shared memory together may pass 48 KB only after the opt-in: a launch with
+    47 KB of dynamic memory beside the kernel's own arrays fails without it (on a GPU; the simulator
+    has no such limit, so the driver's call is checked here)."""
+    import sys
+    import types
+
+    from explorer.techniques import bitmap_direction
+
+    calls = []
+    ok = object()
+    drv = types.SimpleNamespace(
+        CUfunction_attribute=types.SimpleNamespace(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES="max-dynamic"),
+        CUresult=types.SimpleNamespace(CUDA_SUCCESS=ok),
+        cuKernelSetAttribute=lambda attr, value, handle, device: calls.append((attr, value, handle, device)) or (ok,))
+    monkeypatch.setitem(sys.modules, "cuda.bindings", types.SimpleNamespace(driver=drv))
+    monkeypatch.setitem(sys.modules, "cuda.bindings.driver", drv)
+    plan = types.SimpleNamespace(handle="kernel", cufunc=types.SimpleNamespace(device=types.SimpleNamespace(id=0)))
+    for size in (0, 40_592, 47_096, 160_000):
+        bitmap_direction._allow_shared(plan, size)
+    assert calls == [("max-dynamic", size, "kernel", 0) for size in (40_592, 47_096, 160_000)]
+
+
 def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
     from explorer.techniques import bitmap_direction
 
@@ -246,6 +318,20 @@ def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
     assert [lv.launches for lv in got] == [1, 0, 0, 0, 0] * 2 + [1, 0]
     fields = ("direction", "kernel", "frontier_in", "edges_examined", "discovered", "m_f", "m_u")
     assert [[getattr(lv, f) for f in fields] for lv in got] == [[getattr(lv, f) for f in fields] for lv in want]
+
+
+@pytest.mark.parametrize("one_block", [0, 1000])
+def test_long_searches_publish_their_rows_on_the_way_and_the_host_reads_the_rest(one_block):
+    """More levels than L.PUBLISH_LEVELS in the block levels (block 0 of the grid, or a small
+    graph's one block): the rows copied to the host on the way and those read after the launch make
+    one record a level, in order."""
+    n = 2 * L.PUBLISH_LEVELS + 7
+    g = graphs.from_edges(np.arange(n - 1), np.arange(1, n), directed=False, name="path")
+    levels, r = _run(g, 0, {**SMALL, "one_block_vertices": one_block})
+    assert len(levels) == n and r.distances[-1] == n - 1
+    assert [lv.frontier_in for lv in levels] == [1] * n
+    assert [lv.discovered for lv in levels] == [1] * (n - 1) + [0]
+    assert all(lv.kernel is Kernel.SINGLE_BLOCK for lv in levels)
 
 
 def test_bad_knobs_are_named():
@@ -266,7 +352,8 @@ class _Event:
 
 def test_the_host_reads_levels_while_the_launch_runs():
     """The polling side of the log: rows a running launch has published come out before it ends,
-    and none that it has not published (here a thread plays the kernel)."""
+    none that it has not published, and those it logged after its last publication once it has
+    ended, from device memory (here a thread plays the kernel)."""
     from explorer.techniques.bitmap_direction import _Loop
 
     loop = object.__new__(_Loop)
@@ -285,9 +372,11 @@ def test_the_host_reads_levels_while_the_launch_runs():
             if i == 1:
                 published.set()
                 release.wait(30)
-        loop.log[L.H_STOP] = L.STOP_DONE
         loop.ended.done = True
 
+    tail = [0] * L.LOG_FIELDS
+    tail[L.R_FRONTIER], tail[L.R_GT] = 4, 5_000_000
+    loop._rest = lambda seen: [tail] if seen == 3 else []
     t = threading.Thread(target=kernel)
     t.start()
     gen = loop.streamed()
@@ -298,9 +387,9 @@ def test_the_host_reads_levels_while_the_launch_runs():
     release.set()
     rows_out.extend(gen)
     t.join()
-    assert [b.rows[0]["frontier_in"] for _, b in rows_out] == [1, 2, 3]
-    assert [ms for ms, _ in rows_out] == [1.0, 1.0, 1.0]  # each level's own device time
-    assert [b.rows[0]["launches"] for _, b in rows_out] == [1, 0, 0]
+    assert [b.rows[0]["frontier_in"] for _, b in rows_out] == [1, 2, 3, 4]
+    assert [ms for ms, _ in rows_out] == [1.0, 1.0, 1.0, 1.0]  # each level's own device time
+    assert [b.rows[0]["launches"] for _, b in rows_out] == [1, 0, 0, 0]
 
 
 def test_the_enactor_yields_streamed_levels_before_the_step_ends():
@@ -354,3 +443,22 @@ def test_the_enactor_yields_streamed_levels_before_the_step_ends():
     rest = list(it)
     assert calls == ["launch", "stream 0", "stream 1", "collect"] and [lv.time_ms for lv in rest] == [0.25]
     assert run.result.total_ms == pytest.approx(0.75)
+
+
+# ------------------------------------------------------------------------------ the benchmark
+def test_the_benchmark_runs_on_the_harness(tmp_path):
+    """benchmarks/bitmap_direction.py --smoke: its table and roots on tiny graphs, every result checked."""
+    import json
+
+    from benchmarks import bitmap_direction as bench
+    from benchmarks import harness
+
+    if harness.environment()["backend"] != "simulator":
+        pytest.skip("--smoke selects the simulator: on a GPU the benchmark itself runs")
+    assert bench.main(["table", "roots", "--smoke", "--graphs", "grid1000", "--repeats", "1", "--roots", "2",
+                       "--no-peers", "--out", str(tmp_path)]) == 0
+    table = json.loads(next(tmp_path.glob("*/bitmap-direction-table-smoke.json")).read_text())["results"]
+    assert [r["config"] for r in table] == [label for label, _ in bench.CONFIGS["final"]["high"]]
+    assert all(r["correct"] and r["levels"] == 5 for r in table)
+    roots = json.loads(next(tmp_path.glob("*/bitmap-direction-roots-smoke.json")).read_text())["results"]
+    assert all(r["correct"] and r["roots"] == 2 for r in roots)

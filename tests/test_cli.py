@@ -2,6 +2,7 @@
 import csv
 import json
 import re
+import shutil
 import os
 import socket
 import stat
@@ -32,6 +33,9 @@ def clean_env(**extra):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
     env.update(extra)
     return env
+
+
+PYTHON_M = f"{os.path.basename(sys.executable)} -m explorer"  # the program's name in its messages
 
 
 def bfs4k(*args, cwd, umask=None, timeout=300):
@@ -213,7 +217,19 @@ def test_output_paths_are_checked_before_the_bfs_runs(tmp_path, args, message):
     # `--json /nonexistent/x.json` fails before the BFS runs, not after it.
     (tmp_path / "afile").write_text("")
     p = bfs4k(*[a.format(tmp=tmp_path) for a in args], "--simulator", cwd=tmp_path, timeout=120)
-    assert (p.returncode, p.stderr, p.stdout) == (2, f"bfs4k: error: {message.format(tmp=tmp_path)}\n", "")
+    assert (p.returncode, p.stderr, p.stdout) == (2, f"{PYTHON_M}: error: {message.format(tmp=tmp_path)}\n", "")
+
+
+def test_errors_name_the_program_as_it_was_typed(tmp_path):
+    # `python3 -m explorer` is not `bfs4k` (argparse alone would say `__main__.py`)
+    p = bfs4k("run", "no-such-graph", cwd=tmp_path, timeout=120)
+    assert p.returncode == 2 and p.stderr.startswith(f"{PYTHON_M}: error: graph 'no-such-graph'"), p.stderr
+    script = shutil.which("bfs4k", path=os.path.dirname(sys.executable)) or shutil.which("bfs4k")
+    if script is None:
+        pytest.skip("the bfs4k script is not installed (pip install -e . puts it beside python3)")
+    p = subprocess.run([script, "run", "no-such-graph"], capture_output=True, text=True, env=clean_env(),
+                       timeout=120, cwd=tmp_path)
+    assert p.returncode == 2 and p.stderr.startswith("bfs4k: error: graph 'no-such-graph'"), p.stderr
 
 
 def test_an_output_directory_that_is_not_writable_is_refused(tmp_path, monkeypatch, capsys):

@@ -13,6 +13,8 @@ import networkx as nx
 import numba
 import numpy as np
 import pytest
+
+from explorer.graphs.weights import WEIGHT_PARAMS
 import scipy.io
 import scipy.sparse as sp
 from hypothesis import given, settings
@@ -447,7 +449,11 @@ def test_generators_table_drives_generate():
         assert all(v is not None for v in params.values())
         g = G.generate(kind, **SMALL[kind], cache=False)
         check_csr(g)
-        assert g.notes["generator"] == kind and g.notes["params"] == {**params, **SMALL[kind]}
+        # an unweighted graph's record leaves the weight parameters out; a weighted one keeps them
+        plain = {k: v for k, v in params.items() if k not in WEIGHT_PARAMS}
+        assert g.notes["generator"] == kind and g.notes["params"] == {**plain, **SMALL[kind]}
+        w = G.generate(kind, **SMALL[kind], weights="integer", cache=False)
+        assert w.notes["params"] == {**params, **SMALL[kind], "weights": "integer"}
     with pytest.raises(GraphError, match="unknown generator"):
         G.generate("nope")
     with pytest.raises(GraphError, match="grid2d"):

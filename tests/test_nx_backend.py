@@ -38,6 +38,15 @@ NX_PARTS = {
         300, 150),
     "centrality": (["networkx.algorithms.centrality"], ("closeness_centrality", "betweenness_centrality"),
                    250, 100),
+    # the weighted functions (explorer.sssp): about 2 minutes of CPU under the simulator
+    "weighted-paths": (
+        ["networkx.algorithms.shortest_paths.tests.test_weighted", "networkx.algorithms.shortest_paths.tests.test_dense",
+         "networkx.algorithms.shortest_paths.tests.test_dense_numpy",
+         "networkx.algorithms.shortest_paths.tests.test_generic"],
+        ("single_source_dijkstra_path_length", "dijkstra_path_length", "bellman_ford_path_length",
+         "single_source_bellman_ford_path_length", "all_pairs_dijkstra_path_length", "floyd_warshall",
+         "floyd_warshall_numpy", "negative_edge_cycle", "shortest_path_length"),
+        90, 35),
 }
 NX_TIMEOUT_S = 1500
 
@@ -312,7 +321,7 @@ def test_can_run_declines_what_the_engine_cannot_honour():
     cases = [("bfs_edges", (G, "a"), {"sort_neighbors": sorted}, "sort_neighbors"),
              ("bfs_tree", (G, "a", False, None, sorted), {}, "sort_neighbors"),
              ("generic_bfs_edges", (G, "a"), {"neighbors": G.neighbors}, "neighbors"),
-             ("shortest_path_length", (G, "a"), {"weight": "w"}, "weight given"),
+             ("shortest_path_length", (G, "a"), {"weight": lambda u, v, d: 1}, "a weight function"),
              ("betweenness_centrality", (G,), {"weight": "w"}, "weight"),
              ("closeness_centrality", (G,), {"distance": "w"}, "distance"),
              ("eccentricity", (G,), {"sp": {}}, "sp gives"),
@@ -462,8 +471,8 @@ def test_summaries_of_processes_side_by_side_merge_into_one(tmp_path):
 def test_networkx_own_tests_pass_with_the_backend(tmp_path, part):
     """networkx's own tests, every call of a function bfs4k has dispatched to it (networkx's test
     mode ignores should_run), zero failures; the summary says which dispatched and which fell back.
-    Two parts, so that pytest's two workers can share them. Under the simulator they took 150 and
-    47 s of CPU (2 shared cores), with 100 of the 500 random-graph cases of
+    In parts, so that pytest's two workers can share them. Under the simulator they took 150, 47
+    and (the weighted functions) 120 s of CPU (2 shared cores), with 100 of the 500 random-graph cases of
     test_use_bounds_on_off_consistency, evenly spread (all 500, on a GPU): all of them took about
     9 minutes, most of it in those cases. Set BFS4K_NX_SUMMARY_DIR to keep the summaries."""
     from explorer.nx_backend import testing

@@ -414,6 +414,7 @@ def test_a_line_shows_each_points_spread_and_rings_the_points_within_noise():
 
 
 def test_a_heatmap_writes_dark_text_on_light_cells_and_keeps_its_legend_outside():
+    pytest.importorskip("ipywidgets", reason="the Tuning panel needs ipywidgets (pip install -e .[notebook])")
     from explorer.ui.sweep_panel import readable_on
 
     assert readable_on("#FDE724") == "black" and readable_on("#440154") == "white"  # Viridis' two ends

@@ -77,7 +77,9 @@ AFTER_WARMUP = textwrap.dedent("""
 
 @pytest.mark.slow
 def test_warmup_command_compiles_what_a_first_run_would(tmp_path):
-    env = fresh_env(tmp_path)
+    # no helper processes: the run compiles its loaders itself and says so (the helpers' own
+    # notice is tested below)
+    env = fresh_env(tmp_path, BFS4K_COMPILE_HELPERS="0")
     # A first run in the fresh environment says what compiles and that it happens once.
     first = explorer_cmd("run", "bfs4k_fig2", "--simulator", "--source", "0", env=env)
     assert first.returncode == 0, first.stderr

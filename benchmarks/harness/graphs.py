@@ -94,7 +94,7 @@ def load(name: str, *, small: bool = False):
 
     s = GRAPHS.get(name)
     if s is None:
-        from explorer.ui.cli import load_graph_spec
+        from explorer.ui.cli_input import load_graph_spec
 
         check_names([name])
         return load_graph_spec(name)

@@ -46,6 +46,16 @@ def start_many(g, sources, application: str, *, session=None, **settings):
     return api.run_many(g, vertices, application, session=session, **settings)
 
 
+def start_sssp(g, source: int, technique, knobs=None, *, session=None):
+    """Shortest paths of weighted g from vertex `source` (0..n-1) (explorer.sssp.run_sssp), not yet run."""
+    return api.run_sssp(g, Vertex(source), technique, knobs, session=session)
+
+
+def start_apsp(g, method: str, knobs=None):
+    """All-pairs shortest paths of weighted g (explorer.sssp.apsp.run_apsp), not yet run."""
+    return api.run_apsp(g, method, knobs)
+
+
 #: The multi-search method that splits a frontier by a degree threshold T (McLaughlin et al.'s
 #: warp-thread hybrid); the others take no T.
 THRESHOLD_METHOD = "warp-thread"
@@ -78,6 +88,18 @@ def check(g, result, expected=None, *, full: bool = True) -> Check:
         r = _reference.check_result(g, result, expected=expected)
         return Check(bool(r.ok), r.message)
     return check_tree_levels(result.source, result.distances, result.parents, expected)
+
+
+def check_sssp(g, result, expected=None) -> Check:
+    """Whether `result` (an SSSPResult) is right: scipy's distances on the same graph (`expected`,
+    when computed already) and parents forming shortest paths (explorer.reference.check_sssp_result)."""
+    r = _reference.check_sssp_result(g, result, expected=expected)
+    return Check(bool(r.ok), r.message)
+
+
+def reference_sssp(g, source: int) -> np.ndarray:
+    """scipy's weighted distances from `source` (float64, inf: unreached)."""
+    return _reference.reference_sssp(g, source)[0]
 
 
 def check_distances(expected, distances) -> Check:

@@ -4,6 +4,7 @@
   build.py       the CSR builder; from_edges, from_networkx, from_scipy
   io.py, text.py SNAP, Matrix Market and METIS files; load_graph picks by extension
   generators.py  seeded generators of the papers' graph families; generator_size
+  weights.py     seeded weights for shortest paths (the generators' weights= option), unit weights
   samples.py     the graphs of sample_graphs/
   cache.py       the on-disk cache of parsed and generated graphs
   stats.py       BFS-4K Table 1 statistics
@@ -26,23 +27,30 @@ that holds vertices 0..n-1 passes them as `Vertex(v)` / `Vertices(vs)`, never as
 
 Weights. `CSRGraph.weights` (float64, aligned with indices, or None) comes from a Matrix Market
 file's values, a SNAP file's third column, METIS edge weights, a networkx weight attribute,
-scipy matrix values or from_edges(weights=...). Merged multi-edges keep the smallest weight,
-symmetrized arcs carry their edge's weight; the BFS ignores them.
+scipy matrix values, from_edges(weights=...) or a generator's weights='uniform'/'integer' (seeded,
+both arcs of an edge alike; with_weights draws them for any graph). Merged multi-edges keep the
+smallest weight (graph.notes says so), symmetrized arcs carry their edge's weight; the BFS ignores
+them, shortest paths (explorer.sssp) read them.
 """
 from .build import from_edges, from_networkx, from_scipy
 from .cache import cache_dir
-from .csr import CSRGraph, GraphError, Vertex, Vertices
+from .csr import CSRGraph, GraphError, Vertex, Vertices, resolve_source
 from .generators import (GENERATORS, GeneratorSpec, generate, generator_size, grid2d, grid3d,
                          kronecker, luo_scale_free, uniform_random, watts_strogatz)
 from .io import load_graph, load_matrix_market, load_metis, load_snap
 from .samples import SAMPLE_GRAPHS, SAMPLES_DIR, SampleGraph, sample_graph, sample_graph_path
 from .stats import degree_histogram, graph_stats
+from .weights import WEIGHT_KINDS, unit_weights, with_weights
 
 __all__ = [
     "CSRGraph",
     "GraphError",
     "Vertex",
     "Vertices",
+    "resolve_source",
+    "with_weights",
+    "unit_weights",
+    "WEIGHT_KINDS",
     "from_edges",
     "from_networkx",
     "from_scipy",

@@ -400,6 +400,7 @@ def build(src, dst, n, *, directed, symmetrize, drop_self_loops, merge_multi_edg
         out_notes.update(self_loops_dropped=loops if drop_self_loops else 0,
                          multi_edges_merged=removed, symmetrized=True,
                          reverse_arcs_added=int(indices.shape[0] - adj1.shape[0]))
+        _note_kept_weight(out_notes, w)
         return CSRGraph(offsets, indices, False, name, ids, out_notes, w)
 
     offsets, indices, w, loops, removed, removed_loops = csr_arrays(
@@ -413,7 +414,15 @@ def build(src, dst, n, *, directed, symmetrize, drop_self_loops, merge_multi_edg
         if directed:  # symmetrize without merging: every non-loop arc got its reverse
             out_notes.update(symmetrized=True,
                              reverse_arcs_added=int(src.shape[0] - loops))
+    _note_kept_weight(out_notes, w)
     return CSRGraph(offsets, indices, bool(directed and not symmetrize), name, ids, out_notes, w)
+
+
+def _note_kept_weight(notes: dict, weights) -> None:
+    """Say which weight merged parallel edges kept: the smallest, the one a shortest path takes."""
+    if weights is not None and notes.get("multi_edges_merged"):
+        notes["parallel_edges"] = ("merged parallel edges keep their smallest weight (the one a shortest "
+                                   "path takes)")
 
 
 def check_vertex_count(n: int, where: str, hint: str = "") -> None:

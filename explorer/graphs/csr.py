@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import prange
 
-__all__ = ["CSRGraph", "GraphError", "Vertex", "Vertices"]
+__all__ = ["CSRGraph", "GraphError", "Vertex", "Vertices", "resolve_source"]
 
 # Vertex ids are int32 in the CSR and in every kernel.
 MAX_VERTICES = 2**31 - 1
@@ -219,6 +219,40 @@ class Vertices:
 
     def __len__(self) -> int:
         return len(self.vertices)
+
+
+def resolve_source(graph: CSRGraph, source, seed: int = 0) -> int:
+    """The vertex (0..n-1) to start from, the one conversion of a source on the way in: a vertex
+    id in the graph's own ids (a file's ids when its loader kept them: `graph.original_ids`),
+    "max-degree" (first vertex of highest out-degree), "random" (seeded, degree >= 1), or
+    `Vertex(v)`, vertex v itself."""
+    n = graph.num_vertices
+    if isinstance(source, Vertex):
+        if not 0 <= source.vertex < n:
+            raise ValueError(f"source {source} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
+        return source.vertex
+    if isinstance(source, str):
+        key = source.strip().lower()
+        if key.lstrip("-").isascii() and key.lstrip("-").isdigit():  # not "²": int() refuses it
+            source = int(key)
+        elif key == "max-degree":
+            if n == 0:
+                raise ValueError(f"graph {graph.name!r} has no vertices: there is no source to choose")
+            return int(np.argmax(graph.degrees()))
+        elif key == "random":
+            candidates = np.flatnonzero(graph.degrees() >= 1)
+            if len(candidates) == 0:
+                raise ValueError(f"graph {graph.name!r} has no vertex of degree >= 1 to start a random BFS from")
+            return int(np.random.default_rng(seed).choice(candidates))
+        else:
+            raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree' or 'random'")
+    if isinstance(source, (bool, np.bool_)) or not isinstance(source, (int, np.integer)):
+        raise ValueError(f"source {source!r} is invalid: give a vertex id, 'max-degree', 'random' or Vertex(v)")
+    if graph.original_ids is not None:
+        return graph.to_dense(source)  # GraphError (a ValueError) naming the id and the file
+    if not 0 <= source < n:
+        raise ValueError(f"source vertex {int(source)} is out of range: graph {graph.name!r} has vertices 0..{n - 1}")
+    return int(source)
 
 
 def _as_int(x, what: str) -> int:

@@ -21,6 +21,7 @@ from ._splitmix import GOLDEN, mix64
 from .build import BUILD_STEPS, _bar, _NoBar, bar_for, build
 from .csr import CSRGraph, GraphError
 from .memory import check_memory
+from .weights import WEIGHT_PARAMS, check_weight_params, with_weights
 
 __all__ = ["GENERATORS", "GeneratorSpec", "generate", "generator_size", "kronecker",
            "uniform_random", "grid2d", "grid3d", "luo_scale_free", "watts_strogatz"]
@@ -36,7 +37,8 @@ class GeneratorSpec(NamedTuple):
 
 #: kind -> GeneratorSpec(function, {param: default}, description); a notebook builds widgets
 #: from the defaults' types. Every function also takes cache=, progress= and max_arcs= (not
-#: listed).
+#: listed), and the weight parameters (listed: weights.WEIGHT_PARAMS): weights='uniform' or
+#: 'integer' draws seeded weights in weight_low..weight_high for shortest paths.
 GENERATORS: dict[str, GeneratorSpec] = {}
 
 
@@ -75,6 +77,9 @@ def _generator(kind: str, description: str, size: Callable[..., tuple[int, int]]
         @functools.wraps(fn)
         def wrapper(*args, cache: bool | None = None, progress: bool | None = None,
                     max_arcs: int | None = None, **kwargs):
+            wp = {k: kwargs.pop(k, d) for k, d in WEIGHT_PARAMS.items()}
+            check_weight_params(wp["weights"], wp["weight_low"], wp["weight_high"], wp["weight_seed"],
+                                f"generator {kind!r}: weights")
             p = _params(kind, args, kwargs)
             n, arcs = size(**p)
             if max_arcs is not None and arcs > max_arcs:
@@ -89,14 +94,22 @@ def _generator(kind: str, description: str, size: Callable[..., tuple[int, int]]
                 g.notes = {"generator": kind, "params": p, **g.notes}
                 return g
 
-            return _cache.cached(f"gen-{kind}", {"kind": kind, "params": p}, make, cache)
+            g = _cache.cached(f"gen-{kind}", {"kind": kind, "params": p}, make, cache)
+            if wp["weights"] == "none":
+                return g
+            # Drawn after the cache: the structure is cached, its weights are a function of it.
+            w = with_weights(g, wp["weights"], wp["weight_low"], wp["weight_high"], wp["weight_seed"])
+            w.notes["params"] = {**p, **wp}
+            return w
 
         wrapper.__doc__ = (fn.__doc__ or "") + (
-            "\n\n    cache: None reads the on-disk cache and stores graphs of over 2**20 arcs,"
+            "\n\n    weights: 'none', 'uniform' (reals in [weight_low, weight_high)) or 'integer' (whole"
+            "\n    numbers in weight_low..weight_high), drawn with weight_seed; both arcs of an edge alike."
+            "\n    cache: None reads the on-disk cache and stores graphs of over 2**20 arcs,"
             "\n    True always stores, False bypasses it. progress: None shows a tqdm bar "
             "only after\n    one second, True always, False never. max_arcs: refuse (GraphError)"
             " before\n    building when generator_size's arc bound exceeds it.")
-        GENERATORS[kind] = GeneratorSpec(wrapper, _params(kind, (), {}), description)
+        GENERATORS[kind] = GeneratorSpec(wrapper, {**_params(kind, (), {}), **WEIGHT_PARAMS}, description)
         return wrapper
 
     return deco
@@ -118,6 +131,7 @@ def generator_size(kind: str, **params) -> tuple[int, int]:
     exact, the arc count an upper bound (exact for the grids; the random generators drop self
     loops and merge repeats, which only the build finds). Checks the parameters like generate."""
     _spec(kind)
+    params = {k: v for k, v in params.items() if k not in WEIGHT_PARAMS}
     return _PLANS[kind].size(**_params(kind, (), params))
 
 

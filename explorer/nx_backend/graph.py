@@ -5,7 +5,9 @@ vertex's CSR row lists its neighbours in the networkx graph's adjacency order (`
 that the host can put the GPU's distances into the exact order networkx's generators use. A
 directed graph also keeps the in-arcs in `G._pred` order (ancestors, single-target lengths,
 closeness, `bfs_edges(reverse=True)`). Self loops are kept (bfs_labeled_edges reports them); a
-multigraph's parallel edges are one arc, as networkx's BFS sees them.
+multigraph's parallel edges are one arc, as networkx's BFS sees them. The weighted functions'
+edge attributes (networkx names them in the conversion) are kept per arc, a multigraph's parallel
+edges weighing their least, as networkx's weight functions read them.
 """
 from __future__ import annotations
 
@@ -16,6 +18,27 @@ import networkx as nx
 import numpy as np
 
 from ..graphs import CSRGraph
+
+
+def _weights_of(adj, labels: list, attr, default, multigraph: bool, m: int) -> np.ndarray:
+    """Each arc's weight in _csr_of's order: the edge attribute `attr` (`default` where an edge has
+    none, as networkx's weight functions read it), the least over a multigraph's parallel edges."""
+    def value(d):
+        if multigraph:
+            return min(e.get(attr, default) for e in d.values())
+        return d.get(attr, default)
+
+    out = np.empty(m, dtype=np.float64)
+    k = 0
+    for x in labels:
+        for y, d in adj[x].items():
+            w = value(d)
+            try:
+                out[k] = w
+            except (TypeError, ValueError):
+                raise TypeError(f"edge ({x!r}, {y!r}) has {attr}={w!r}: a weight must be a number") from None
+            k += 1
+    return out
 
 
 def _csr_of(adj, labels: list, index: dict | None) -> tuple[np.ndarray, np.ndarray]:
@@ -46,8 +69,11 @@ class BFS4KGraph:
     __networkx_backend__ = "bfs4k"
 
     def __init__(self, labels: list, csr: CSRGraph, rcsr: CSRGraph, *, multigraph: bool = False,
-                 graph_attrs: dict | None = None, index: dict | None = None):
+                 graph_attrs: dict | None = None, index: dict | None = None, weights: dict | None = None):
         self.labels = labels
+        #: edge attribute -> (weights of csr's arcs, of rcsr's arcs), for the weighted functions
+        self.weights = dict(weights or {})
+        self._weighted: dict = {}
         self.csr = csr
         self.rcsr = rcsr
         self.multigraph = bool(multigraph)
@@ -67,7 +93,9 @@ class BFS4KGraph:
 
     # ------------------------------------------------------------------ conversion
     @classmethod
-    def from_networkx(cls, G, name: str | None = None) -> "BFS4KGraph":
+    def from_networkx(cls, G, name: str | None = None, edge_attrs: dict | None = None) -> "BFS4KGraph":
+        """edge_attrs: {attribute: default} (networkx's conversion request) whose values the
+        weighted functions read, per arc in the CSR's order (a multigraph: the least)."""
         labels = list(G)
         dense = all(type(x) is int and x == i for i, x in enumerate(labels))
         index = None if dense else {x: i for i, x in enumerate(labels)}
@@ -80,7 +108,13 @@ class BFS4KGraph:
             roff, rind = _csr_of(G._pred, labels, index)
             rcsr = CSRGraph(roff, rind, True, f"{title} (reversed)",
                             notes={"source": "networkx (bfs4k backend), in-arcs"})
-        return cls(labels, csr, rcsr, multigraph=G.is_multigraph(), graph_attrs=G.graph, index=index)
+        weights = {}
+        for attr, default in (edge_attrs or {}).items():
+            out = _weights_of(G._adj, labels, attr, default, G.is_multigraph(), csr.num_arcs)
+            weights[attr] = (out, _weights_of(G._pred, labels, attr, default, G.is_multigraph(), rcsr.num_arcs)
+                             if directed else out)
+        return cls(labels, csr, rcsr, multigraph=G.is_multigraph(), graph_attrs=G.graph, index=index,
+                   weights=weights)
 
     def to_networkx(self):
         """The networkx graph of the same nodes (in order) and arcs; attributes are not kept."""
@@ -178,6 +212,24 @@ class BFS4KGraph:
                 raise exc from err
 
         return bunch_iter(nbunch)
+
+    def weighted(self, attr, reverse: bool = False) -> CSRGraph:
+        """The out-arc (in-arc with reverse) CSR with the weights of edge attribute `attr` (None: unit
+        weights, every arc 1), kept for later calls."""
+        key = (attr, reverse)
+        g = self._weighted.get(key)
+        if g is None:
+            base = self.rcsr if reverse else self.csr
+            if attr is None:
+                w = np.ones(base.num_arcs)
+            elif attr in self.weights:
+                w = self.weights[attr][1 if reverse else 0]
+            else:
+                raise ValueError(f"this bfs4k graph was converted without edge attribute {attr!r}: let networkx "
+                                 "convert the networkx graph in the call (it asks for the attribute)")
+            g = self._weighted[key] = CSRGraph(base.offsets, base.indices, base.directed, base.name,
+                                               notes=base.notes, weights=w)
+        return g
 
     def sessions(self, reverse: bool):
         """The explorer Session (device arrays, buffers) of the out- or in-arc CSR, opened once."""

@@ -12,6 +12,20 @@ _METHOD = ("multisearch : str, optional",
            "The multi-search method (explorer.multisearch.Method: 'warp-thread', 'warp-based', "
            "'work-efficient', 'edge-parallel', 'bit-parallel'); default nx.config.backends.bfs4k.method.")
 
+_SSSP_TECHNIQUE = ("technique : str, optional",
+                   "The shortest-path technique (explorer.sssp: 'bellman-ford', 'h-bf', 'delta-stepping'); default "
+                   "nx.config.backends.bfs4k.dijkstra_technique or bellman_ford_technique, by the function's name.")
+_SSSP_KNOBS = ("knobs : dict, optional", "The technique's knobs (`python3 -m explorer sssp --list`).")
+_APSP = ("method : str, optional",
+         "'floyd-warshall' or 'johnson' (explorer.sssp.apsp); default: Floyd-Warshall up to "
+         "nx.config.backends.bfs4k.floyd_warshall_max_n vertices, Johnson's way above.")
+_WEIGHTED = ("Weighted distances (the `weight` edge attribute; a weight function runs on networkx) from "
+             "explorer.sssp.run_sssp; whole-number weights give ints, nearest nodes first.")
+_WEIGHTED_DIJKSTRA = _WEIGHTED + " Negative weights run on networkx (its Dijkstra's own behaviour)."
+_ALL_PAIRS = ("All pairs by explorer.sssp.apsp.run_apsp (the blocked Floyd-Warshall, or Johnson's way on "
+              "large graphs); a negative cycle is not an error (networkx's matrices hold what their loops "
+              "leave there, these what the blocked rounds leave: both meaningless there).")
+
 _SINGLE = "Distances from a single-source search (explorer.api.run_bfs); the order of the output " \
           "is networkx's, rebuilt on the host from the distances and the graph's neighbour order."
 _MANY = "Every source at once through explorer.multisearch.run_many."
@@ -33,8 +47,20 @@ FUNCTIONS = {
     "all_pairs_shortest_path_length": (
         _MANY + " Each dict lists its targets level by level, within a level in the graph's node "
                 "order (networkx: discovery order); the dicts are equal.", (_METHOD,)),
-    "shortest_path_length": (_SINGLE + " Unweighted only (weight=None); no source and no target: "
-                                       "as all_pairs_shortest_path_length.", (_TECHNIQUE, _KNOBS, _METHOD)),
+    "shortest_path_length": (_SINGLE + " No source and no target: as all_pairs_shortest_path_length. With a "
+                                       "weight: as the weighted functions (technique= and knobs= are then "
+                                       "explorer.sssp's).", (_TECHNIQUE, _KNOBS, _METHOD)),
+    "single_source_dijkstra_path_length": (_WEIGHTED_DIJKSTRA, (_SSSP_TECHNIQUE, _SSSP_KNOBS)),
+    "dijkstra_path_length": (_WEIGHTED_DIJKSTRA, (_SSSP_TECHNIQUE, _SSSP_KNOBS)),
+    "bellman_ford_path_length": (_WEIGHTED + " A negative cycle the search reaches raises NetworkXUnbounded.",
+                                 (_SSSP_TECHNIQUE, _SSSP_KNOBS)),
+    "single_source_bellman_ford_path_length": (_WEIGHTED + " A negative cycle the search reaches raises "
+                                               "NetworkXUnbounded.", (_SSSP_TECHNIQUE, _SSSP_KNOBS)),
+    "all_pairs_dijkstra_path_length": (_ALL_PAIRS + " Negative weights run on networkx.", (_APSP,)),
+    "floyd_warshall": (_ALL_PAIRS, (_APSP,)),
+    "floyd_warshall_numpy": (_ALL_PAIRS, (_APSP,)),
+    "negative_edge_cycle": ("Bellman-Ford from Johnson's virtual source (every vertex at distance 0): a negative "
+                            "cycle anywhere. `heuristic` changes nothing.", (_SSSP_TECHNIQUE, _SSSP_KNOBS)),
     "has_path": (_SINGLE, (_TECHNIQUE, _KNOBS)),
     "closeness_centrality": (_MANY + " Unweighted only (distance=None).", (_METHOD,)),
     "betweenness_centrality": (_MANY + " Brandes' algorithm, exact or from k sampled sources (the "
@@ -55,6 +81,11 @@ DEFAULT_CONFIG = {
     "knobs": {},
     # The multi-search method of the all-sources functions.
     "method": "warp-thread",
+    # The weighted functions' techniques (explorer.sssp), by the function's name, and the largest
+    # graph whose all-pairs functions run the blocked Floyd-Warshall (Johnson's way above).
+    "dijkstra_technique": "delta-stepping",
+    "bellman_ford_technique": "h-bf",
+    "floyd_warshall_max_n": 4096,
     # should_run: automatic dispatch (nx.config.backend_priority) takes calls of at least this much
     # work (arcs, times the sources for all-sources functions) to the GPU; smaller ones stay on
     # networkx. backend="bfs4k" always runs.
@@ -84,8 +115,8 @@ def get_info() -> dict:
         "backend_name": "bfs4k",
         "project": "bfs4k-explorer",
         "package": "bfs4k-explorer",
-        "short_summary": "GPU breadth-first search (BFS-4K and other techniques, Numba CUDA; the CUDA "
-                         "simulator on small graphs)",
+        "short_summary": "GPU breadth-first search (BFS-4K and other techniques) and weighted shortest paths "
+                         "(H-BF, Δ-stepping, Floyd-Warshall; Numba CUDA; the CUDA simulator on small graphs)",
         "functions": functions,
         "default_config": dict(DEFAULT_CONFIG),
     }

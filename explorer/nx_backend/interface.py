@@ -7,7 +7,7 @@ import logging
 
 import networkx as nx
 
-from . import centrality, components, paths, searches, traversal
+from . import centrality, components, paths, searches, traversal, weighted
 from .graph import BFS4KGraph
 
 _log = logging.getLogger(__name__)
@@ -15,6 +15,25 @@ _log = logging.getLogger(__name__)
 _SORT = ("sort_neighbors", "sort_neighbors calls a Python function on each node's neighbours: "
          "networkx runs it")
 _WEIGHT = "bfs4k counts hops: a weighted call ({param} given) runs on networkx"
+_WEIGHT_FUNCTION = ("weight", lambda v, G: callable(v),
+                    "a weight function is called on every edge (and may hide edges): networkx runs it")
+
+
+def _negative_weight(weight, G) -> bool:
+    """Whether an edge of G weighs less than 0 by attribute `weight` (missing: 1)."""
+    if weight is None or callable(weight) or G is None:
+        return False
+    if isinstance(G, BFS4KGraph):
+        w = G.weights.get(weight)
+        return w is not None and w[0].size > 0 and float(w[0].min()) < 0
+    edges = G.edges(keys=True, data=weight, default=1) if G.is_multigraph() else G.edges(data=weight, default=1)
+    return any(e[-1] is not None and e[-1] < 0 for e in edges)
+
+
+_NEGATIVE = ("weight", _negative_weight,
+             "a negative weight: networkx's Dijkstra has its own behaviour there (it may raise 'Contradictory "
+             "paths found'); the engine's Δ-stepping refuses it")
+_WEIGHTED_DIJKSTRA = [_WEIGHT_FUNCTION, _NEGATIVE]
 
 #: name -> [(parameter, when it declines, why)]: what the engine cannot honour.
 _DECLINE = {
@@ -24,7 +43,15 @@ _DECLINE = {
     "bfs_successors": [(_SORT[0], lambda v, G: v is not None, _SORT[1])],
     "generic_bfs_edges": [("neighbors", lambda v, G: v is not None,
                            "a neighbors function runs on networkx (the engine walks the graph's own arcs)")],
-    "shortest_path_length": [("weight", lambda v, G: v is not None, _WEIGHT)],
+    "shortest_path_length": [_WEIGHT_FUNCTION],
+    "single_source_dijkstra_path_length": _WEIGHTED_DIJKSTRA,
+    "dijkstra_path_length": _WEIGHTED_DIJKSTRA,
+    "all_pairs_dijkstra_path_length": _WEIGHTED_DIJKSTRA,
+    "bellman_ford_path_length": [_WEIGHT_FUNCTION],
+    "single_source_bellman_ford_path_length": [_WEIGHT_FUNCTION],
+    "floyd_warshall": [_WEIGHT_FUNCTION],
+    "floyd_warshall_numpy": [_WEIGHT_FUNCTION],
+    "negative_edge_cycle": [_WEIGHT_FUNCTION],
     "betweenness_centrality": [("weight", lambda v, G: v is not None, _WEIGHT)],
     "closeness_centrality": [("distance", lambda v, G: v is not None, _WEIGHT)],
     "eccentricity": [("sp", lambda v, G: v is not None, "sp gives the lengths already: nothing to search"),
@@ -37,7 +64,8 @@ _DECLINE = {
 
 #: Functions that search from every node (or k sampled nodes): their work is sources x arcs.
 _ALL_SOURCES = {"all_pairs_shortest_path_length", "closeness_centrality", "betweenness_centrality",
-                "eccentricity", "diameter"}
+                "eccentricity", "diameter", "all_pairs_dijkstra_path_length", "floyd_warshall",
+                "floyd_warshall_numpy"}
 
 
 def _arcs(G) -> int:
@@ -89,6 +117,9 @@ def _why_not(name, args, kwargs) -> str | None:
     for param, declines, why in _DECLINE.get(name, ()):
         if param in bound and declines(bound[param], G):
             return why.format(param=param, value=bound[param])
+    if (name == "shortest_path_length" and bound.get("method") == "dijkstra"
+            and _negative_weight(bound.get("weight"), G)):
+        return _NEGATIVE[2]
     problem = searches.engine_problem()
     if problem is None and G is not None:
         problem = searches.size_problem(_arcs(G), _searches(name, bound, G))
@@ -101,10 +132,10 @@ class BackendInterface:
     @staticmethod
     def convert_from_nx(graph, edge_attrs=None, node_attrs=None, preserve_edge_attrs=False,
                         preserve_node_attrs=False, preserve_graph_attrs=False, name=None, graph_name=None):
-        # Attributes are not kept: the backend's functions are unweighted (weighted calls decline).
+        # Edge attributes are kept as the weighted functions ask (edge_attrs: {attribute: default}).
         if isinstance(graph, BFS4KGraph):
             return graph
-        return BFS4KGraph.from_networkx(graph)
+        return BFS4KGraph.from_networkx(graph, edge_attrs=edge_attrs if isinstance(edge_attrs, dict) else None)
 
     @staticmethod
     def convert_to_nx(obj, *, name=None):
@@ -179,6 +210,14 @@ class BackendInterface:
     node_connected_component = staticmethod(components.node_connected_component)
     connected_components = staticmethod(components.connected_components)
     is_connected = staticmethod(components.is_connected)
+    single_source_dijkstra_path_length = staticmethod(weighted.single_source_dijkstra_path_length)
+    dijkstra_path_length = staticmethod(weighted.dijkstra_path_length)
+    bellman_ford_path_length = staticmethod(weighted.bellman_ford_path_length)
+    single_source_bellman_ford_path_length = staticmethod(weighted.single_source_bellman_ford_path_length)
+    all_pairs_dijkstra_path_length = staticmethod(weighted.all_pairs_dijkstra_path_length)
+    floyd_warshall = staticmethod(weighted.floyd_warshall)
+    floyd_warshall_numpy = staticmethod(weighted.floyd_warshall_numpy)
+    negative_edge_cycle = staticmethod(weighted.negative_edge_cycle)
 
 
 backend_interface = BackendInterface()

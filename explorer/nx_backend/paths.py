@@ -1,4 +1,4 @@
-"""Unweighted shortest-path lengths on the engine."""
+"""Unweighted shortest-path lengths on the engine (weighted.py: the weighted ones)."""
 from __future__ import annotations
 
 import networkx as nx
@@ -54,8 +54,10 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
                          knobs=None, multisearch=None):
     if method not in ("dijkstra", "bellman-ford"):
         raise ValueError(f"method not supported: {method}")
-    if weight is not None:
-        raise NotImplementedError("bfs4k computes hop counts only (weight=None)")
+    if weight is not None:  # explorer.sssp's techniques (an SSSP technique= and its knobs=)
+        from . import weighted
+
+        return weighted.shortest_path_length(G, source, target, weight, method, technique=technique, knobs=knobs)
     if source is None:
         if target is None:
             return all_pairs_shortest_path_length(G, multisearch=multisearch)

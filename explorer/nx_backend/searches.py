@@ -165,7 +165,7 @@ class ResultStore:
 STORE = ResultStore()
 
 #: Engine runs made by this process, by kind (the networkx test run reports them).
-RUNS = {"run_bfs": 0, "run_many": 0}
+RUNS = {"run_bfs": 0, "run_many": 0, "run_sssp": 0, "run_apsp": 0}
 
 
 def _csr(bg, reverse: bool):

@@ -4,6 +4,8 @@
                networkx's bfs_layers), traversed_edges (Graph500 TEPS counting)
   validate.py  validate (the Graph500 rules, stable ids in RULES), compare_distances, and
                check_result: the one check of a BFS result (CPU BFS once, rules, distances)
+  sssp.py      weighted shortest paths: scipy.sparse.csgraph on the same graph (reference_sssp,
+               reference_apsp) and check_sssp_result, the one check of a shortest-path result
 
 Every result the explorer shows or the tests accept goes through `check_result`, which takes the
 RunResult (its source is a vertex 0..n-1, as every source here: ids are converted at the entry
@@ -12,6 +14,7 @@ imports nothing of explorer.graphs (which uses it for its statistics): it reads 
 object.
 """
 from .bfs import CSRLike, bfs_layers, cpu_bfs, traversed_edges
+from .sssp import SSSP_RULES, SSSPCheckReport, check_sssp_result, reference_apsp, reference_sssp
 from .validate import (RULES, CheckReport, ValidationError, ValidationReport, assert_valid_bfs,
                        check_result, compare_distances, validate)
 
@@ -28,4 +31,9 @@ __all__ = [
     "ValidationError",
     "RULES",
     "CSRLike",
+    "check_sssp_result",
+    "reference_sssp",
+    "reference_apsp",
+    "SSSPCheckReport",
+    "SSSP_RULES",
 ]

@@ -9,14 +9,16 @@ Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as dist
 * One launch (kernels/bitmap_direction): a grid of co-resident blocks runs level after level with
   a grid barrier between them, each block applying Beamer's rule to the level's counts; narrow
   top-down levels (m_f <= narrow_edges) run in block 0 alone with block barriers while the other
-  blocks sleep, and a graph of at most one_block_vertices pulling vertices runs every level there
-  (a launch of one block).
+  blocks sleep, its visited bitmap and queues' first entries in shared memory (knob block_visited);
+  a graph of at most one_block_vertices pulling vertices runs every level, bottom-up ones too, in
+  one block: an ordinary launch of one block, its bitmaps in shared memory.
 * Live records: block 0 logs each level in device memory and copies the new rows into host memory
-  the GPU writes (mapped) at most every 100 µs and at the end; the host hands each level over as it
-  appears (`streamed`), while the kernel runs. A level's time is the device's nanosecond clock
-  (%globaltimer) from the previous level's end to its own (the first level from the kernel's
-  start); the run's elapsed time is the launch's CUDA events. A search of more than LOG_ROWS
-  levels goes on in another launch from the state the last one saved.
+  the GPU writes (mapped), at most every 100 µs in the grid and every 64 levels in one block; the
+  host hands each level over as it appears (`streamed`), while the kernel runs, and reads the rows
+  logged after the last copy from device memory once the launch has ended. A level's time is the
+  device's nanosecond clock (%globaltimer) from the previous level's end to its own (the first
+  level from the kernel's start); the run's elapsed time is the launch's CUDA events. A search of
+  more than LOG_ROWS levels goes on in another launch from the state the last one saved.
 
 Results are in the graph's own numbering (the prepared numbering is mapped back when the answer
 is read). The tensor cores' AND + popc (BLEST's mma b1) is not used: a pull step's cost is its
@@ -69,6 +71,11 @@ BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (
                          "thread for 1024, 128 for 512)", 1024, choices=POW2_BLOCKS, section="BLEST §4")
 BLOCKS_PER_SM = KnobSpec("blocks_per_sm", "blocks per SM; 0: as many as the GPU holds at once, which a "
                          "cooperative launch may not exceed", 0, low=0, high=8, section="BLEST §4")
+BLOCK_VISITED = KnobSpec(
+    "block_visited", "where the levels one block runs keep the visited bitmap: 'shared' (block 0's shared memory, "
+    "when it fits beside the queues' copies: claims are shared atomics) or 'global'; a small graph's "
+    "(one_block_vertices) is always shared", "shared", choices=("shared", "global"), kind=str,
+    section="BFS-4K §5.5 (single block)")
 MAX_BLOCKS = KnobSpec("max_blocks", "at most this many blocks in all (a grid barrier costs more with more blocks: "
                       "small graphs may not need them); 0: no cap", 0, low=0, high=1 << 16, section="BLEST §4")
 
@@ -86,10 +93,15 @@ class BitmapDirectionKnobs(KnobSet):
     block_threads: int = knob(BLOCK_THREADS)
     blocks_per_sm: int = knob(BLOCKS_PER_SM)
     max_blocks: int = knob(MAX_BLOCKS)
+    block_visited: str = knob(BLOCK_VISITED)
 
 
 #: Levels one launch may log (the host then launches again, from the saved state).
 LOG_ROWS = 4096
+#: Entries of each frontier queue a large graph's block levels keep in shared memory, and the
+#: kernels' own shared memory, left out of what the block levels may take.
+QUEUE_COPY = 4096
+STATIC_SHARED = 16 * 1024
 
 
 class BitmapDirection(BFSTechnique):
@@ -137,20 +149,48 @@ class BitmapDirection(BFSTechnique):
         return _Loop(ctx)
 
 
-def _cooperative_blocks(kernel, args, threads) -> int:
+def _cooperative_blocks(kernel, args, threads, shared) -> int:
     """Blocks of `kernel` the GPU holds at once (the simulator's cap under it)."""
     typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
     key = None if typeof is None else tuple(typeof(a) for a in args)
-    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, 0))
+    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, shared))
+
+
+def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[bool, int, int]:
+    """(small, shared_words, qcap) of the block levels (layout.Params): a small graph keeps its
+    visited and frontier bitmaps in shared memory and as many queue entries as fit (it is no longer
+    small where its bitmaps do not fit); a large one its visited bitmap when it fits beside
+    QUEUE_COPY entries of each queue (knob block_visited), else none."""
+    words = -(-n // 32)
+    room = max(0, shared_room - STATIC_SHARED) // 4
+    if small and 4 * words <= room:
+        return True, words, max(0, min(n, (room - 4 * words) // 2))
+    qcap = max(0, min(n, QUEUE_COPY, room // 2))
+    return False, (words if visited == "shared" and words + 2 * qcap <= room else 0), qcap
+
+
+def _allow_shared(plan, shared: int) -> None:
+    """Let the plan's kernel have `shared` bytes of dynamic shared memory, before the occupancy query,
+    which counts them. Any size opts in: without it, static and dynamic shared memory together
+    may not pass 48 KB (the kernels' own static arrays take up to STATIC_SHARED of that)."""
+    if shared <= 0:
+        return
+    from cuda.bindings import driver as drv
+
+    attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    err, = drv.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id)
+    if err != drv.CUresult.CUDA_SUCCESS:
+        raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: {err.name}")
 
 
 class _DirectLaunch:
-    """One cooperative launch with its configuration and argument pointers built at set-up: the
-    launcher's cooperative path rebuilds them on every call, 50-100 µs of Python inside the timed
-    window, more than a small graph's whole search. Its marshalled arguments are the launcher's
-    (Launcher.prepare, with this run's argument objects); None when the launcher keeps no plan."""
+    """One launch with its argument pointers (and a cooperative launch's configuration) built at
+    set-up: the launcher re-types named tuples of arrays on every call, and its cooperative path
+    rebuilds the configuration, 50-100 µs of Python inside the timed window, more than a small
+    graph's whole search. Its marshalled arguments are the launcher's (Launcher.prepare, with this
+    run's argument objects)."""
 
-    def __init__(self, plan, blocks: int, threads: int):
+    def __init__(self, plan, blocks: int, threads: int, shared: int, cooperative: bool):
         import ctypes
         from itertools import chain
 
@@ -161,26 +201,30 @@ class _DirectLaunch:
         ptrs = [ctypes.addressof(c) for c in chain.from_iterable(self.chunks)]
         self.params = (ctypes.c_void_p * max(len(ptrs), 1))(*ptrs)
         self.address = ctypes.addressof(self.params)
-        cfg = drv.CUlaunchConfig()
-        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
-        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-        cfg.sharedMemBytes = 0
-        attr = drv.CUlaunchAttribute()
-        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-        attr.value.cooperative = 1
-        cfg.attrs = [attr]
-        cfg.numAttrs = 1
-        self.cfg, self.ok, self.what = cfg, drv.CUresult.CUDA_SUCCESS, f"{blocks} blocks of {threads} threads"
-
-    @classmethod
-    def of(cls, rt, kernel, blocks, threads):
-        plan = getattr(rt.launcher, "_plans", {}).get(kernel)
-        return None if plan is None else cls(plan, blocks, threads)
+        self.dims = (blocks, threads, shared)
+        self.cfg = None
+        if cooperative:
+            cfg = drv.CUlaunchConfig()
+            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
+            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+            cfg.sharedMemBytes = shared
+            attr = drv.CUlaunchAttribute()
+            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+            attr.value.cooperative = 1
+            cfg.attrs = [attr]
+            cfg.numAttrs = 1
+            self.cfg = cfg
+        self.ok = drv.CUresult.CUDA_SUCCESS
+        self.what = f"{blocks} block{'s' * (blocks > 1)} of {threads} threads, {shared:,} B of shared memory"
 
     def __call__(self) -> None:
-        err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
+        if self.cfg is None:
+            blocks, threads, shared = self.dims
+            err, = self.drv.cuLaunchKernel(self.handle, blocks, 1, 1, threads, 1, 1, shared, 0, self.address, 0)
+        else:
+            err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
         if err != self.ok:
-            raise RuntimeError(f"launching the bitmap-direction search cooperatively ({self.what}) failed: {err.name}")
+            raise RuntimeError(f"launching the bitmap-direction search ({self.what}) failed: {err.name}")
 
 
 class _Loop(LevelLoop):
@@ -211,9 +255,11 @@ class _Loop(LevelLoop):
             ctx.buffer("bd_heavy_start", heavy, np.int64), ctx.buffer("bd_ctr", L.CTR_SIZE, np.int64),
             ctx.buffer("bd_rows", LOG_ROWS * L.LOG_FIELDS, np.int64))
         self.dist, self.parent = self.search.dist, self.search.parent
-        self.small = 0 < prep.n_pull <= k.one_block_vertices
+        self.small, shared_words, qcap = block_memory(n, 0 < prep.n_pull <= k.one_block_vertices,
+                                                      ctx.limits.shared_room, k.block_visited)
+        self.shared = 4 * L.block_words(n, self.small, shared_words, qcap)  # bytes of dynamic shared memory
         self.params = L.Params(n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree, k.solo_pairs,
-                               LOG_ROWS, int(self.small))
+                               LOG_ROWS, int(self.small), shared_words, qcap)
         self.gpu = rt.kind == "gpu"
         if self.gpu:  # host memory the GPU writes: the host reads the levels while the kernel runs
             from numba import cuda
@@ -241,30 +287,38 @@ class _Loop(LevelLoop):
         st[L.T_QUEUE], st[L.T_BITS] = 1, 1
         ctx.launch_now(kk.set_source, 1, 1, 0, self.search, source, rt.to_device(st))
 
-        self.kernel = kk.search_kernel(bool(ctx.instrument), kk.registers(k.block_threads))
+        # A small graph: the whole search in one block, an ordinary launch; else the cooperative grid.
+        make = kk.block_kernel if self.small else kk.search_kernel
+        self.kernel = make(bool(ctx.instrument), kk.registers(k.block_threads))
         self.args = (self.graph, self.search, self.params, self.log)
         self.threads = k.block_threads
+        plan = None
         if self.gpu:  # compiled, and its arguments marshalled, before the clock starts
-            rt.launcher.prepare(self.kernel, 1, self.threads, 0, *self.args, on_compile=ctx.compiling)
-        fits = _cooperative_blocks(self.kernel, self.args, self.threads)
+            rt.launcher.prepare(self.kernel, 1, self.threads, self.shared, *self.args, on_compile=ctx.compiling)
+            plan = getattr(rt.launcher, "_plans", {}).get(self.kernel)
+            if plan is not None:
+                _allow_shared(plan, self.shared)
+        fits = 1 if self.small else _cooperative_blocks(self.kernel, self.args, self.threads, self.shared)
         if fits < 1:
-            raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU: "
-                            "choose fewer threads")
+            raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU "
+                            f"(with {self.shared:,} B of shared memory for its block levels): choose fewer threads")
         sms = ctx.limits.sm_count
         self.blocks = fits if k.blocks_per_sm == 0 else min(sms * k.blocks_per_sm, fits)
         if k.max_blocks:
             self.blocks = min(self.blocks, k.max_blocks)
         if self.small:  # block 0 runs every level: the others would only wait
             self.blocks = 1
-        self.direct = _DirectLaunch.of(rt, self.kernel, self.blocks, self.threads) if self.gpu else None
+        self.direct = plan and _DirectLaunch(plan, self.blocks, self.threads, self.shared, not self.small)
         self.first_row = True
 
     # ---- one launch (timed by the engine)
     def launch(self, go) -> None:
         if self.direct is not None:
             self.direct()
+        elif self.small:
+            go(self.kernel, 1, self.threads, self.shared, *self.args)
         else:
-            go.cooperative(self.kernel, self.blocks, self.threads, 0, *self.args)
+            go.cooperative(self.kernel, self.blocks, self.threads, self.shared, *self.args)
         if self.gpu:
             go.record(self.ended)
 
@@ -272,23 +326,38 @@ class _Loop(LevelLoop):
         return self.gpu and not self.ended.query()  # query raises if the kernel failed
 
     def streamed(self):
-        """(level_ms, Batch of one level) for each level the running launch logs, as it logs it."""
+        """(level_ms, Batch of one level) for each level the running launch logs, as it publishes it,
+        then those it logged after its last publication, from device memory once it has ended."""
         L, log = self.L, self.log
-        seen = 0
+        seen, prev = 0, None
         while True:
-            running = self._running()  # first: a launch that has ended has published every row
+            running = self._running()  # first: a launch that has ended has published what it will
             count = int(log[L.H_PUBLISHED])
             while seen < count:
-                yield self._level(seen)
-                seen += 1
+                r = log[L.H_SIZE + seen * L.LOG_FIELDS:L.H_SIZE + (seen + 1) * L.LOG_FIELDS].tolist()
+                yield self._level(r, prev)
+                seen, prev = seen + 1, r
             if not running:
-                return
+                break
             time.sleep(0)  # let other threads (a plot) run between polls
+        for r in self._rest(seen):
+            yield self._level(r, prev)
+            prev = r
 
-    def _level(self, i: int) -> tuple[float, Batch]:
+    def _rest(self, seen: int) -> list:
+        """The rows the ended launch logged from row `seen` on (its saved state says how many)."""
+        L, rt = self.L, self.ctx.runtime
+        rt.read(*self.readback)
+        logged = int(self.readback[1][L.T_NLEV])
+        if logged <= seen:
+            return []
+        rows = rt.to_host(self.search.rows[seen * L.LOG_FIELDS:logged * L.LOG_FIELDS])
+        return np.asarray(rows).reshape(-1, L.LOG_FIELDS).tolist()
+
+    def _level(self, r: list, prev: list | None) -> tuple[float, Batch]:
+        """A log row as a level's record and its device time (from the previous row's end, or the
+        launch's start)."""
         L, log, inst = self.L, self.log, self.ctx.instrument
-        r = log[L.H_SIZE + i * L.LOG_FIELDS:L.H_SIZE + (i + 1) * L.LOG_FIELDS].tolist()
-        prev = log[L.H_SIZE + (i - 1) * L.LOG_FIELDS:L.H_SIZE + i * L.LOG_FIELDS].tolist() if i else None
         gt0, clk0 = (prev[L.R_GT], prev[L.R_CLOCK]) if prev else (int(log[L.H_GT0]), int(log[L.H_CLK0]))
         bu = bool(r[L.R_BU])
         row = dict(
@@ -305,11 +374,11 @@ class _Loop(LevelLoop):
         return max(0, r[L.R_GT] - gt0) / 1e6, Batch([row])
 
     def collect(self, ms: float) -> Batch:
-        """Every level was handed over while the launch ran: whether to launch again (a full log)."""
-        L, log = self.L, self.log
-        self.converged = int(log[L.H_STOP]) == L.STOP_DONE
+        """Every level was handed over: whether to launch again (a full log), by the saved state."""
+        L = self.L
+        self.converged = int(self.readback[1][L.T_STOP]) == L.STOP_DONE
         if not self.converged:  # the next launch goes on from the saved state with an empty log
-            log[:L.H_SIZE] = 0
+            self.log[:L.H_SIZE] = 0
             self.first_row = True
         return Batch([])
 

@@ -24,7 +24,7 @@ from .. import backend
 from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPoint, SweepResult, check_sweep_size,
                      load_sweep, plan_sweep, run_sweep)
 from ..techniques import knobs_of
-from .cli import parse_knob_values
+from .cli_input import parse_knob_values
 from .layout import button_px, fit_description, labelled, text_px
 from .report import changed_knobs
 from .tools import TABLE_CSS, Worker, esc, html_table, picked_source, status_html

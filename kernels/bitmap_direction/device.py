@@ -58,81 +58,101 @@ def lowest_bit(x):
 
 # ---------------------------------------------------------------------------------- counts
 @cuda.jit(device=True)
-def block_reduce(acc, red, instrument):
-    """Every thread's accumulators into red[f] (shared): a warp sum, one shared atomic a warp. The
-    whole block calls it; red is complete after the block barrier at its end."""
-    lane = cuda.laneid
+def warp_counts(acc, ws, set_, instrument):
+    """The warp's accumulators summed over its lanes into ws (lane 0 stores them: a plain store a
+    field, no atomic), in `set_` (0 or 1), for `block_total`; acc is cleared. Every lane calls it."""
+    warp = cuda.threadIdx.x // WARP_SIZE
     for f in range(L.NUM_ACC):
         if f < L.FIRST_INSTRUMENTED or instrument:
-            t = warp_sum(acc[f])
-            if lane == 0 and t != 0:
-                cuda.atomic.add(red, f, t)
+            x = acc[f]
+            if cuda.any_sync(FULL_MASK, x != 0):
+                x = warp_sum(x)
+            if cuda.laneid == 0:
+                ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + warp] = x
         acc[f] = 0
-    cuda.syncthreads()
 
 
 @cuda.jit(device=True)
-def flush(acc, red, stage, dst, ctr, slot, instrument):
-    """The end of a grid phase, by the whole block: its counts into ctr's slot (one global atomic a
-    block and field: a warp each would be thousands on one address), and the queue entries it
-    staged into dst after one atomic on the slot's C_NEXT."""
-    block_reduce(acc, red, instrument)
-    tid = cuda.threadIdx.x
-    if tid == 0:
-        for f in range(L.NUM_ACC):
-            if red[f] != 0:
-                cuda.atomic.add(ctr, slot + f, red[f])
-                red[f] = 0
-        valid = min(red[L.R_STAGED], red[L.R_VALID])
-        red[L.R_BASE] = cuda.atomic.add(ctr, slot + L.C_NEXT, valid) if valid > 0 else 0
-        red[L.R_STAGED] = valid
+def block_total(ws, set_, f):
+    """Field f of the block's counts (warp_counts by every warp, then a barrier), in every lane of
+    the calling warp."""
+    lane = cuda.laneid
+    x = int64(0)
+    if lane < cuda.blockDim.x // WARP_SIZE:
+        x = ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + lane]
+    return warp_sum(x)
+
+
+@cuda.jit(device=True)
+def flush(acc, ws, stc, stage, dst, ctr, slot, instrument):
+    """The end of a grid phase, by the whole block: its counts into ctr's slot (warp 0 sums the
+    warps' sums: one global atomic a block and field), and the queue entries it staged into dst
+    after one atomic on the slot's C_NEXT. Two block barriers when it staged nothing (bottom-up),
+    three otherwise."""
+    warp_counts(acc, ws, 0, instrument)
     cuda.syncthreads()
-    valid = red[L.R_STAGED]
-    base = red[L.R_BASE]
-    i = tid
-    while i < valid:
-        dst[base + i] = stage[i]
-        i += cuda.blockDim.x
-    cuda.syncthreads()  # the stage is read before it fills again
+    tid = cuda.threadIdx.x
+    valid = min(stc[L.S_STAGED], stc[L.S_VALID])  # the same in every thread
+    if tid < WARP_SIZE:
+        for f in range(L.NUM_ACC):
+            if f < L.FIRST_INSTRUMENTED or instrument:
+                t = block_total(ws, 0, f)
+                if tid == 0 and t != 0:
+                    cuda.atomic.add(ctr, slot + f, t)
+        if tid == 0 and valid > 0:
+            stc[L.S_BASE] = int32(cuda.atomic.add(ctr, slot + L.C_NEXT, int64(valid)))
+    if valid > 0:
+        cuda.syncthreads()
+        base = int64(stc[L.S_BASE])
+        i = tid
+        while i < valid:
+            dst[base + i] = stage[i]
+            i += cuda.blockDim.x
+    cuda.syncthreads()  # the stage and its counts are read before they are reset
     if tid == 0:
-        red[L.R_STAGED] = 0
-        red[L.R_VALID] = L.STAGE
+        stc[L.S_STAGED] = 0
+        stc[L.S_VALID] = L.STAGE
 
 
 # ---------------------------------------------------------------------------------- top-down
 @cuda.jit(device=True)
-def claim(g, s, has, v, u, lv1, nb, write_bits, q, acc):
+def claim(g, s, has, v, u, lv1, sink, acc):
     """Vertex v reached from u: the first to set v's visited bit owns it (dist, parent, the next
-    frontier's bit in row nb when write_bits, the next queue). q = (dst, tail, at, stage, red,
-    staged): the queue dst and its tail tail[at] (one atomic a warp), or, when staged, the block's
-    shared stage (red's counts; flush moves it to dst). Collective over the warp."""
-    dst, tail, at, stage, red, staged = q
+    frontier's bit, the next queue). sink = (vis, precheck, bits, nb, write_bits, dst, tail, at,
+    stage, cap, stc, sat, count_mf): the visited bitmap vis (global or shared; precheck: read the
+    word before the atomic, which spares atomics where most edges meet visited vertices), the next
+    frontier's bitmap row bits[nb:] (when write_bits), the next queue: up to `cap` entries staged in
+    shared memory (stage, counted by 32-bit shared atomics at stc[sat + S_STAGED], stc[sat +
+    S_VALID]), the rest into dst at the tail tail[at] (one atomic a warp); count_mf: add the
+    claimed vertex's out-degree to acc[A_MF] (the block levels sum the next frontier's rows after
+    the barrier instead: no load on the claim's path). Collective over the warp."""
+    vis, precheck, bits, nb, write_bits, dst, tail, at, stage, cap, stc, sat, count_mf = sink
     won = False
     if has:
         w = v >> 5
         bit = uint32(1) << uint32(v & 31)
-        if (s.visited[w] & bit) == uint32(0):
-            dv = g.offsets[v + 1] - g.offsets[v]  # loaded beside the atomic, not after it
-            won = (cuda.atomic.or_(s.visited, w, bit) & bit) == uint32(0)
+        if not precheck or (vis[w] & bit) == uint32(0):
+            dv = int64(0)
+            if count_mf:
+                dv = g.offsets[v + 1] - g.offsets[v]  # loaded beside the atomic, not after it
+            won = (cuda.atomic.or_(vis, w, bit) & bit) == uint32(0)
             if won:
                 s.dist[v] = lv1
                 s.parent[v] = u
                 if write_bits:
-                    cuda.atomic.or_(s.fronts, nb + w, bit)
+                    cuda.atomic.or_(bits, nb + w, bit)
                 acc[L.A_MF] += dv
     votes = cuda.ballot_sync(FULL_MASK, won)
     if votes != 0:
-        count = int64(cuda.popc(uint32(votes)))
+        count = int32(cuda.popc(uint32(votes)))
         pos = int64(0)
         here = False  # into the stage
         if cuda.laneid == 0:
-            if staged:
-                pos = cuda.atomic.add(red, L.R_STAGED, count)
-                here = pos + count <= L.STAGE
-                if not here:
-                    cuda.atomic.min(red, L.R_VALID, pos)  # the stage holds entries below pos only
+            pos = int64(cuda.atomic.add(stc, sat + L.S_STAGED, count))
+            here = pos + count <= cap
             if not here:
-                pos = cuda.atomic.add(tail, at, count)
+                cuda.atomic.min(stc, sat + L.S_VALID, int32(pos))  # the stage holds entries below pos only
+                pos = int64(cuda.atomic.add(tail, at, count))
         pos = cuda.shfl_sync(FULL_MASK, pos, 0)
         here = cuda.shfl_sync(FULL_MASK, int32(here), 0) != 0
         if won:
@@ -144,54 +164,85 @@ def claim(g, s, has, v, u, lv1, nb, write_bits, q, acc):
 
 
 @cuda.jit(device=True)
-def top_down(g, s, p, src, size, nb, write_bits, lv1, team, q, acc):
-    """A top-down level over the team: each warp takes 32 frontier entries and spreads its lanes
-    over their edges (BFS-4K's edge-discover); vertices of heavy_degree or more are set aside for
-    `heavy`, a warp's with one atomic on the packed count hc[hat] (count << 40 | their edges). team
-    = (rank, threads, hc, hat). Collective."""
+def spread(size, warps):
+    """Frontier entries a warp takes at a time: 32, or fewer so that a small frontier is spread
+    over every warp (a warp walks its entries' edges 32 at a time: few entries a warp, few rounds)."""
+    return min(int64(WARP_SIZE), max(int64(1), (size + warps - 1) // warps))
+
+
+@cuda.jit(device=True)
+def walk(g, s, u, beg, deg, lv1, sink, acc):
+    """The warp's lanes' rows (u, its first edge, its degree; 0 for none) walked by the whole warp,
+    32 edges a round (BFS-4K's edge-discover: each lane finds the row its edge is in). Collective."""
+    lane = cuda.laneid
+    incl = warp_inclusive_scan(deg)
+    total = cuda.shfl_sync(FULL_MASK, incl, WARP_SIZE - 1)
+    excl = incl - deg
+    done = int64(0)
+    while done < total:
+        k = done + lane
+        owner = warp_search_owner(incl, k)
+        o_u = cuda.shfl_sync(FULL_MASK, u, owner)
+        o_beg = cuda.shfl_sync(FULL_MASK, beg, owner)
+        o_excl = cuda.shfl_sync(FULL_MASK, excl, owner)
+        has = k < total
+        v = int32(0)
+        if has:
+            v = g.indices[o_beg + (k - o_excl)]
+        claim(g, s, has, v, o_u, lv1, sink, acc)
+        done += WARP_SIZE
+
+
+@cuda.jit(device=True)
+def entry(src, i):
+    """Frontier entry i of src = (shared, valid, glob): the first `valid` entries in shared memory,
+    the others in global memory after them."""
+    shq, valid, gq = src
+    return shq[i] if i < valid else gq[i - valid]
+
+
+@cuda.jit(device=True)
+def list_heavy(s, p, u, deg, hc, hat):
+    """The warp's lanes of degree heavy_degree or more set aside for `heavy`, with one atomic on the
+    packed count hc[hat] (count << 40 | their degree sum); True in those lanes. Collective."""
+    big = deg >= p.heavy_degree
+    votes = cuda.ballot_sync(FULL_MASK, big)
+    if votes != 0:
+        excl, total = warp_exclusive_scan_total(deg if big else int64(0))
+        old = int64(0)
+        if cuda.laneid == 0:
+            old = cuda.atomic.add(hc, hat, (int64(cuda.popc(uint32(votes))) << L.HEAVY_SHIFT) | total)
+        old = cuda.shfl_sync(FULL_MASK, old, 0)
+        if big:
+            k = (old >> L.HEAVY_SHIFT) + cuda.popc(uint32(votes) & cuda.lanemask_lt())
+            s.heavy_v[k] = u
+            s.heavy_start[k] = (old & L.HEAVY_EDGES) + excl
+    return big
+
+
+@cuda.jit(device=True)
+def top_down(g, s, p, src, size, lv1, team, sink, acc):
+    """A top-down level over the team: each warp takes `spread` frontier entries at a time
+    (`entry`), a lane each, and walks their edges (`walk`); vertices of heavy_degree or more are set
+    aside for `heavy` (`list_heavy` into hc[hat]). team = (rank, threads, hc, hat). Collective."""
     me, threads, hc, hat = team
     lane = cuda.laneid
-    first = (me // WARP_SIZE) * WARP_SIZE
+    per = spread(size, threads // WARP_SIZE)
+    first = (me // WARP_SIZE) * per
     while first < size:  # warp-uniform
         i = first + lane
         u = int32(0)
         beg = int64(0)
         deg = int64(0)
-        if i < size:
-            u = src[i]
+        if lane < per and i < size:
+            u = entry(src, i)
             beg = g.offsets[u]
             deg = g.offsets[u + 1] - beg
             acc[L.A_EXAMINED] += deg
-        big = deg >= p.heavy_degree
-        votes = cuda.ballot_sync(FULL_MASK, big)
-        if votes != 0:
-            excl, total = warp_exclusive_scan_total(deg if big else int64(0))
-            old = int64(0)
-            if lane == 0:
-                old = cuda.atomic.add(hc, hat, (int64(cuda.popc(uint32(votes))) << L.HEAVY_SHIFT) | total)
-            old = cuda.shfl_sync(FULL_MASK, old, 0)
-            if big:
-                k = (old >> L.HEAVY_SHIFT) + cuda.popc(uint32(votes) & cuda.lanemask_lt())
-                s.heavy_v[k] = u
-                s.heavy_start[k] = (old & L.HEAVY_EDGES) + excl
-                deg = int64(0)
-        incl = warp_inclusive_scan(deg)
-        total = cuda.shfl_sync(FULL_MASK, incl, WARP_SIZE - 1)
-        excl = incl - deg
-        done = int64(0)
-        while done < total:
-            k = done + lane
-            owner = warp_search_owner(incl, k)
-            o_u = cuda.shfl_sync(FULL_MASK, u, owner)
-            o_beg = cuda.shfl_sync(FULL_MASK, beg, owner)
-            o_excl = cuda.shfl_sync(FULL_MASK, excl, owner)
-            has = k < total
-            v = int32(0)
-            if has:
-                v = g.indices[o_beg + (k - o_excl)]
-            claim(g, s, has, v, o_u, lv1, nb, write_bits, q, acc)
-            done += WARP_SIZE
-        first += threads
+        if list_heavy(s, p, u, deg, hc, hat):
+            deg = int64(0)
+        walk(g, s, u, beg, deg, lv1, sink, acc)
+        first += (threads // WARP_SIZE) * per
 
 
 @cuda.jit(device=True)
@@ -209,7 +260,7 @@ def _heavy_owner(starts, count, x):
 
 
 @cuda.jit(device=True)
-def heavy(g, s, packed, nb, write_bits, lv1, team, q, acc):
+def heavy(g, s, packed, lv1, team, sink, acc):
     """The heavy vertices' edges as one flat range over the team: each warp takes an equal run of
     consecutive edges (whole rounds of 32, its lanes consecutive ones), finds its first vertex by
     one binary search and walks on. Collective."""
@@ -230,7 +281,7 @@ def heavy(g, s, packed, nb, write_bits, lv1, team, q, acc):
                 k += 1
             u = s.heavy_v[k]
             v = g.indices[g.offsets[u] + (x - s.heavy_start[k])]
-        claim(g, s, has, v, u, lv1, nb, write_bits, q, acc)
+        claim(g, s, has, v, u, lv1, sink, acc)
         x += WARP_SIZE
 
 
@@ -277,8 +328,9 @@ def _parent(pair, f):
 
 
 @cuda.jit(device=True)
-def _after_head(g, s, p, cur, vis, v, first, f, acc, instrument):
-    """An unvisited vertex's lane, given its first pair and that pair's AND with the frontier f:
+def _after_head(g, p, fr, cur, vis, v, first, f, acc, instrument):
+    """An unvisited vertex's lane, given its first pair and that pair's AND with the frontier f (the
+    frontier bitmap row fr[cur:]):
     (parent or -1, next pair, end of its pairs), after up to `solo` pairs in all, four at a time
     (their loads, then their frontier words, in flight together)."""
     par = int32(-1)
@@ -297,10 +349,10 @@ def _after_head(g, s, p, cur, vis, v, first, f, acc, instrument):
                 p1 = g.pairs[e + 1] if e + 1 < lim else uint64(0)
                 p2 = g.pairs[e + 2] if e + 2 < lim else uint64(0)
                 p3 = g.pairs[e + 3] if e + 3 < lim else uint64(0)
-                f0 = _and(s.fronts, cur, p0)
-                f1 = _and(s.fronts, cur, p1)
-                f2 = _and(s.fronts, cur, p2)
-                f3 = _and(s.fronts, cur, p3)
+                f0 = _and(fr, cur, p0)
+                f1 = _and(fr, cur, p1)
+                f2 = _and(fr, cur, p2)
+                f3 = _and(fr, cur, p3)
                 _count(acc, p0, f0, instrument)  # all four were tested
                 _count(acc, p1, f1, instrument)
                 _count(acc, p2, f2, instrument)
@@ -320,10 +372,11 @@ def _after_head(g, s, p, cur, vis, v, first, f, acc, instrument):
 
 
 @cuda.jit(device=True)
-def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
+def _finish_word(g, s, bits, lv1, w, vis, found_state, acc, instrument):
     """The rest of one word's long lists by the whole warp (32 pairs a round, up to the first hit),
     then its found vertices: one store a word into visited (the warp owns it) and into the cleared
     row nb, dist and parent. Collective."""
+    fr, cur, nb, visited = bits
     par, e, end = found_state
     lane = cuda.laneid
     todo = int64(cuda.ballot_sync(FULL_MASK, par < 0 and e < end)) & 0xFFFFFFFF
@@ -337,7 +390,7 @@ def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
             k = lb + lane
             q = int32(-1)
             if k < le:
-                q = test_pair(s.fronts, cur, g.pairs[k], acc, instrument)
+                q = test_pair(fr, cur, g.pairs[k], acc, instrument)
             hits = cuda.ballot_sync(FULL_MASK, q >= 0)
             if hits != 0:
                 hit = cuda.shfl_sync(FULL_MASK, q, lowest_bit(hits))
@@ -350,8 +403,8 @@ def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
         acc[L.A_CHECKED] += cuda.popc(~vis)  # words past n_pull come in as visited
     if found != 0:
         if lane == 0:
-            s.visited[w] = vis | uint32(found)
-            s.fronts[nb + w] = uint32(found)
+            visited[w] = vis | uint32(found)
+            fr[nb + w] = uint32(found)
         if par >= 0:
             v = w * WARP_SIZE + lane
             s.dist[v] = lv1
@@ -360,12 +413,15 @@ def _finish_word(g, s, cur, nb, lv1, w, vis, found_state, acc, instrument):
 
 
 @cuda.jit(device=True)
-def bottom_up(g, s, p, cur, nb, lv1, me, team, acc, instrument):
-    """A bottom-up level over the team. A warp takes up to 32 words of the visited bitmap with one
-    load (fewer when there are fewer than 32 a warp) and goes through those with unvisited vertices
-    (0..n_pull-1), two at a time so that their loads are in flight together; a vertex's lane tests
-    its first pairs alone (_after_head), its warp the rest of a long list. The parent is the
-    frontier in-neighbour of lowest number. Collective."""
+def bottom_up(g, s, p, bits, lv1, me, team, acc, instrument):
+    """A bottom-up level over the team, on bits = (fr, cur, nb, visited): the frontier bitmap row
+    fr[cur:], the next one fr[nb:] (clear) and the visited bitmap (global memory, or a block's
+    shared copies). A warp takes up to 32 words of the visited bitmap with one load (fewer when
+    there are fewer than 32 a warp) and goes through those with unvisited vertices (0..n_pull-1),
+    two at a time so that their loads are in flight together; a vertex's lane tests its first pairs
+    alone (_after_head), its warp the rest of a long list. The parent is the frontier in-neighbour
+    of lowest number. Collective."""
+    fr, cur = bits[0], bits[1]
     lane = cuda.laneid
     words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
     warps = team // WARP_SIZE
@@ -375,7 +431,7 @@ def bottom_up(g, s, p, cur, nb, lv1, me, team, acc, instrument):
         wi = w0 + lane
         mine = uint32(0xFFFFFFFF)
         if lane < span and wi < words:
-            mine = s.visited[wi]
+            mine = bits[3][wi]
             tail = p.n_pull - wi * WARP_SIZE
             if tail < WARP_SIZE:  # vertices from n_pull on never pull: as if visited
                 mine |= ~((uint32(1) << uint32(tail)) - uint32(1))
@@ -398,13 +454,13 @@ def bottom_up(g, s, p, cur, nb, lv1, me, team, acc, instrument):
             # Both words' first pairs, then both frontier words: four loads, two round trips.
             ha = _head(g, vis, va)
             hb = _head(g, vis2, vb)
-            fa = s.fronts[cur + int64(ha >> SHIFT32)] & uint32(ha & LOW32)
-            fb = s.fronts[cur + int64(hb >> SHIFT32)] & uint32(hb & LOW32)
-            a = _after_head(g, s, p, cur, vis, va, ha, fa, acc, instrument)
-            b = _after_head(g, s, p, cur, vis2, vb, hb, fb, acc, instrument)
-            _finish_word(g, s, cur, nb, lv1, w, vis, a, acc, instrument)
+            fa = fr[cur + int64(ha >> SHIFT32)] & uint32(ha & LOW32)
+            fb = fr[cur + int64(hb >> SHIFT32)] & uint32(hb & LOW32)
+            a = _after_head(g, p, fr, cur, vis, va, ha, fa, acc, instrument)
+            b = _after_head(g, p, fr, cur, vis2, vb, hb, fb, acc, instrument)
+            _finish_word(g, s, bits, lv1, w, vis, a, acc, instrument)
             if j2 >= 0:
-                _finish_word(g, s, cur, nb, lv1, w2, vis2, b, acc, instrument)
+                _finish_word(g, s, bits, lv1, w2, vis2, b, acc, instrument)
         w0 += warps * span
 
 
@@ -428,9 +484,11 @@ def queue_to_bits(src, size, fronts, base, me, team):
 
 
 @cuda.jit(device=True)
-def bits_to_queue(fronts, base, words, dst, tail, at, me, team):
-    """Every vertex whose bit is set in the row at base into dst (its tail at tail[at]): a lane a
-    word, one atomic a warp. Collective."""
+def bits_to_queue(fronts, base, words, out, tail, at, me, team):
+    """Every vertex whose bit is set in the row at base into the queue out = (shared, cap, glob)
+    (its tail at tail[at]): entries below cap into shared memory, the others into glob after them
+    (`entry` reads them so); a lane a word, one atomic a warp. Collective."""
+    shq, cap, gq = out
     lane = cuda.laneid
     i = me
     while i - lane < words:  # warp-uniform
@@ -440,10 +498,14 @@ def bits_to_queue(fronts, base, words, dst, tail, at, me, team):
         excl, total = warp_exclusive_scan_total(int32(cuda.popc(word)))
         at0 = int64(0)
         if lane == 0 and total > 0:
-            at0 = cuda.atomic.add(tail, at, int64(total))
+            at0 = int64(cuda.atomic.add(tail, at, total))
         pos = cuda.shfl_sync(FULL_MASK, at0, 0) + excl
         while word != uint32(0):
-            dst[pos] = int32(i * WARP_SIZE + lowest_bit(word))
+            v = int32(i * WARP_SIZE + lowest_bit(word))
+            if pos < cap:
+                shq[pos] = v
+            else:
+                gq[pos - cap] = v
             pos += 1
             word &= word - uint32(1)
         i += team
@@ -474,16 +536,33 @@ def load_state(st, ctr, at):
 
 
 @cuda.jit(device=True)
-def next_level(st, res, p, rows, leader, narrow):
+def level_counts(res, bu):
+    """A level's counts for next_level from its slot res (global or shared): (size of the next
+    frontier, the m_f the rule sees, the edges examined, tests, vertices checked, heavy vertices),
+    every field loaded before any is used, so that the loads are in flight together."""
+    found = res[L.A_FOUND]
+    nxt = res[L.C_NEXT]
+    mf = res[L.A_MF]
+    examined = res[L.A_EXAMINED]
+    edges = res[L.A_EDGES]
+    tests = res[L.A_TESTS]
+    checked = res[L.A_CHECKED]
+    hv = res[L.C_HEAVY]
+    if bu:  # GAP: after a bottom-up level the rule sees m_f = 1
+        return found, int64(1), edges, tests, checked, int64(0)
+    return nxt, mf, examined, tests, checked, hv >> L.HEAVY_SHIFT
+
+
+@cuda.jit(device=True)
+def next_level(st, counts, p, rows, leader, narrow):
     """After a level, by each block's thread 0 (the same numbers give the same decisions in every
     block): the level's row of the log (block 0's thread 0, into device memory; `publish` copies
-    rows out at most every PUBLISH_NS and at the end), then the next level's state. res: the
-    level's counts (a slot of ctr, or block 0's shared counts)."""
+    rows out at most every PUBLISH_NS and at the end), then the next level's state. counts: the
+    level's numbers (level_counts)."""
+    nsize, m_f, examined, tests, checked, heavy_count = counts
     bu = st[L.T_BU] != 0
     size = st[L.T_SIZE]
-    nsize = res[L.A_FOUND] if bu else res[L.C_NEXT]
     nlev = st[L.T_NLEV]
-    m_f = int64(1) if bu else res[L.A_MF]  # GAP: after a bottom-up level the rule sees m_f = 1
     next_bu, next_narrow, m_u = decide(bu, m_f, st[L.T_MU_LEFT], nsize, size, p.n, p.alpha, p.beta,
                                        p.narrow_edges, p.small != 0)
     stop = L.STOP_DONE if nsize == 0 else L.STOP_FULL if nlev + 1 >= p.log_rows else L.STOP_NO
@@ -494,18 +573,18 @@ def next_level(st, res, p, rows, leader, narrow):
         rows[r + L.R_BU] = 1 if bu else 0
         rows[r + L.R_NARROW] = 1 if narrow else 0
         rows[r + L.R_CONVERTED] = st[L.T_CONV]
-        rows[r + L.R_EXAMINED] = res[L.A_EDGES] if bu else res[L.A_EXAMINED]
-        rows[r + L.R_WORDS] = res[L.A_TESTS] >> L.TESTS_SHIFT
-        rows[r + L.R_CANDS] = res[L.A_TESTS] & ((int64(1) << L.TESTS_SHIFT) - 1)
-        rows[r + L.R_CHECKED] = res[L.A_CHECKED]
+        rows[r + L.R_EXAMINED] = examined
+        rows[r + L.R_WORDS] = tests >> L.TESTS_SHIFT
+        rows[r + L.R_CANDS] = tests & ((int64(1) << L.TESTS_SHIFT) - 1)
+        rows[r + L.R_CHECKED] = checked
         rows[r + L.R_NEXT] = nsize
         rows[r + L.R_MF] = st[L.T_MF]
         rows[r + L.R_MU] = st[L.T_MU]
-        rows[r + L.R_HEAVY] = 0 if bu else res[L.C_HEAVY] >> L.HEAVY_SHIFT
+        rows[r + L.R_HEAVY] = heavy_count
         rows[r + L.R_CLOCK] = clock64()
         now = globaltimer()
         rows[r + L.R_GT] = now
-        if stop != L.STOP_NO or now - st[L.T_PUB] >= L.PUBLISH_NS:
+        if stop == L.STOP_NO and now - st[L.T_PUB] >= L.PUBLISH_NS:  # the host reads the last rows itself
             st[L.T_PUBLISH] = 1
             st[L.T_PUB] = now
     st[L.T_MF] = m_f
@@ -526,12 +605,19 @@ def next_level(st, res, p, rows, leader, narrow):
 
 
 @cuda.jit(device=True)
-def publish(st, rows, log):
-    """Block 0, after next_level, when it asked to: the rows logged since the last publication into
-    the log in host memory (a field a thread), a system-wide fence, then the count the host reads.
-    The whole block calls it."""
+def mark(rows, st, k, t0, after):
+    """A timing build's phase mark k (block 0's thread 0): cycles since the level began (t0[0]) into
+    the row of the level being run (after=0) or just logged (after=1)."""
+    rows[(st[L.T_NLEV] - after) * L.LOG_FIELDS + L.R_PHASE + k] = clock64() - t0[0]
+
+
+@cuda.jit(device=True)
+def publish(st, rows, log, now):
+    """Block 0 (the whole block; every thread with the same `now`): when `now`, the rows logged since
+    the last publication into the log in host memory (a field a thread), a system-wide fence, then
+    the count the host reads."""
     tid = cuda.threadIdx.x
-    if st[L.T_PUBLISH] != 0:
+    if now:
         lo = st[L.T_PUBLISHED] * L.LOG_FIELDS
         hi = st[L.T_NLEV] * L.LOG_FIELDS
         i = lo + tid

@@ -1,14 +1,15 @@
-"""bitmap-direction's kernels: the whole search in one cooperative launch, and its set-up.
+"""bitmap-direction's kernels: the whole search in one launch, and its set-up.
 
-`search_kernel(instrument)` returns `bitmap_search(g, s, p, log)` (the groups of
-kernels/bitmap_direction/layout.py). Its blocks are all co-resident; it runs level after level
-from the state saved in s.ctr until the frontier is empty (or its log is full: the host launches
-it again, and it goes on from the saved state). A level is, by the state every block holds:
+`search_kernel(instrument, registers)` returns `bitmap_search(g, s, p, log)` (the groups of
+kernels/bitmap_direction/layout.py), a cooperative launch: its blocks are all co-resident; it runs
+level after level from the state saved in s.ctr until the frontier is empty (or its log is full:
+the host launches it again, and it goes on from the saved state). A level is, by the state every
+block holds:
 
-* narrow (layout.decide): block 0 runs it alone with block barriers, and the levels after it while
-  they stay narrow; the other blocks wait at the next grid barrier. On a large graph narrow levels
-  are top-down only and leave the bitmaps alone (the grid's first level after them clears what it
-  needs); on a small one (Params.small) block 0 runs every level, bottom-up too, keeping them.
+* narrow (layout.decide): block 0 runs it alone with block barriers (kernels/bitmap_direction/
+  block.py), and the levels after it while they stay narrow; the other blocks sleep, then meet it
+  at a grid barrier. Narrow levels of such a graph are top-down only and leave the frontier
+  bitmaps alone (the grid's first level after them clears what it needs).
 * top-down in the grid: edge-discover warps over the frontier queue, heavy vertices' edges as one
   flat range over the grid after a barrier; claims by an atomic OR on the visited bitmap, which
   also set the next frontier's bit; each block stages its new queue entries and appends them with
@@ -16,13 +17,20 @@ it again, and it goes on from the saved state). A level is, by the state every b
 * bottom-up in the grid: a warp per visited word; each unvisited vertex ANDs its bit-packed
   in-adjacency with the frontier bitmap.
 
+`block_kernel(instrument, registers)` returns `bitmap_block(g, s, p, log)`: a small graph's whole
+search (Params.small) in one block, every level a block level, bottom-up ones too; an ordinary
+launch of one block (no grid barrier in its code).
+
 Frontier bitmaps rotate over three rows: level L reads row L % 3, writes row (L + 1) % 3 (clear
 when L starts) and clears row (L + 2) % 3, which L - 1 read; the counts rotate over three slots
 of ctr the same way (block 0's thread 0 clears slot (L + 1) % 3 as L starts). No barrier is spent
 on clearing. After each level every block's thread 0 applies the rule (layout.decide) to the
 level's counts; block 0's thread 0 also writes the level's row of the log in device memory, and
-block 0 copies the new rows into host memory (mapped on a GPU) at most every PUBLISH_NS and at
-the end, where the host reads them while the kernel runs.
+block 0 copies the new rows into host memory (mapped on a GPU), where the host reads them while the
+kernel runs: at most every PUBLISH_NS after grid levels, every PUBLISH_LEVELS block levels. The
+rows logged after the last copy stay in device memory; the host reads them once the launch ends.
+
+Both kernels use dynamic shared memory for the block levels (layout.block_words 32-bit words).
 """
 import functools
 
@@ -30,11 +38,12 @@ from numba import cuda, int32, int64, uint32
 
 from .. import cudasim as _sim
 from ..primitives import clock64
+from . import block as B
 from . import device as D
 from . import layout as L
 
 # Array sizes in kernels must be global names (compile-time constants), not module attributes.
-NUM_T, RED, NUM_ACC, STAGE = L.NUM_T, L.RED, L.NUM_ACC, L.STAGE
+NUM_T, NUM_ACC, STAGE, STC, WS, QC = L.NUM_T, L.NUM_ACC, L.STAGE, L.STC, L.WS, 3 * L.QSLOT
 
 
 def registers(threads: int) -> int:
@@ -43,23 +52,53 @@ def registers(threads: int) -> int:
     return 64 if threads > 512 else 128
 
 
-@functools.cache
+#: A timing build (benchmarks.bitmap_direction's phases section sets it before the first search):
+#: block 0's thread 0 stamps each level's row with the cycles from the level's start to these marks.
+PHASE_CLOCKS = False
+PHASE_MARKS = {  # mark -> what had just ended (a grid level; a block level)
+    0: ("clears, conversions", "clears"),
+    1: ("thread 0's own share of the level", "thread 0's own share of the level"),
+    2: ("the block's counts and queue flush", "the barrier after the expansion"),
+    3: ("the grid barrier", "the next frontier's rows and counts (thread 0's)"),
+    4: ("the heavy vertices' walk", "the barrier after them"),
+    5: ("next_level (the rule, the log row)", "next_level (the rule, the log row)"),
+    6: ("the block barrier after it", "publishing (every PUBLISH_LEVELS levels)"),
+    7: ("publishing", "a conversion (a top-down level after a bottom-up one)"),
+}
+
+
+def _options(registers: int) -> dict:
+    return {} if _sim.simulator_enabled() else {"max_registers": registers}
+
+
 def search_kernel(instrument: bool, registers: int = 64):
     """bitmap_search with or without the bottom-up counts (fixed at compile time: the code of the
     other case is dropped), with at most `registers` a thread (registers()). Compiled on first use,
     cached on disk."""
-    options = {} if _sim.simulator_enabled() else {"max_registers": registers}
+    return _search_kernel(instrument, registers, PHASE_CLOCKS)
 
-    @cuda.jit(cache=True, **options)
+
+def block_kernel(instrument: bool, registers: int = 64):
+    """bitmap_block, compiled as search_kernel is."""
+    return _block_kernel(instrument, registers, PHASE_CLOCKS)
+
+
+@functools.cache
+def _search_kernel(instrument: bool, registers: int, phases: bool):
+    @cuda.jit(cache=True, **_options(registers))
     def bitmap_search(g, s, p, log):
-        # `registers` is read here so that it is one of this closure's cells: the disk cache keys
-        # on those (not on max_registers), and a 128-register build must not load for 1024 threads.
-        if registers == 0:
+        # `registers` and `phases` are read here so that they are cells of this closure: the disk
+        # cache keys on those (not on max_registers), and a 128-register build must not load for
+        # 1024 threads.
+        if registers == 0 or phases is None:
             return
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
-        red = cuda.shared.array(RED, int64)
+        ws = cuda.shared.array(WS, int64)
+        stc = cuda.shared.array(STC, int32)
         stage = cuda.shared.array(STAGE, int32)
+        qc = cuda.shared.array(QC, int32)
+        hv = cuda.shared.array(3, int64)
         tid = cuda.threadIdx.x
         block0 = cuda.blockIdx.x == 0
         leader = block0 and tid == 0
@@ -67,20 +106,22 @@ def search_kernel(instrument: bool, registers: int = 64):
         acc = cuda.local.array(NUM_ACC, int64)
         for f in range(NUM_ACC):
             acc[f] = 0
-        if tid < RED:
-            red[tid] = L.STAGE if tid == L.R_VALID else 0
+        if tid < STC:
+            stc[tid] = L.STAGE if tid == L.S_VALID else 0
         if tid == 0:
             D.load_state(st, s.ctr, L.STATE)
             for f in (L.T_NLEV, L.T_PUB, L.T_PUBLISHED, L.T_PUBLISH, L.T_STOP):
                 st[f] = 0
+        t0 = cuda.local.array(1, int64)
         if leader:
             log[L.H_GT0] = D.globaltimer()
             log[L.H_CLK0] = clock64()
+            t0[0] = clock64()
         cuda.syncthreads()
         while True:
             if st[L.T_NARROW] != 0:
                 if block0:
-                    _narrow_levels(g, s, p, st, red, acc, log, leader, instrument)
+                    B.block_levels(g, s, p, st, (qc, hv, ws), log, (phases, t0), instrument)
                     if tid == 0:
                         D.save_state(st, s.ctr, L.HANDOFF)
                         cuda.threadfence()
@@ -94,21 +135,24 @@ def search_kernel(instrument: bool, registers: int = 64):
                 if st[L.T_STOP] != L.STOP_NO:
                     break
             lv = st[L.T_LEVEL]
+            bu = st[L.T_BU] != 0
             cur = (lv % 3) * words
             nb = ((lv + 1) % 3) * words
             slot = (lv % 3) * L.SLOT
             me = cuda.grid(1)
             team = cuda.gridsize(1)
+            qcur = st[L.T_QCUR]
+            src = (s.queues[qcur], 0, s.queues[qcur])  # every entry in global memory
             if st[L.T_BITS] == 0:  # after narrow levels: clear what this level writes (and reads)
                 if leader:
                     for f in range(3 * L.SLOT):
                         s.ctr[f] = 0
                 D.clear_row(s.fronts, nb, words, me, team)
-                if st[L.T_BU] != 0:
+                if bu:
                     D.clear_row(s.fronts, cur, words, me, team)
                 grid.sync()
-                if st[L.T_BU] != 0:
-                    D.queue_to_bits(s.queues[st[L.T_QCUR]], st[L.T_SIZE], s.fronts, cur, me, team)
+                if bu:
+                    D.queue_to_bits(s.queues[qcur], st[L.T_SIZE], s.fronts, cur, me, team)
                     grid.sync()
                     if tid == 0:
                         st[L.T_CONV] = 1
@@ -116,85 +160,88 @@ def search_kernel(instrument: bool, registers: int = 64):
                 for f in range(L.SLOT):
                     s.ctr[((lv + 1) % 3) * L.SLOT + f] = 0
             D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, me, team)
-            qcur = st[L.T_QCUR]
             dst = s.queues[1 - qcur]
-            if st[L.T_BU] != 0:
-                D.bottom_up(g, s, p, cur, nb, int32(lv + 1), me, team, acc, instrument)
-                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+            timed = phases and leader
+            if timed:
+                D.mark(s.rows, st, 0, t0, 0)
+            if bu:
+                D.bottom_up(g, s, p, (s.fronts, cur, nb, s.visited), int32(lv + 1), me, team, acc, instrument)
+                if timed:
+                    D.mark(s.rows, st, 1, t0, 0)
+                D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
+                if timed:
+                    D.mark(s.rows, st, 2, t0, 0)
                 grid.sync()
+                if timed:
+                    D.mark(s.rows, st, 3, t0, 0)
             else:
                 if st[L.T_QUEUE] == 0:  # after a bottom-up level: the frontier into a queue first
-                    D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], s.ctr, slot + L.C_QUEUED, me, team)
+                    D.bits_to_queue(s.fronts, cur, words, src, s.ctr, slot + L.C_QUEUED, me, team)
                     grid.sync()
                     if tid == 0:
                         st[L.T_CONV] = 1
-                q = (dst, s.ctr, slot + L.C_NEXT, stage, red, True)
-                D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, True, int32(lv + 1),
-                           (me, team, s.ctr, slot + L.C_HEAVY), q, acc)
-                D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                sink = (s.visited, True, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE, stc, 0, True)
+                D.top_down(g, s, p, src, st[L.T_SIZE], int32(lv + 1), (me, team, s.ctr, slot + L.C_HEAVY), sink, acc)
+                if timed:
+                    D.mark(s.rows, st, 1, t0, 0)
+                D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
+                if timed:
+                    D.mark(s.rows, st, 2, t0, 0)
                 grid.sync()
+                if timed:
+                    D.mark(s.rows, st, 3, t0, 0)
                 packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
-                    D.heavy(g, s, packed, nb, True, int32(lv + 1), (me, team), q, acc)
-                    D.flush(acc, red, stage, dst, s.ctr, slot, instrument)
+                    D.heavy(g, s, packed, int32(lv + 1), (me, team), sink, acc)
+                    D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                     grid.sync()
+            if timed:
+                D.mark(s.rows, st, 4, t0, 0)
             if tid == 0:
-                D.next_level(st, s.ctr[slot:slot + L.SLOT], p, s.rows, leader, False)
+                D.next_level(st, D.level_counts(s.ctr[slot:slot + L.SLOT], bu), p, s.rows, leader, False)
+            if timed:
+                D.mark(s.rows, st, 5, t0, 1)
             cuda.syncthreads()
+            if timed:
+                D.mark(s.rows, st, 6, t0, 1)
             if block0:
-                D.publish(st, s.rows, log)
+                D.publish(st, s.rows, log, st[L.T_PUBLISH] != 0)
+            if timed:
+                D.mark(s.rows, st, 7, t0, 1)
+                t0[0] = clock64()
             if st[L.T_STOP] != L.STOP_NO:
                 break
         if leader:  # every block has read the start state: it passed a grid barrier since
-            D.save_state(st, s.ctr, L.STATE)
-            log[L.H_STOP] = st[L.T_STOP]
-            cuda.threadfence_system()
-            log[L.H_DONE] = 1
+            D.save_state(st, s.ctr, L.STATE)  # the host reads it, and the rows not published, after the launch
 
     return bitmap_search
 
 
-@cuda.jit(device=True)
-def _narrow_levels(g, s, p, st, red, acc, log, leader, instrument):
-    """Block 0 alone: levels while the rule keeps them narrow (block barriers only). Top-down levels
-    append to the next queue through red[C_NEXT]; on a small graph they also keep the bitmaps, and
-    bottom-up levels run here too."""
-    tid = cuda.threadIdx.x
-    team = cuda.blockDim.x
-    words = (p.n + 31) // 32
-    small = p.small != 0
-    while True:
-        lv = st[L.T_LEVEL]
-        qcur = st[L.T_QCUR]
-        cur = (lv % 3) * words
-        nb = ((lv + 1) % 3) * words
-        if small:
-            D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, tid, team)
-        if st[L.T_BU] != 0:
-            D.bottom_up(g, s, p, cur, nb, int32(lv + 1), tid, team, acc, instrument)
-        else:
-            if st[L.T_QUEUE] == 0:  # after a bottom-up level (a small graph): the bitmap into a queue
-                D.bits_to_queue(s.fronts, cur, words, s.queues[qcur], red, int64(L.C_QUEUED), tid, team)
-                cuda.syncthreads()
-                if tid == 0:
-                    st[L.T_CONV] = 1
-            q = (s.queues[1 - qcur], red, int64(L.C_NEXT), s.queues[qcur], red, False)
-            D.top_down(g, s, p, s.queues[qcur], st[L.T_SIZE], nb, small, int32(lv + 1),
-                       (tid, team, red, int64(L.R_HEAVY)), q, acc)
-            cuda.syncthreads()  # the heavy vertices are all listed
-            packed = red[L.R_HEAVY]
-            if packed != 0:
-                D.heavy(g, s, packed, nb, small, int32(lv + 1), (tid, team), q, acc)
-        D.block_reduce(acc, red, instrument)  # red[C_NEXT], the queue tail, is complete too
-        if tid == 0:
-            D.next_level(st, red, p, s.rows, leader, True)
-            for f in range(L.SLOT):
-                red[f] = 0
-            red[L.R_HEAVY] = 0
-        cuda.syncthreads()
-        D.publish(st, s.rows, log)
-        if st[L.T_STOP] != L.STOP_NO or st[L.T_NARROW] == 0:
+@functools.cache
+def _block_kernel(instrument: bool, registers: int, phases: bool):
+    @cuda.jit(cache=True, **_options(registers))
+    def bitmap_block(g, s, p, log):
+        if registers == 0 or phases is None:  # cells of the closure (see bitmap_search)
             return
+        st = cuda.shared.array(NUM_T, int64)
+        ws = cuda.shared.array(WS, int64)
+        qc = cuda.shared.array(QC, int32)
+        hv = cuda.shared.array(3, int64)
+        tid = cuda.threadIdx.x
+        t0 = cuda.local.array(1, int64)
+        if tid == 0:
+            D.load_state(st, s.ctr, L.STATE)
+            for f in (L.T_NLEV, L.T_PUB, L.T_PUBLISHED, L.T_PUBLISH, L.T_STOP):
+                st[f] = 0
+            log[L.H_GT0] = D.globaltimer()
+            log[L.H_CLK0] = clock64()
+            t0[0] = clock64()
+        cuda.syncthreads()
+        B.block_levels(g, s, p, st, (qc, hv, ws), log, (phases, t0), instrument)
+        if tid == 0:
+            D.save_state(st, s.ctr, L.STATE)  # the host reads it, and the rows not published, after the launch
+
+    return bitmap_block
 
 
 @cuda.jit(cache=True)

@@ -21,13 +21,17 @@ GraphArrays = namedtuple("GraphArrays", "offsets indices head pair_offsets pairs
 SearchArrays = namedtuple("SearchArrays", "dist parent visited fronts queues heavy_v heavy_start ctr rows")
 
 #: Scalars (int64): vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge
-#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows, and whether the
-#: whole search runs in block 0 (a graph small enough that one block pulls too).
-Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows small")
+#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows, whether the
+#: whole search runs in one block (a graph small enough that one block pulls too: the block
+#: kernel), and the block levels' shared memory (`block_words`): the visited words kept there (0:
+#: visited stays in global memory) and the entries of each frontier queue copied there.
+Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows small shared_words qcap")
 
-# ---- a level's counts: per-thread accumulators (A_*), summed a block, then one atomic a block
+# ---- a level's counts: per-thread accumulators (A_*), summed a warp, each warp's sum stored in
+# shared memory (ws: no atomics: 64-bit atomics on shared memory are compare-and-swap loops, which
+# 32 warps on one address turn into thousands of cycles a level), summed again by whoever reads them
 A_EXAMINED = 0  # top-down: the frontier's out-degree sum (every edge is read)
-A_MF = 1  # top-down: the claimed vertices' out-degree sum, the next level's m_f
+A_MF = 1  # top-down: the next frontier's out-degree sum, the next level's m_f
 A_FOUND = 2  # bottom-up: vertices that found a parent
 A_TESTS = 3  # bottom-up: adjacency words ANDed << 32 | frontier in-neighbours they showed (instrument)
 A_EDGES = 4  # bottom-up: in-edges those words cover (instrument)
@@ -35,22 +39,35 @@ A_CHECKED = 5  # bottom-up: unvisited vertices that looked for a parent (instrum
 NUM_ACC = 6
 FIRST_INSTRUMENTED = A_TESTS
 TESTS_SHIFT = 32
-# ... then, in a slot, the counts kept by atomics as they happen:
+MAX_WARPS = 32
+WS = 2 * NUM_ACC * MAX_WARPS  # ws: two sets (a level's, by its parity) of a sum a field and warp
+# ... then, in a grid level's slot of ctr (int64, global memory), what its blocks add with atomics:
 C_NEXT = 6  # top-down: entries appended to the next queue
 C_HEAVY = 7  # top-down: heavy vertices set aside, count << 40 | their degree sum
 C_QUEUED = 8  # entries a bitmap -> queue conversion wrote
 SLOT = 9
 HEAVY_SHIFT = 40
 HEAVY_EDGES = (1 << HEAVY_SHIFT) - 1
-# A block's shared counts: a slot's fields, then its staged queue entries (top-down in the grid
-# appends to a shared buffer, and the block to the queue with one atomic): entries taken, the
-# first a warp could not stage, and the block's place in the queue.
-R_STAGED = SLOT
-R_VALID = SLOT + 1
-R_BASE = SLOT + 2
-R_HEAVY = SLOT + 3  # the narrow levels' heavy vertices (C_HEAVY's form)
-RED = SLOT + 4
+# Queue entries staged in shared memory (a grid block's stage before it appends them to the queue
+# with one atomic, or the block levels' shared copy of the queue), counted by 32-bit shared atomics:
+# entries taken, and the first a warp could not stage (entries below it are in shared memory; the
+# others went to global memory at the queue's tail). A grid block's: stc[S_STAGED], stc[S_VALID].
+S_STAGED = 0
+S_VALID = 1
+S_BASE = 2  # the block's place in the queue
+STC = 3
 STAGE = 2048
+# The block levels' counts, a slot a level in rotation (int32, shared): the next queue's entries in
+# global memory, then S_STAGED, S_VALID as above (at Q_STAGED), the conversion's entries; and
+# their heavy vertices (int64, C_HEAVY's form) in hv[slot].
+Q_NEXT = 0
+Q_STAGED = 1
+Q_QUEUED = 3
+QSLOT = 4
+#: The block levels copy their log rows to the host every PUBLISH_LEVELS levels (the whole block,
+#: when every thread knows it is time: no barrier hands the decision out); the grid's block 0 at
+#: most every PUBLISH_NS; rows a launch logs after its last copy are read by the host once it ends.
+PUBLISH_LEVELS = 64
 
 # ---- the search's state: in each block's shared memory while it runs (kept by the block's thread
 # 0; every block takes the same decisions from the same counts), saved into ctr between launches
@@ -75,6 +92,13 @@ T_PUBLISH = 16  # 1: block 0 publishes the rows logged since after this level
 NUM_T = 20
 STOP_NO, STOP_DONE, STOP_FULL = 0, 1, 2
 
+#: The block levels' shared memory (dynamic, 32-bit words): the visited bitmap's first shared_words
+#: words, then on a small graph its three frontier bitmaps, then two frontier queues of qcap entries.
+def block_words(n: int, small: bool, shared_words: int, qcap: int) -> int:
+    words = (n + 31) // 32
+    return shared_words + (3 * words if small else 0) + 2 * qcap
+
+
 #: ctr: three slots of SLOT counts, the state a launch starts from (T_* order; saved as it ends),
 #: the state block 0 hands the grid after narrow levels (a block may read the first as late as
 #: its first grid barrier, so block 0 never writes it before then), and where those levels ended.
@@ -85,11 +109,9 @@ CTR_SIZE = NARROW_DONE + 1
 
 # ---- the level log (int64; mapped host memory on a GPU: the host reads it while the kernel runs)
 H_PUBLISHED = 0  # rows the host may read (written after a system-wide fence)
-H_DONE = 1  # 1 once the launch has ended
-H_GT0 = 2  # the device's nanosecond clock (%globaltimer) and block 0's SM cycle counter at start
-H_CLK0 = 3
-H_STOP = 4  # STOP_DONE or STOP_FULL
-H_SIZE = 8
+H_GT0 = 1  # the device's nanosecond clock (%globaltimer) and block 0's SM cycle counter at start
+H_CLK0 = 2
+H_SIZE = 4
 R_LEVEL = 0
 R_FRONTIER = 1  # n_f
 R_BU = 2  # 1: bottom-up
@@ -105,10 +127,12 @@ R_MU = 11
 R_HEAVY = 12  # heavy vertices whose edges the whole grid walked
 R_CLOCK = 13  # block 0's SM cycle counter at the level's end
 R_GT = 14  # the device's nanosecond clock at the level's end
-LOG_FIELDS = 16
+R_PHASE = 16  # with phase clocks (a timing build, search_kernel(phases=True)): block 0's cycles from the
+PHASES = 8  # level's start to each phase mark (kernel.PHASE_MARKS), 0 otherwise
+LOG_FIELDS = R_PHASE + PHASES
 
-#: Publish the log at most this often (ns of the device clock), and at the end: block 0 copies the
-#: rows into host memory and fences, a few microseconds on its critical path.
+#: The grid publishes the log at most this often (ns of the device clock): block 0 copies the rows
+#: into host memory and fences, a few microseconds on its critical path.
 PUBLISH_NS = 100_000
 #: The largest block (the narrow levels' shared arrays are this long).
 MAX_BLOCK = 1024

@@ -1,0 +1,98 @@
+"""h-bf: H-BF (Busato & Bombieri, TPDS 2015; the chapter's §3.2): frontier Bellman-Ford on BFS-4K's
+load balancing (dynamic virtual warps, heavy vertices' arcs walked by a grid of their own), a
+64-bit atomic min on a packed (distance, parent) word, duplicate removal and edge classification
+(explorer.sssp.operators.RelaxLoop, kernels/sssp/relax.py)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kernels.sssp import layout as R
+
+from ...knobs import KnobError, KnobSet, KnobSpec, knob
+from ...stats import Extra
+from . import SSSPTechnique
+from .base import ShortestPathTechnique, SSSPContext
+from ..operators import WARP_EXTRA, RelaxLoop, dynamic_warp
+
+
+@dataclass(frozen=True)
+class HBFKnobs(KnobSet):
+    owner = "h-bf"
+    block_threads: int = knob(KnobSpec(
+        "block_threads", "threads per block of the relax and heavy-vertex kernels", 128,
+        choices=(32, 64, 128, 256, 512, 1024), section="BFS-4K §5.5 (K6)"))
+    K1: int = knob(KnobSpec(
+        "K1", "minimum dynamic virtual warp size: W = pow2_floor(#ResThreads / |F|) clamped to [K1, 32] lanes "
+        "share a frontier vertex's arcs", 4, choices=(1, 2, 4, 8, 16, 32), section="BFS-4K §5.2"))
+    heavy_degree: int = knob(KnobSpec(
+        "heavy_degree", "a frontier vertex of at least this out-degree is set aside and its arcs are walked by a "
+        "grid of their own, K3 arcs a thread (BFS-4K's child grids, launched by the host: Numba has no dynamic "
+        "parallelism); 0 disables", 1024, low=0, high=1 << 30, section="BFS-4K §5.3"))
+    K3: int = knob(KnobSpec(
+        "K3", "arcs a thread of the heavy-vertex grid walks", 16, low=1, high=1024, section="BFS-4K §5.3"))
+    K5: int = knob(KnobSpec(
+        "K5", "single-block kernel while |F| <= single_block_threads x K5: one block runs iterations by itself, with "
+        "block barriers and no host round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
+        section="BFS-4K §5.5"))
+    single_block_threads: int = knob(KnobSpec(
+        "single_block_threads", "threads of the single-block kernel", 1024, choices=(32, 64, 128, 256, 512, 1024),
+        section="BFS-4K §5.5"))
+    packed: str = knob(KnobSpec(
+        "packed", "distance and parent in one 64-bit word (distance << 32 | parent) updated by one atomic min, so "
+        "they never disagree ('on'; needs 32-bit distances: integer weights with (n - 1) x max|w| < 2**31 - 2); "
+        "'off': a 64-bit atomic min on the distance, the parents made tight by a pass at the end; 'auto': packed "
+        "when the distances fit", "auto", choices=("auto", "on", "off"), kind=str, section="chapter §3.2 (64-bit atomics)"))
+    dedup: str = knob(KnobSpec(
+        "dedup", "duplicate removal: an improved vertex is queued once an iteration ('stamp': the iteration that "
+        "queued it is stamped on it) or at every improvement ('none')", "stamp", choices=("stamp", "none"), kind=str,
+        section="chapter §3.2"))
+    classify: str = knob(KnobSpec(
+        "classify", "edge classification: arcs into a vertex of in-degree 1 relaxed by a plain store (no atomic), "
+        "self loops skipped (a negative one is a negative cycle), improved sinks (no out-arcs) never queued",
+        "on", choices=("on", "off"), kind=str, section="chapter §3.2 (edge classification)"))
+
+    def check(self) -> None:
+        if self.classify == "on" and self.dedup != "stamp":
+            raise KnobError("knob classify='on' relaxes arcs into in-degree-1 vertices without an atomic, which is "
+                            "safe only when each vertex is in the frontier once: it needs dedup='stamp'")
+
+
+def _extras(loop, c) -> dict:
+    if c is None:
+        return dict(warp_size=None, heavy_vertices=None, plain_stores=None, sinks=None, self_loops=None)
+    return dict(warp_size=loop.W, heavy_vertices=int(c[R.HEAVY_COUNTER]) >> 40, plain_stores=int(c[R.PLAIN]),
+                sinks=int(c[R.SINKS]), self_loops=int(c[R.SELF_LOOPS]))
+
+
+class HBF(ShortestPathTechnique):
+    technique = SSSPTechnique.HBF
+    Knobs = HBFKnobs
+    extras = (WARP_EXTRA,
+              Extra("heavy_vertices", "frontier vertices whose arcs the heavy-vertex grid walked"),
+              Extra("plain_stores", "relaxations into in-degree-1 vertices, done without an atomic (classification)"),
+              Extra("sinks", "improved vertices without out-arcs, not queued (classification)"),
+              Extra("self_loops", "self loops skipped (classification)"))
+    simulator_knobs = {"block_threads": 32, "K1": 1, "single_block_threads": 32}
+    test_knobs = ({"packed": "off"}, {"classify": "off"}, {"dedup": "none", "classify": "off"},
+                  {"heavy_degree": 4, "K3": 2}, {"K5": 0})
+    classroom_note = ("Each frontier vertex is in the queue once (duplicates removed), its distance and parent change "
+                      "together in one 64-bit word, and arcs into vertices with a single in-arc need no atomic.")
+
+    def check(self, graph, weighting, knobs, limits) -> None:
+        if knobs.packed == "on" and not weighting.packable:
+            why = ("its weights are reals (float64 distances)" if not weighting.integer else
+                   f"(n - 1) x max|w| = {(weighting.num_vertices - 1) * weighting.max_abs:,.0f} reaches 2**31 - 2")
+            raise KnobError(f"knob packed='on' needs 32-bit distances, but on graph {graph.name!r} {why}: "
+                            "use packed='auto' or 'off'")
+        for name in ("block_threads", "single_block_threads"):
+            if getattr(knobs, name) > limits.max_threads_per_block:
+                raise KnobError(f"knob {name}={getattr(knobs, name)} exceeds this GPU's "
+                                f"{limits.max_threads_per_block} threads per block")
+
+    def start(self, ctx: SSSPContext) -> RelaxLoop:
+        k = ctx.knobs
+        packed = k.packed == "on" or (k.packed == "auto" and ctx.weighting.packable)
+        flags = ((R.PACKED if packed else 0) | (R.CLASSIFY if k.classify == "on" else 0)
+                 | (R.DEDUP if k.dedup == "stamp" else 0))
+        return RelaxLoop(ctx, warp=dynamic_warp(ctx.limits, k.K1), flags=flags, heavy_degree=k.heavy_degree,
+                         k3=k.K3, extras=_extras, single=(k.single_block_threads * k.K5, k.single_block_threads, k.K1))
