@@ -26,6 +26,7 @@ from ..backend import simulator_knobs_note
 from .cli import parse_generator
 from .layout import knob_grid, knob_widget, labelled, select_px
 from ..graphs import CSRGraph
+from ..graphs.weights import WEIGHT_PARAMS
 from .plots import LevelStream
 from .live import LevelFeed, LiveBokehModel, load_bokehjs, refresh_views
 from ..reference import check_result
@@ -375,9 +376,10 @@ class Explorer(W.VBox):
         kind = self.generator.value
         spec = graphs.GENERATORS[kind]
         sim = on_simulator()
-        params = generator_start_params(kind, sim)
+        # A BFS reads no weights: the controls are the structure's parameters.
+        params = {k: v for k, v in generator_start_params(kind, sim).items() if k not in WEIGHT_PARAMS}
         # The declared defaults are the papers' sizes, beyond what the simulator runs: start small, say so.
-        papers = ", ".join(f"{k}={v}" for k, v in spec.params.items() if params[k] != v)
+        papers = ", ".join(f"{k}={v}" for k, v in spec.params.items() if params.get(k, v) != v)
         limit = (f" Under the CUDA simulator (graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs, every GPU thread a "
                  f"Python thread) the parameters start small; the papers' sizes are {papers}.") if papers else ""
         self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}.{_esc(limit)}</small>"
