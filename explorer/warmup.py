@@ -352,7 +352,11 @@ def _run_technique(technique: str, knobs: dict, instrument: bool, preset: str | 
 
     impl = implementation(technique)
     failed = []
-    for g in warmup_graphs():
+    # A CPU technique's steps compile for the arrays' types, the same for every graph: the smallest
+    # graph compiles them all (each further graph only cost time, oversubscribed beside the other
+    # processes' threads).
+    cpu_only = impl.runtimes == frozenset({"cpu"})
+    for g in sorted(warmup_graphs(), key=lambda g: g.num_arcs)[:1] if cpu_only else warmup_graphs():
         k = make_knobs(technique, knobs)
         if preset is not None:
             k = impl.presets[preset](g, k)

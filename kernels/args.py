@@ -11,7 +11,7 @@ One declaration serves three places:
 - the kernel: its parameters are annotated with their groups, `def k(graph: Graph, tree: Tree)`;
 - the launch: the host builds the groups by name, `go(k, blocks, threads, 0, Graph(offsets,
   indices), Tree(dist, parent))`;
-- compiling ahead of a run (explorer.warmup) and without a GPU (benchmarks/kernel_resources.py):
+- compiling ahead of a run (explorer.warmup) and without a GPU (benchmarks/tools/kernel_resources.py):
   `signature(k)` reads the annotations as the argument types a launch gives the kernel.
 
 The groups several kernel families share are declared here; a family's own groups beside its

@@ -7,7 +7,7 @@ paper does on its K40 (§IV-A), the board power (nvmlDeviceGetPowerUsage, milliw
 run (idle draw included), not the kernels alone, and neither counts the time the caller holds a
 progress record. Both are coarse for steps of a few milliseconds: the counter and the power
 reading update every few to few tens of milliseconds, so time batches of a second or more when
-comparing energy (benchmarks/bench_multisearch.py repeats a method until it has).
+comparing energy (benchmarks/multisearch.py repeats a method until it has).
 
 Unsupported, the meter says why: under the simulator (a CPU), without libnvidia-ml.so.1, or when
 the GPU reports neither (NVML's NOT_SUPPORTED, e.g. some GeForce boards).

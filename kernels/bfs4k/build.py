@@ -1,5 +1,5 @@
 """BFS-4K's kernels compiled for one combination of the static knobs, and their launch
-signatures (for compiling without a GPU: benchmarks/kernel_resources.py)."""
+signatures (for compiling without a GPU: benchmarks/tools/kernel_resources.py)."""
 from typing import NamedTuple
 
 from .cluster import _cluster_kernel
@@ -56,7 +56,7 @@ def kernels_for(instrument: bool, atomic_claim: bool, dedup: int, single_block_t
 def kernel_signatures(instrument=False, atomic_claim=True, dedup=NO_DEDUP, single_block_threads=1024,
                       shared_visited=False, cluster=1):
     """(name, kernel, argument types, register cap) of each kernel as the engine launches it,
-    for compiling ahead of a run or without a GPU (benchmarks/kernel_resources.py)."""
+    for compiling ahead of a run or without a GPU (benchmarks/tools/kernel_resources.py)."""
     from ..args import signature
 
     k = kernels_for(instrument, atomic_claim, dedup, single_block_threads, shared_visited, cluster)

@@ -199,7 +199,7 @@ def _single_kernel(instrument: bool, atomic_claim: bool, dedup: int, block_threa
         queue, or with shared_visited to the visit log `out.visits` (vertex, parent, level; three
         rows of len(visits) // 3 entries, level after level), which bfs4k_commit writes into dist,
         parent and the queue after the block: scattered stores are a quarter of a plain one-block
-        BFS of the grid (benchmarks/plain_single_block.py), spread over all SMs they are one
+        BFS of the grid (benchmarks/yardsticks/plain_single_block.py), spread over all SMs they are one
         short launch.
         A frontier holding a heavy vertex (§5.3) also returns to the host: its child grid can only be
         launched from there (Numba has no dynamic parallelism). `out.hist` receives the last frontier's
