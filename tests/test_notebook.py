@@ -173,6 +173,27 @@ def test_multi_search_notebook_shows_the_values_ranked_and_coloured(tmp_path, mo
     assert any(all(isinstance(v, float) and v == v for v in d["value"]) for d in drawn), drawn
 
 
+def test_the_ranked_values_name_vertices_by_the_graphs_own_ids():
+    # A file's graph keeps its own ids (10, 20, 30 here): the table ranks by them, as run_many
+    # takes its sources.
+    import numpy as np
+
+    from explorer.multisearch.records import MultiSearchResult
+    from explorer.ui.multisearch_view import ranking
+
+    common = dict(graph="g", method="warp-thread", searches=[], batches=[], plan=None,
+                  sources=np.array([2, 0]), original_ids=np.array([10, 20, 30]))
+    bc = MultiSearchResult(application="betweenness", values={"betweenness": np.array([0.1, 0.5, 0.2])},
+                           per_vertex=("betweenness",), **common)
+    assert [row[1] for row in ranking(bc).rows] == [20, 30, 10]
+    closeness = MultiSearchResult(application="closeness", values={"closeness": np.array([0.25, 0.75])},
+                                  per_search=("closeness",), **common)
+    assert [row[1] for row in ranking(closeness).rows] == [10, 30]
+    hops = MultiSearchResult(application="distances", values={"distances": np.array([[1, 0, 1], [0, 1, -1]])},
+                             per_search=("distances",), **common)
+    assert [row[0] for row in ranking(hops).rows] == [30, 10]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")
                                         if p not in (NOTEBOOK, CLASSROOM, TUNING, DUPLICATES, MULTI_SEARCH)))

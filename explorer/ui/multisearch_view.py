@@ -50,9 +50,9 @@ def _first_1d(result, keys) -> str | None:
     return next((k for k in keys if np.asarray(result.values.get(k)).ndim == 1), None)
 
 
-def ranking(result, graph, top: int = TOP) -> Ranking:
+def ranking(result, top: int = TOP) -> Ranking:
     """The application's values as a table: its first value per vertex (else per search) from
-    the highest down; for a row per search, one line per source."""
+    the highest down; for a row per search, one line per source. Vertices by the graph's own ids."""
     key = _first_1d(result, result.per_vertex) or _first_1d(result, result.per_search)
     if key is not None:
         per_vertex = key in result.per_vertex
@@ -165,7 +165,7 @@ class ValuesView(W.HBox):
         if self.graph is None or result.graph != self.graph.name:
             raise ValueError(f"this view draws {self.graph.name if self.graph else 'no graph'}, not {result.graph}: "
                              "call draw(graph) first")
-        self.table.value = table_html(ranking(result, self.graph))
+        self.table.value = table_html(ranking(result))
         if self.source is None:
             return
         c = colouring(result, self.graph)
