@@ -1,6 +1,8 @@
-"""The classroom (issue 19): the step-through state machine, the frames a run replays into (every
+"""The classroom: the step-through state machine, the frames a run replays into (every
 registered technique), the thread assignment by each mapping rule (BFS-4K's Fig. 6), and the
 widget headless: controls -> engine calls -> data sources."""
+import html
+
 import numpy as np
 import pytest
 
@@ -169,15 +171,18 @@ def test_virtual_warps_stride_a_vertex_edges_over_their_lanes():
 
 
 def test_a_single_block_strides_over_the_frontier():
-    # One block of 2 threads over 6 frontier entries (Luo's block layer): thread i % 2, round i // 2.
+    # One block of 2 threads over 6 frontier entries (Luo's block layer): thread i % 2 in pass i // 2.
+    # The pass has a column of its own, a whole number (a round of 0 is not a number to format as "0.0").
     g = _fig6_graph()
     dist, parent = cpu_bfs(g, 0)
     a = assignment_for(_level({}, kernel=Kernel.SINGLE_BLOCK), g, dist, parent, np.flatnonzero(dist == 1),
                        {"block_threads": 2}, race=False)
-    firsts = {r["vertex"]: (r["thread"], r["block"], r["round"]) for r in a.rows if r["round"].endswith(".0")}
-    assert firsts == {1: (0, 0, "0.0"), 2: (1, 0, "0.0"), 3: (0, 0, "1.0"), 4: (1, 0, "1.0"), 5: (0, 0, "2.0"),
-                      6: (1, 0, "2.0")}
+    firsts = {r["vertex"]: (r["thread"], r["block"], r["pass"]) for r in a.rows if r["round"] == "0"}
+    assert firsts == {1: (0, 0, 0), 2: (1, 0, 0), 3: (0, 0, 1), 4: (1, 0, 1), 5: (0, 0, 2), 6: (1, 0, 2)}
+    assert [r["round"] for r in a.rows if r["vertex"] == 1] == ["0", "1", "2"]  # its 3 edges, one a round
     assert "block size 2 (knob block_threads)" in a.caveats
+    grid = assignment_for(_level({}), g, dist, parent, np.flatnonzero(dist == 1), {"block_threads": 2}, race=False)
+    assert {r["pass"] for r in grid.rows} == {stepthrough.NOT_APPLICABLE}  # a grid of blocks makes one pass
 
 
 def test_a_technique_without_a_note_shows_its_documentation():
@@ -230,9 +235,10 @@ def test_run_calls_the_engine_with_the_controls_and_fills_the_sources(room):
     assert room.state.position == 1 and room.frontier_source.data["level"] == [0, 1]
     assert room.node_source.data["fill_color"] != before  # recoloured: level 2 is reached now
     assert room.dup_source.data["x"] and len(room.dup_source.data["x"]) == 1  # vertex 8
-    rows = room.assignment_source.data
-    assert rows["edge"] == [r["edge"] for r in room.frame.assignment.rows] and len(rows["edge"]) == 10
-    assert rows["vertex"][:3] == ["1", "1", "1"] and rows["thread"][:4] == ["0", "0", "0", "1"]
+    rows = room.assignment_rows
+    assert [r["edge"] for r in rows] == [r["edge"] for r in room.frame.assignment.rows] and len(rows) == 10
+    assert [r["vertex"] for r in rows[:3]] == ["1", "1", "1"] and [r["thread"] for r in rows[:4]] == ["0", "0", "0", "1"]
+    assert all(html.escape(r["outcome"]) in room.assignment_table.value for r in rows)  # every outcome whole
     edges = room.edge_source.data
     orange = {frozenset((s, e)) for s, e, c in zip(edges["start"], edges["end"], edges["line_color"])
               if c == "#ff7f0e"}
@@ -333,3 +339,165 @@ def test_the_simulator_block_sizes_are_applied_and_said(room):
         assert "single_block_threads=32" in room.status.value and "K6=32" not in room.status.value
     else:
         assert knobs.single_block_threads == 1024 and "simulator" not in room.status.value
+
+
+# ------------------------------------------------------------------ what a person sees
+
+def _sent(view, name):
+    """The data of source `name` in what a view drawn now is sent (a display or a reloaded page)."""
+    import json
+
+    bundle = json.loads(view.get_state()["render_bundle"])
+    found = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            attrs = x.get("attributes", {})
+            if attrs.get("name") == name and "data" in attrs:
+                found.append(dict(attrs["data"]["entries"]))
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(bundle)
+    return found[0]
+
+
+def test_a_classroom_run_and_stepped_from_code_is_drawn_when_displayed(room):
+    # The lesson runs a classroom and steps it before displaying it: the page is sent the level
+    # its text speaks of (vertex 8's ring at level 1), not the grey drawing it was built with.
+    room.run()
+    room.step()
+    room._repr_mimebundle_()
+    nodes = _sent(room.view, "classroom-nodes")
+    assert nodes["fill_color"] == room.node_source.data["fill_color"] and "#e0e0e0" != nodes["fill_color"][4]
+    assert len(_sent(room.view, "classroom-duplicates")["x"]) == 1  # vertex 8's magenta ring
+    assert _sent(room.view, "classroom-frontier")["level"] == [0, 1]
+
+
+def test_the_explorers_classroom_button_opens_a_drawn_classroom():
+    from explorer.ui.widgets import Explorer
+
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
+    ex.classroom_button.click()
+    (room,) = ex.classroom_box.children
+    nodes = _sent(room.view, "classroom-nodes")
+    assert nodes["line_color"][0] == "#d62728" and _sent(room.view, "classroom-frontier")["level"] == [0]
+
+
+def test_the_buttons_are_disabled_while_a_run_runs(room, monkeypatch):
+    # A step pressed during a Run would wait in the kernel and act on the old run.
+    seen = []
+    real = api.run_bfs
+
+    def watching(*args, **kw):
+        seen.append({b.description: b.disabled for b in (room.run_button, room.step_button, room.back_button,
+                                                         room.play_button, room.stop_button)})
+        return real(*args, **kw)
+
+    room.run()
+    room.step()
+    monkeypatch.setattr(api, "run_bfs", watching)
+    room.run_button.click()
+    assert seen == [{"Run": True, "Step": True, "Back": True, "Play": True, "Stop": True}]
+    assert "running" not in room.level_label.value and not room.step_button.disabled and not room.run_button.disabled
+
+
+def _contrast(a: str, b: str) -> float:
+    def lum(c):
+        rgb = [int(c[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_vertex_labels_read_on_their_fill(room):
+    # Every label contrasts with its fill (white on dark blue or purple, black on light colours).
+    from explorer.ui.classroom import LEVEL_COLORS, UNREACHED, text_color
+
+    for fill in (*LEVEL_COLORS, UNREACHED):
+        assert _contrast(text_color(fill), fill) >= 4.5, fill  # WCAG's minimum for text (AA)
+    room.run()
+    nodes = room.node_source.data
+    assert nodes["text_color"] == [text_color(f) for f in nodes["fill_color"]]
+    assert room.label_glyph.text_color == "text_color"  # the labels draw in that column's colours
+
+
+def test_the_drawing_has_a_legend_of_its_level_colours(room):
+    from explorer.ui.classroom import LEVEL_COLORS, level_labels
+
+    legend = next(m for m in room.drawing.below if getattr(m, "name", None) == "classroom-legend")
+    assert not any(item.visible for item in room.level_items)  # no run: no level yet
+    room.run()
+    shown = [item.label.value for item in legend.items if item.visible]
+    assert shown[:4] == ["level 0", "level 1", "level 2", "level 3"]
+    assert {"frontier", "discovered by it", "a duplicate can be born", "edge examined", "BFS tree"} <= set(shown)
+    assert level_labels(12)[:3] == ["level 0, 10", "level 1, 11", "level 2"] and len(level_labels(12)) == len(LEVEL_COLORS)
+
+
+@pytest.mark.parametrize("spec,source,kind", [
+    ("bfs4k_fig2", 0, "levels"),
+    ("gen:kronecker:scale=6,edge_factor=4", "max-degree", "levels"),  # a blob when force-directed
+    ("gen:grid2d:rows=2,cols=60", 0, "force-directed"),  # 61 levels: too deep for a row each
+])
+def test_the_drawing_fills_its_box_and_keeps_vertices_apart(spec, source, kind):
+    # A narrow strip (the teaching graph, drawn with equal axes) and a blob (a small Kronecker
+    # graph): a row per BFS level, each row as wide as the drawing, or a force-directed layout
+    # stretched to the box; vertices never closer than a marker.
+    from explorer.ui.classroom import DRAW_WIDTH, VERTEX_PX
+    from explorer.ui.cli import load_graph_spec
+
+    g = load_graph_spec(spec)
+    layout = stepthrough.drawing_layout(g, api.resolve_source(g, source))
+    assert layout.kind == kind
+    assert layout.x.min() < 0.2 and layout.x.max() > 0.8 and layout.y.min() == 0 and layout.y.max() == 1
+    if kind == "levels":
+        dist, _ = cpu_bfs(g, layout.source)
+        level_y = {}
+        for v in range(g.num_vertices):  # a level's rows lie below the level before's
+            level_y.setdefault(int(dist[v]) if dist[v] >= 0 else 10 ** 6, []).append(layout.y[v])
+        tops = [max(level_y[d]) for d in sorted(level_y)]
+        bottoms = [min(level_y[d]) for d in sorted(level_y)]
+        assert all(b > t for b, t in zip(bottoms, tops[1:]))
+        assert max(len(ys) for ys in level_y.values()) > stepthrough.ROW_VERTICES or spec == "bfs4k_fig2"
+        assert stepthrough.min_spacing(layout, DRAW_WIDTH * 0.85, 300) >= VERTEX_PX[1] * 0.9
+
+
+def test_edges_in_one_row_arc_over_it():
+    g = graphs.sample_graph("bfs4k_fig2")
+    layout = stepthrough.drawing_layout(g, 0)
+    xs, ys = stepthrough.edge_path(layout, 2, 3)  # both at level 1
+    assert len(xs) > 2 and max(ys) > layout.y[2]
+    assert stepthrough.edge_path(layout, 0, 1) == ([layout.x[0], layout.x[1]], [layout.y[0], layout.y[1]])
+
+
+def test_the_thread_table_shows_each_outcome_whole_and_the_notes_in_normal_print(room):
+    room.run(technique="bfs4k", knobs={"dedup": "none"})
+    room.step()
+    table = room.assignment_table.value
+    assert "<table" in table and all(html.escape(r["outcome"]) in table for r in room.assignment_rows)
+    assert "white-space:normal" in table  # the outcome wraps between words, never cut
+    assert "<small" not in room.level_info.value + room.assignment_info.value + room.note.value
+    assert "font-size:13px" in room.level_info.value and "Where this comes from" in room.level_info.value
+
+
+def _described(widget):
+    if isinstance(widget, W.DOMWidget) and getattr(widget, "description", ""):
+        yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _described(child)
+
+
+def test_every_described_control_has_a_tooltip(room):
+    # ipywidgets puts a control's tooltip on its label as the title: with none, hovering
+    # "vertex id" read "null".
+    from explorer.ui.widgets import Explorer
+
+    ex = Explorer(graph="bfs4k_fig2")
+    ex.tools.panel("export")
+    for w in [*_described(room), *_described(ex), *_described(ex.tools.panel("export"))]:
+        assert w.tooltip, (type(w).__name__, w.description)

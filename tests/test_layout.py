@@ -9,6 +9,7 @@ import pytest
 W = pytest.importorskip("ipywidgets", reason="the Explorer needs ipywidgets (pip install -e .[notebook])")
 
 from explorer import graphs  # noqa: E402
+from explorer.graphs.weights import WEIGHT_PARAMS  # noqa: E402
 from explorer.sweep import SIMULATOR_SWEEP_MAX_ARCS  # noqa: E402
 from explorer.techniques import implementation, implemented_techniques, knobs_of  # noqa: E402
 from explorer.ui import layout, widgets  # noqa: E402
@@ -116,6 +117,11 @@ def test_every_generator_starts_small_enough_for_the_simulator():
     assert widgets.generator_start_params("kronecker", simulator=False) == graphs.GENERATORS["kronecker"].params
 
 
+def structure(kind: str) -> dict:
+    """A generator's declared parameters less the weights' (a BFS reads none: the Explorer shows none)."""
+    return {k: v for k, v in graphs.GENERATORS[kind].params.items() if k not in WEIGHT_PARAMS}
+
+
 def test_under_the_simulator_the_generator_controls_start_small(monkeypatch):
     # Kronecker scale 16 and a 300 x 300 grid were the defaults: refused by the simulator at once.
     monkeypatch.setattr(widgets, "on_simulator", lambda: True)
@@ -124,7 +130,7 @@ def test_under_the_simulator_the_generator_controls_start_small(monkeypatch):
     for kind in ("kronecker", "grid2d"):
         ex.generator.value = kind
         values = {w.description: w.value for w in ex.gen_params.children}
-        assert values == {**graphs.GENERATORS[kind].params, **SIMULATOR_GENERATOR_PARAMS[kind]}
+        assert values == {**structure(kind), **SIMULATOR_GENERATOR_PARAMS[kind]}
         assert "the papers' sizes are" in html.unescape(ex.generator_doc.value)
         assert ex.current_graph().num_arcs <= SIMULATOR_SWEEP_MAX_ARCS
     # A spec means what it means elsewhere (the CLI): the parameters it leaves out take the declared defaults.
@@ -137,7 +143,7 @@ def test_on_a_gpu_the_generators_start_at_the_papers_sizes(monkeypatch):
     monkeypatch.setattr(widgets, "on_simulator", lambda: False)
     ex = Explorer(graph="bfs4k_fig2")
     ex.generator.value = "grid2d"
-    assert {w.description: w.value for w in ex.gen_params.children} == graphs.GENERATORS["grid2d"].params
+    assert {w.description: w.value for w in ex.gen_params.children} == structure("grid2d")
 
 
 def test_defaults_and_presets_keep_the_simulators_knobs_and_say_so(monkeypatch):

@@ -1,4 +1,5 @@
-"""The quickstart notebook runs top to bottom headless, and the Explorer widget runs from code."""
+"""The notebooks run top to bottom headless (what the browser is sent, read from the widget state
+the run leaves), and the Explorer widget runs from code."""
 from pathlib import Path
 
 import pytest
@@ -6,11 +7,13 @@ import pytest
 W = pytest.importorskip("ipywidgets", reason="the notebook needs ipywidgets (pip install -e .[notebook])")
 
 import html
+import json
 import re
 import time
 
 from explorer import backend, graphs
 from explorer.ui import widgets
+from explorer.ui.report import NOTEBOOK_WIDTH
 from explorer.techniques import KnobError, implemented_techniques, knobs_of, missing_techniques
 from explorer.ui.widgets import Explorer
 
@@ -19,6 +22,7 @@ NOTEBOOK = NOTEBOOKS / "01_quickstart.ipynb"
 CLASSROOM = NOTEBOOKS / "04_classroom.ipynb"
 TUNING = NOTEBOOKS / "02_tuning_k1_k7.ipynb"
 DUPLICATES = NOTEBOOKS / "03_duplicate_analysis.ipynb"
+MULTI_SEARCH = NOTEBOOKS / "05_multi_search.ipynb"
 
 
 def execute_notebook(path, tmp_path, monkeypatch, timeout=110):
@@ -36,6 +40,9 @@ def execute_notebook(path, tmp_path, monkeypatch, timeout=110):
                      if o.output_type == "stream")
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
+    # Every printed line shows whole: JupyterLab breaks a wider one anywhere, mid-word or mid-number.
+    wide = [line for line in text.splitlines() if len(line) > NOTEBOOK_WIDTH]
+    assert not wide, f"{path.name} prints lines over {NOTEBOOK_WIDTH} characters: {wide[:3]}"
     return nb, text
 
 
@@ -75,6 +82,12 @@ def test_classroom_notebook_executes_headless_under_the_simulator(tmp_path, monk
         widgets = [i for i, d in enumerate(data) if "application/vnd.jupyter.widget-view+json" in d]
         loads = [i for i, d in enumerate(data) if "application/vnd.bokehjs_load.v0+json" in d]
         assert widgets and loads and loads[0] < widgets[-1], cell.source
+    # Parts 2 and 4 show classrooms run and stepped from code before they are displayed: the page
+    # is sent the level reached (part 4: the magenta ring of vertex 8), not the grey drawing they
+    # were built with.
+    rings = [d["x"] for s in widget_states(nb).values() if s.get("_model_name") == "BokehModel"
+             for d in bokeh_sources(s["render_bundle"], "classroom-duplicates")]
+    assert sum(1 for x in rings if x) >= 2, rings
 
 
 @pytest.mark.slow
@@ -91,7 +104,6 @@ def test_tuning_notebook_sweeps_compares_with_the_advice_and_explains(tmp_path, 
     assert text.count("median of 3 runs") == 3 and "fastest–slowest" in text
     assert re.search(r"^K1: advice 4 (kept: .*|-> tuned \d+, faster in every run \(measured\).*)$", text, re.M)
     assert "Simulator: every time below is the time to simulate the kernels on the CPU, not a GPU" in text
-    assert max(map(len, text.splitlines())) <= 100  # JupyterLab breaks wider output lines mid-word
     plots = [o for c in nb.cells if c.cell_type == "code" and "SweepPlot" in c.source for o in c.outputs
              if "application/vnd.bokehjs_exec.v0+json" in o.get("data", {})]
     assert len(plots) == 3  # a plot per stage
@@ -117,12 +129,74 @@ def test_duplicate_notebook_reproduces_figs_12_and_13(tmp_path, monkeypatch):
     assert "duplicated vertices; a sample:" in text
     assert re.search(r"mesh +Kronecker\n", text) and "candidates" in text
     assert re.search(r"from several blocks +0 +0", text) and "one after another" in text  # the simulator's blocks
-    assert max(map(len, text.splitlines())) <= 100  # JupyterLab breaks wider output lines mid-word
+
+
+def widget_states(nb) -> dict:
+    """model id -> state of every widget as the run left it (what a page opening now is sent)."""
+    return {k: v["state"] for k, v in nb.metadata["widgets"]["application/vnd.jupyter.widget-state+json"]
+            ["state"].items()}
+
+
+def bokeh_sources(bundle, name: str) -> list[dict]:
+    """The data of every ColumnDataSource named `name` in a BokehModel's render_bundle."""
+    found = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            attrs = x.get("attributes", {})
+            if x.get("name") == "ColumnDataSource" and attrs.get("name") == name:
+                data = attrs.get("data", {})
+                found.append(dict(data.get("entries", [])) if data.get("type") == "map" else data)
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    walk(json.loads(bundle) if isinstance(bundle, str) else bundle)
+    return found
+
+
+@pytest.mark.slow
+def test_multi_search_notebook_shows_the_values_ranked_and_coloured(tmp_path, monkeypatch):
+    nb, text = execute_notebook(MULTI_SEARCH, tmp_path, monkeypatch, timeout=300)
+    assert "ranked: [(" in text and "matches networkx" in text
+    sources = [o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs]
+    assert not any("cdn.bokeh.org" in json.dumps(d) for d in sources)  # BokehJS inline: no internet needed
+    states = widget_states(nb).values()
+    # The Run panel's table (the batch of cell "run_once()") and part 6's: ranked values, not a time.
+    tables = [s["value"] for s in states if s.get("_model_name") == "HTMLModel" and "highest first" in s.get("value", "")]
+    assert len(tables) == 2 and "betweenness" in tables[0] and "<td>1</td>" in tables[0]
+    # Part 6's drawing, displayed after its run: every vertex coloured by its betweenness.
+    drawn = [d for s in states if s.get("_model_name") == "BokehModel"
+             for d in bokeh_sources(s["render_bundle"], "multisearch-values")]
+    assert any(all(isinstance(v, float) and v == v for v in d["value"]) for d in drawn), drawn
+
+
+def test_the_ranked_values_name_vertices_by_the_graphs_own_ids():
+    # A file's graph keeps its own ids (10, 20, 30 here): the table ranks by them, as run_many
+    # takes its sources.
+    import numpy as np
+
+    from explorer.multisearch.records import MultiSearchResult
+    from explorer.ui.multisearch_view import ranking
+
+    common = dict(graph="g", method="warp-thread", searches=[], batches=[], plan=None,
+                  sources=np.array([2, 0]), original_ids=np.array([10, 20, 30]))
+    bc = MultiSearchResult(application="betweenness", values={"betweenness": np.array([0.1, 0.5, 0.2])},
+                           per_vertex=("betweenness",), **common)
+    assert [row[1] for row in ranking(bc).rows] == [20, 30, 10]
+    closeness = MultiSearchResult(application="closeness", values={"closeness": np.array([0.25, 0.75])},
+                                  per_search=("closeness",), **common)
+    assert [row[1] for row in ranking(closeness).rows] == [10, 30]
+    hops = MultiSearchResult(application="distances", values={"distances": np.array([[1, 0, 1], [0, 1, -1]])},
+                             per_search=("distances",), **common)
+    assert [row[0] for row in ranking(hops).rows] == [30, 10]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("path", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")
-                                        if p not in (NOTEBOOK, CLASSROOM, TUNING, DUPLICATES)))
+                                        if p not in (NOTEBOOK, CLASSROOM, TUNING, DUPLICATES, MULTI_SEARCH)))
 def test_every_other_notebook_executes_headless_under_the_simulator(path, tmp_path, monkeypatch):
     execute_notebook(NOTEBOOKS / path, tmp_path, monkeypatch, timeout=300)
 
@@ -227,10 +301,10 @@ def test_section7_advice_sets_knobs_and_says_why():
     assert "K1=4" in ex.knob_advice.value and "§7" in ex.knob_advice.value
 
 
-# ------------------------------------------------------------------ issue 16: Explorer fit and finish
+# ------------------------------------------------------------------ the Explorer's fit and finish
 
 def test_section7_advice_follows_the_knobs_and_the_graph():
-    # Item 14: the advice stayed after the graph or the knobs changed.
+    # The advice follows the graph and the knobs as they change.
     ex = Explorer(graph="3elt")
     ex.apply_recommended_knobs()
     assert "for 3elt" in ex.knob_advice.value and "<b>K1=4</b>" in ex.knob_advice.value
@@ -264,12 +338,12 @@ def _dropdowns(widget, parent=None):
 
 
 def test_every_dropdown_shows_its_tooltip_in_the_browser():
-    # Item 12: ipywidgets 8's Dropdown view draws `tooltip` only when the widget has no
-    # description (then on the <select>); with one, the hover showed nothing. So every dropdown has
+    # ipywidgets 8's Dropdown view draws `tooltip` only when the widget has no
+    # description (then on the <select>); with one, the hover shows nothing. So every dropdown has
     # no description of its own and sits behind a label that carries the tooltip as its title.
     ex = Explorer(graph="bfs4k_fig2")
     found = {}
-    for dd, box in _dropdowns(ex):
+    for dd, box in (d for part in ex.children if part is not ex.tools for d in _dropdowns(part)):  # the tabs: their own tests
         label = box.children[0]
         assert dd.tooltip and dd.description == "", dd
         assert isinstance(label, W.HTML) and f"title='{html.escape(dd.tooltip)}'" in label.value, dd
@@ -281,7 +355,7 @@ def test_every_dropdown_shows_its_tooltip_in_the_browser():
 
 
 def test_the_busy_status_needs_no_emoji_font():
-    # Item 15: the ⏳ glyph needs a font most machines lack; a Font Awesome spinner (the font
+    # The ⏳ glyph needs a font most machines lack; a Font Awesome spinner (the font
     # ipywidgets' button icons use) and words instead.
     ex = Explorer(graph="bfs4k_fig2")
     ex._set_status("loading graph", "busy")
@@ -290,26 +364,117 @@ def test_the_busy_status_needs_no_emoji_font():
 
 
 def test_the_simulator_button_keeps_its_label_whole():
-    # Item 15: beside the long no-GPU message the button shrank and cut its label off.
+    # Beside the long no-GPU message the button keeps its width and its label whole.
     layout = Explorer(graph="bfs4k_fig2").simulator_button.layout
     assert layout.flex == "0 0 auto" and layout.width == "auto"
 
 
 def test_the_explorer_says_which_time_is_which(explorer, monkeypatch):
-    # Issue 16 item 0: the Explorer showed one time, which then included the plotting. It shows the
-    # GPU's time, the BFS wall time and the wall time with plotting, each named.
-    from explorer.ui import report
+    # The Explorer shows the GPU's time, the BFS wall time and the wall time with plotting, each
+    # named: the plotting is in the last only.
+    from explorer.ui import live, report
 
-    push = explorer.stream.push
+    push = explorer.stream.push_many
 
-    def slow_push(*args, **kw):  # plotting that takes 50 ms a level
-        time.sleep(0.05)
-        return push(*args, **kw)
+    def slow_push(levels, *args, **kw):  # plotting that takes 50 ms a level
+        time.sleep(0.05 * len(levels))
+        return push(levels, *args, **kw)
 
-    monkeypatch.setattr(explorer.stream, "push", slow_push)
+    monkeypatch.setattr(explorer.stream, "push_many", slow_push)
+    monkeypatch.setattr(live, "FEED_INTERVAL_S", 0.0)
     result = explorer.run(source=0, technique="topdown-queue")
     fields = report.summary_fields(result)
     assert {report.time_label(result), "BFS wall (ms)", "with plotting (ms)"} <= set(fields)
     assert result.caller_wall_ms >= result.elapsed_ms + 4 * 50 * 0.9  # 4 levels of 50 ms plotting
     assert result.elapsed_ms < result.caller_wall_ms - 150  # the BFS wall time leaves the plotting out
     assert "BFS wall (ms)" in explorer.summary.value
+
+
+# ------------------------------------------------------------------ what the browser is sent
+
+def test_a_run_of_many_levels_reaches_the_browser_level_by_level(explorer, monkeypatch):
+    # A run's levels reach the browser while it goes on, not all at its end: each
+    # batch of levels (here every level: the simulator takes longer than the feed's interval) is
+    # handed to the kernel's sending thread, and sent, before the run goes on.
+    from explorer.ui import live
+
+    sent = []
+
+    def flushed(timeout=live.FLUSH_TIMEOUT_S):
+        label = explorer.stream.labels[-1]
+        sent.append((len(explorer.stream.sources[label].data["level"]), explorer.status.value))
+        return True
+
+    monkeypatch.setattr(live, "flush_to_browser", flushed)
+    monkeypatch.setattr(live, "FEED_INTERVAL_S", 0.0)  # and not batched: the count does not depend on the machine
+    result = explorer.run(graph="gen:grid2d:rows=2,cols=12", source=0, technique="topdown-queue")
+    assert result.num_levels == 13
+    counts = [n for n, _ in sent]
+    assert counts == list(range(1, 14))  # one update a level, in order
+    assert all(f"level {n - 1} done" in status for n, status in sent)  # the status line says what is drawn
+    explorer.set_graph("bfs4k_fig2")
+
+
+def test_the_plots_are_sent_whole_to_a_page_opened_or_reloaded_later(explorer):
+    # A reloaded page asks for every widget's whole state, which carries the document as it is
+    # now: every run the kernel holds.
+    result = explorer.run(source=0, technique="topdown-queue")
+    label = explorer.history[-1][0]
+    bundle = explorer.plot_view.get_state()["render_bundle"]
+    runs = [d["run"] for d in bokeh_sources(bundle, "levels") if d.get("run")]
+    assert [label] * result.num_levels in runs
+    explorer._repr_mimebundle_()  # displayed again (a later cell shows `ex`): current too
+    assert label in explorer.plot_view.render_bundle["docs_json"].__repr__()
+
+
+def test_the_tool_tabs_plots_are_sent_whole_to_a_page_reloaded_later():
+    # A reloaded page asks each widget for its whole state: the Tuning and Duplicates tabs' plots
+    # carry what they drew after they were built, as the Explorer's plots do.
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
+    tuning = ex.tools.panel("tuning")
+    tuning.run_sweep(knob1="block_threads", values1="32,64")
+    (points,) = bokeh_sources(tuning.plot_box.children[0].get_state()["render_bundle"], "sweep_points")
+    assert len(points["median_ms"]) == 2
+    ex.technique.value = "bfs4k"
+    duplicates = ex.tools.panel("duplicates")
+    duplicates.run()
+    (levels,) = bokeh_sources(duplicates.plot_box.children[0].get_state()["render_bundle"], "duplicate_levels")
+    assert levels["level"] == list(duplicates.level_source.data["level"]) and levels["level"]
+
+
+def test_nothing_that_changes_the_runs_can_be_pressed_during_a_run(explorer, monkeypatch):
+    from explorer import api
+
+    seen = []
+    real = api.run_bfs
+
+    def watching(*args, **kw):
+        seen.append({b.description: b.disabled for b in (explorer.run_button, explorer.clear_button,
+                                                         explorer.classroom_button)})
+        return real(*args, **kw)
+
+    monkeypatch.setattr(api, "run_bfs", watching)
+    explorer.run(source=0, technique="topdown-queue")
+    assert seen == [{"Run": True, "Clear runs": True, "Classroom": True}]
+    assert not (explorer.run_button.disabled or explorer.clear_button.disabled or explorer.classroom_button.disabled)
+
+
+def test_the_tab_the_browser_shows_first_has_its_panel():
+    # The browser shows the first tab even when none is selected, and clicking it then sends
+    # nothing: the first tab's panel must be there before any click.
+    ex = Explorer(graph="bfs4k_fig2")
+    shown = ex.tools.selected_index if ex.tools.selected_index is not None else 0
+    assert ex.tools.children[shown].children == (ex.tools.panel("tuning"),)
+    ex.tools.selected_index = 2  # the others are built when first selected
+    assert ex.tools.children[2].children == (ex.tools.built()["Duplicates"],)
+
+
+def test_apply_best_is_confirmed_beside_the_explorers_run_button():
+    # "Apply best" sets knobs in a panel far above its button: the Explorer's status line says so and the knobs open.
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue")
+    tuning = ex.tools.panel("tuning")
+    tuning.run_sweep(knob1="block_threads", values1="32,64")
+    tuning.apply_button.click()
+    best = tuning.result.best
+    assert f"block_threads={best.knobs['block_threads']}" in ex.status.value and "✓" in ex.status.value
+    assert ex.knobs_panel.selected_index == 0 and ex.knob_values()["block_threads"] == best.knobs["block_threads"]

@@ -1,5 +1,6 @@
 """Plots stream rows and the report is a self-contained HTML file: no engine, no kernels needed."""
 import dataclasses
+import json
 import math
 import re
 
@@ -130,7 +131,7 @@ UNMEASURED = ("edges_examined", "dup_generated", "dup_detected", "dup_undetected
 
 @pytest.mark.parametrize("levels", [RUN_B[1:], RUN_C], ids=["None", "-1"])
 def test_counts_not_measured_show_a_dash_in_every_table(levels):
-    # Issue 16 item 13: with instrumentation off the tables showed -1.
+    # With instrumentation off a count reads as not measured, never as -1.
     text = report.format_level_table(levels)
     header, row = text.splitlines()
     assert header.split()[:3] == ["level", "frontier_in", "edges_examined"]
@@ -150,6 +151,22 @@ def test_counts_not_measured_show_a_dash_in_every_table(levels):
     row = plots.level_row(levels[0], "a")
     assert [row[f"{f}_text"] for f in UNMEASURED] == [tables.NOT_MEASURED] * 5
     assert row["frontier_in_text"] == str(levels[0].frontier_in)
+
+
+def test_a_wide_level_table_is_cut_into_blocks_of_whole_columns():
+    # A notebook shows lines of NOTEBOOK_WIDTH characters whole; a wider one breaks mid-word.
+    res = result(RUN_B, technique="bfs4k")
+    whole = report.format_level_table(res).splitlines()
+    assert len(whole[0]) > report.NOTEBOOK_WIDTH  # BFS-4K's table with its extras is wider
+    text = report.format_level_table(res, width=report.NOTEBOOK_WIDTH)
+    blocks = [b.splitlines() for b in text.split("\n\n")]
+    assert len(blocks) >= 2 and all(len(line) <= report.NOTEBOOK_WIDTH for b in blocks for line in b)
+    # Each block: the level column, then whole columns; together every column once, in order.
+    assert all(b[0].split()[0] == "level" and [r.split()[0] for r in b[1:]] == ["0", "1"] for b in blocks)
+    assert [c for b in blocks for c in b[0].split()[1:]] == whole[0].split()[1:]
+    cells = {c: v for b in blocks for row in b[1:2] for c, v in zip(b[0].split(), row.split())}
+    assert cells == dict(zip(whole[0].split(), whole[1].split()))
+    assert report.format_level_table(res, width=len(whole[0])) == "\n".join(whole)  # one block where it fits
 
 
 def test_format_count():
@@ -177,7 +194,7 @@ def test_the_explorer_table_and_hovers_show_counts_as_the_text_tables_do():
 
 
 def test_level_table_columns_fit_their_titles_and_cells():
-    # Issue 16 item 15: titles and cells were cut off (frontier_out had 84 px for 12 bold characters).
+    # Every column is as wide as its bold title and its widest cell.
     stream = plots.LevelStream(fig_width=450)
     table = stream.level_table()
     for col in table.columns:
@@ -217,6 +234,226 @@ def test_report_is_a_self_contained_html_file(tmp_path):
     assert "K1=8" in html  # knobs that differ from the defaults
 
 
+def _legend(fig, name="runs"):
+    return next(m for m in fig.below if m.name == name)
+
+
+def test_runs_with_the_same_values_in_a_plot_are_drawn_once_and_named_together():
+    # Runs of one graph often share a plot's values (every technique's frontier sizes): drawn on
+    # top of one another, all but the last are hidden, and the legend lists each run.
+    slower = [dataclasses.replace(lv, time_ms=2.0) for lv in RUN_A]
+    stream = plots.LevelStream()
+    for label, levels in (("#1 a", RUN_A), ("#2 b", slower), ("#3 c", RUN_B), ("#4 d", RUN_A)):
+        stream.push_many(levels, label)
+    merged = stream.merge_identical_runs()
+    assert merged["frontier"] == [["#1 a", "#2 b", "#4 d"], ["#3 c"]]
+    assert merged["time"] == [["#1 a", "#4 d"], ["#2 b"], ["#3 c"]]  # each plot groups by its own values
+    frontier = [i for i in _legend(stream.figures["frontier"]).items if i.visible]
+    assert [i.label.value for i in frontier] == ["#1, #2, #4: same values", "#3 c"]
+    assert [i.label.value for i in _legend(stream.figures["time"]).items if i.visible] == \
+        ["#1, #4: same values", "#2 b", "#3 c"]
+    hidden = stream._by_label["#2 b"].glyphs
+    assert not any(r.visible for r in hidden["frontier"].renderers) and all(r.visible for r in hidden["time"].renderers)
+
+
+def test_run_names():
+    assert plots.run_names(["#1 a", "#3 b", "#4 c", "#5 d", "#7 e"]) == "#1, #3–#5, #7"
+    assert plots.run_names(["#2 x"]) == "#2"
+    assert plots.run_names(["first", "second"]) == "first, second"
+
+
+def test_every_category_of_the_technique_plot_has_a_row_its_label_fits():
+    stream = plots.LevelStream()
+    stream.push_many(RUN_B, "a")
+    fig = stream.figures["technique"]
+    assert fig.frame_height is None  # a few categories fit the figure as it is
+    many = [dataclasses.replace(RUN_A[0], level=i, technique=f"technique-{i}") for i in range(14)]
+    stream.push_many(many, "b")
+    assert len(fig.y_range.factors) == 16 and fig.frame_height >= 16 * plots.CATEGORY_ROW_PX
+
+
+def test_a_report_of_many_runs_draws_them_in_sets_on_the_same_axes_and_lets_tables_scroll(tmp_path):
+    # Fifteen runs in one set of plots: a tangle of lines, fifteen-entry legends and a technique
+    # plot with more rows than room for their labels.
+    techniques = ["topdown-queue", "bfs4k", "harish", "merrill", "luo-hierarchical"]
+    runs = [(f"#{i + 1} {t} (toy)", result([dataclasses.replace(lv, technique=t, time_ms=1.0 + i) for lv in RUN_A],
+                                          technique=t)) for i, t in enumerate(techniques * 3)]
+    layout, colors = report._report_plots(runs)
+    sets = [child for child in layout.children if not hasattr(child, "text")]
+    assert len(sets) == 3  # 6 + 6 + 3 runs
+    figs = [f for grid in sets for f, *_ in grid.children]
+    by_title = {}
+    for f in figs:
+        by_title.setdefault(f.title.text, []).append(f)
+        assert sum(i.visible for i in _legend(f).items) <= report.REPORT_PLOT_RUNS
+    for same in by_title.values():  # every set on the same axes
+        assert len({id(f.x_range) for f in same}) == 1 and len({id(f.y_range) for f in same}) == 1
+    frontier = [i.label.value for f in by_title["Frontier size per level"] for i in _legend(f).items if i.visible]
+    assert frontier == ["#1–#6: same values", "#7–#12: same values", "#13–#15: same values"]
+    tech = by_title["Technique / kernel per level"]
+    assert len(tech[0].y_range.factors) == 5 and all(f.frame_height in (None,) or
+                                                     f.frame_height >= 5 * plots.CATEGORY_ROW_PX for f in tech)
+    assert len(set(colors.values())) == 15  # each run its own colour, as in the summary's swatches
+    html = report.write_report(runs, tmp_path / "r.html").read_text()
+    assert "Runs #7\\u2013#12&lt;/b&gt; of 15" in html and "6 to a set of plots" in html
+    assert html.count("<div class='scroll'><table class='levels'>") == 15
+    assert "<div class='scroll'><table class='summary'>" in html
+
+
 def test_report_rejects_no_runs(tmp_path):
     with pytest.raises(ValueError, match="at least one"):
         report.write_report([], tmp_path / "r.html")
+
+
+# ------------------------------------------------------------------ live: what the browser is sent
+
+def _bundle_text(view) -> str:
+    state = view.get_state()  # what a reloaded page receives
+    return json.dumps(state["render_bundle"]) if not isinstance(state["render_bundle"], str) else state["render_bundle"]
+
+
+def test_a_view_drawn_after_the_plots_changed_shows_the_change():
+    # jupyter_bokeh's BokehModel draws a new view (a reloaded page, a widget displayed after a run
+    # from code) from the document as it was when the model was made; a live one from the document now.
+    from explorer.ui.live import LiveBokehModel
+
+    stream = plots.LevelStream()
+    view = LiveBokehModel(stream.layout())
+    assert "424242" not in _bundle_text(view)
+    stream.push(level(0, 424242, 3), "a run from code")
+    assert "424242" in _bundle_text(view) and "a run from code" in _bundle_text(view)
+    sent = []
+    view.observe(lambda change: sent.append(change["new"]), names="render_bundle")
+    view.refresh()  # what a container does just before it is displayed: already current, nothing sent
+    assert sent == []
+    stream.push(level(1, 515151, 0), "a run from code")
+    view.refresh()
+    assert len(sent) == 1 and "515151" in json.dumps(sent[0])
+
+
+class _Clock:
+    def __init__(self, step):
+        self.t, self.step = 0.0, step
+
+    def __call__(self):
+        self.t += self.step
+        return self.t
+
+
+@pytest.mark.parametrize("seconds_a_level,batches", [(0.2, 37), (0.001, 2)])
+def test_a_feed_sends_levels_as_they_come_at_most_every_interval(seconds_a_level, batches):
+    from explorer.ui.live import LevelFeed
+
+    stream = plots.LevelStream()
+    flushed, said = [], []
+    feed = LevelFeed(stream, "grid", interval=0.1, clock=_Clock(seconds_a_level),
+                     flush=lambda: flushed.append(len(stream.sources["grid"].data["level"])),
+                     on_batch=lambda lv: said.append(lv.level))
+    for i in range(37):
+        feed.add(level(i, 2, 2))
+    feed.close()
+    # Slow levels (the simulator's): each on its own, flushed before the next is computed. Fast
+    # ones (a GPU's): a few batches, the last level always sent by close().
+    assert feed.batches == len(flushed) == len(said)
+    assert flushed[-1] == 37 and said[-1] == 36 and flushed == sorted(set(flushed))
+    assert len(flushed) == batches if seconds_a_level > 0.1 else 1 < len(flushed) <= 5
+
+
+def test_flush_waits_for_the_kernels_sending_thread(monkeypatch):
+    import threading
+
+    from explorer.ui import live
+
+    assert live.flush_to_browser() is False  # no kernel here: nothing to wait for
+
+    class IOPub:  # the kernel's IOPub thread: runs what is scheduled, in order, when it gets to it
+        def __init__(self, delay):
+            self.delay, self.ran = delay, []
+            self.thread = threading.Thread(target=lambda: None)
+            self.thread.start()
+            self.thread.is_alive = lambda: True
+
+        def schedule(self, f):
+            if self.delay is not None:
+                threading.Timer(self.delay, lambda: (self.ran.append(f), f())).start()
+
+    io = IOPub(0.2)
+    monkeypatch.setattr(live, "_iopub_thread", lambda: io)
+    assert live.flush_to_browser() is True and io.ran  # returned once the thread had run it
+    monkeypatch.setattr(live, "_iopub_thread", lambda: IOPub(None))  # a thread that never gets to it
+    assert live.flush_to_browser(timeout=0.2) is False
+
+
+def test_each_batch_reaches_the_browser_as_one_patch():
+    # A level changes its run source, level table, table widths, categories and legends: sent as
+    # one message, a browser lays out and paints the figures once for all of them.
+    from bokeh.layouts import column
+
+    from explorer.ui.live import LevelFeed, LiveBokehModel
+
+    stream = plots.LevelStream()
+    view = LiveBokehModel(column(stream.layout(), stream.level_table()))
+    patches = []
+    view.send = lambda content, buffers=None: patches.append(content.get("payload")) if "PATCH-DOC" in str(
+        content.get("payload")) else None
+    feed = LevelFeed(stream, "a run with a long label that widens the table", view, interval=0.1,
+                     clock=_Clock(0.2), flush=lambda: None)
+    for i in range(10):
+        feed.add(level(i, 10 ** i, 3, technique="bfs4k" if i % 2 else "topdown-queue"))
+    feed.close()
+    assert feed.batches == 10 and len(patches) == 10
+    assert stream.sources["a run with a long label that widens the table"].data["level"] == list(range(10))
+
+
+class _Browser:
+    """What the page holds: a copy of the document from the view's bundle, kept up to date with the
+    patches the view sends (Bokeh's own receiving code applies them)."""
+
+    def __init__(self, view):
+        from bokeh.document import Document
+
+        bundle = json.loads(view.get_state()["render_bundle"])
+        self.doc = Document.from_json(next(iter(bundle["docs_json"].values())))
+        self.parts = []
+        view.send = self.receive
+
+    def receive(self, content, buffers=None):
+        from bokeh.protocol import Protocol
+        from bokeh.protocol.receiver import Receiver
+
+        self.parts.append(buffers[0] if buffers else content["payload"])
+        if len(self.parts) >= 3:
+            header = json.loads(self.parts[0])
+            if len(self.parts) == 3 + 2 * header.get("num_buffers", 0):
+                receiver = Receiver(Protocol())
+                import asyncio
+
+                for part in self.parts:
+                    msg = asyncio.run(receiver.consume(part))
+                msg.apply_to_document(self.doc)
+                self.parts = []
+
+    def source(self, label):
+        return next(m.data for m in self.doc.models if getattr(m, "name", None) == "levels" and m.data["run"]
+                    and m.data["run"][0] == label)
+
+
+def test_the_browser_holds_what_the_kernel_holds_after_batches_and_reused_slots():
+    # Each change is encoded when it happens: encoded at the end of a batch, a slot's data reset
+    # would already hold the rows the batch then streams, and the browser would draw them twice.
+    from bokeh.layouts import column
+
+    from explorer.ui.live import LevelFeed, LiveBokehModel
+
+    stream = plots.LevelStream(max_runs=1)
+    view = LiveBokehModel(column(stream.layout(), stream.level_table()))
+    browser = _Browser(view)
+    for run in ("first", "second"):  # the second takes the first's slot
+        feed = LevelFeed(stream, run, view, interval=0.1, clock=_Clock(0.04), flush=lambda: None)
+        for i in range(6):
+            feed.add(level(i, i + 1, 2))
+        feed.close()
+        assert browser.source(run)["level"] == stream.sources[run].data["level"] == list(range(6))
+    table = next(m.data for m in browser.doc.models if getattr(m, "name", None) == "levels" and
+                 m.data["run"] and m.data["run"][0] == "first")
+    assert table["run"] == ["first"] * 6 + ["second"] * 6  # the level table keeps both

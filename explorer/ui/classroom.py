@@ -4,12 +4,14 @@
     room = Classroom(graph="bfs4k_fig2", source=0, technique="bfs4k")   # display it
     room.run(); room.step(); room.back(); room.play(); room.stop()     # the buttons, from code
 
-A drawing of the graph (networkx layout, Bokeh's graph renderer) coloured by BFS level, with the
-current frontier ringed, the edges this level examined in orange, the BFS tree in dark grey and a
+A drawing of the graph, a row per BFS level from the source (stepthrough.drawing_layout), its
+vertices coloured by level (the legend below it says which colour is which), the current
+frontier ringed, the edges this level examined in orange, the BFS tree in dark grey and a
 magenta ring where a duplicate can be born; beside it the frontier per level (one point per level
 stepped through); below, what the level's record says and a table of which block / warp /
 virtual warp / lane took which vertex and which edge. Every registered technique can be chosen,
-on a GPU or on the CUDA simulator (chosen by itself when there is no GPU, and said so).
+on a GPU or on the CUDA simulator (chosen by itself when there is no GPU, and said so). The
+drawing is a live.LiveBokehModel: displayed after a run from code, it shows the level reached.
 
 Where each part comes from is said on the page: the run (records, distances, parents) or the
 technique's mapping rule computed on the host (explorer/ui/stepthrough.py). A run of many levels
@@ -23,11 +25,10 @@ import logging
 
 import ipywidgets as W
 import numpy as np
-from bokeh.layouts import column, row
-from bokeh.models import (ColumnDataSource, DataTable, HoverTool, LabelSet, MultiLine, Range1d, Scatter,
-                          SingleIntervalTicker, StringFormatter, TableColumn)
-from bokeh.plotting import figure, from_networkx
-from jupyter_bokeh import BokehModel
+from bokeh.core.properties import value
+from bokeh.layouts import row
+from bokeh.models import (ColumnDataSource, HoverTool, Legend, LegendItem, Range1d, SingleIntervalTicker)
+from bokeh.plotting import figure
 
 from .. import api, backend
 from ..backend import simulator_knobs_note
@@ -36,8 +37,9 @@ from ..reference import check_result
 from ..stats import RunResult
 from ..techniques import Technique, implementation, implemented_techniques, make_knobs
 from .cli import load_graph_spec, parse_knob_values, simulator_knobs
-from .stepthrough import (ASSIGNMENT_COLUMNS, ClassroomError, Frame, StepThrough, check_size, classroom_note,
-                          replay, table_columns)
+from .live import LiveBokehModel, load_bokehjs, refresh_views
+from .stepthrough import (ASSIGNMENT_COLUMNS, ClassroomError, Frame, Layout, StepThrough, check_size, classroom_note,
+                          drawing_layout, drawn_edges, edge_path, min_spacing, replay, table_columns)
 
 log = logging.getLogger("explorer")
 
@@ -58,22 +60,21 @@ EXAMINED = "#ff7f0e"
 TREE = "#555555"
 OTHER_EDGE = "#c8c8c8"
 DUPLICATE = "#e377c2"
-DRAW_SIZE = 430
+#: The drawing's size in pixels (the plot beside it and both toolbars fit JupyterLab's output
+#: area beside a 1400 px window); its height grows with the rows of a layered drawing.
+DRAW_WIDTH = 540
+DRAW_HEIGHT = (360, 520)
+PLOT_SIZE = (320, 300)
+#: A vertex's marker in pixels: as large as the room between vertices allows, within these.
+VERTEX_PX = (10, 24)
 PLAY_INTERVAL_MS = 1200
+#: Rows of the thread table shown at once (a level of a dense graph has thousands).
+TABLE_ROWS = 400
+TEXT_STYLE = "font-size:13px;line-height:1.5;color:#222"
 
 
 def _esc(x) -> str:
     return html.escape(str(x))
-
-
-def load_bokehjs() -> None:
-    """BokehJS into the page, inline (no internet needed), as explorer.ui.widgets.load_bokehjs
-    (which imports this module, so this one cannot import it)."""
-    from bokeh.io import output_notebook
-    from bokeh.resources import Resources
-    from bokeh.settings import settings
-
-    output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
 
 
 # ------------------------------------------------------------------ frame -> columns (plain)
@@ -82,10 +83,24 @@ def level_color(level: int) -> str:
     return LEVEL_COLORS[level % len(LEVEL_COLORS)]
 
 
+def _luminance(color: str) -> float:
+    """WCAG's relative luminance of #rrggbb."""
+    lin = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+           for x in (int(color[i:i + 2], 16) / 255 for i in (1, 3, 5))]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def text_color(fill: str) -> str:
+    """A vertex label's colour on `fill` (#rrggbb): white or black, whichever contrasts more."""
+    y = _luminance(fill)
+    return "#ffffff" if (1.05 / (y + 0.05)) > ((y + 0.05) / 0.05) else "#000000"
+
+
 def node_columns(frame: Frame | None, dist: np.ndarray | None, n: int) -> dict:
     """Colours of the n vertices at `frame`: reached ones by level, the frontier ringed red, the
-    vertices it discovered ringed green; all grey before a run."""
-    fill, ring, width, level = [UNREACHED] * n, ["#777777"] * n, [1.0] * n, [""] * n
+    vertices it discovered ringed green; all grey before a run. Labels in a colour that reads on
+    the fill; `level` is what the hover says."""
+    fill, ring, width, level = [UNREACHED] * n, ["#777777"] * n, [1.0] * n, ["not reached yet"] * n
     if frame is not None:
         for v in frame.reached:
             fill[v], level[v] = level_color(int(dist[v])), str(int(dist[v]))
@@ -93,7 +108,8 @@ def node_columns(frame: Frame | None, dist: np.ndarray | None, n: int) -> dict:
             ring[v], width[v] = FRONTIER_RING, 4.0
         for v in frame.discovered:
             ring[v], width[v] = FOUND_RING, 3.0
-    return {"fill_color": fill, "line_color": ring, "line_width": width, "level": level}
+    return {"fill_color": fill, "line_color": ring, "line_width": width, "level": level,
+            "text_color": [text_color(f) for f in fill]}
 
 
 def edge_columns(frame: Frame | None, starts, ends, directed: bool) -> dict:
@@ -121,6 +137,13 @@ def frontier_columns(frames: list[Frame], upto: int) -> dict:
     return {"level": [f.level for f in shown], "frontier_in": [f.record.frontier_in for f in shown],
             "discovered": [len(f.discovered) for f in shown],
             "edges_examined": ["–" if f.record.edges_examined is None else f.record.edges_examined for f in shown]}
+
+
+def level_labels(levels: int) -> list[str]:
+    """The legend's entry for each level colour of a run of `levels` levels ("level 0, 10" when
+    the colours come round again); none before a run."""
+    return [f"level {', '.join(map(str, range(c, levels, len(LEVEL_COLORS))))}"
+            for c in range(min(levels, len(LEVEL_COLORS)))]
 
 
 def _count(x) -> str:
@@ -164,11 +187,11 @@ def level_html(frame: Frame, frames: list[Frame], race: bool) -> str:
     ]
     if extras:
         lines.append(f"<b>{_esc(rec.technique)}'s own record</b>: {_esc(extras)}.")
-    lines.append("<small style='color:#666'>From the run: the frontier and discovered vertices (its distances), "
-                 "the dark BFS tree (its parents) and every count (its per-level records). By the technique's "
-                 "rule, computed on the host (the kernels do not record it): the orange edges and the table "
-                 "below.</small>")
-    return "<div style='font-size:12px;line-height:1.45'>" + "<br>".join(lines) + "</div>"
+    lines.append("<span style='color:#444'><b>Where this comes from.</b> From the run: the frontier and discovered "
+                 "vertices (its distances), the dark BFS tree (its parents) and every count (its per-level records). "
+                 "By the technique's rule, computed on the host (the kernels do not record it): the orange edges "
+                 "and the table below.</span>")
+    return f"<div style='{TEXT_STYLE}'>" + "<br>".join(lines) + "</div>"
 
 
 def assignment_html(frame: Frame) -> str:
@@ -179,7 +202,39 @@ def assignment_html(frame: Frame) -> str:
         parts.append(_esc(a.idle[0].upper() + a.idle[1:]) + ".")
     if a.caveats:
         parts.append("Assumed: " + _esc("; ".join(a.caveats)) + ".")
-    return "<div style='font-size:12px;line-height:1.45'>" + " ".join(parts) + "</div>"
+    return f"<div style='{TEXT_STYLE}'>" + " ".join(parts) + "</div>"
+
+
+#: The thread table's column titles and what each says (its header's hover).
+TABLE_TITLES = {
+    "block": ("block", "the thread block"),
+    "warp": ("warp", "the warp in its block"),
+    "vwarp": ("virtual warp", "the virtual warp (BFS-4K §5.2), where the technique forms them"),
+    "lane": ("lane", "the thread's place in its warp (or virtual warp)"),
+    "thread": ("thread", "the thread's index (in its block, for a one-block launch)"),
+    "pass": ("pass", "the pass of a one-block launch over more frontier entries than it has threads"),
+    "round": ("round", "the round of the thread's loop over its edges"),
+    "vertex": ("vertex", "the frontier vertex (bottom-up: the unvisited vertex whose thread it is)"),
+    "edge": ("edge", "the arc the thread inspected"),
+    "outcome": ("outcome", "what came of it"),
+}
+_TABLE_CSS = ("<style>.bfs4k-threads{max-height:320px;overflow:auto;border:1px solid #ddd;margin-top:4px}"
+              ".bfs4k-threads table{border-collapse:collapse;font-size:12px;width:100%}"
+              ".bfs4k-threads th{position:sticky;top:0;background:#f4f4f4;text-align:left}"
+              ".bfs4k-threads th,.bfs4k-threads td{border-bottom:1px solid #eee;padding:2px 8px;white-space:nowrap}"
+              ".bfs4k-threads td.outcome{white-space:normal;min-width:260px}</style>")
+
+
+def assignment_table_html(rows: list[dict], limit: int = TABLE_ROWS) -> str:
+    """The thread table: every column whole (the outcome wraps between words), at most `limit`
+    rows, a sticky header that says what each column means."""
+    head = "".join(f"<th title='{_esc(TABLE_TITLES[c][1])}'>{_esc(TABLE_TITLES[c][0])}</th>" for c in ASSIGNMENT_COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td class='{c}'>{_esc(r[c])}</td>" for c in ASSIGNMENT_COLUMNS) + "</tr>"
+                   for r in rows[:limit])
+    more = (f"<div style='font-size:12px;color:#444'>The first {limit:,} of {len(rows):,} rows.</div>"
+            if len(rows) > limit else "")
+    return (f"{_TABLE_CSS}<div class='bfs4k-threads'><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+            f"</table></div>{more}")
 
 
 # ------------------------------------------------------------------ the widget
@@ -197,18 +252,24 @@ class Classroom(W.VBox):
         self.impl = None
         self.knobs = None
         self.layout_seed = layout_seed
+        self.placed: Layout | None = None  # where the drawing puts each vertex
         self._syncing = False
+        self._running = False
 
         techs = [t.value for t in implemented_techniques()]  # the registry, as it is now
         self.graph_box = W.Combobox(value=graph if isinstance(graph, str) else graph.name,
                                     options=list(GRAPH_CHOICES), description="graph", ensure_option=False,
-                                    layout=W.Layout(width="330px"),
+                                    layout=W.Layout(width="430px"),
                                     tooltip="a sample name, a graph file or gen:KIND:param=value,... (at most a "
                                             "few hundred vertices)")
-        self.source_box = W.Text(value=str(source), description="source", layout=W.Layout(width="170px"),
+        self.source_box = W.Text(value=str(source), description="source", layout=W.Layout(width="210px"),
                                  tooltip="a vertex id, max-degree or random")
+        # A label of its own: ipywidgets shows a drop-down's tooltip only when it has no description.
+        tip = "the technique whose threads the table follows"
         self.technique = W.Dropdown(options=techs, value=Technique.parse(technique).value if technique else techs[0],
-                                    description="technique", layout=W.Layout(width="270px"))
+                                    layout=W.Layout(width="210px"), tooltip=tip)
+        self.technique_label = W.HTML(f"<div class='widget-label' title='{_esc(tip)}'>technique</div>",
+                                      layout=W.Layout(width="80px", flex="0 0 auto"))
         self.knobs_box = W.Text(value=" ".join(f"{k}={v}" for k, v in (knobs or {}).items()), description="knobs",
                                 placeholder="K1=4 claim=atomic", layout=W.Layout(width="330px"),
                                 tooltip="the technique's knobs as NAME=VALUE, space separated (python3 -m explorer "
@@ -220,12 +281,15 @@ class Classroom(W.VBox):
         self.play_button = W.Button(description="Play", icon="play-circle", tooltip="step through every level")
         self.stop_button = W.Button(description="Stop", icon="stop", tooltip="stop playing")
         # The timer of Play: ipywidgets' Play widget counts in the browser, hidden; its value is the level.
-        self.ticker = W.Play(value=0, min=0, max=0, interval=PLAY_INTERVAL_MS, layout=W.Layout(display="none"))
+        self.ticker = W.Play(value=0, min=0, max=0, interval=PLAY_INTERVAL_MS, layout=W.Layout(display="none"),
+                             tooltip="the level Play shows")
         self.level_label = W.HTML()
         self.note = W.HTML()
         self.status = W.HTML()
         self.level_info = W.HTML()
         self.assignment_info = W.HTML()
+        self.assignment_table = W.HTML()
+        self.assignment_rows: list[dict] = []  # the table's rows as text, ASSIGNMENT_COLUMNS each
         self.view_box = W.Box()
 
         self.run_button.on_click(lambda _: self._guarded(self.run))
@@ -238,12 +302,13 @@ class Classroom(W.VBox):
         self.technique.observe(lambda _: self._show_note(), names="value")
 
         controls = W.VBox([
-            W.HBox([self.graph_box, self.source_box, self.technique]),
+            W.HBox([self.graph_box, self.source_box, self.technique_label, self.technique]),
             W.HBox([self.knobs_box, self.run_button]),
             W.HBox([self.back_button, self.step_button, self.play_button, self.stop_button, self.level_label,
                     self.ticker]),
             self.note, self.status])
-        super().__init__([controls, self.view_box, self.level_info, self.assignment_info], **kwargs)
+        super().__init__([controls, self.view_box, self.level_info, self.assignment_info, self.assignment_table],
+                         **kwargs)
         self.add_class("bfs4k-classroom")
         self._show_note()
         self._sync_buttons()
@@ -252,6 +317,7 @@ class Classroom(W.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         load_bokehjs()  # published just before the widget, so the plot view finds BokehJS
+        refresh_views(self)  # the level reached so far, also when run and stepped from code first
         return super()._repr_mimebundle_(**kwargs)
 
     # ------------------------------------------------------------------ status
@@ -277,7 +343,7 @@ class Classroom(W.VBox):
 
     def _show_note(self) -> None:
         impl = implementation(self.technique.value)
-        self.note.value = (f"<div style='font-size:12px;line-height:1.45;color:#333;max-width:900px'><b>What to notice with "
+        self.note.value = (f"<div style='{TEXT_STYLE};max-width:900px'><b>What to notice with "
                            f"{_esc(impl.name)}</b>: {_esc(classroom_note(impl))}</div>")
 
     # ------------------------------------------------------------------ running
@@ -287,9 +353,14 @@ class Classroom(W.VBox):
         check_size(g)  # before anything is drawn or run
         return g
 
+    def _source_text(self):
+        src = self.source_box.value.strip()
+        return int(src) if src.lstrip("-").isdigit() else src
+
     def run(self, graph: str | CSRGraph | None = None, source: int | str | None = None,
             technique: str | None = None, knobs: dict | None = None) -> RunResult:
-        """Set the given controls, run the BFS to the end (instrumented), check it, show level 0."""
+        """Set the given controls, run the BFS to the end (instrumented), check it, show level 0.
+        Meanwhile every button is disabled: a Step pressed during the run would act on the old one."""
         if graph is not None:
             self.graph_box.value = graph if isinstance(graph, str) else graph.name
         if source is not None:
@@ -299,6 +370,15 @@ class Classroom(W.VBox):
         if knobs is not None:
             self.knobs_box.value = " ".join(f"{k}={v}" for k, v in knobs.items())
         self.stop()
+        self._running = True
+        self._sync_buttons()
+        try:
+            return self._run(graph)
+        finally:
+            self._running = False
+            self._sync_buttons()
+
+    def _run(self, graph) -> RunResult:
         if isinstance(graph, CSRGraph):
             g = self._load(graph)
         elif self.graph is not None and self.graph_box.value == self._graph_spec:
@@ -311,19 +391,22 @@ class Classroom(W.VBox):
         applied = simulator_knobs(tech, values) if info.is_simulator else {}
         values = {**applied, **values}
         impl, knobs = implementation(tech), make_knobs(tech, values)
-        src = self.source_box.value.strip()
-        src = int(src) if src.lstrip("-").isdigit() else src
+        src = self._source_text()
         self._set_status(f"running {tech.value} on {g.name} from {src} ({info.describe()}) ...", "busy")
         result = api.run_bfs(g, src, tech, knobs, instrument=True).complete()
         check = check_result(g, result)
         result.validation = "ok" if check.ok else (check.rule or "distances")
         if g is not self.graph:
             self._draw(g)
-        self.result, self.impl, self.knobs = result, impl, knobs
-        self.frames = replay(g, result, impl, knobs)
+        frames = replay(g, result, impl, knobs)
+        if self.placed is None or self.placed.source != result.source:
+            self._place(drawing_layout(g, result.source, self.layout_seed))
+        self.result, self.impl, self.knobs, self.frames = result, impl, knobs, frames
         top = max([f.record.frontier_in for f in self.frames] + [len(f.discovered) for f in self.frames] + [1])
         self.frontier_plot.x_range.update(start=-0.3, end=max(len(self.frames) - 1, 1) + 0.3)
         self.frontier_plot.y_range.update(start=0, end=top * 1.15)
+        for item, text in zip(self.level_items, level_labels(len(self.frames)) + [None] * len(LEVEL_COLORS)):
+            item.update(label=value(text or ""), visible=text is not None)
         self.state = StepThrough(len(self.frames))
         self._syncing = True
         self.ticker.max = max(len(self.frames) - 1, 0)
@@ -406,10 +489,13 @@ class Classroom(W.VBox):
         self._render()
 
     def _sync_buttons(self) -> None:
-        on = self.state.enabled()
+        on = {k: v and not self._running for k, v in self.state.enabled().items()}
+        self.run_button.disabled = self._running
         self.step_button.disabled, self.back_button.disabled = not on["step"], not on["back"]
         self.play_button.disabled, self.stop_button.disabled = not on["play"], not on["stop"]
-        if self.frames:
+        if self._running:
+            self.level_label.value = "<span class='bfs4k-level'>&nbsp;running ...</span>"
+        elif self.frames:
             self.level_label.value = (f"<span class='bfs4k-level'>&nbsp;level <b>{self.state.position}</b> of "
                                       f"{len(self.frames) - 1}</span>")
         else:
@@ -421,51 +507,58 @@ class Classroom(W.VBox):
 
     # ------------------------------------------------------------------ drawing
 
+    def _initial_layout(self, g: CSRGraph) -> Layout:
+        """Rows by level from the source in the box (a bad source is the run's to report)."""
+        try:
+            source = api.resolve_source(g, self._source_text())
+        except ValueError:
+            source = None
+        return drawing_layout(g, source, self.layout_seed)
+
     def _draw(self, g: CSRGraph) -> None:
         """New Bokeh models for graph `g` (all grey until a run), in a new view."""
-        import networkx as nx
-
         self.graph, self.frames, self.result = g, [], None
         self._graph_spec = self.graph_box.value
         self.state = StepThrough(0)
-        nxg = g.to_networkx()
-        pos = nx.spring_layout(nxg, seed=self.layout_seed) if g.num_vertices else {}
-        fig = figure(width=DRAW_SIZE, height=DRAW_SIZE, tools="pan,wheel_zoom,reset,save",
-                     title=f"{g.name}: vertices coloured by BFS level", x_axis_location=None, y_axis_location=None,
-                     match_aspect=True)
-        fig.grid.visible = False
-        fig.title.text_font_size = "11pt"
-        renderer = from_networkx(nxg, pos)
-        self.node_source = renderer.node_renderer.data_source
-        self.edge_source = renderer.edge_renderer.data_source
-        self.node_source.name, self.edge_source.name = "classroom-nodes", "classroom-edges"
         n = g.num_vertices
-        xs = [float(pos[v][0]) for v in range(n)]
-        ys = [float(pos[v][1]) for v in range(n)]
-        self.node_source.data.update({"vertex": list(range(n)), "degree": g.degrees().tolist(),
-                                      **node_columns(None, None, n)})
-        self.edge_source.data.update(edge_columns(None, self.edge_source.data["start"],
-                                                  self.edge_source.data["end"], g.directed))
-        renderer.node_renderer.glyph = Scatter(size=22, fill_color="fill_color", line_color="line_color",
-                                               line_width="line_width")
-        renderer.edge_renderer.glyph = MultiLine(line_color="line_color", line_width="line_width",
-                                                 line_alpha="line_alpha")
-        fig.renderers.append(renderer)
-        self.positions = (np.array(xs), np.array(ys))
+        self.edges = drawn_edges(g)
+        fig = figure(width=DRAW_WIDTH, height=DRAW_HEIGHT[0], tools="pan,wheel_zoom,reset,save",
+                     title=f"{g.name}: vertices coloured by BFS level", x_axis_location=None, y_axis_location=None,
+                     x_range=Range1d(-0.14, 1.03), y_range=Range1d(-0.08, 1.08), min_border_left=4,
+                     min_border_right=4)
+        fig.grid.visible = False
+        fig.outline_line_alpha = 0.3
+        fig.title.text_font_size = "11pt"
+        self.drawing = fig
+        starts, ends = [u for u, _ in self.edges], [v for _, v in self.edges]
+        self.edge_source = ColumnDataSource({"xs": [[]] * len(self.edges), "ys": [[]] * len(self.edges),
+                                             "start": starts, "end": ends,
+                                             **edge_columns(None, starts, ends, g.directed)}, name="classroom-edges")
+        fig.multi_line("xs", "ys", source=self.edge_source, line_color="line_color", line_width="line_width",
+                       line_alpha="line_alpha")
+        self.node_source = ColumnDataSource({"x": [0.0] * n, "y": [0.0] * n, "vertex": list(range(n)),
+                                             "label": [str(v) for v in range(n)], "degree": g.degrees().tolist(),
+                                             **node_columns(None, None, n)}, name="classroom-nodes")
+        nodes = fig.scatter("x", "y", source=self.node_source, size=VERTEX_PX[1], fill_color="fill_color",
+                            line_color="line_color", line_width="line_width")
+        self.node_glyph = nodes.glyph
+        self.label_glyph = fig.text("x", "y", text="label", source=self.node_source, text_color="text_color",
+                                    text_align="center", text_baseline="middle", text_font_size="9pt").glyph
         self.dup_source = ColumnDataSource({"x": [], "y": []}, name="classroom-duplicates")
-        fig.scatter("x", "y", source=self.dup_source, size=34, fill_alpha=0, line_color=DUPLICATE, line_width=3,
-                    line_dash="dashed")
-        labels = ColumnDataSource({"x": xs, "y": ys, "text": [str(v) for v in range(n)]})
-        fig.add_layout(LabelSet(x="x", y="y", text="text", source=labels, text_align="center",
-                                text_baseline="middle", text_font_size="9pt"))
-        fig.add_tools(HoverTool(renderers=[renderer.node_renderer],
-                                tooltips=[("vertex", "@vertex"), ("level", "@level"), ("degree", "@degree")]))
+        self.dup_glyph = fig.scatter("x", "y", source=self.dup_source, size=VERTEX_PX[1] + 12, fill_alpha=0,
+                                     line_color=DUPLICATE, line_width=3, line_dash="dashed").glyph
+        self.row_source = ColumnDataSource({"x": [], "y": [], "text": []}, name="classroom-rows")
+        fig.text("x", "y", text="text", source=self.row_source, text_align="right", text_baseline="middle",
+                 text_font_size="8pt", text_color="#555555", text_font_style="italic")
+        fig.add_tools(HoverTool(renderers=[nodes], tooltips=[("vertex", "@vertex"), ("level", "@level"),
+                                                             ("degree", "@degree")]))
+        self._add_legend(fig)
 
         self.frontier_source = ColumnDataSource({"level": [], "frontier_in": [], "discovered": [],
                                                  "edges_examined": []}, name="classroom-frontier")
         # Fixed axes (set by each run), so each Step adds a point instead of rescaling the plot.
-        plot = figure(width=330, height=280, title="frontier per level (the run's records)", tools="save",
-                      x_axis_label="BFS level", y_axis_label="vertices", x_range=Range1d(-0.3, 3.3),
+        plot = figure(width=PLOT_SIZE[0], height=PLOT_SIZE[1], title="frontier per level (the run's records)",
+                      tools="save", x_axis_label="BFS level", y_axis_label="vertices", x_range=Range1d(-0.3, 3.3),
                       y_range=Range1d(0, 5))
         plot.xaxis.ticker = SingleIntervalTicker(interval=1)
         self.frontier_plot = plot
@@ -475,24 +568,65 @@ class Classroom(W.VBox):
         plot.line("level", "discovered", source=self.frontier_source, color=FOUND_RING, line_dash="dashed",
                   legend_label="discovered")
         legend = plot.legend[0]
-        legend.orientation, legend.label_text_font_size, legend.border_line_alpha = "horizontal", "8pt", 0
+        legend.orientation, legend.label_text_font_size, legend.border_line_alpha = "horizontal", "9pt", 0
         plot.add_layout(legend, "below")  # never over the points
         plot.add_tools(HoverTool(tooltips=[("level", "@level"), ("frontier in", "@frontier_in"),
                                            ("discovered", "@discovered"), ("edges examined", "@edges_examined")]))
 
-        self.assignment_source = ColumnDataSource({c: [] for c in ASSIGNMENT_COLUMNS}, name="classroom-assignment")
-        widths = {"block": 70, "warp": 45, "vwarp": 55, "lane": 40, "thread": 55, "round": 90, "vertex": 50,
-                  "edge": 70, "outcome": 330}
-        table = DataTable(source=self.assignment_source, width=sum(widths.values()) + 40, height=240,
-                          index_position=None, sortable=True, reorderable=False,
-                          columns=[TableColumn(field=c, title="virtual warp" if c == "vwarp" else c,
-                                               width=widths[c], formatter=StringFormatter())
-                                   for c in ASSIGNMENT_COLUMNS])
         old = self.view_box.children
-        self.view = BokehModel(column(row(fig, plot), table))
+        self.view = LiveBokehModel(row(fig, plot))
         self.view_box.children = [self.view]
         for w in old:
             w.close()
+        self._place(self._initial_layout(g))
+
+    def _add_legend(self, fig) -> None:
+        """What each colour means, below the drawing: a key per level colour of the run (shown
+        after Run), then the rings and the edges. The keys draw one NaN point each: nothing."""
+        blank = ColumnDataSource({"x": [float("nan")], "y": [float("nan")]})
+
+        def key(label, **style):
+            marker = style.pop("marker", "circle")
+            if marker == "line":
+                r = fig.line("x", "y", source=blank, **style)
+            else:
+                r = fig.scatter("x", "y", source=blank, marker=marker, size=12, **style)
+            return LegendItem(label=value(label), renderers=[r])
+
+        self.level_items = [key(f"level {c}", fill_color=color, line_color="#777777") for c, color in
+                            enumerate(LEVEL_COLORS)]
+        for item in self.level_items:
+            item.visible = False
+        marks = [key("not reached yet", fill_color=UNREACHED, line_color="#777777"),
+                 key("frontier", fill_color="white", line_color=FRONTIER_RING, line_width=3),
+                 key("discovered by it", fill_color="white", line_color=FOUND_RING, line_width=3),
+                 key("a duplicate can be born", fill_color="white", line_color=DUPLICATE, line_width=2,
+                     line_dash="dashed"),
+                 key("edge examined", marker="line", line_color=EXAMINED, line_width=3.5),
+                 key("BFS tree", marker="line", line_color=TREE, line_width=2.5)]
+        fig.add_layout(Legend(items=[*self.level_items, *marks], orientation="horizontal", ncols=4,
+                              label_text_font_size="9pt", spacing=2, padding=4, margin=2, border_line_alpha=0,
+                              glyph_width=18, name="classroom-legend"), "below")
+
+    def _place(self, layout: Layout) -> None:
+        """Put the vertices, edges, row labels and marker sizes where `layout` says."""
+        self.placed = layout
+        rows = len({round(float(y), 9) for y in layout.y}) if layout.kind == "levels" else 0
+        height = int(np.clip(60 * rows + 120, *DRAW_HEIGHT)) if rows else DRAW_HEIGHT[1] - 80
+        self.drawing.height = height + 70  # and the legend below it
+        self.drawing.x_range.start = -0.2 if layout.rows else -0.05  # room for the rows' labels
+        room = min_spacing(layout, DRAW_WIDTH * 0.85, height * 0.85)
+        size = float(np.clip(0.8 * room, *VERTEX_PX))
+        self.node_glyph.size = size
+        self.dup_glyph.size = size + 12
+        self.label_glyph.text_font_size = "9pt" if size >= 18 else "7pt"
+        self.node_source.data.update({"x": layout.x.tolist(), "y": layout.y.tolist()})
+        paths = [edge_path(layout, u, v) for u, v in self.edges]
+        self.edge_source.data.update({"xs": [p[0] for p in paths], "ys": [p[1] for p in paths]})
+        self.row_source.data = {"x": [-0.02] * len(layout.rows), "y": [y for y, _ in layout.rows],
+                                "text": [t for _, t in layout.rows]}
+        self.drawing.title.text = (f"{self.graph.name}: a row per BFS level from vertex {layout.source}"
+                                   if layout.kind == "levels" else f"{self.graph.name}: vertices coloured by BFS level")
         self._render()
 
     def _render(self) -> None:
@@ -506,13 +640,16 @@ class Classroom(W.VBox):
         if frame is None:
             self.dup_source.data = {"x": [], "y": []}
             self.frontier_source.data = frontier_columns([], -1)
-            self.assignment_source.data = {c: [] for c in ASSIGNMENT_COLUMNS}
-            self.level_info.value = self.assignment_info.value = ""
+            self.assignment_rows = []
+            self.level_info.value = self.assignment_info.value = self.assignment_table.value = ""
         else:
-            xs, ys = self.positions
+            xs, ys = self.placed.x, self.placed.y
             self.dup_source.data = {"x": xs[frame.candidates].tolist(), "y": ys[frame.candidates].tolist()}
             self.frontier_source.data = frontier_columns(self.frames, self.state.position)
-            self.assignment_source.data = table_columns(frame.assignment)
+            columns = table_columns(frame.assignment)
+            self.assignment_rows = [{c: columns[c][i] for c in ASSIGNMENT_COLUMNS}
+                                    for i in range(len(frame.assignment.rows))]
+            self.assignment_table.value = assignment_table_html(self.assignment_rows)
             race = self.impl.creates_duplicates(self.knobs)
             self.level_info.value = level_html(frame, self.frames, race)
             self.assignment_info.value = assignment_html(frame)
@@ -531,4 +668,4 @@ def degree_histogram(graph: CSRGraph, width: int = 520, height: int = 300):
     return fig
 
 
-__all__ = ["Classroom", "ClassroomError", "degree_histogram"]
+__all__ = ["Classroom", "ClassroomError", "degree_histogram", "load_bokehjs"]

@@ -17,8 +17,8 @@ from bokeh.layouts import gridplot
 from bokeh.models import CategoricalColorMapper, ColumnDataSource, FactorRange, HoverTool
 from bokeh.palettes import Category10_10, Set3_12
 from bokeh.plotting import figure
-from jupyter_bokeh import BokehModel
 
+from .live import LiveBokehModel
 from .. import api
 from ..engine import Session
 from ..reference import check_result, cpu_bfs
@@ -236,7 +236,7 @@ class ComparePanel(W.VBox):
         self.timeline = TimelinePlot(x_range=figs["frontier"].x_range, width=PLOT_WIDTH)
         grid = gridplot([[figs["frontier"], figs["time"]], [self.timeline.figure, figs["dedup"]],
                          [figs["edges"], None]], toolbar_location="right", merge_tools=True)
-        self.plot_box.children = [BokehModel(grid)]
+        self.plot_box.children = [LiveBokehModel(grid)]
         for w in old:
             w.close()
 

@@ -16,8 +16,8 @@ import ipywidgets as W
 from bokeh.models import AdaptiveTicker, ColumnDataSource, HoverTool, Legend, LegendItem
 from bokeh.palettes import Category10_10
 from bokeh.plotting import figure
-from jupyter_bokeh import BokehModel
 
+from .live import LiveBokehModel
 from ..duplicates import SCOPE_WORDS, SCOPES, Provenance, run_with_provenance
 from ..techniques import Technique
 from .layout import fit_description, labelled, select_px
@@ -111,7 +111,7 @@ class DuplicatesPanel(W.VBox):
             tooltip="at most this many vertices (a seeded sample when there are more)"))
         self.status = W.HTML()
         self.notes = W.HTML()
-        self.plot_box = W.Box([BokehModel(duplicates_figure(self.level_source))])
+        self.plot_box = W.Box([LiveBokehModel(duplicates_figure(self.level_source))])
         self.filters_table = W.HTML()
         self.level_table = W.HTML()
         self.vertex_table = W.HTML()

@@ -15,6 +15,7 @@ seconds per run). This module reads `explorer.stats` records only: no engine, no
 from __future__ import annotations
 
 import math
+import re
 from typing import Iterable, NamedTuple, Sequence
 
 from bokeh.core.properties import value
@@ -330,8 +331,11 @@ class RunOverlay:
         self.source = empty_source()
         self.glyphs = {name: FIGURES[name][1](fig, self.source, f"run {index + 1}", color, index)
                        for name, fig in figures.items()}
+        # Unused slots stay out of the legends, and out of every repaint the browser makes while
+        # a run streams (each hidden renderer skips its paint).
+        self.set_visible(False)
         for g in self.glyphs.values():
-            g.legend_item.visible = False  # unused slots stay out of the legends
+            g.legend_item.visible = False
 
     def assign(self, label: str) -> None:
         """Give the slot to the run `label`, dropping the rows of the run that had it before."""
@@ -374,6 +378,48 @@ def _shown(field: str, value) -> str:
     return str(getattr(value, "value", value))  # an enum (kernel, direction) as its value
 
 
+#: The columns a figure draws, besides the level: runs equal in them draw the same points there.
+SAME_VALUES_COLUMNS = {
+    "frontier": tuple(x.column for x in FRONTIER_SERIES),
+    "edges": tuple(x.column for x in EDGES_SERIES),
+    "dedup": tuple(x.column for x in DEDUP_SERIES),
+    "time": tuple(x.column for x in TIME_SERIES),
+    "technique": ("step",),
+}
+
+
+def _same_key(v):
+    return "nan" if isinstance(v, float) and math.isnan(v) else v
+
+
+def run_names(labels: Sequence[str]) -> str:
+    """Runs named together: by their numbers where every label starts with one ('#1 bfs4k (g)'),
+    runs in a row as a range ('#1, #3–#5'); else the labels themselves."""
+    nums = [re.match(r"#(\d+)\b", lab) for lab in labels]
+    if not all(nums):
+        return ", ".join(labels)
+    ns = sorted(int(m[1]) for m in nums)
+    parts, start = [], ns[0]
+    for a, b in zip(ns, [*ns[1:], None]):
+        if b != a + 1:
+            parts += [f"#{start}"] if start == a else [f"#{start}", f"#{a}"] if a == start + 1 else [f"#{start}–#{a}"]
+            start = b
+    return ", ".join(parts)
+
+
+#: Pixels a category of the technique plot takes at least: its 9 pt label whole (with fewer, Bokeh
+#: drops every other label as overlapping) and its 10 px markers inside the frame.
+CATEGORY_ROW_PX = 22
+#: The frame height of a figure of FIG_HEIGHT with its legends below (about).
+FRAME_PX = 190
+
+
+def fit_category_rows(fig) -> None:
+    """Make the technique plot's frame tall enough for a labelled row per category."""
+    need = CATEGORY_ROW_PX * len(fig.y_range.factors)
+    fig.frame_height = need if need > FRAME_PX else None
+
+
 class LevelStream:
     """The level sources and figures of an explorer session or a report.
 
@@ -383,7 +429,9 @@ class LevelStream:
     live (figures in a BokehModel) or offline (`layout()` into an HTML file).
     """
 
-    def __init__(self, max_runs: int = 6, fig_width: int = FIG_WIDTH):
+    def __init__(self, max_runs: int = 6, fig_width: int = FIG_WIDTH, first_color: int = 0):
+        """`first_color`: the palette index of the first slot's colour (a report's later plots
+        go on with the colours of its earlier ones)."""
         if not 1 <= max_runs <= len(RUN_PALETTE):
             raise ValueError(f"max_runs={max_runs} is out of range: 1..{len(RUN_PALETTE)} (one colour per run)")
         x_range = DataRange1d(range_padding=0.05)  # shared: panning one plot pans all
@@ -391,7 +439,7 @@ class LevelStream:
         self.fig_width = fig_width
         for fig in self.figures.values():
             fig.width = fig_width
-        self.overlays = [RunOverlay(i, run_color(i), self.figures) for i in range(max_runs)]
+        self.overlays = [RunOverlay(i, run_color(first_color + i), self.figures) for i in range(max_runs)]
         self._by_label: dict[str, RunOverlay] = {}
         self._runs_started = 0
         self.table_source = empty_source()
@@ -473,6 +521,7 @@ class LevelStream:
         kept = [f for f in yr.factors if f in set(steps)]
         if kept != list(yr.factors):
             yr.factors = kept
+            fit_category_rows(self.figures["technique"])
 
     def _add_steps(self, rows) -> None:
         # Categories are known only as levels arrive (BFS-4K switches kernels per level); the
@@ -481,9 +530,35 @@ class LevelStream:
         new = [r["step"] for r in rows if r["step"] not in yr.factors]
         if new:
             yr.factors = [*yr.factors, *dict.fromkeys(new)]
+            fit_category_rows(self.figures["technique"])
 
     def color(self, run_label: str) -> str:
         return self._by_label[run_label].color
+
+    def merge_identical_runs(self) -> dict[str, list[list[str]]]:
+        """In each figure, runs whose points there are the same (their levels and the figure's
+        columns, SAME_VALUES_COLUMNS) are drawn once, by the first of them, whose legend entry names
+        them all ('#1, #3–#5: same values'); the others' glyphs and entries there are hidden, since
+        identical lines would hide one another anyway. For a finished set of runs (a report):
+        figure name -> the groups of run labels drawn as one line."""
+        shown = [ov for ov in self.overlays if ov.label is not None]
+        merged = {}
+        for name in self.figures:
+            cols = ("level", *SAME_VALUES_COLUMNS[name])
+            groups: dict[tuple, list[RunOverlay]] = {}
+            for ov in shown:
+                key = tuple(tuple(_same_key(v) for v in ov.source.data[c]) for c in cols)
+                groups.setdefault(key, []).append(ov)
+            merged[name] = [[ov.label for ov in g] for g in groups.values()]
+            for first, *rest in groups.values():
+                if rest:
+                    first.glyphs[name].legend_item.label = value(f"{run_names([first.label, *(o.label for o in rest)])}"
+                                                                 ": same values")
+                for ov in rest:
+                    ov.glyphs[name].legend_item.visible = False
+                    for r in ov.glyphs[name].renderers:
+                        r.visible = False
+        return merged
 
     def layout(self, ncols: int = 2):
         """The figures in a grid with one merged toolbar (built once, so it can be displayed live)."""

@@ -23,20 +23,36 @@ SIMULATOR_NOTE = ("Ran on Numba's CUDA simulator (CPU): times are host-clock tim
 
 # ------------------------------------------------------------------ text
 
-def format_level_table(levels: Iterable[LevelStats] | RunResult) -> str:
+#: The widest line a notebook shows whole: JupyterLab breaks a wider printed line anywhere, even
+#: inside a word or a number (its output area holds about 120 characters in a 1400-pixel window).
+NOTEBOOK_WIDTH = 100
+
+
+def format_level_table(levels: Iterable[LevelStats] | RunResult, width: int | None = None) -> str:
     """The per-level table as aligned text, with the technique's extras; NOT_MEASURED marks counts
-    not measured."""
+    not measured. With `width` (NOTEBOOK_WIDTH in a notebook) a table wider than that is cut into
+    blocks of whole columns, each no wider and each led by the level column, one under another:
+    no line breaks inside a cell."""
     fields = _fields_of(levels)
     levels = levels.levels if isinstance(levels, RunResult) else list(levels)
     rows = [[cell(f, getattr(lv, f, None)) for f in fields] for lv in levels]
     header = list(fields)
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
 
-    def line(cells):
-        return "  ".join(c.ljust(w) if f in TEXT_COLUMNS else c.rjust(w)
-                         for c, w, f in zip(cells, widths, fields)).rstrip()
+    def block(columns):
+        def line(cells):
+            return "  ".join(cells[i].ljust(widths[i]) if fields[i] in TEXT_COLUMNS else cells[i].rjust(widths[i])
+                             for i in columns).rstrip()
+        return "\n".join([line(header), *(line(r) for r in rows)])
 
-    return "\n".join([line(header), *(line(r) for r in rows)])
+    blocks, columns = [], [0]
+    for i in range(1, len(fields)):
+        if width is not None and len(columns) > 1 and sum(widths[c] + 2 for c in columns) + widths[i] > width:
+            blocks.append(columns)
+            columns = [0]  # each block repeats the level column, so every row says which level it is
+        columns.append(i)
+    blocks.append(columns)
+    return "\n\n".join(block(b) for b in blocks)
 
 
 def _fields_of(levels) -> tuple[str, ...]:
@@ -217,6 +233,8 @@ td.ok { color: #11772b; font-weight: 600; } td.bad { color: #b00020; font-weight
 .swatch { display: inline-block; width: 11px; height: 11px; margin-right: 6px; vertical-align: -1px;
           border-radius: 2px; }
 td.label { white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table.summary td, table.levels td, table.levels th { white-space: nowrap; }
 """
 
 
@@ -232,7 +250,8 @@ _PAGE = """{% extends base %}
 {{ graph }}
 <h2>Per-level plots</h2>
 <p class="meta">Hover a marker for exact values; click a legend entry to hide it.
-Log axes draw 0 at 0.5.</p>
+Log axes draw 0 at 0.5. Runs with the same values in a plot are drawn once there, its legend
+entry naming them all. {{ plots_note }}</p>
 {{ embed(roots.plots) }}
 <h2>Per-level records</h2>
 {{ tables }}
@@ -254,6 +273,50 @@ def _labelled(results) -> list[tuple[str, RunResult]]:
     return out
 
 
+#: Runs a report draws in one set of plots (as the Explorer keeps): more make a tangle of lines
+#: and long legends, so a report of more runs draws them in several sets, on the same axes.
+REPORT_PLOT_RUNS = 6
+PLOTS_NOTE = (f"The runs are drawn {REPORT_PLOT_RUNS} to a set of plots, every set on the same axes "
+              "and in the runs' own colours.")
+
+
+def _report_plots(labelled: list[tuple[str, RunResult]]):
+    """The report's plots (a Bokeh layout named 'plots') and each run's colour: a set of plots per
+    REPORT_PLOT_RUNS runs, sharing their axes and the technique plot's rows; in each plot, runs
+    with the same values drawn once (LevelStream.merge_identical_runs)."""
+    from bokeh.layouts import column
+    from bokeh.models import DataRange1d, Div, FactorRange
+
+    from .plots import LevelStream, fit_category_rows, run_names
+
+    sets = []
+    for start in range(0, len(labelled), REPORT_PLOT_RUNS):
+        runs = labelled[start:start + REPORT_PLOT_RUNS]
+        stream = LevelStream(max_runs=len(runs), first_color=start)
+        for label, res in runs:
+            stream.add_result(res, label)
+        stream.merge_identical_runs()
+        sets.append((runs, stream))
+    colors = {label: stream.color(label) for runs, stream in sets for label, _ in runs}
+    if len(sets) == 1:
+        plots = sets[0][1].layout()
+    else:
+        x = DataRange1d(range_padding=0.05)
+        ys = {name: DataRange1d() for name in ("frontier", "edges", "dedup", "time")}
+        steps = FactorRange(factors=list(dict.fromkeys(
+            f for _, stream in sets for f in stream.figures["technique"].y_range.factors)))
+        for _, stream in sets:
+            for name, fig in stream.figures.items():
+                fig.x_range = x
+                fig.y_range = ys.get(name, steps)
+            fit_category_rows(stream.figures["technique"])
+        plots = column([part for runs, stream in sets for part in (
+            Div(text=f"<b>Runs {_esc(run_names([label for label, _ in runs]))}</b> of {len(labelled)}"),
+            stream.layout())])
+    plots.name = "plots"
+    return plots, colors
+
+
 def write_report(results, path, graph_stats: Mapping | None = None, title: str = "BFS-4K Explorer report") -> Path:
     """Write a self-contained HTML report (plots, summary, per-level tables) that opens offline.
 
@@ -264,19 +327,14 @@ def write_report(results, path, graph_stats: Mapping | None = None, title: str =
     from bokeh.resources import INLINE
     from jinja2 import Template
 
-    from .plots import RUN_PALETTE, LevelStream
+    from .plots import RUN_PALETTE
 
     labelled = _labelled(results)
     if not labelled:
         raise ValueError("write_report needs at least one RunResult")
-    stream = LevelStream(max_runs=min(len(labelled), len(RUN_PALETTE)))
-    if len(labelled) > stream.max_runs:
-        raise ValueError(f"write_report plots at most {stream.max_runs} runs (one colour each); got {len(labelled)}")
-    for label, res in labelled:
-        stream.add_result(res, label)
-    plots = stream.layout()
-    plots.name = "plots"
-    colors = {label: stream.color(label) for label, _ in labelled}
+    if len(labelled) > len(RUN_PALETTE):
+        raise ValueError(f"write_report plots at most {len(RUN_PALETTE)} runs (one colour each); got {len(labelled)}")
+    plots, colors = _report_plots(labelled)
 
     sim = any((r.device or {}).get("backend") == "simulator" for _, r in labelled)
     when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
@@ -287,9 +345,11 @@ def write_report(results, path, graph_stats: Mapping | None = None, title: str =
         "meta": f"{len(labelled)} run(s), written {when}. '{NOT_MEASURED}' marks counts not measured "
                 "(instrumentation off).",
         "note": f"<p class='note'>{_esc(SIMULATOR_NOTE)}</p>" if sim else "",
-        "summary": summary_table_html(labelled, colors),
+        "summary": f"<div class='scroll'>{summary_table_html(labelled, colors)}</div>",
         "graph": graph_stats_html(graph_stats),
-        "tables": "".join(f"<h3>{_esc(label)}</h3>{level_table_html(res)}" for label, res in labelled),
+        "plots_note": PLOTS_NOTE if len(labelled) > REPORT_PLOT_RUNS else "",
+        "tables": "".join(f"<h3>{_esc(label)}</h3><div class='scroll'>{level_table_html(res)}</div>"
+                          for label, res in labelled),
     })
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

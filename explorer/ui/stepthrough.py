@@ -141,9 +141,11 @@ class Assignment:
     caveats: tuple = ()
 
 
-#: The table's columns: where the thread sits, which round of its loop, the frontier vertex (for
-#: bottom-up: the unvisited vertex whose thread it is), the arc u -> v, and what came of it.
-ASSIGNMENT_COLUMNS = ("block", "warp", "vwarp", "lane", "thread", "round", "vertex", "edge", "outcome")
+#: The table's columns: where the thread sits, which pass of a one-block launch over the frontier
+#: (it strides over more entries than it has threads; "—" for a grid of blocks), which round of
+#: the thread's loop, the frontier vertex (for bottom-up: the unvisited vertex whose thread it
+#: is), the arc u -> v, and what came of it.
+ASSIGNMENT_COLUMNS = ("block", "warp", "vwarp", "lane", "thread", "pass", "round", "vertex", "edge", "outcome")
 
 
 @dataclass(frozen=True)
@@ -230,23 +232,18 @@ def _outcome_top_down(u, v, d, dist, parent, race) -> str:
     return f"{v} visited before (level {dist[v]})"
 
 
-def _row(tid, block, warp, vwarp, lane, rnd, vertex, u=-1, v=-1, outcome="") -> dict:
-    return {"block": block, "warp": warp, "vwarp": vwarp, "lane": lane, "thread": tid, "round": rnd,
+def _row(tid, block, warp, vwarp, lane, rnd, vertex, u=-1, v=-1, outcome="", pass_=NOT_APPLICABLE) -> dict:
+    return {"block": block, "warp": warp, "vwarp": vwarp, "lane": lane, "thread": tid, "pass": pass_, "round": rnd,
             "vertex": int(vertex), "edge": f"{u} → {v}" if u >= 0 else "", "outcome": outcome,
             "_u": int(u), "_v": int(v)}
 
 
 def _place(tid: int, B: int, one_block: bool):
-    """(thread shown, block, warp in block, lane in warp, round) of global work item `tid`: a grid
-    of blocks of B threads, or one block striding over the items."""
+    """(thread shown, block, warp in block, lane in warp, pass) of global work item `tid`: a grid
+    of blocks of B threads (no pass), or one block striding over the items."""
     if one_block:
         return tid % B, 0, (tid % B) // WARP, tid % WARP, tid // B
-    return tid, tid // B, (tid % B) // WARP, tid % WARP, 0
-
-
-def _round(outer: int, inner: int, one_block: bool) -> str:
-    """A thread's loop round: 'outer.inner' when one block strides over more items than threads."""
-    return f"{outer}.{inner}" if one_block else str(inner)
+    return tid, tid // B, (tid % B) // WARP, tid % WARP, NOT_APPLICABLE
 
 
 def assignment_for(rec: LevelStats, graph, dist, parent, frontier, knobs, race: bool) -> Assignment:
@@ -298,12 +295,12 @@ def _virtual_warps(rec, graph, dist, parent, frontier, W, scans, B, one_block, r
             vwarp, shown_lane = (item, lane) if W > 1 else (NOT_APPLICABLE, wlane)
             edges = range(lane, len(nbrs), W)
             if not len(edges):
-                rows.append(_row(tid, block, warp, vwarp, shown_lane, _round(outer, 0, one_block), u,
-                                 outcome="idle: no edge left for this lane"))
+                rows.append(_row(tid, block, warp, vwarp, shown_lane, "0", u, outcome="idle: no edge left for this lane",
+                                 pass_=outer))
             for j, k in enumerate(edges):
                 v = int(nbrs[k])
-                rows.append(_row(tid, block, warp, vwarp, shown_lane, _round(outer, j, one_block), u, u, v,
-                                 _outcome_top_down(u, v, d, dist, parent, race)))
+                rows.append(_row(tid, block, warp, vwarp, shown_lane, str(j), u, u, v,
+                                 _outcome_top_down(u, v, d, dist, parent, race), pass_=outer))
     if W > 1:
         name = f"virtual warps of {W} threads (BFS-4K §5.2; Hong et al.): lane l walks edges l, l+{W}, ... of its vertex"
     else:
@@ -362,13 +359,13 @@ def _edge_discover(rec, graph, dist, parent, frontier, B, one_block, race, cavea
                 v = int(graph.neighbors(u)[k - excl[owner]])
                 if one_block:
                     tid, block, warp = (wid % warps_per_block) * WARP + lane, 0, wid % warps_per_block
-                    rnd_shown = f"{wid // warps_per_block}.{rnd}"
+                    pass_ = wid // warps_per_block
                 else:
                     tid, block, warp = wid * WARP + lane, (wid * WARP) // B, wid % warps_per_block
-                    rnd_shown = str(rnd)
+                    pass_ = NOT_APPLICABLE
                 how = " [EXT: no search]" if ext else ""
-                rows.append(_row(tid, block, warp, NOT_APPLICABLE, lane, rnd_shown + how, u, u, v,
-                                 _outcome_top_down(u, v, d, dist, parent, race)))
+                rows.append(_row(tid, block, warp, NOT_APPLICABLE, lane, f"{rnd}{how}", u, u, v,
+                                 _outcome_top_down(u, v, d, dist, parent, race), pass_=pass_))
     name = ("edge-discover (BFS-4K §5.4, Fig. 6): a warp takes 32 frontier vertices, a prefix sum of their "
             "degrees, and each round its 32 lanes take the next 32 edges; lane k owns edge k of the round "
             "by a binary search on the prefix sums (EXT: no search when the round lies in one vertex)")
@@ -469,3 +466,116 @@ def lane_efficiency(degrees, W: int | None = None) -> float:
         rounds = -(-deg // W)
         issued = WARP * sum(int(rounds[i:i + per_warp].max()) for i in range(0, len(deg), per_warp))
     return useful / issued
+
+
+# ------------------------------------------------------------------ the drawing's layout
+
+#: The layered drawing puts at most ROW_VERTICES vertices side by side (a wider level takes
+#: staggered rows) in at most MAX_ROWS rows; a deeper BFS (a long grid) is drawn force-directed.
+ROW_VERTICES = 18
+MAX_ROWS = 12
+UNREACHED_ROW = "not reached"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the classroom draws each vertex: x and y in [0, 1] (y = 1 at the top)."""
+
+    x: np.ndarray
+    y: np.ndarray
+    kind: str  # "levels" (a row per BFS level from `source`, the source on top) or "force-directed"
+    source: int | None = None
+    rows: tuple = ()  # (y, text) of each level's row label: "level 2", "not reached"
+
+
+def drawing_layout(graph, source: int | None = None, seed: int = 7) -> Layout:
+    """A row per BFS level from `source` (its vertices under their BFS parents, a level wider
+    than ROW_VERTICES staggered over several rows, the unreached vertices last): the frontier
+    moves down the drawing level by level. Without a source, or deeper than MAX_ROWS rows, a
+    force-directed layout stretched to fill the square."""
+    n = graph.num_vertices
+    if n and source is not None:
+        from ..reference import cpu_bfs
+
+        dist, parent = cpu_bfs(graph, source)
+        rows, labels = _level_rows(dist, parent)
+        if len(rows) <= MAX_ROWS:
+            x, y = np.zeros(n), np.zeros(n)
+            top = max(len(rows) - 1, 1)
+            for r, (level_vs, sub, of) in enumerate(rows):
+                for i, v in enumerate(level_vs):
+                    if i % of == sub:
+                        x[v] = (i + 0.5) / len(level_vs)
+                        y[v] = 1 - r / top if len(rows) > 1 else 0.5
+            return Layout(x, y, "levels", int(source),
+                          tuple((1 - r / top if len(rows) > 1 else 0.5, text) for r, text in labels))
+    return _force_layout(graph, seed)
+
+
+def _level_rows(dist, parent):
+    """[(the level's vertices in drawing order, which of its rows, how many rows)] per drawn row,
+    and [(row, label)] of each level's first row."""
+    rows, labels, rank = [], [], {}
+    deepest = int(dist.max(initial=-1))
+    groups = [(f"level {d}", np.flatnonzero(dist == d)) for d in range(deepest + 1)]
+    groups.append((UNREACHED_ROW, np.flatnonzero(dist < 0)))
+    for text, vs in groups:
+        if not len(vs):
+            continue
+        # Under the parents, in the parents' order: the BFS tree's edges cross as little as can be.
+        order = sorted((int(v) for v in vs), key=lambda v: (rank.get(int(parent[v]), -1) if parent[v] >= 0 else -1, v))
+        rank.update({v: i for i, v in enumerate(order)})
+        of = -(-len(order) // ROW_VERTICES)
+        labels.append((len(rows), text))
+        rows += [(order, sub, of) for sub in range(of)]
+    return rows, labels
+
+
+def _force_layout(graph, seed: int) -> Layout:
+    import networkx as nx
+
+    n = graph.num_vertices
+    if n == 0:
+        return Layout(np.zeros(0), np.zeros(0), "force-directed")
+    pos = nx.spring_layout(graph.to_networkx(), seed=seed)
+    xy = np.array([pos[v] for v in range(n)], dtype=float).reshape(n, 2)
+    span = xy.max(axis=0) - xy.min(axis=0)
+    # Each axis stretched to [0, 1] on its own: a long, thin graph fills the square, not a strip.
+    xy = np.where(span > 0, (xy - xy.min(axis=0)) / np.where(span > 0, span, 1), 0.5)
+    return Layout(xy[:, 0], xy[:, 1], "force-directed")
+
+
+def drawn_edges(graph) -> list[tuple[int, int]]:
+    """The edges to draw: each arc of a directed graph, each pair {u, v} once of an undirected
+    one (no self-loops, no repeats)."""
+    src = np.repeat(np.arange(graph.num_vertices), graph.degrees())
+    dst = np.asarray(graph.indices, dtype=np.int64)
+    keep = src != dst
+    src, dst = src[keep], dst[keep]
+    if not graph.directed:
+        src, dst = np.minimum(src, dst), np.maximum(src, dst)
+    pairs = np.unique(np.stack([src, dst], axis=1), axis=0) if len(src) else np.zeros((0, 2), np.int64)
+    return [(int(u), int(v)) for u, v in pairs]
+
+
+def edge_path(layout: Layout, u: int, v: int, points: int = 12) -> tuple[list, list]:
+    """The line of edge (u, v): straight, or an arc above the row when both ends share a row
+    (a straight line there would run through the vertices between them)."""
+    x0, y0, x1, y1 = float(layout.x[u]), float(layout.y[u]), float(layout.x[v]), float(layout.y[v])
+    if layout.kind != "levels" or abs(y0 - y1) > 1e-9:
+        return [x0, x1], [y0, y1]
+    t = np.linspace(0, 1, points)
+    lift = 0.06 + 0.25 * abs(x1 - x0)  # a quadratic Bézier through a point above the midpoint
+    xs = (1 - t) ** 2 * x0 + 2 * t * (1 - t) * (x0 + x1) / 2 + t ** 2 * x1
+    ys = (1 - t) ** 2 * y0 + 2 * t * (1 - t) * (y0 + lift) + t ** 2 * y1
+    return xs.tolist(), ys.tolist()
+
+
+def min_spacing(layout: Layout, width: float = 1.0, height: float = 1.0) -> float:
+    """The smallest distance between two vertices drawn `width` x `height` (inf for fewer than two)."""
+    if len(layout.x) < 2:
+        return float("inf")
+    xy = np.stack([layout.x * width, layout.y * height], axis=1)
+    d = np.sqrt(((xy[:, None, :] - xy[None, :, :]) ** 2).sum(axis=2))
+    d[np.diag_indices_from(d)] = np.inf
+    return float(d.min())

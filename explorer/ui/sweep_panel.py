@@ -18,8 +18,8 @@ from bokeh.models import (BasicTicker, ColorBar, ColumnDataSource, FactorRange, 
                           LinearColorMapper)
 from bokeh.palettes import Viridis256
 from bokeh.plotting import figure
-from jupyter_bokeh import BokehModel
 
+from .live import LiveBokehModel
 from .. import backend
 from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPoint, SweepResult, check_sweep_size,
                      load_sweep, plan_sweep, run_sweep)
@@ -331,7 +331,7 @@ class SweepPanel(W.VBox):
         check_sweep_size(graph, plan, self.repeats.value)  # refused here, with the reason, before anything runs
         source = picked_source(self.ex)
         self.plot = SweepPlot(technique, plan.axes, simulated=self._simulator())
-        self.plot_box.children = [BokehModel(self.plot.figure)]
+        self.plot_box.children = [LiveBokehModel(self.plot.figure)]
         self.result = None
         self.apply_button.disabled = self.save_button.disabled = True
         self.best_text.value = self.table.value = ""
@@ -417,7 +417,7 @@ class SweepPanel(W.VBox):
         result = load_sweep(path)
         if len(result.axes) in (1, 2):
             self.plot = SweepPlot.of(result)
-            self.plot_box.children = [BokehModel(self.plot.figure)]
+            self.plot_box.children = [LiveBokehModel(self.plot.figure)]
         else:
             self.plot, self.plot_box.children = None, []
         self._show_result(result, origin=f" (opened from {path})")

@@ -1,5 +1,6 @@
 """The Explorer's tool tabs: Tuning, Comparison, Duplicates and Export, each a panel
-of its own module built the first time its tab opens (or `tabs.panel(name)` from code), working
+of its own module built the first time its tab opens (Tuning's at once: it is the tab shown
+first), or by `tabs.panel(name)` from code, working
 on what the Explorer has picked: graph, source, technique, knobs, and its runs for the export.
 
     ex = Explorer(graph="bfs4k_fig2")
@@ -25,12 +26,15 @@ _KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison"
 
 
 class ToolTabs(W.Tab):
-    """One tab per panel, none open at first; a panel is built when its tab is first selected."""
+    """One tab per panel; a panel is built when its tab is first selected. The first tab's is
+    built at once and shown: the browser shows the first tab even when none is selected, and a
+    click on it then changes nothing, so a panel built on selection would never show."""
 
     def __init__(self, explorer):
         self.explorer = explorer
         self._panels: dict = {}
-        super().__init__([W.VBox() for _ in PANELS], titles=tuple(PANELS), selected_index=None)
+        super().__init__([W.VBox() for _ in PANELS], titles=tuple(PANELS), selected_index=0)
+        self.panel(next(iter(PANELS)))
         self.observe(self._on_select, names="selected_index")
 
     def panel(self, name: str):
@@ -43,6 +47,9 @@ class ToolTabs(W.Tab):
 
             module, cls = PANELS[title]
             panel = getattr(importlib.import_module(f"{__package__}.{module}"), cls)(self.explorer)
+            name_the_untitled(panel)
+            if hasattr(panel, "apply_button"):  # what a panel sets in the Explorer is said there too
+                panel.apply_button.on_click(lambda _: self._confirm_applied(panel))
             self._panels[title] = panel
             self.children[list(PANELS).index(title)].children = [panel]
         return self._panels[title]
@@ -51,12 +58,33 @@ class ToolTabs(W.Tab):
         """The panels built so far, by tab title."""
         return dict(self._panels)
 
+    def _confirm_applied(self, panel) -> None:
+        """After a panel's Apply: the Explorer's status line (beside its Run button) says what it
+        now uses, and its knobs open to show them."""
+        result = getattr(panel, "result", None)
+        best = getattr(result, "best", None)
+        if best is None or self.explorer.technique.value != result.technique:
+            return  # nothing was applied: the panel's status line says why
+        knobs = ", ".join(f"{k}={v}" for k, v in best.knobs.items())
+        self.explorer._set_status(f"Tuning tab applied: {result.technique} with {knobs} (in Knobs below); "
+                                  "press Run to use them", "ok")
+        self.explorer.knobs_panel.selected_index = 0
+
     def _on_select(self, change) -> None:
         if change["new"] is not None:
             self.panel(list(PANELS)[change["new"]])
 
 
 # ------------------------------------------------------------------ what the panels share
+
+def name_the_untitled(widget) -> None:
+    """A described control without a tooltip gets its description as one: ipywidgets puts the
+    tooltip on the label as its title, and with none the hover read "null"."""
+    if isinstance(widget, W.DOMWidget) and getattr(widget, "description", "") and not widget.tooltip:
+        widget.tooltip = widget.description
+    for child in getattr(widget, "children", ()):
+        name_the_untitled(child)
+
 
 def esc(x) -> str:
     return html.escape(str(x))

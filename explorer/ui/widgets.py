@@ -6,8 +6,10 @@
 
 Every control is generated from a declaration (SAMPLE_GRAPHS, GENERATORS, Technique, each
 technique's knobs), so nothing here restates a range or a default. Errors from bad input (KnobError, GraphError,
-ValueError) show as one line in the status bar, never as a traceback. Plots stream each LevelStats
-as the engine yields it (LevelStream + jupyter_bokeh.BokehModel). No kernel module is imported here.
+ValueError) show as one line in the status bar, never as a traceback. Plots stream the levels as
+the engine yields them (LevelStream through a live.LevelFeed into a live.LiveBokehModel: each batch
+reaches the browser before the run goes on, and a view drawn later, or after the page reloads,
+shows every run so far). No kernel module is imported here.
 """
 from __future__ import annotations
 
@@ -18,14 +20,15 @@ from typing import Any
 
 import ipywidgets as W
 from bokeh.layouts import column
-from jupyter_bokeh import BokehModel
 
 from .. import api, backend, graphs
 from ..backend import simulator_knobs_note
 from .cli import parse_generator
 from .layout import knob_grid, knob_widget, labelled, select_px
 from ..graphs import CSRGraph
+from ..graphs.weights import WEIGHT_PARAMS
 from .plots import LevelStream
+from .live import LevelFeed, LiveBokehModel, load_bokehjs, refresh_views
 from ..reference import check_result
 from .report import graph_stats_html, summary_table_html
 from ..engine import Session
@@ -59,17 +62,6 @@ BUSY_ICON = "<i class='fa fa-spinner fa-spin' aria-hidden='true'></i> "
 
 def _esc(x) -> str:
     return html.escape(str(x))
-
-
-def load_bokehjs() -> None:
-    """Put BokehJS into the page: BokehModel's view calls window.Bokeh and shows only "javascript
-    error" without it, and only output_notebook() loads it. Inline, so the explorer works without
-    internet (a classroom); BOKEH_RESOURCES=cdn chooses the CDN instead."""
-    from bokeh.io import output_notebook
-    from bokeh.resources import Resources
-    from bokeh.settings import settings
-
-    output_notebook(resources=Resources(mode=settings.resources(default="inline")), hide_banner=True)
 
 
 #: Generator parameters the Explorer starts with under the simulator, which runs every GPU thread as a
@@ -143,9 +135,10 @@ class Explorer(W.VBox):
             options=samples, description="sample", layout=W.Layout(width=f"{select_px(samples, 330)}px"),
             tooltip="a small real graph from sample_graphs/ (sources and licences in its README.md)")
         self.file_path = W.Text(description="file", placeholder="edges.txt / matrix.mtx / graph.metis (.gz ok)",
+                                tooltip="a graph file: SNAP edge list, Matrix Market or METIS, optionally .gz",
                                 style=_LABEL, layout=W.Layout(width="460px"))
         self.file_undirected = W.Checkbox(value=False, description="undirected (each line both ways)",
-                                          indent=False)
+                                          indent=False, tooltip="read each edge line as two arcs, u -> v and v -> u")
         self.generator = W.Dropdown(options=list(graphs.GENERATORS), description="generator",
                                     layout=W.Layout(width="210px"),
                                     tooltip="a seeded generator of a graph family from the papers; "
@@ -165,7 +158,8 @@ class Explorer(W.VBox):
         self.source_mode = W.Dropdown(options=SOURCE_MODES, description="source", layout=W.Layout(width="210px"),
                                       tooltip="BFS start: the highest-degree vertex, a random vertex "
                                               "(degree >= 1, seeded) or a vertex id")
-        self.vertex = W.IntText(value=0, description="vertex id", style=_LABEL, layout=W.Layout(width="230px"))
+        self.vertex = W.IntText(value=0, description="vertex id", style=_LABEL, layout=W.Layout(width="230px"),
+                                tooltip="the source vertex, by the graph's own id (as in its file)")
         self.seed = W.IntText(value=0, description="seed", style={"description_width": "40px"},
                               layout=W.Layout(width="140px"), tooltip="seed of the random source")
         self.source_mode.observe(lambda _: self._sync_source_controls(), names="value")
@@ -262,6 +256,7 @@ class Explorer(W.VBox):
 
     def _repr_mimebundle_(self, **kwargs):
         load_bokehjs()  # published just before the widget, so the plot view finds BokehJS
+        refresh_views(self)  # the runs so far, also those made from code before this display
         return super()._repr_mimebundle_(**kwargs)
 
     # ------------------------------------------------------------------ setting controls
@@ -381,9 +376,10 @@ class Explorer(W.VBox):
         kind = self.generator.value
         spec = graphs.GENERATORS[kind]
         sim = on_simulator()
-        params = generator_start_params(kind, sim)
+        # A BFS reads no weights: the controls are the structure's parameters.
+        params = {k: v for k, v in generator_start_params(kind, sim).items() if k not in WEIGHT_PARAMS}
         # The declared defaults are the papers' sizes, beyond what the simulator runs: start small, say so.
-        papers = ", ".join(f"{k}={v}" for k, v in spec.params.items() if params[k] != v)
+        papers = ", ".join(f"{k}={v}" for k, v in spec.params.items() if params.get(k, v) != v)
         limit = (f" Under the CUDA simulator (graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs, every GPU thread a "
                  f"Python thread) the parameters start small; the papers' sizes are {papers}.") if papers else ""
         self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}.{_esc(limit)}</small>"
@@ -431,7 +427,7 @@ class Explorer(W.VBox):
             self.run_button.disabled = True
             return False
         self.simulator_button.layout.display = "none"
-        self.run_button.disabled = False
+        self.run_button.disabled = self._running  # a run in progress keeps it disabled
         self.backend_line.value = f"<small><b>backend:</b> {_esc(info.describe())}</small>"
         self._show_knob_sim_note()
         if info.is_simulator and preset_knobs:
@@ -547,7 +543,9 @@ class Explorer(W.VBox):
         if self._running:
             raise RuntimeError("a run is in progress")
         self._running = True
-        self.run_button.disabled = True
+        # Nothing that would change the runs while one streams: what is pressed meanwhile would
+        # wait in the kernel's queue and act on the runs after this one.
+        self.run_button.disabled = self.clear_button.disabled = self.classroom_button.disabled = True
         try:
             return self._execute_inner()
         except USER_ERRORS as err:
@@ -555,6 +553,7 @@ class Explorer(W.VBox):
             raise
         finally:
             self._running = False
+            self.clear_button.disabled = self.classroom_button.disabled = False
             self.run_button.disabled = not self._check_backend(preset_knobs=False)
 
     def _execute_inner(self) -> RunResult:
@@ -574,12 +573,17 @@ class Explorer(W.VBox):
         label = run_label(len(self.history) + 1, tech.value, g.name)
         self._set_status(f"running {label} from vertex {g.to_original(run.source)} ...", "busy")
         plotting = 0.0  # seconds spent here between levels, which the engine's clock leaves out
-        for lv in run:  # each level appears in the plots as soon as the engine yields it
+        # The levels reach the plots as the engine yields them (in batches when they come faster
+        # than the feed's interval), the status line with them.
+        feed = LevelFeed(self.stream, label, self.plot_view, on_batch=lambda lv: self._set_status(
+            f"{label}: level {lv.level} done, frontier {lv.frontier_in:,} -> {lv.frontier_out:,}", "busy"))
+        for lv in run:
             t = time.perf_counter()
-            self.stream.push(lv, label)
-            self._set_status(f"{label}: level {lv.level} done, frontier {lv.frontier_in:,} -> "
-                             f"{lv.frontier_out:,}", "busy")
+            feed.add(lv)
             plotting += time.perf_counter() - t
+        t = time.perf_counter()
+        feed.close()
+        plotting += time.perf_counter() - t
         result = run.result
         result.caller_wall_ms = result.elapsed_ms + plotting * 1e3  # the BFS wall time with the plotting
         self._set_status(f"{label}: validating against the CPU reference BFS ...", "busy")
@@ -599,7 +603,7 @@ class Explorer(W.VBox):
 
     def _new_stream(self) -> None:
         self.stream = LevelStream(fig_width=PLOT_WIDTH)
-        self.plot_view = BokehModel(column(self.stream.layout(), self.stream.level_table()))
+        self.plot_view = LiveBokehModel(column(self.stream.layout(), self.stream.level_table()))
         self.plots_box.children = [self.plot_view]
 
     def open_classroom(self):
@@ -615,6 +619,7 @@ class Explorer(W.VBox):
         except USER_ERRORS as err:
             self._show_error(err)
             return None
+        refresh_views(room)  # drawn at its run's level 0, not as it was built
         old, self.classroom_box.children = self.classroom_box.children, [room]
         for w in old:
             w.close()
