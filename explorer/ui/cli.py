@@ -28,7 +28,6 @@ from ..stats import write_text_atomic
 from ..techniques import Technique, implementation, implemented_techniques, knobs_of, make_knobs, missing_techniques
 from .cli_input import (PROG, UsageError, _arc_limit, _vertex_text, _wrap, check_output_path, check_source,
                         load_graph_spec, parse_knob_values, select_backend, _no_gpu_message)
-from .cli_input import parse_generator  # noqa: F401  (the Explorer's generator box reads it from here)
 
 EXIT_OK, EXIT_INVALID_RESULT, EXIT_USAGE = 0, 1, 2
 DEMO_GRAPH = "bfs4k_fig2"  # the 10-vertex teaching graph: the demo finishes in seconds on the simulator

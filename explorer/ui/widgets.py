@@ -23,7 +23,7 @@ from bokeh.layouts import column
 
 from .. import api, backend, graphs
 from ..backend import simulator_knobs_note
-from .cli import parse_generator
+from .cli_input import parse_generator
 from .layout import knob_grid, knob_widget, labelled, select_px
 from ..graphs import CSRGraph
 from ..graphs.weights import WEIGHT_PARAMS
