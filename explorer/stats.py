@@ -164,7 +164,7 @@ class RunResult:
             "total_ms": round(self.total_ms, 4),
             "elapsed_ms": round(self.elapsed_ms, 4),
             # None under the simulator: its times are not GPU times, so no TEPS rate is meaningful
-            "gteps": None if (self.device or {}).get("backend") == "simulator" else round(self.gteps, 4),
+            "gteps": None if (self.device or {}).get("backend") == "simulator" else float(f"{self.gteps:.4g}"),
             "duplicates_generated": sum(dups) if all(d is not None for d in dups) else None,
             "validation": self.validation,
             "instrumented": self.instrumented,

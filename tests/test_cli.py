@@ -510,7 +510,11 @@ def test_each_time_is_labelled_by_where_it_was_measured(tmp_path):
     p = bfs4k("run", "bfs4k_fig2", "--technique", "cpu-topdown", "--source", "0", "--json", "c.json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert re.search(r"^CPU time \(ms\)\s+[\d.]+$", p.stdout, re.M) and "GPU time" not in p.stdout
-    assert isinstance(json.loads((tmp_path / "c.json").read_text())["summary"]["gteps"], float)
+    # a CPU run's rate on a 10-vertex graph is tiny, not 0: significant digits, not 4 decimals
+    gteps = json.loads((tmp_path / "c.json").read_text())["summary"]["gteps"]
+    assert isinstance(gteps, float) and gteps > 0
+    shown = re.search(r"^GTEPS\s+(\S+)$", p.stdout, re.M).group(1)
+    assert float(shown) > 0 and float(shown) == pytest.approx(gteps, rel=1e-3)
     p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--simulator", "--json", "s.json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert re.search(r"^simulator time \(ms\)\s+[\d.]+$", p.stdout, re.M) and "GPU time" not in p.stdout

@@ -122,7 +122,7 @@ def summary_fields(result: RunResult) -> dict:
         time_label(result): f"{s['total_ms']:.3f}",
         "BFS wall (ms)": f"{s['elapsed_ms']:.3f}",
         **({"with plotting (ms)": f"{result.caller_wall_ms:.3f}"} if result.caller_wall_ms is not None else {}),
-        "GTEPS": "n/a (simulator)" if sim else f"{result.gteps:.4f}",
+        "GTEPS": "n/a (simulator)" if sim else f"{result.gteps:.4g}",  # significant digits: a CPU run on a small graph is not 0
         "duplicates": "not measured" if dups is None else f"{dups:,}",
         "validation": s.get("validation") or "not validated",
         "device": str(dev.get("name", "?")),
