@@ -35,7 +35,7 @@ NX_PARTS = {
          "networkx.algorithms.shortest_paths.tests.test_unweighted", "networkx.algorithms.components"],
         ("eccentricity", "diameter", "bfs_edges", "bfs_layers", "bfs_labeled_edges",
          "single_source_shortest_path_length", "shortest_path_length", "connected_components", "is_connected"),
-        300, 150),
+        200, 120),
     "centrality": (["networkx.algorithms.centrality"], ("closeness_centrality", "betweenness_centrality"),
                    250, 100),
     # the weighted functions (explorer.sssp): about 2 minutes of CPU under the simulator
@@ -471,10 +471,10 @@ def test_summaries_of_processes_side_by_side_merge_into_one(tmp_path):
 def test_networkx_own_tests_pass_with_the_backend(tmp_path, part):
     """networkx's own tests, every call of a function bfs4k has dispatched to it (networkx's test
     mode ignores should_run), zero failures; the summary says which dispatched and which fell back.
-    In parts, so that pytest's two workers can share them. Under the simulator they took 150, 47
-    and (the weighted functions) 120 s of CPU (2 shared cores), with 100 of the 500 random-graph cases of
-    test_use_bounds_on_off_consistency, evenly spread (all 500, on a GPU): all of them took about
-    9 minutes, most of it in those cases. Set BFS4K_NX_SUMMARY_DIR to keep the summaries."""
+    In parts, so that pytest's two workers can share them. Under the simulator (2 shared cores) they
+    took 255, 72 and (the weighted functions) 112 s, with 100 cases of each parametrized test and 10
+    of the 500 random-graph cases of test_use_bounds_on_off_consistency (a dozen all-pairs searches
+    each), evenly spread; all of them on a GPU. Set BFS4K_NX_SUMMARY_DIR to keep the summaries."""
     from explorer.nx_backend import testing
 
     suites, functions, least_tests, least_dispatching = NX_PARTS[part]
@@ -482,7 +482,8 @@ def test_networkx_own_tests_pass_with_the_backend(tmp_path, part):
     args = []
     if backend.current().is_simulator:
         env["NUMBA_ENABLE_CUDASIM"] = "1"
-        args.append("--bfs4k-max-cases=100")
+        # each case of test_use_bounds_on_off_consistency runs a dozen all-pairs searches
+        args += ["--bfs4k-max-cases=100", "--bfs4k-max-cases=test_use_bounds_on_off_consistency=10"]
     # BFS4K_NX_PROCESSES > 1 splits a part's suites over that many processes side by side (a GPU
     # host's cores compile each process's kernels at once); CI's two cores keep one per part.
     processes = max(1, min(len(suites), int(os.environ.get("BFS4K_NX_PROCESSES", "1"))))
@@ -506,6 +507,27 @@ def test_networkx_own_tests_pass_with_the_backend(tmp_path, part):
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         for f in tmp_path.glob(f"{name}.*"):
             (Path(out_dir) / f.name).write_text(f.read_text())
+
+
+def test_max_cases_keeps_an_even_spread_of_every_parametrized_test_and_of_a_named_one(tmp_path):
+    from explorer.nx_backend import testing
+
+    (tmp_path / "many_cases.py").write_text(
+        "import pytest\n"
+        "@pytest.mark.parametrize('i', range(10))\ndef test_many(i): pass\n"
+        "@pytest.mark.parametrize('i', range(10))\ndef test_few(i): pass\n"
+        "def test_one(): pass\n")
+    env = dict(os.environ, PYTHONPATH=f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    summary = tmp_path / "s.json"
+    code, log = testing.run_suites(["many_cases"], summary, env, 120, tmp_path,
+                                   ["--bfs4k-max-cases=4", "--bfs4k-max-cases=test_few=2"])
+    assert code == 0, log
+    s = json.loads(summary.read_text())
+    assert s["tests"]["total"] == 4 + 2 + 1
+    assert sorted(s["sampled"].values()) == ["2 of 10 cases", "4 of 10 cases"]
+    assert {t for t in s["per_test"] if "test_few" in t} == {"many_cases.py::test_few[0]", "many_cases.py::test_few[5]"}
+    code, log = testing.run_suites(["many_cases"], summary, env, 120, tmp_path, ["--bfs4k-max-cases=test_few=two"])
+    assert code != 0 and "--bfs4k-max-cases=test_few=two: expected N or TEST=N" in log
 
 
 def test_networkx_tests_that_overrun_leave_no_process_behind(tmp_path):

@@ -22,7 +22,9 @@ from explorer.sssp.apsp import APSPMemoryError, check_matrix_memory
 SIM = backend.current().is_simulator
 ROOT = Path(__file__).resolve().parents[1]
 FAST = {"block_threads": 32} if SIM else {}
-HBF = {"block_threads": 32, "K1": 1} if SIM else {}
+# the single-block kernel's 1,024 threads are as many Python threads on the simulator
+HBF = {"block_threads": 32, "K1": 1, "single_block_threads": 32} if SIM else {}
+DELTA = {"block_threads": 32, "single_block_threads": 32} if SIM else {}
 
 
 # ------------------------------------------------------------------ weights
@@ -144,7 +146,7 @@ def test_delta_defaults_to_davidsons_cw_over_d_and_buckets_rise():
     g = graphs.generate("grid2d", rows=6, cols=6, weights="integer", weight_low=1, weight_high=9)
     expected = 32 * g.weights.mean() / (g.num_arcs / g.num_vertices)
     assert default_delta(g, weighting(g)) == pytest.approx(expected)
-    r = run_sssp(g, 0, "delta-stepping", {**FAST, "delta": 3.0, "form": "bucketing"}).complete()
+    r = run_sssp(g, 0, "delta-stepping", {**DELTA, "delta": 3.0, "form": "bucketing"}).complete()
     assert check_sssp_result(g, r).ok
     gathers = [s for s in r.iterations if s.phase == "gather"]
     assert gathers and all(s.delta == 3.0 for s in r.iterations)

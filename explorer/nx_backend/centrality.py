@@ -5,7 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from . import searches
+from . import searches, weighted
 from .searches import Options
 
 #: Endpoint counts (betweenness with endpoints=True) read reachability rows; at most this many
@@ -135,8 +135,10 @@ def _eccentricities(G, ids: np.ndarray, opts: Options) -> tuple[np.ndarray, np.n
 
 
 def eccentricity(G, v=None, sp=None, weight=None, *, multisearch=None):
-    if sp is not None or weight is not None:
-        raise NotImplementedError("bfs4k computes hop-count eccentricities itself (sp=None, weight=None)")
+    if sp is not None:
+        raise NotImplementedError("bfs4k computes the eccentricities itself (sp=None)")
+    if weight is not None:
+        return weighted.eccentricity(G, v, weight)
     nodes = list(G.nbunch_iter(v))
     e = {}
     if nodes:
@@ -156,7 +158,9 @@ def eccentricity(G, v=None, sp=None, weight=None, *, multisearch=None):
 
 
 def diameter(G, e=None, usebounds=False, weight=None, *, multisearch=None):
-    if e is not None or weight is not None or (usebounds is True and not G.is_directed()):
-        raise NotImplementedError("bfs4k computes the diameter from every vertex's hop-count "
-                                  "eccentricity (e=None, weight=None, no usebounds on undirected graphs)")
+    if e is not None or (usebounds is True and not G.is_directed()):
+        raise NotImplementedError("bfs4k computes the diameter from every vertex's eccentricity "
+                                  "(e=None, no usebounds on undirected graphs)")
+    if weight is not None:
+        return weighted.diameter(G, weight)
     return max(eccentricity(G, multisearch=multisearch).values())

@@ -231,6 +231,18 @@ class BFS4KGraph:
                                                notes=base.notes, weights=w)
         return g
 
+    def weights_digest(self, attr, reverse: bool = False) -> str:
+        """A digest of the weights `weighted(attr, reverse)` carries: kept results are keyed by it
+        (networkx's test mode converts on every call, and weights change in place)."""
+        key = ("digest", attr, reverse)
+        d = self._weighted.get(key)
+        if d is None:
+            w = self.weighted(attr, reverse).weights
+            h = hashlib.blake2b(w.dtype.str.encode(), digest_size=16)
+            h.update(np.ascontiguousarray(w).tobytes())
+            d = self._weighted[key] = h.hexdigest()
+        return d
+
     def sessions(self, reverse: bool):
         """The explorer Session (device arrays, buffers) of the out- or in-arc CSR, opened once."""
         from ..engine import Session

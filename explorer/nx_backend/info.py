@@ -66,9 +66,10 @@ FUNCTIONS = {
     "betweenness_centrality": (_MANY + " Brandes' algorithm, exact or from k sampled sources (the "
                                        "same sample as networkx for the same seed); unweighted only.",
                                (_METHOD,)),
-    "eccentricity": (_MANY + " Unweighted only, without sp.", (_METHOD,)),
-    "diameter": (_MANY + " Unweighted only, without e; usebounds=True on an undirected graph runs "
-                         "on networkx.", (_METHOD,)),
+    "eccentricity": (_MANY + " Without sp. With a weight: the rows of the all-pairs matrix (whole-number "
+                             "weights), else one search per node; negative weights run on networkx.", (_METHOD,)),
+    "diameter": (_MANY + " Without e; usebounds=True on an undirected graph runs on networkx. With a weight: "
+                         "as eccentricity.", (_METHOD,)),
     "node_connected_component": (_SINGLE, (_TECHNIQUE, _KNOBS)),
     "connected_components": (_SINGLE + " One search per component of two or more nodes.", (_TECHNIQUE, _KNOBS)),
     "is_connected": (_SINGLE, (_TECHNIQUE, _KNOBS)),

@@ -26,8 +26,9 @@ def _negative_weight(weight, G) -> bool:
     if isinstance(G, BFS4KGraph):
         w = G.weights.get(weight)
         return w is not None and w[0].size > 0 and float(w[0].min()) < 0
-    edges = G.edges(keys=True, data=weight, default=1) if G.is_multigraph() else G.edges(data=weight, default=1)
-    return any(e[-1] is not None and e[-1] < 0 for e in edges)
+    # the data dicts, not data=weight: networkx reads weight=True as the attribute named True
+    edges = G.edges(keys=True, data=True) if G.is_multigraph() else G.edges(data=True)
+    return any((x := e[-1].get(weight, 1)) is not None and x < 0 for e in edges)
 
 
 _NEGATIVE = ("weight", _negative_weight,
@@ -55,9 +56,9 @@ _DECLINE = {
     "betweenness_centrality": [("weight", lambda v, G: v is not None, _WEIGHT)],
     "closeness_centrality": [("distance", lambda v, G: v is not None, _WEIGHT)],
     "eccentricity": [("sp", lambda v, G: v is not None, "sp gives the lengths already: nothing to search"),
-                     ("weight", lambda v, G: v is not None, _WEIGHT)],
+                     *_WEIGHTED_DIJKSTRA],
     "diameter": [("e", lambda v, G: v is not None, "e gives the eccentricities already: nothing to search"),
-                 ("weight", lambda v, G: v is not None, _WEIGHT),
+                 *_WEIGHTED_DIJKSTRA,
                  ("usebounds", lambda v, G: v is True and not G.is_directed(),
                   "usebounds=True runs networkx's bounding search (its own sequence of BFS)")],
 }

@@ -12,8 +12,9 @@ totals, per function the calls dispatched and fallen back (with the reasons), pe
 and calls, and the engine's run counts.
 
 `--bfs4k-max-cases=N` keeps at most N cases of each parametrized test, evenly spread over its
-parameter grid (networkx's test_use_bounds_on_off_consistency has 500, each a few searches that
-take the simulator seconds); the summary names what was left out. `run_suites` runs the suites in
+parameter grid, and `--bfs4k-max-cases=TEST=N` N of the test function TEST (networkx's
+test_use_bounds_on_off_consistency has 500, each a dozen all-pairs searches that take the
+simulator seconds); the summary names what was left out. `run_suites` runs the suites in
 a process group of their own, which it kills whole when they overrun or the caller stops.
 """
 from __future__ import annotations
@@ -73,20 +74,38 @@ _START = [0.0]
 def pytest_addoption(parser):
     parser.addoption("--bfs4k-summary", default=os.environ.get("BFS4K_NX_SUMMARY", "nx-backend-tests.json"),
                      help="where the bfs4k backend's dispatch summary goes (JSON; Markdown beside it)")
-    parser.addoption("--bfs4k-max-cases", type=int, default=0,
-                     help="keep at most this many cases of each parametrized test, evenly spread (0: all)")
+    parser.addoption("--bfs4k-max-cases", action="append", default=[],
+                     help="N: keep at most N cases of each parametrized test, evenly spread (0: all); "
+                          "TEST=N: of the test function named TEST (repeatable)")
+
+
+def _case_limits(values: list[str]) -> tuple[int, dict]:
+    """(the limit of every parametrized test, {test function name: its own limit})."""
+    every, named = 0, {}
+    for v in values:
+        name, eq, n = v.rpartition("=")
+        try:
+            limit = int(n)
+        except ValueError:
+            raise pytest.UsageError(f"--bfs4k-max-cases={v}: expected N or TEST=N, N a whole number") from None
+        if eq:
+            named[name] = limit
+        else:
+            every = limit
+    return every, named
 
 
 def pytest_collection_modifyitems(config, items):
-    limit = config.getoption("--bfs4k-max-cases")
-    if limit <= 0:
+    every, named = _case_limits(config.getoption("--bfs4k-max-cases"))
+    if every <= 0 and not named:
         return
     cases = defaultdict(list)
     for item in items:
         cases[item.nodeid.partition("[")[0]].append(item)
     dropped = []
     for name, group in cases.items():
-        if len(group) > limit:
+        limit = named.get(name.rpartition("::")[2], every)
+        if 0 < limit < len(group):
             keep = {group[i * len(group) // limit].nodeid for i in range(limit)}
             dropped += [it for it in group if it.nodeid not in keep]
             module = getattr(getattr(group[0], "module", None), "__name__", "")

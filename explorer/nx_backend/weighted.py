@@ -8,8 +8,15 @@ Single-source calls run explorer.sssp.run_sssp: the Dijkstra-named functions the
 behaviour on negative weights is kept: those calls run on networkx), the Bellman-Ford-named ones
 `bellman_ford_technique` (H-BF). All pairs run explorer.sssp.apsp.run_apsp: the blocked
 Floyd-Warshall up to `floyd_warshall_max_n` vertices, Johnson's way above. negative_edge_cycle runs
-Johnson's potentials (a virtual source joined to every vertex). A weight *function* runs on
-networkx (interface.can_run says so).
+Johnson's potentials (a virtual source joined to every vertex). eccentricity and diameter take the
+rows of the all-pairs matrix (one run_apsp), or one search per node where the matrix would not be
+kept. A weight *function* runs on networkx (interface.can_run says so).
+
+Results are kept as the unweighted ones are (searches.ResultStore), keyed by the structure and a
+digest of the weights: the all-pairs matrix of the default method, and single-source rows of calls
+that name no technique. A single-source call reads a kept matrix's row only where the weights are
+non-negative whole numbers (the matrix's sums are then exact, whatever their order): networkx's
+radius, center and periphery with usebounds=True then cost no search after the eccentricities.
 """
 from __future__ import annotations
 
@@ -36,20 +43,46 @@ def _technique(family: str, technique, knobs) -> tuple[str, dict]:
     return impl.name, values
 
 
+def _key(G, weight, reverse: bool, kind: str, which=None) -> tuple:
+    return (G.fingerprint, "weighted", G.weights_digest(weight, reverse), reverse, kind, which)
+
+
+def _keep(key, arr: np.ndarray) -> np.ndarray:
+    return searches.STORE.put(key, arr, int(searches.config().get("cache_bytes", 0)))
+
+
+def _whole(G, weight, reverse: bool = False) -> bool:
+    from ..sssp.weights import weighting
+
+    return weighting(G.weighted(weight, reverse)).integer
+
+
 def _distances(G, s: int, weight, family: str, technique, knobs, reverse: bool = False) -> tuple[np.ndarray, bool]:
-    """(float64 distances from vertex s, inf where unreached; whether they are whole numbers)."""
+    """(float64 distances from vertex s, inf where unreached; whether they are whole numbers): a kept
+    row, a kept matrix's row, or a search (always the search where the call names its technique)."""
     from ..graphs import Vertex
     from ..sssp import NegativeCycleError, run_sssp
+    from ..sssp.weights import weighting
 
     csr = G.weighted(weight, reverse)
+    named = technique is not None or knobs is not None
     tech, values = _technique(family, technique, knobs)
+    w = weighting(csr)
+    if not named:
+        kept = searches.STORE.get(_key(G, weight, reverse, "row", s))
+        if kept is None and not reverse and w.integer and w.min_weight >= 0:
+            m = searches.STORE.get(_key(G, weight, False, "matrix"))
+            kept = None if m is None else m[s]
+        if kept is not None:
+            return kept, w.integer
     searches.RUNS["run_sssp"] = searches.RUNS.get("run_sssp", 0) + 1
     searches._tell_where()
     try:
         r = run_sssp(csr, Vertex(s), tech, values, session=_session(G, weight, reverse)).complete()
     except NegativeCycleError:
         raise nx.NetworkXUnbounded(_UNBOUNDED) from None
-    return r.as_float(), r.dtype == "int64"
+    dist = r.as_float()
+    return (dist if named else _keep(_key(G, weight, reverse, "row", s), dist)), r.dtype == "int64"
 
 
 def _session(G, weight, reverse: bool):
@@ -119,19 +152,24 @@ def bellman_ford_path_length(G, source, target, weight="weight", *, technique=No
 
 # ------------------------------------------------------------------------------ all pairs
 def _matrix(G, weight, method=None) -> tuple[np.ndarray, bool]:
-    """(float64 all-pairs distances, negative diagonal kept; whether they are whole numbers)."""
+    """(float64 all-pairs distances, negative diagonal kept; whether they are whole numbers): the
+    kept matrix, or one run_apsp (kept where the call names no method)."""
     from ..sssp.apsp import SIMULATOR_KNOBS, APSPMethod, run_apsp
-    from ..sssp.weights import weighting
 
-    csr = G.weighted(weight)
+    key = _key(G, weight, False, "matrix")
+    if method is None:
+        kept = searches.STORE.get(key)
+        if kept is not None:
+            return kept, _whole(G, weight)
     cfg = searches.config()
     m = APSPMethod.parse(method or ("floyd-warshall" if len(G) <= int(cfg.get("floyd_warshall_max_n", 4096))
                                     else "johnson"))
     knobs = SIMULATOR_KNOBS[m] if searches.on_simulator() else None
     searches.RUNS["run_apsp"] = searches.RUNS.get("run_apsp", 0) + 1
     searches._tell_where()
-    r = run_apsp(csr, m, knobs, negative_cycles="keep", session=_session(G, weight, False)).complete()
-    return r.distances, weighting(csr).integer
+    r = run_apsp(G.weighted(weight), m, knobs, negative_cycles="keep", session=_session(G, weight, False)).complete()
+    D = r.distances if method is not None else _keep(key, r.distances)
+    return D, _whole(G, weight)
 
 
 def all_pairs_dijkstra_path_length(G, cutoff=None, weight="weight", *, method=None):
@@ -177,6 +215,37 @@ def floyd_warshall_numpy(G, nodelist=None, weight="weight", *, method=None):
             raise nx.NetworkXError(f"Node {err.args[0]} in nodelist is not in G") from None
     D, _ = _matrix(G, weight, method)
     return D if nodelist is None else D[np.ix_(order, order)]
+
+
+def eccentricity(G, v=None, weight="weight"):
+    """networkx's weighted eccentricity (its Dijkstra lengths from each node of v): whole-number
+    weights read the rows of the all-pairs matrix where it fits the result store and v is a
+    quarter of the nodes or more; otherwise one search per node."""
+    nodes = list(G.nbunch_iter(v))
+    e = {}
+    if nodes:
+        n = len(G)
+        ids = np.array([G.id_of(x) for x in nodes], dtype=np.int64)
+        whole, D = _whole(G, weight), None
+        # Fractional weights: one search per node, whose sums run in path order as networkx's do
+        # (the matrix's may round differently in the last place).
+        if whole:
+            D = searches.STORE.get(_key(G, weight, False, "matrix"))
+            if D is None and 4 * len(set(ids.tolist())) >= n and 8 * n * n <= int(searches.config().get("cache_bytes", 0)):
+                D, _ = _matrix(G, weight)
+        for x, s in zip(nodes, ids.tolist()):
+            row = D[s] if D is not None else _distances(G, s, weight, "dijkstra", None, None)[0]
+            if int(np.isfinite(row).sum()) != n:
+                what = "digraph is not strongly connected" if G.is_directed() else "graph is not connected"
+                raise nx.NetworkXError(f"Found infinite path length because the {what}")
+            e[x] = _number(row.max(), whole)
+    if v in G:
+        return e[v]
+    return e
+
+
+def diameter(G, weight="weight"):
+    return max(eccentricity(G, weight=weight).values())
 
 
 def negative_edge_cycle(G, weight="weight", heuristic=True, *, technique=None, knobs=None):

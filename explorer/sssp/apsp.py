@@ -298,7 +298,12 @@ class APSPRun:
         elapsed = 0.0
         h = np.zeros(n, dtype=w.dtype)
         if w.negative_arc is not None:
-            pot = potentials(g, k.potentials, None, unit_weights=self.unit, on_status=self._status,
+            # the potentials' technique at its defaults (on the simulator its small blocks: one of
+            # 1,024 Python threads per GPU thread took minutes on a triangle)
+            from .techniques import implementation
+
+            pk = implementation(k.potentials).simulator_knobs if backend.current().is_simulator else None
+            pot = potentials(g, k.potentials, pk, unit_weights=self.unit, on_status=self._status,
                              limits=self.limits, session=self.session)
             for it in pot:
                 rec = APSPStep(len(steps), "potentials", 0, n, it.relaxations, it.time_ms)
