@@ -14,8 +14,6 @@ from __future__ import annotations
 import logging
 from typing import Callable, Iterator
 
-import numpy as np
-
 from .. import backend
 from ..engine.enactor import Enactor, RecordError
 from ..engine.runtime import STEP_LOCK, for_technique
