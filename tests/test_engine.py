@@ -116,6 +116,42 @@ def test_run_iterates_once_and_result_needs_completion():
         list(run)
 
 
+@pytest.mark.parametrize("problem", ["bfs", "sssp"])
+def test_a_row_the_record_cannot_hold_is_refused_naming_its_fields(problem):
+    """EnactedRun checks each row a technique's loop returns (BFS levels and shortest-path steps alike)."""
+    from explorer.engine.enactor import BFSRun, RecordError
+    from explorer.knobs import NoKnobs
+    from explorer.sssp import SSSPRun
+    from explorer.sssp.weights import weighting
+    from explorer.techniques.base import Batch, LevelLoop
+
+    class Loop(LevelLoop):
+        compiled_ahead, readback = True, None
+
+        def __init__(self, ctx):
+            self.ctx = ctx
+
+        def launch(self, go):
+            pass
+
+        def collect(self, ms):
+            self.converged = True
+            return Batch([dict(frontier_in=1, made_up=7)])
+
+    class Fake:
+        name, extras, runtimes = "fake", (), frozenset({"cpu"})
+        technique = None
+
+        def start(self, ctx):
+            return Loop(ctx)
+
+    g = graphs.from_edges(np.array([0]), np.array([1]), directed=False, weights=[1.0])
+    run = (BFSRun(Fake(), g, 0, NoKnobs(), True, None) if problem == "bfs"
+           else SSSPRun(Fake(), g, 0, NoKnobs(), weighting(g), None))
+    with pytest.raises(RecordError, match=r"technique 'fake' returned a row with fields \['frontier_in', 'made_up'\]"):
+        run.complete()
+
+
 def test_instrumentation_off_marks_counts_unmeasured():
     r = run_bfs(SMALL["karate"], 0, instrument=False).complete()
     assert all(lv.dup_generated is None and lv.edges_examined is None for lv in r.levels)

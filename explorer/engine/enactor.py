@@ -14,16 +14,17 @@ and the CPU. The clock is stopped while the caller holds a record, so a run's el
 not depend on what the caller does between records (plotting is not BFS time); a meter (the
 multi-search's energy, explorer.multisearch.energy) measures exactly the timed windows.
 
-`BFSRun` is a single-source BFS on it: a technique's `LevelLoop` steps, each `Batch` of one or more
-levels turned into LevelStats, each level's share of a multi-level launch by the weights the
-technique reports (the SM's cycle counter). explorer.multisearch's run walks its batches' steps
-through the same `Enactor`.
+`BFSRun` is a single-source BFS on it (an `EnactedRun`, as explorer.sssp's SSSPRun is): a
+technique's `LevelLoop` steps, each `Batch` of one or more levels turned into LevelStats, each
+level's share of a multi-level launch by the weights the technique reports (the SM's cycle
+counter). explorer.multisearch's run walks its batches' steps through the same `Enactor`; every
+run object follows `WalkedOnce`'s protocol (iterate once, then `result`).
 """
 from __future__ import annotations
 
 import logging
 import time
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Generic, Iterable, Iterator, TypeVar
 
 import numpy as np
 
@@ -34,9 +35,8 @@ from .session import Session, run_pool
 
 log = logging.getLogger("explorer")
 
-#: Row keys a technique leaves to the enactor; the core keys a row may have.
-_ENACTOR_FIELDS = ("level", "technique", "time_ms")
-_CORE_ROW = frozenset(LEVEL_FIELDS) - frozenset(_ENACTOR_FIELDS)
+Rec = TypeVar("Rec")  # a run's record
+Res = TypeVar("Res")  # its result
 
 
 class RecordError(RuntimeError):
@@ -116,21 +116,53 @@ class Enactor:
         return self.clock.elapsed_ms()
 
 
-class BFSRun:
-    """An iterable BFS: iterate for per-level records; `result` once it is exhausted."""
+class WalkedOnce(Generic[Rec, Res]):
+    """The protocol of every run object (BFSRun, explorer.sssp's SSSPRun and APSPRun, the
+    multi-search's run): iterate it once for its records, then read `result`; complete() does both.
+    A subclass names itself in `_what` and `_again` (the call that makes another run) and gives
+    `_walk()`, the generator of its records, which sets `_result` when it ends."""
 
-    def __init__(self, impl, graph, source: int, knobs, instrument: bool,
-                 on_status: Callable[[str], None] | None, limits=None, session: Session | None = None):
-        self.impl = impl
-        self.graph = graph
-        self.source = source
-        self.knobs = knobs
-        self.instrument = instrument
+    _what = "the run"
+    _again = ""
+    _result: Res | None = None
+    _started = False
+
+    @property
+    def result(self) -> Res:
+        if self._result is None:
+            raise RuntimeError(f"{self._what} has not finished: iterate over the run (or call complete()) first")
+        return self._result
+
+    def complete(self) -> Res:
+        for _ in self:
+            pass
+        return self.result
+
+    def __iter__(self) -> Iterator[Rec]:
+        if self._started:
+            raise RuntimeError(f"a {type(self).__name__} can be iterated once; call {self._again} again for "
+                               "another run")
+        self._started = True
+        return self._walk()
+
+    def _walk(self) -> Iterator[Rec]:
+        raise NotImplementedError
+
+
+class EnactedRun(WalkedOnce[Rec, Res]):
+    """A single-source run of a technique's loop on the Enactor (BFSRun; explorer.sssp's SSSPRun):
+    set-up untimed, each step's Batch turned into records, then the result. A subclass gives its
+    context (`_context`), its record (`_record`, with `_core_row` the row keys a technique may
+    return) and its result (`_finish`)."""
+
+    _core_row: frozenset = frozenset()
+
+    def __init__(self, impl, graph, source: int, knobs, on_status: Callable[[str], None] | None, limits=None,
+                 session: Session | None = None):
+        self.impl, self.graph, self.source, self.knobs = impl, graph, source, knobs
         self._status = on_status or (lambda msg: None)
         self.runtime = for_technique(impl.runtimes).with_limits(limits)
         self.session = session
-        self._result: RunResult | None = None
-        self._started = False
         self._declared = frozenset(e.name for e in impl.extras)
 
     @property
@@ -141,59 +173,72 @@ class BFSRun:
         log.info(msg)
         self._status(msg)
 
-    @property
-    def result(self) -> RunResult:
-        if self._result is None:
-            raise RuntimeError("the BFS has not finished: iterate over the run (or call complete()) first")
-        return self._result
-
-    def complete(self) -> RunResult:
-        for _ in self:
-            pass
-        return self.result
-
-    def __iter__(self) -> Iterator[LevelStats]:
-        if self._started:
-            raise RuntimeError("a BFSRun can be iterated once; call run_bfs again for another run")
-        self._started = True
-        return self._levels()
-
-    def _levels(self) -> Iterator[LevelStats]:
+    def _walk(self) -> Iterator[Rec]:
         rt = self.runtime
-        levels: list[LevelStats] = []
+        records: list = []
         with run_pool(self.session, self.graph, rt, self.status) as (session, pool):
-            ctx = RunContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=self.instrument,
-                             runtime=rt, limits=rt.limits, pool=pool, graph_arrays=session.graph_arrays(rt),
-                             status=self.status, session=session)
+            ctx = self._context(rt, session, pool)
             with STEP_LOCK:
                 loop = self.impl.start(ctx)  # set-up: buffers, initial state, kernels compiled; untimed
             enactor = Enactor(rt, ctx.compiling)
-            for rec in enactor.run(loop, lambda batch, ms: self._records(batch, ms, len(levels))):
-                levels.append(rec)
+            for rec in enactor.run(loop, lambda batch, ms: self._records(batch, ms, len(records))):
+                records.append(rec)
                 yield rec
             elapsed = enactor.elapsed_ms()
             with STEP_LOCK:
-                distances, parents = loop.result()
-        from ..reference import traversed_edges
+                outcome = loop.result()
+        self._result = self._finish(ctx, outcome, records, elapsed)
 
-        self._result = RunResult(
-            graph=self.graph.name, source=self.source, technique=self.impl.name, knobs=self.knobs.as_dict(),
-            distances=distances, parents=parents, levels=levels, total_ms=sum(lv.time_ms for lv in levels),
-            elapsed_ms=elapsed, traversed_edges=traversed_edges(self.graph, distances),
-            device=rt.device_dict(ctx.limits), instrumented=self.instrument, extras=self.impl.extras,
-            original_ids=self.graph.original_ids)
-
-    def _records(self, batch: Batch, ms: float, first: int) -> list[LevelStats]:
+    def _records(self, batch: Batch, ms: float, first: int) -> list:
         rows = batch.rows
         shares = [1.0] if batch.weights is None and len(rows) == 1 else level_shares(batch.weights, len(rows))
         out = []
         for i, row in enumerate(rows):
             extras = {k: row.pop(k) for k in self._declared if k in row}
-            if len(extras) != len(self._declared) or not _CORE_ROW.issuperset(row):
+            if len(extras) != len(self._declared) or not self._core_row.issuperset(row):
                 raise RecordError(
                     f"technique {self.impl.name!r} returned a row with fields {sorted(row)} and extras "
-                    f"{sorted(extras)}; it declares extras {sorted(self._declared)} (and leaves "
-                    f"{', '.join(_ENACTOR_FIELDS)} to the enactor)")
-            out.append(LevelStats(level=first + i, technique=self.impl.name, time_ms=float(ms * shares[i]),
-                                  extras=extras, **row))
+                    f"{sorted(extras)}; it declares extras {sorted(self._declared)} (the enactor adds the "
+                    "index, technique and time_ms)")
+            out.append(self._record(first + i, float(ms * shares[i]), extras, row))
         return out
+
+    def _context(self, rt, session, pool):
+        raise NotImplementedError
+
+    def _record(self, index: int, time_ms: float, extras: dict, row: dict) -> Rec:
+        raise NotImplementedError
+
+    def _finish(self, ctx, outcome, records: list, elapsed_ms: float) -> Res:
+        raise NotImplementedError
+
+
+class BFSRun(EnactedRun[LevelStats, RunResult]):
+    """An iterable BFS: iterate for per-level records; `result` once it is exhausted."""
+
+    _what, _again = "the BFS", "run_bfs"
+    _core_row = frozenset(LEVEL_FIELDS) - frozenset(("level", "technique", "time_ms"))
+
+    def __init__(self, impl, graph, source: int, knobs, instrument: bool,
+                 on_status: Callable[[str], None] | None, limits=None, session: Session | None = None):
+        super().__init__(impl, graph, source, knobs, on_status, limits, session)
+        self.instrument = instrument
+
+    def _context(self, rt, session, pool) -> RunContext:
+        return RunContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=self.instrument,
+                          runtime=rt, limits=rt.limits, pool=pool, graph_arrays=session.graph_arrays(rt),
+                          status=self.status, session=session)
+
+    def _record(self, index: int, time_ms: float, extras: dict, row: dict) -> LevelStats:
+        return LevelStats(level=index, technique=self.impl.name, time_ms=time_ms, extras=extras, **row)
+
+    def _finish(self, ctx, outcome, levels: list, elapsed_ms: float) -> RunResult:
+        from ..reference import traversed_edges
+
+        distances, parents = outcome
+        return RunResult(
+            graph=self.graph.name, source=self.source, technique=self.impl.name, knobs=self.knobs.as_dict(),
+            distances=distances, parents=parents, levels=levels, total_ms=sum(lv.time_ms for lv in levels),
+            elapsed_ms=elapsed_ms, traversed_edges=traversed_edges(self.graph, distances),
+            device=self.runtime.device_dict(ctx.limits), instrumented=self.instrument, extras=self.impl.extras,
+            original_ids=self.graph.original_ids)

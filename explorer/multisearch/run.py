@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import backend
 from ..engine import Session
-from ..engine.enactor import Enactor
+from ..engine.enactor import Enactor, WalkedOnce
 from ..engine.launcher import compile_status
 from ..engine.runtime import STEP_LOCK, DeviceLimits, for_technique
 from ..engine.session import run_pool
@@ -155,8 +155,10 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
                           on_progress=on_progress, on_status=on_status)
 
 
-class MultiSearchRun:
+class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
     """An iterable multi-search: iterate for Progress records; `result` once it is exhausted."""
+
+    _what, _again = "the multi-search", "run_many"
 
     def __init__(self, graph, sources, app: Application, impl, plan: BatchPlan, runtime, settings: Settings, *,
                  session, threshold: ThresholdChoice | None, on_progress, on_status):
@@ -166,25 +168,6 @@ class MultiSearchRun:
         self.T, self.threshold = settings.T, threshold
         self._progress = on_progress or (lambda p: None)
         self._status = on_status or (lambda msg: None)
-        self._result: MultiSearchResult | None = None
-        self._started = False
-
-    @property
-    def result(self) -> MultiSearchResult:
-        if self._result is None:
-            raise RuntimeError("the multi-search has not finished: iterate over the run (or call complete()) first")
-        return self._result
-
-    def complete(self) -> MultiSearchResult:
-        for _ in self:
-            pass
-        return self.result
-
-    def __iter__(self) -> Iterator[Progress]:
-        if self._started:
-            raise RuntimeError("a MultiSearchRun can be iterated once; call run_many again for another run")
-        self._started = True
-        return self._steps()
 
     def _compiling(self, name: str, outcome: str | None = None) -> None:
         self._status(compile_status(name, outcome, "first use of this callback set in this process"))
@@ -193,7 +176,7 @@ class MultiSearchRun:
         self._progress(rec)
         return (rec,)
 
-    def _steps(self) -> Iterator[Progress]:
+    def _walk(self) -> Iterator[Progress]:
         rt, g, app = self.runtime, self.graph, self.app
         meter = EnergyMeter(rt.kind, pci_bus_id() if rt.kind == "gpu" else None)
         with run_pool(self.session, g, rt, self._status) as (session, pool):

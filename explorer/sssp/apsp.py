@@ -23,7 +23,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .. import backend
-from ..engine.enactor import Enactor
+from ..engine.enactor import Enactor, WalkedOnce
 from ..engine.runtime import STEP_LOCK, for_technique
 from ..engine.session import Session, run_pool
 from ..graphs import CSRGraph
@@ -219,8 +219,10 @@ class _FloydWarshallLoop:
         return np.ascontiguousarray(self.ctx.runtime.to_host(self.D)[:self.n, :self.n])
 
 
-class APSPRun:
+class APSPRun(WalkedOnce[APSPStep, APSPResult]):
     """An iterable all-pairs run: iterate for APSPStep records; `result` once exhausted."""
+
+    _what, _again = "the all-pairs run", "run_apsp"
 
     def __init__(self, graph, method: APSPMethod, knobs, unit_weights: bool, on_status, limits, session,
                  negative_cycles: str):
@@ -228,24 +230,8 @@ class APSPRun:
         self._status = on_status or (lambda msg: None)
         self.limits, self.session, self.negative_cycles = limits, session, negative_cycles
         self.runtime = for_technique(frozenset({"gpu", "simulator"})).with_limits(limits)
-        self._result: APSPResult | None = None
-        self._started = False
 
-    @property
-    def result(self) -> APSPResult:
-        if self._result is None:
-            raise RuntimeError("the run has not finished: iterate over it (or call complete()) first")
-        return self._result
-
-    def complete(self) -> APSPResult:
-        for _ in self:
-            pass
-        return self.result
-
-    def __iter__(self) -> Iterator[APSPStep]:
-        if self._started:
-            raise RuntimeError("an APSPRun can be iterated once; call run_apsp again for another run")
-        self._started = True
+    def _walk(self) -> Iterator[APSPStep]:
         return self._floyd_warshall() if self.method is APSPMethod.FLOYD_WARSHALL else self._johnson()
 
     def _finish(self, D: np.ndarray, steps: list, elapsed: float) -> None:

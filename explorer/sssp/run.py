@@ -11,103 +11,46 @@ once), everything behind works on vertices 0..n-1, and the result reports the us
 """
 from __future__ import annotations
 
-import logging
-from typing import Callable, Iterator
+from typing import Callable
 
 from .. import backend
-from ..engine.enactor import Enactor, RecordError
-from ..engine.runtime import STEP_LOCK, for_technique
-from ..engine.session import Session, run_pool
+from ..engine.enactor import EnactedRun
+from ..engine.session import Session
 from ..graphs import CSRGraph, resolve_source
 from .records import ITERATION_FIELDS, IterationStats, SSSPResult
 from .techniques import SSSPTechnique, implementation, make_knobs
 from .techniques.base import SSSPContext
 from .weights import Weighting, weighting
 
-log = logging.getLogger("explorer")
-
-_ENACTOR_FIELDS = ("iteration", "technique", "time_ms")
-_CORE_ROW = frozenset(ITERATION_FIELDS) - frozenset(_ENACTOR_FIELDS)
-
-
-class SSSPRun:
+class SSSPRun(EnactedRun[IterationStats, SSSPResult]):
     """An iterable shortest-path run: iterate for per-step records; `result` once exhausted."""
+
+    _what, _again = "the shortest-path run", "run_sssp"
+    _core_row = frozenset(ITERATION_FIELDS) - frozenset(("iteration", "technique", "time_ms"))
 
     def __init__(self, impl, graph: CSRGraph, source: int, knobs, w: Weighting,
                  on_status: Callable[[str], None] | None, limits=None, session: Session | None = None):
-        self.impl, self.graph, self.source, self.knobs, self.weighting = impl, graph, source, knobs, w
-        self._status = on_status or (lambda msg: None)
-        self.runtime = for_technique(impl.runtimes).with_limits(limits)
-        self.session = session
-        self._result: SSSPResult | None = None
-        self._started = False
-        self._declared = frozenset(e.name for e in impl.extras)
+        super().__init__(impl, graph, source, knobs, on_status, limits, session)
+        self.weighting = w
         self.repaired = False  # whether the host rebuilt the parents (zero-weight cycles)
 
-    @property
-    def technique(self):
-        return self.impl.technique
+    def _context(self, rt, session, pool) -> SSSPContext:
+        return SSSPContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=True, runtime=rt,
+                           limits=rt.limits, pool=pool, graph_arrays=session.graph_arrays(rt), status=self.status,
+                           session=session, weighting=self.weighting)
 
-    def status(self, msg: str) -> None:
-        log.info(msg)
-        self._status(msg)
+    def _record(self, index: int, time_ms: float, extras: dict, row: dict) -> IterationStats:
+        return IterationStats(iteration=index, technique=self.impl.name, time_ms=time_ms, extras=extras, **row)
 
-    @property
-    def result(self) -> SSSPResult:
-        if self._result is None:
-            raise RuntimeError("the run has not finished: iterate over it (or call complete()) first")
-        return self._result
-
-    def complete(self) -> SSSPResult:
-        for _ in self:
-            pass
-        return self.result
-
-    def __iter__(self) -> Iterator[IterationStats]:
-        if self._started:
-            raise RuntimeError("an SSSPRun can be iterated once; call run_sssp again for another run")
-        self._started = True
-        return self._steps()
-
-    def _steps(self) -> Iterator[IterationStats]:
-        rt, g = self.runtime, self.graph
-        records: list[IterationStats] = []
-        with run_pool(self.session, g, rt, self.status) as (session, pool):
-            ctx = SSSPContext(graph=g, source=self.source, knobs=self.knobs, instrument=True, runtime=rt,
-                              limits=rt.limits, pool=pool, graph_arrays=session.graph_arrays(rt), status=self.status,
-                              session=session, weighting=self.weighting)
-            with STEP_LOCK:
-                loop = self.impl.start(ctx)  # set-up: buffers, the source; untimed
-            enactor = Enactor(rt, ctx.compiling)
-            for rec in enactor.run(loop, lambda rows, ms: self._records(rows, ms, len(records))):
-                records.append(rec)
-                yield rec
-            elapsed = enactor.elapsed_ms()
-            with STEP_LOCK:
-                distances, parents, self.repaired = loop.result()
-        w = self.weighting
-        self._result = SSSPResult(
+    def _finish(self, ctx, outcome, records: list, elapsed_ms: float) -> SSSPResult:
+        distances, parents, self.repaired = outcome
+        w, g = self.weighting, self.graph
+        return SSSPResult(
             graph=g.name, source=self.source, technique=self.impl.name, knobs=self.knobs.as_dict(),
             distances=distances, parents=parents, iterations=records, total_ms=sum(r.time_ms for r in records),
-            elapsed_ms=elapsed, device=rt.device_dict(ctx.limits), dtype=w.kind,
+            elapsed_ms=elapsed_ms, device=self.runtime.device_dict(ctx.limits), dtype=w.kind,
             weights="unit weights" if w.unit else "the graph's", extras=self.impl.extras,
             original_ids=g.original_ids)
-
-    def _records(self, batch, ms: float, first: int) -> list[IterationStats]:
-        from ..engine.enactor import level_shares
-
-        rows = batch.rows
-        shares = [1.0] if batch.weights is None and len(rows) == 1 else level_shares(batch.weights, len(rows))
-        out = []
-        for i, row in enumerate(rows):
-            extras = {k: row.pop(k) for k in self._declared if k in row}
-            if len(extras) != len(self._declared) or not _CORE_ROW.issuperset(row):
-                raise RecordError(
-                    f"technique {self.impl.name!r} returned a row with fields {sorted(row)} and extras "
-                    f"{sorted(extras)}; it declares extras {sorted(self._declared)}")
-            out.append(IterationStats(iteration=first + i, technique=self.impl.name, time_ms=float(ms * shares[i]),
-                                      extras=extras, **row))
-        return out
 
 
 def run_sssp(graph: CSRGraph, source="max-degree", technique: SSSPTechnique | str = SSSPTechnique.HBF,
