@@ -8,11 +8,9 @@ technique is its own module plus one member and one registry line here (ARCHITEC
 from __future__ import annotations
 
 import enum
-import importlib
-import inspect
-import re
 
 from ..knobs import KnobError, KnobSet, KnobSpec  # noqa: F401  (re-exported: the knobs' home for users)
+from ..registry import instantiate, member_docs
 
 
 class TechniqueNotImplemented(NotImplementedError):
@@ -197,8 +195,7 @@ def missing_techniques() -> list[Technique]:
 def implementation(technique: "Technique | str"):
     """The technique's implementation (an instance of base.BFSTechnique); missing ones raise."""
     tech = Technique.parse(technique)
-    module, _, name = _REGISTRY[tech].partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)()
+    return instantiate(__name__, _REGISTRY[tech])
 
 
 def knobs_of(technique: "Technique | str") -> type[KnobSet]:
@@ -217,20 +214,4 @@ def make_knobs(technique: "Technique | str", values: "KnobSet | dict | None" = N
     return cls.from_dict(values)
 
 
-def _member_docs() -> dict[Technique, str]:
-    """The `#:` comment above each member, so the UI shows the same text as the source."""
-    docs: dict[Technique, str] = {}
-    lines: list[str] = []
-    for line in inspect.getsource(Technique).splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#:"):
-            lines.append(stripped[2:].strip())
-            continue
-        m = re.match(r"([A-Z_0-9]+)\s*=", stripped)
-        if m and lines:
-            docs[Technique[m.group(1)]] = " ".join(lines)
-        lines = []
-    return docs
-
-
-_DOCS = _member_docs()
+_DOCS = member_docs(Technique)

@@ -8,12 +8,11 @@ Adding a method is its own module plus one member and one registry line here (AR
 from __future__ import annotations
 
 import enum
-import importlib
-import inspect
 import os
-import re
 import sys
 import warnings
+
+from ...registry import instantiate, member_docs
 
 
 class Method(str, enum.Enum):
@@ -83,8 +82,7 @@ _REGISTRY = {
 def implementation(method: "Method | str"):
     """The method's implementation (an instance of base.MultiSearchMethod)."""
     m = Method.parse(method)
-    module, _, name = _REGISTRY[m].partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)()
+    return instantiate(__name__, _REGISTRY[m])
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
@@ -99,22 +97,6 @@ def _caller_level() -> int:
     return level
 
 
-def _member_docs() -> dict[Method, str]:
-    """The `#:` comment above each member, so the UI shows the same text as the source."""
-    docs: dict[Method, str] = {}
-    lines: list[str] = []
-    for line in inspect.getsource(Method).splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#:"):
-            lines.append(stripped[2:].strip())
-            continue
-        m = re.match(r"([A-Z_0-9]+)\s*=", stripped)
-        if m and lines:
-            docs[Method[m.group(1)]] = " ".join(lines)
-        lines = []
-    return docs
-
-
-_DOCS = _member_docs()
+_DOCS = member_docs(Method)
 
 __all__ = ["Method", "RENAMED", "implementation"]

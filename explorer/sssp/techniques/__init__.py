@@ -9,11 +9,9 @@ as for the BFS techniques (ARCHITECTURE.md).
 from __future__ import annotations
 
 import enum
-import importlib
-import inspect
-import re
 
 from ...knobs import KnobError, KnobSet
+from ...registry import instantiate, member_docs
 
 
 class SSSPTechnique(str, enum.Enum):
@@ -79,8 +77,7 @@ def sssp_techniques() -> list[SSSPTechnique]:
 def implementation(technique: "SSSPTechnique | str"):
     """The technique's implementation (a base.ShortestPathTechnique)."""
     tech = SSSPTechnique.parse(technique)
-    module, _, name = _REGISTRY[tech].partition(":")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)()
+    return instantiate(__name__, _REGISTRY[tech])
 
 
 def knobs_of(technique) -> type[KnobSet]:
@@ -98,18 +95,4 @@ def make_knobs(technique, values: "KnobSet | dict | None" = None) -> KnobSet:
     return cls.from_dict(values)
 
 
-def _member_docs() -> dict:
-    docs, lines = {}, []
-    for line in inspect.getsource(SSSPTechnique).splitlines():
-        stripped = line.strip()
-        if stripped.startswith("#:"):
-            lines.append(stripped[2:].strip())
-            continue
-        m = re.match(r"([A-Z_0-9]+)\s*=", stripped)
-        if m and lines:
-            docs[SSSPTechnique[m.group(1)]] = " ".join(lines)
-        lines = []
-    return docs
-
-
-_DOCS = _member_docs()
+_DOCS = member_docs(SSSPTechnique)
