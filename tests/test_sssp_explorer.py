@@ -1,0 +1,99 @@
+"""The Explorer's shortest-paths mode, headless under the simulator: the problem switch, knobs
+from the SSSP techniques' declarations, weighted generators, Run streaming one row per iteration,
+the distances against scipy, and the message for a graph without weights."""
+import numpy as np
+import pytest
+
+W = pytest.importorskip("ipywidgets", reason="the Explorer needs ipywidgets (pip install -e .[notebook])")
+
+from explorer.knobs import KnobError  # noqa: E402
+from explorer.reference.sssp import reference_sssp  # noqa: E402
+from explorer.sssp import implementation, sssp_techniques  # noqa: E402
+from explorer.ui import live  # noqa: E402
+from explorer.ui.sssp_view import SHORTEST_PATHS, distance_preview  # noqa: E402
+from explorer.ui.widgets import Explorer  # noqa: E402
+
+GRID = "gen:grid2d:rows=3,cols=4,weights=integer,weight_high=9"
+
+
+def test_the_problem_switch_offers_the_sssp_techniques_and_their_declared_knobs():
+    ex = Explorer(graph="bfs4k_fig2")
+    assert ex.sssp.technique.layout is not None and ex.technique_row.children[0] is ex.technique_label
+    ex.problem.value = SHORTEST_PATHS
+    assert ex.technique_row.children[0] is ex.sssp.technique_label
+    assert ex.sssp.knobs_panel in ex.problem_box.children and ex.knobs_panel not in ex.problem_box.children
+    assert list(ex.sssp.technique.options) == [t.value for t in sssp_techniques()]
+    for tech in ex.sssp.technique.options:
+        specs = implementation(tech).Knobs.specs()
+        widgets = ex.sssp.knob_widgets_of[tech]
+        assert set(widgets) == {s.name for s in specs}
+        for s in specs:
+            if s.choices is None and s.kind is int:
+                assert (widgets[s.name].min, widgets[s.name].max) == (s.low, s.high)
+    ex.sssp.technique.value = "h-bf"
+    with pytest.raises(KnobError, match="K3"):
+        ex.sssp.set_knobs({"K3": 2000})
+    ex.sssp.technique.value = "delta-stepping"
+    with pytest.raises(KnobError, match="delta"):
+        ex.sssp.set_knobs({"delta": -1.0})
+    ex.sssp.set_knobs({"delta": 4.0})
+    assert ex.sssp.knob_values()["delta"] == 4.0
+    with pytest.raises(KnobError):
+        ex.sssp.set_knobs({"no_such_knob": 1})
+
+
+def test_a_generator_offers_weights_only_for_shortest_paths_and_keeps_the_structure():
+    ex = Explorer(graph="gen:grid2d:rows=3,cols=4")
+    assert "weights" not in [w.description for w in ex.gen_params.children]
+    ex.problem.value = SHORTEST_PATHS
+    params = {w.description: w.value for w in ex.gen_params.children}
+    assert params["weights"] == "integer" and (params["rows"], params["cols"]) == (3, 4)
+    assert ex.current_graph().weights is not None
+    ex.problem.value = "BFS"
+    assert "weights" not in [w.description for w in ex.gen_params.children]
+    assert ex.current_graph().weights is None
+
+
+def test_run_streams_every_iteration_and_its_distances_equal_scipys(monkeypatch):
+    monkeypatch.setattr(live, "FEED_INTERVAL_S", 0.0)  # every iteration its own batch, as on a slow run
+    ex = Explorer(graph=GRID, source=0, problem="shortest paths")
+    pushes = []
+    push = ex.sssp.stream.push_many
+    monkeypatch.setattr(ex.sssp.stream, "push_many", lambda recs, label: pushes.append(len(recs)) or push(recs, label))
+    result = ex.run(technique="delta-stepping")
+    g = ex.current_graph()
+    assert pushes == [1] * len(result.iterations)  # one row per push, pushed as each iteration came
+    (label, src), = ex.sssp.stream.sources.items()
+    assert src.data["frontier_in"] == [r.frontier_in for r in result.iterations]
+    assert src.data["relaxations"] == [r.relaxations for r in result.iterations]
+    assert src.data["improvements"] == [r.improvements for r in result.iterations]
+    assert sum(src.data["improvements"]) > 0 and any(b == b for b in src.data["bucket_plot"])  # not all NaN
+    expected, _ = reference_sssp(g, 0)
+    np.testing.assert_array_equal(result.as_float(), expected)
+    assert result.validation == "ok" and "distances equal scipy" in ex.status.value
+    assert ex.sssp.summary.value.count("<tr>") == 2 and distance_preview(result) in ex.sssp.summary.value
+    assert f"3: {int(expected[3])}" in distance_preview(result)
+    # the output shown is the shortest paths' one; BFS's returns with the switch
+    assert ex.output_box.children[0] is ex.sssp.plots_box
+    ex.problem.value = "BFS"
+    assert ex.output_box.children[0] is ex.plots_box
+
+
+def test_a_graph_without_weights_is_refused_by_name_and_unit_weights_give_bfs_levels():
+    ex = Explorer(graph="bfs4k_fig2", source=0, problem="shortest paths")
+    with pytest.raises(ValueError, match="has no weights.*unit weights"):
+        ex.run(technique="bellman-ford")
+    assert "has no weights" in ex.status.value and not ex.sssp.history
+    result = ex.run(unit_weights=True)
+    g = ex.current_graph()
+    expected, _ = reference_sssp(g, 0, np.ones(g.num_arcs))
+    np.testing.assert_array_equal(result.as_float(), expected)
+    assert result.weights == "unit weights" and result.validation == "ok"
+
+
+def test_the_shortest_paths_controls_show_every_label_whole():
+    from test_layout import labels_cut
+
+    ex = Explorer(graph="gen:grid2d:rows=3,cols=4", problem="shortest paths")
+    ex.graph_mode.value = "generator"
+    assert labels_cut(ex.children[0]) == []
