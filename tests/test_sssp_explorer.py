@@ -97,3 +97,63 @@ def test_the_shortest_paths_controls_show_every_label_whole():
     ex = Explorer(graph="gen:grid2d:rows=3,cols=4", problem="shortest paths")
     ex.graph_mode.value = "generator"
     assert labels_cut(ex.children[0]) == []
+
+
+# ------------------------------------------------------------------ the weighted classroom
+
+@pytest.mark.parametrize("technique", ["h-bf", "delta-stepping"])
+def test_the_weighted_classroom_shows_each_steps_tentative_distances_from_the_run(technique):
+    ex = Explorer(graph=GRID, source=0, problem="shortest paths")
+    ex.sssp.technique.value = technique
+    ex.classroom_button.click()
+    (room,) = ex.classroom_box.children
+    g = ex.current_graph()
+    expected, _ = reference_sssp(g, 0)
+    assert len(room.frames) == len(room.result.iterations) + 1  # the set-up, then a frame a step
+    np.testing.assert_array_equal(room.frames[-1].dist, expected)
+    lowered = 0
+    for before, f in zip(room.frames, room.frames[1:]):
+        assert (f.dist <= before.dist).all()
+        assert set(f.improved.tolist()) == set(np.flatnonzero(f.dist < before.dist).tolist())
+        assert len(f.improved) <= f.record.improvements  # a vertex lowered twice in a step counts twice there
+        lowered += len(f.improved)
+        w = dict(zip(zip(np.repeat(np.arange(g.num_vertices), g.degrees()).tolist(), g.indices.tolist()),
+                     g.weights.tolist()))
+        for u, v in f.tight:
+            assert v in f.improved and f.dist[u] + w[(u, v)] == f.dist[v]
+        assert set(f.improved.tolist()) <= {v for _, v in f.tight}  # every lowered vertex has its arc
+    assert lowered >= np.isfinite(expected).sum() - 1
+    # Step, Back and the drawing: the table and the node labels are the frame's distances
+    assert room.back_button.disabled and not room.step_button.disabled
+    room.step_button.click()
+    f = room.frame
+    assert room.state.position == 1 and f.record.iteration == 0
+    assert room.node_source.data["dist"][0] == "0" and room.node_source.data["dist"][int(f.improved[0])] == \
+        str(int(f.dist[f.improved[0]]))
+    assert sum(c == "#d62728" for c in room.edge_source.data["color"]) == len(f.tight)
+    assert "step 0 (relax" in room.caption.value and "tentative distance" in room.table.value
+    room.back_button.click()
+    assert room.state.position == 0 and room.node_source.data["dist"].count("∞") == g.num_vertices - 1
+
+
+def test_the_weighted_classroom_is_drawn_at_its_step_when_displayed():
+    from test_classroom import _sent
+
+    from explorer.ui.sssp_classroom import open_weighted
+
+    room = open_weighted(GRID, source=0, technique="bellman-ford")
+    room.step()
+    room.step()
+    room._repr_mimebundle_()
+    nodes = _sent(room.view, "weighted-nodes")
+    assert nodes["dist"] == room.node_source.data["dist"] and "∞" in nodes["dist"] and "0" in nodes["dist"]
+    assert _sent(room.view, "weighted-edges")["color"] == room.edge_source.data["color"]
+    assert len(set(room.weight_source.data["text"])) > 1  # the weights are drawn on the edges
+
+
+def test_the_weighted_classroom_refuses_a_graph_without_weights_by_name():
+    ex = Explorer(graph="bfs4k_fig2", source=0, problem="shortest paths")
+    assert ex.open_classroom() is None and "has no weights" in ex.status.value
+    ex.sssp.unit_weights.value = True
+    room = ex.open_classroom()
+    assert room is not None and room.weight_source.data["text"] == ["1"] * len(room.edge_keys)

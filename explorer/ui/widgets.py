@@ -675,6 +675,8 @@ class Explorer(W.VBox):
         summary; a graph too large to draw is refused in the status line. Returns it (or None)."""
         from .classroom import Classroom
 
+        if self.shortest_paths:
+            return self._open_weighted_classroom()
         try:
             defaults = knobs_of(self.technique.value).defaults()
             room = Classroom(graph=self.current_graph(), source=self._source_value(), technique=self.technique.value,
@@ -688,6 +690,28 @@ class Explorer(W.VBox):
         for w in old:
             w.close()
         self._set_status(f"classroom below: step through {room.result.technique} on {room.graph.name}", "ok")
+        return room
+
+    def _open_weighted_classroom(self):
+        from .sssp_classroom import WeightedClassroom
+
+        sp = self.sssp
+        try:
+            g = self.current_graph()
+            if g.weights is None and not sp.unit_weights.value:
+                raise ValueError(f"graph {g.name!r} has no weights: pick weights for the generator, or tick "
+                                 "'unit weights'")
+            self._set_status(f"classroom: running {sp.technique.value} on {g.name} step by step ...", "busy")
+            room = WeightedClassroom(g, source=self._source_value(), technique=sp.technique.value,
+                                     knobs=sp.knob_values(), unit_weights=sp.unit_weights.value)
+        except USER_ERRORS as err:
+            self._show_error(err)
+            return None
+        refresh_views(room)
+        old, self.classroom_box.children = self.classroom_box.children, [room]
+        for w in old:
+            w.close()
+        self._set_status(f"classroom below: step through {room.result.technique} on {g.name}", "ok")
         return room
 
     def clear(self) -> None:
