@@ -9,7 +9,9 @@ technique's knobs), so nothing here restates a range or a default. Errors from b
 ValueError) show as one line in the status bar, never as a traceback. Plots stream the levels as
 the engine yields them (LevelStream through a live.LevelFeed into a live.LiveBokehModel: each batch
 reaches the browser before the run goes on, and a view drawn later, or after the page reloads,
-shows every run so far). No kernel module is imported here.
+shows every run so far). The problem switch turns it to shortest paths (sssp_view.py: the SSSP
+techniques, their knobs, a row per iteration; the Classroom button then opens sssp_classroom.py's
+weighted step-through). No kernel module is imported here.
 """
 from __future__ import annotations
 
@@ -108,7 +110,8 @@ def param_widget(name: str, default: Any, tooltip: str) -> W.ValueWidget:
 
 
 class Explorer(W.VBox):
-    """Controls, status, live plots and summary of BFS runs; keeps every run so they overlay."""
+    """Controls, status, live plots and summary of BFS (or shortest-path) runs; keeps every run so
+    they overlay."""
 
     def __init__(self, graph: str | CSRGraph = DEFAULT_GRAPH, source: str | int = "max-degree",
                  technique: str | None = None, knobs: dict | None = None, instrument: bool = True,
