@@ -40,7 +40,8 @@ FIGURES = {
     "relax": ("Relaxations: arcs relaxed (d(u)+w vs d(v)) and those that lowered d(v)", "arcs (log)",
               [("relaxations_log", "relaxations attempted", "solid"),
                ("improvements_log", "improvements (d(v) lowered)", "dashed")]),
-    "bucket": ("Δ-stepping: the bucket settled (distances in [bΔ, (b+1)Δ))", "bucket b",
+    "bucket": ("Δ-stepping's bucket b being settled (distances in [bΔ, (b+1)Δ)); other techniques have none",
+               "bucket b",
                [("bucket_plot", "bucket", "solid")]),
 }
 TIPS = [("run", "@run"), ("iteration", "@iteration"), ("phase", "@phase"), ("frontier in", "@frontier_in"),
@@ -86,7 +87,7 @@ class IterationStream:
             self.figures[name] = fig
         self.slots = []  # [source, {figure: legend item}, label]
         for i in range(max_runs):
-            src = ColumnDataSource({c: [] for c in COLUMNS})
+            src = ColumnDataSource({c: [] for c in COLUMNS}, name="sssp-iterations")
             color = RUN_PALETTE[i % len(RUN_PALETTE)]
             items = {}
             for name, (_, _, series) in FIGURES.items():
