@@ -97,6 +97,15 @@ def test_the_shortest_paths_controls_show_every_label_whole():
     ex = Explorer(graph="gen:grid2d:rows=3,cols=4", problem="shortest paths")
     ex.graph_mode.value = "generator"
     assert labels_cut(ex.children[0]) == []
+    # a Dropdown with a description shows no tooltip in the browser: each sits behind a label instead
+    shown = [w for w in _walk(ex.children[0]) if isinstance(w, W.Dropdown)]
+    assert ex.sssp.technique in shown and all(w.tooltip and not w.description for w in shown)
+
+
+def _walk(widget):
+    yield widget
+    for child in getattr(widget, "children", ()):
+        yield from _walk(child)
 
 
 # ------------------------------------------------------------------ the weighted classroom

@@ -267,3 +267,26 @@ def open_weighted(graph: CSRGraph | str, **kwargs) -> WeightedClassroom:
         else:
             graph = graphs.sample_graph(spec)
     return WeightedClassroom(graph, **kwargs)
+
+
+def open_for_explorer(ex, user_errors: tuple):
+    """The Explorer's Classroom button in shortest-paths mode: a WeightedClassroom on its graph,
+    source, technique, knobs and unit weights, below its summary; bad input in its status line
+    (returns None then)."""
+    sp = ex.sssp
+    try:
+        g = ex.current_graph()
+        if g.weights is None and not sp.unit_weights.value:
+            raise ValueError(f"graph {g.name!r} has no weights: pick weights for the generator, or tick 'unit weights'")
+        ex._set_status(f"classroom: running {sp.technique.value} on {g.name} step by step ...", "busy")
+        room = WeightedClassroom(g, source=ex._source_value(), technique=sp.technique.value, knobs=sp.knob_values(),
+                                 unit_weights=sp.unit_weights.value)
+    except user_errors as err:
+        ex._show_error(err)
+        return None
+    refresh_views(room)  # drawn at its first frame, not as it was built
+    old, ex.classroom_box.children = ex.classroom_box.children, [room]
+    for w in old:
+        w.close()
+    ex._set_status(f"classroom below: step through {room.result.technique} on {g.name}", "ok")
+    return room

@@ -432,9 +432,12 @@ class Explorer(W.VBox):
                  f"Python thread) the parameters start small; the papers' sizes are {papers}.") if papers else ""
         self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}.{_esc(limit)}</small>"
         self.gen_params.children = [
-            W.Dropdown(options=WEIGHT_KINDS, value=v, description=k, style=_LABEL, layout=_WIDE,
-                       tooltip="the arcs' weights: none, uniform reals in [weight_low, weight_high), or "
-                               "integers in weight_low..weight_high (seeded by weight_seed)")
+            W.ToggleButtons(options=WEIGHT_KINDS, value=v, description=k,
+                            style={"description_width": _LABEL_WIDTH,
+                                   "button_width": f"{max(map(text_px, WEIGHT_KINDS)) + 30}px"},
+                            tooltips=["no weights (shortest paths then need 'unit weights')",
+                                      "reals drawn uniformly from [weight_low, weight_high), seeded by weight_seed",
+                                      "integers drawn from weight_low..weight_high, seeded by weight_seed"])
             if k == "weights" else param_widget(k, v, spec.description) for k, v in params.items()]
         for w in self.gen_params.children:
             w.observe(self._show_advice, names="value")
@@ -679,7 +682,9 @@ class Explorer(W.VBox):
         from .classroom import Classroom
 
         if self.shortest_paths:
-            return self._open_weighted_classroom()
+            from .sssp_classroom import open_for_explorer
+
+            return open_for_explorer(self, USER_ERRORS)
         try:
             defaults = knobs_of(self.technique.value).defaults()
             room = Classroom(graph=self.current_graph(), source=self._source_value(), technique=self.technique.value,
@@ -693,28 +698,6 @@ class Explorer(W.VBox):
         for w in old:
             w.close()
         self._set_status(f"classroom below: step through {room.result.technique} on {room.graph.name}", "ok")
-        return room
-
-    def _open_weighted_classroom(self):
-        from .sssp_classroom import WeightedClassroom
-
-        sp = self.sssp
-        try:
-            g = self.current_graph()
-            if g.weights is None and not sp.unit_weights.value:
-                raise ValueError(f"graph {g.name!r} has no weights: pick weights for the generator, or tick "
-                                 "'unit weights'")
-            self._set_status(f"classroom: running {sp.technique.value} on {g.name} step by step ...", "busy")
-            room = WeightedClassroom(g, source=self._source_value(), technique=sp.technique.value,
-                                     knobs=sp.knob_values(), unit_weights=sp.unit_weights.value)
-        except USER_ERRORS as err:
-            self._show_error(err)
-            return None
-        refresh_views(room)
-        old, self.classroom_box.children = self.classroom_box.children, [room]
-        for w in old:
-            w.close()
-        self._set_status(f"classroom below: step through {room.result.technique} on {g.name}", "ok")
         return room
 
     def clear(self) -> None:
