@@ -193,11 +193,10 @@ class ShortestPathsPanel:
             w.close()
 
     def _show_technique(self) -> None:
-        from ..sssp import SSSPTechnique, implementation
+        from ..sssp import SSSPTechnique
 
         tech = self.technique.value
-        neg = "" if implementation(tech).negative_weights else " Non-negative weights only."
-        self.technique_doc.value = f"<small style='color:#444'>{_esc(SSSPTechnique(tech).doc)}{neg}</small>"
+        self.technique_doc.value = f"<small style='color:#444'>{_esc(SSSPTechnique(tech).doc)}</small>"
         self.knob_pages.selected_index = list(self.knob_widgets_of).index(tech)
         self.knobs_panel.titles = (f"Knobs of {tech}",)
 
