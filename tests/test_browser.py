@@ -531,6 +531,30 @@ def test_a_run_of_many_levels_reaches_the_browser_in_several_updates(browser, la
     check_page(browser, "stream.ipynb")
 
 
+SSSP_CELLS = [
+    "from explorer import backend\ninfo = backend.select('simulator')",
+    "from explorer.ui.widgets import Explorer\n"
+    "ex = Explorer(graph='gen:grid2d:rows=3,cols=4,weights=integer', source=0, problem='shortest paths')\nex",
+    "r = ex.run(technique='delta-stepping')\nroom = ex.open_classroom()\nroom.step()\nr.validation",
+]
+
+
+@pytest.mark.slow
+def test_shortest_paths_mode_in_chromium_draws_its_plots_and_classroom(browser, lab):
+    write_notebook(lab, "sssp.ipynb", SSSP_CELLS)
+    open_and_run_all(browser, lab, "sssp.ipynb")
+    explorer = explorer_widget(browser)
+    wait_for("the run's status", lambda: any("distances equal scipy" in t
+                                             for t in texts(explorer, ".widget-html-content")))
+    rows = wait_for("the iterations in the plots", lambda: [
+        s for s in sources(browser, "sssp-iterations", ["frontier_in"]) if s["frontier_in"]])
+    assert rows, "no iteration reached the plots"
+    wait_for("the weighted classroom's drawing", lambda: [
+        s for s in sources(browser, "weighted-nodes", ["dist"]) if "0" in s["dist"]])
+    browser.save_screenshot(str(artifacts_dir() / "sssp.png"))
+    check_page(browser, "sssp.ipynb")
+
+
 @pytest.mark.slow
 def test_classroom_in_chromium_is_drawn_when_shown_and_run_and_step_recolour_it(browser, lab):
     from selenium.webdriver.common.by import By

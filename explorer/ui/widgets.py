@@ -9,7 +9,9 @@ technique's knobs), so nothing here restates a range or a default. Errors from b
 ValueError) show as one line in the status bar, never as a traceback. Plots stream the levels as
 the engine yields them (LevelStream through a live.LevelFeed into a live.LiveBokehModel: each batch
 reaches the browser before the run goes on, and a view drawn later, or after the page reloads,
-shows every run so far). No kernel module is imported here.
+shows every run so far). The problem switch turns it to shortest paths (sssp_view.py: the SSSP
+techniques, their knobs, a row per iteration; the Classroom button then opens sssp_classroom.py's
+weighted step-through). No kernel module is imported here.
 """
 from __future__ import annotations
 
@@ -24,11 +26,12 @@ from bokeh.layouts import column
 from .. import api, backend, graphs
 from ..backend import simulator_knobs_note
 from .cli_input import parse_generator
-from .layout import knob_grid, knob_widget, labelled, select_px
+from .layout import knob_grid, knob_widget, labelled, select_px, text_px
 from ..graphs import CSRGraph
-from ..graphs.weights import WEIGHT_PARAMS
+from ..graphs.weights import WEIGHT_KINDS, WEIGHT_PARAMS
 from .plots import LevelStream
 from .live import LevelFeed, LiveBokehModel, load_bokehjs, refresh_views
+from .sssp_view import BFS, SHORTEST_PATHS, ShortestPathsPanel
 from ..reference import check_result
 from .report import graph_stats_html, summary_table_html
 from ..engine import Session
@@ -107,11 +110,12 @@ def param_widget(name: str, default: Any, tooltip: str) -> W.ValueWidget:
 
 
 class Explorer(W.VBox):
-    """Controls, status, live plots and summary of BFS runs; keeps every run so they overlay."""
+    """Controls, status, live plots and summary of BFS (or shortest-path) runs; keeps every run so
+    they overlay."""
 
     def __init__(self, graph: str | CSRGraph = DEFAULT_GRAPH, source: str | int = "max-degree",
                  technique: str | None = None, knobs: dict | None = None, instrument: bool = True,
-                 **kwargs):
+                 problem: str = BFS, **kwargs):
         self.history: list[tuple[str, RunResult]] = []
         self._graph_cache: dict[tuple, CSRGraph] = {}
         self._stats_cache: dict[str, dict] = {}
@@ -123,6 +127,12 @@ class Explorer(W.VBox):
         # only while that graph is picked, and only for the knobs that still have its values.
         self._advice: tuple | None = None
         self.knob_advice = W.HTML()
+        # BFS or shortest paths: the technique, knobs, plots and summary of the one chosen show.
+        self.problem = W.ToggleButtons(options=[BFS, SHORTEST_PATHS],
+                                       style={"button_width": f"{text_px(SHORTEST_PATHS) + 24}px"},
+                                       tooltips=["breadth-first search: levels from the source",
+                                                 "single-source shortest paths over the arcs' weights"])
+        self.sssp = ShortestPathsPanel(self, fig_width=PLOT_WIDTH)
 
         # ---- graph picker: a sample, a file, or a generator with its parameters
         self.graph_mode = W.ToggleButtons(options=[("sample", "sample"), ("file", "file"),
@@ -151,7 +161,7 @@ class Explorer(W.VBox):
             W.VBox([labelled(self.generator, _LABEL_WIDTH), self.generator_doc, self.gen_params]),
         ], selected_index=0)
         self.graph_mode.observe(self._on_graph_mode, names="value")
-        self.generator.observe(lambda _: self._build_gen_params(), names="value")
+        self.generator.observe(lambda _: self._build_gen_params(keep=False), names="value")
         self._build_gen_params()
 
         # ---- source
@@ -227,20 +237,25 @@ class Explorer(W.VBox):
         self.summary = W.HTML()
         self._new_stream()
 
+        self.technique_label = labelled(self.technique, _LABEL_WIDTH)
+        self.technique_row = W.HBox()
+        self.problem_box = W.VBox()  # the chosen problem's technique, its description and knobs
+        self._show_problem()
         controls = W.VBox([
+            W.HBox([W.Label("problem", layout=W.Layout(width="60px")), self.problem]),
             W.HBox([W.Label("graph", layout=W.Layout(width="60px")), self.graph_mode]),
             self.graph_stack,
             W.HBox([labelled(self.source_mode, _LABEL_WIDTH), self.vertex, self.seed]),
-            W.HBox([labelled(self.technique, _LABEL_WIDTH), self.instrument, self.run_button,
-                    self.clear_button, self.classroom_button]),
-            self.technique_doc, self.missing_note,
-            self.knobs_panel,
+            self.problem_box,
             W.HBox([self.backend_line, self.simulator_button]),
             self.status,
         ])
         # Tuning, Comparison, Duplicates and Export: a tab each, built when first opened.
         self.tools = ToolTabs(self)
-        super().__init__([controls, self.plots_box, self.summary, self.classroom_box, self.tools], **kwargs)
+        self.output_box = W.VBox([self.plots_box, self.summary])
+        super().__init__([controls, self.output_box, self.classroom_box, self.tools], **kwargs)
+        self.problem.observe(lambda _: self._show_problem(), names="value")
+        self.problem.value = SHORTEST_PATHS if str(problem).lower() in ("shortest paths", "sssp") else BFS
 
         # ---- initial values
         self.set_graph(graph)
@@ -253,6 +268,32 @@ class Explorer(W.VBox):
             self.set_knobs(knobs)
         self._sync_source_controls()
         self._render_summary()
+
+    def _show_problem(self) -> None:
+        """The chosen problem's technique row, knobs, plots and summary; a generator offers its
+        weight parameters for shortest paths."""
+        buttons = [self.run_button, self.clear_button, self.classroom_button]
+        if self.problem.value == SHORTEST_PATHS:
+            sp = self.sssp
+            self.technique_row.children = [sp.technique_label, sp.unit_weights, *buttons]
+            self.problem_box.children = [self.technique_row, sp.technique_doc, sp.knobs_panel]
+            self.output_box.children = [sp.plots_box, sp.summary]
+            self.run_button.tooltip = "run the shortest-path technique; iterations stream into the plots"
+            self.classroom_button.tooltip = "step through the shortest paths of this (small) weighted graph"
+        else:
+            self.technique_row.children = [self.technique_label, self.instrument, *buttons]
+            self.problem_box.children = [self.technique_row, self.technique_doc, self.missing_note, self.knobs_panel]
+            if hasattr(self, "output_box"):
+                self.output_box.children = [self.plots_box, self.summary]
+            self.run_button.tooltip = "run the BFS; levels stream into the plots"
+            self.classroom_button.tooltip = "step through a BFS of this (small) graph level by level"
+        if hasattr(self, "output_box"):
+            self._build_gen_params()
+            refresh_views(self.output_box)
+
+    @property
+    def shortest_paths(self) -> bool:
+        return self.problem.value == SHORTEST_PATHS
 
     def _repr_mimebundle_(self, **kwargs):
         load_bokehjs()  # published just before the widget, so the plot view finds BokehJS
@@ -372,18 +413,32 @@ class Explorer(W.VBox):
     def _on_graph_mode(self, change) -> None:
         self.graph_stack.selected_index = ["sample", "file", "generator"].index(change["new"])
 
-    def _build_gen_params(self) -> None:
+    def _build_gen_params(self, keep: bool = True) -> None:
+        """The generator's controls; `keep`: values already set (same generator) stay."""
         kind = self.generator.value
         spec = graphs.GENERATORS[kind]
         sim = on_simulator()
-        # A BFS reads no weights: the controls are the structure's parameters.
-        params = {k: v for k, v in generator_start_params(kind, sim).items() if k not in WEIGHT_PARAMS}
+        # A BFS reads no weights: the controls are the structure's parameters; shortest paths add
+        # the weights', drawn as integers unless the user picks otherwise.
+        weighted = self.shortest_paths
+        params = {k: v for k, v in generator_start_params(kind, sim).items() if weighted or k not in WEIGHT_PARAMS}
+        if weighted:
+            params["weights"] = "integer"
+        if keep:
+            params.update({w.description: w.value for w in self.gen_params.children if w.description in params})
         # The declared defaults are the papers' sizes, beyond what the simulator runs: start small, say so.
         papers = ", ".join(f"{k}={v}" for k, v in spec.params.items() if params.get(k, v) != v)
         limit = (f" Under the CUDA simulator (graphs up to {backend.SIMULATOR_MAX_ARCS:,} arcs, every GPU thread a "
                  f"Python thread) the parameters start small; the papers' sizes are {papers}.") if papers else ""
         self.generator_doc.value = f"<small style='color:#555'>{_esc(spec.description)}.{_esc(limit)}</small>"
-        self.gen_params.children = [param_widget(k, v, spec.description) for k, v in params.items()]
+        self.gen_params.children = [
+            W.ToggleButtons(options=WEIGHT_KINDS, value=v, description=k,
+                            style={"description_width": _LABEL_WIDTH,
+                                   "button_width": f"{max(map(text_px, WEIGHT_KINDS)) + 30}px"},
+                            tooltips=["no weights (shortest paths then need 'unit weights')",
+                                      "reals drawn uniformly from [weight_low, weight_high), seeded by weight_seed",
+                                      "integers drawn from weight_low..weight_high, seeded by weight_seed"])
+            if k == "weights" else param_widget(k, v, spec.description) for k, v in params.items()]
         for w in self.gen_params.children:
             w.observe(self._show_advice, names="value")
 
@@ -435,6 +490,7 @@ class Explorer(W.VBox):
             for tech, widgets in self.knob_widgets_of.items():
                 for name, value in implementation(tech).simulator_knobs.items():
                     widgets[name].value = applied[name] = value
+            applied.update(self.sssp.preset_simulator_knobs())
             if applied:
                 self._set_status(simulator_knobs_note(applied) + " (change them in Knobs)")
         return True
@@ -506,8 +562,9 @@ class Explorer(W.VBox):
 
     def run(self, graph: str | CSRGraph | None = None, source: str | int | None = None,
             technique: str | None = None, knobs: dict | None = None, instrument: bool | None = None,
-            seed: int | None = None) -> RunResult:
-        """Set the given controls, then run exactly as the Run button does; returns the RunResult.
+            seed: int | None = None, unit_weights: bool | None = None):
+        """Set the given controls, then run exactly as the Run button does; returns the RunResult
+        (shortest paths: the SSSPResult; `unit_weights` applies there).
 
         Bad input raises (and shows in the status line); from the button it only shows.
         """
@@ -516,9 +573,18 @@ class Explorer(W.VBox):
                 self.set_graph(graph)
             if source is not None:
                 self.set_source(source)
-            if technique is not None:
+            if self.shortest_paths:
+                from ..sssp import SSSPTechnique
+
+                if technique is not None:
+                    self.sssp.technique.value = SSSPTechnique.parse(technique).value
+                if knobs:
+                    self.sssp.set_knobs(knobs)
+                if unit_weights is not None:
+                    self.sssp.unit_weights.value = bool(unit_weights)
+            elif technique is not None:
                 self.technique.value = Technique.parse(technique).value
-            if knobs:
+            if knobs and not self.shortest_paths:
                 self.set_knobs(knobs)
             if instrument is not None:
                 self.instrument.value = bool(instrument)
@@ -556,7 +622,11 @@ class Explorer(W.VBox):
             self.clear_button.disabled = self.classroom_button.disabled = False
             self.run_button.disabled = not self._check_backend(preset_knobs=False)
 
-    def _execute_inner(self) -> RunResult:
+    def _execute_inner(self):
+        if self.shortest_paths:
+            if not self._check_backend(preset_knobs=False):
+                raise backend.NoGPUError("no CUDA GPU: read the note above and click 'Use the CUDA simulator'")
+            return self.sssp.execute()
         tech = Technique.parse(self.technique.value)
         knobs = make_knobs(tech, self.knob_values())
         if not self._check_backend(preset_knobs=False):
@@ -611,6 +681,10 @@ class Explorer(W.VBox):
         summary; a graph too large to draw is refused in the status line. Returns it (or None)."""
         from .classroom import Classroom
 
+        if self.shortest_paths:
+            from .sssp_classroom import open_for_explorer
+
+            return open_for_explorer(self, USER_ERRORS)
         try:
             defaults = knobs_of(self.technique.value).defaults()
             room = Classroom(graph=self.current_graph(), source=self._source_value(), technique=self.technique.value,
@@ -627,7 +701,11 @@ class Explorer(W.VBox):
         return room
 
     def clear(self) -> None:
-        """Forget every run: empty plots and summary."""
+        """Forget every run: empty plots and summary (of the problem shown)."""
+        if self.shortest_paths:
+            self.sssp.clear()
+            self._set_status("shortest-path runs cleared")
+            return
         old = self.plot_view
         self.history.clear()
         self._new_stream()
