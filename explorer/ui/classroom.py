@@ -489,17 +489,24 @@ class Classroom(W.VBox):
         self._render()
 
     def _sync_buttons(self) -> None:
-        on = {k: v and not self._running for k, v in self.state.enabled().items()}
-        self.run_button.disabled = self._running
-        self.step_button.disabled, self.back_button.disabled = not on["step"], not on["back"]
-        self.play_button.disabled, self.stop_button.disabled = not on["play"], not on["stop"]
+        # The browser applies these in order: buttons are disabled before "running" shows and the
+        # label leaves "running" before they are enabled, so no moment shows Step live mid-run.
         if self._running:
+            self._sync_button_states()
             self.level_label.value = "<span class='bfs4k-level'>&nbsp;running ...</span>"
-        elif self.frames:
+            return
+        if self.frames:
             self.level_label.value = (f"<span class='bfs4k-level'>&nbsp;level <b>{self.state.position}</b> of "
                                       f"{len(self.frames) - 1}</span>")
         else:
             self.level_label.value = "<span class='bfs4k-level'>&nbsp;no run yet</span>"
+        self._sync_button_states()
+
+    def _sync_button_states(self) -> None:
+        on = {k: v and not self._running for k, v in self.state.enabled().items()}
+        self.run_button.disabled = self._running
+        self.step_button.disabled, self.back_button.disabled = not on["step"], not on["back"]
+        self.play_button.disabled, self.stop_button.disabled = not on["play"], not on["stop"]
 
     @property
     def frame(self) -> Frame | None:
