@@ -26,7 +26,7 @@ heavy vertices of level L are listed in slot L - 1). The block enters with the s
 """
 from numba import cuda, int32, int64, uint32
 
-from ..primitives import WARP_SIZE
+from ..primitives import WARP_SIZE, uidx
 from . import device as D
 from . import layout as L
 
@@ -55,8 +55,8 @@ def load_rows(g, s, p, src, size, team, acc):
         deg = int64(0)
         if lane < per and i < size:
             u = D.entry(src, i)
-            beg = g.offsets[u]
-            deg = g.offsets[u + 1] - beg
+            beg = g.offsets[uidx(u)]
+            deg = g.offsets[uidx(u + 1)] - beg
             acc[L.A_MF] += deg
         D.list_heavy(s, p, u, deg, hc, hat)
         if first < warps * per:
@@ -86,8 +86,8 @@ def expand(g, s, p, row0, src, size, lv1, team, sink, acc):
             deg = int64(0)
             if lane < per and i < size:
                 u = D.entry(src, i)
-                beg = g.offsets[u]
-                deg = g.offsets[u + 1] - beg
+                beg = g.offsets[uidx(u)]
+                deg = g.offsets[uidx(u + 1)] - beg
         acc[L.A_EXAMINED] += deg
         if deg >= p.heavy_degree:
             deg = int64(0)
@@ -172,18 +172,21 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
         acc[L.A_MF] = 0
         cuda.syncthreads()
 
+    # The slots and rows of level L: L % 3, (L + 1) % 3, (L + 2) % 3, and L's parity, in 32-bit
+    # registers rotated each level (no 64-bit remainders on the level's path).
+    k = int32(lv % 3)
+    k1 = int32((lv + 1) % 3)
+    hk = int32((lv + 2) % 3)  # this level's heavy vertices were listed there
+    par = int32(lv % 2)  # which set of ws this level's counts go to
     while True:
-        k = lv % 3
-        hk = (lv + 2) % 3  # this level's heavy vertices were listed there
         qk = k * L.QSLOT
-        par = lv % 2  # which set of ws this level's counts go to
         cur = fr + k * words
-        nb = fr + ((lv + 1) % 3) * words
+        nb = fr + k1 * words
         lv1 = int32(lv + 1)
         if leader:
-            _clear_slot(qc, hv, (lv + 1) % 3, qcap)  # last read as level L - 1's heavy vertices
+            _clear_slot(qc, hv, k1, qcap)  # last read as level L - 1's heavy vertices
         if small:
-            D.clear_row(bits, fr + ((lv + 2) % 3) * words, words, tid, team)  # level L - 1 read it
+            D.clear_row(bits, fr + hk * words, words, tid, team)  # level L - 1 read it
         if timed:
             D.mark(s.rows, st, 0, t0, 0)
         nvalid = int64(0)
@@ -241,6 +244,8 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
         size = nsize
         lv += 1
         nlev += 1
+        k, k1, hk = k1, hk, k
+        par = int32(1) - par
         if not stop and nlev % L.PUBLISH_LEVELS == 0:  # the same in every thread: no barrier hands it out
             cuda.syncthreads()  # thread 0's rows and state are written
             D.publish(st, s.rows, log, True)
@@ -252,9 +257,8 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
                 t0[0] = D.clock64()
             break
         if not queued and not bu:  # a top-down level after a bottom-up one: its bitmap into the queue
-            hk = (lv + 2) % 3
             shq = qs[qb + qcur * qcap:qb + (qcur + 1) * qcap]
-            D.bits_to_queue(bits, fr + (lv % 3) * words, words, (shq, qcap, s.queues[qcur]), qc,
+            D.bits_to_queue(bits, fr + k * words, words, (shq, qcap, s.queues[qcur]), qc,
                             hk * L.QSLOT + L.Q_QUEUED, tid, team)
             valid = min(size, qcap)
             queued = True

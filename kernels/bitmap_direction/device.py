@@ -10,11 +10,12 @@ from numba import cuda, int32, int64, uint32, uint64
 
 from .. import cudasim as _sim
 from ..primitives import (FULL_MASK, WARP_SIZE, clock64, warp_exclusive_scan_total, warp_inclusive_scan,
-                          warp_search_owner, warp_sum)
+                          uidx, warp_search_owner, warp_sum)
 from . import layout as L
 
 LOW32 = np.uint64(0xFFFFFFFF)
 SHIFT32 = np.uint64(32)
+NUM_ACC = L.NUM_ACC  # array sizes in kernels must be global names
 
 
 def globaltimer():
@@ -62,14 +63,23 @@ def warp_counts(acc, ws, set_, instrument):
     """The warp's accumulators summed over its lanes into ws (lane 0 stores them: a plain store a
     field, no atomic), in `set_` (0 or 1), for `block_total`; acc is cleared. Every lane calls it."""
     warp = cuda.threadIdx.x // WARP_SIZE
+    # A warp that left a branch apart (a lane's store, a loop some lanes ended) runs its shuffles
+    # on ptxas's slow path for diverged warps, a branch and a collective loop each: converge first,
+    # and store only once every field is summed.
+    cuda.syncwarp(FULL_MASK)
+    sums = cuda.local.array(NUM_ACC, int64)
     for f in range(L.NUM_ACC):
+        x = int64(0)
         if f < L.FIRST_INSTRUMENTED or instrument:
             x = acc[f]
             if cuda.any_sync(FULL_MASK, x != 0):
                 x = warp_sum(x)
-            if cuda.laneid == 0:
-                ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + warp] = x
+        sums[f] = x
         acc[f] = 0
+    if cuda.laneid == 0:
+        for f in range(L.NUM_ACC):
+            if f < L.FIRST_INSTRUMENTED or instrument:
+                ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + warp] = sums[f]
 
 
 @cuda.jit(device=True)
@@ -80,6 +90,7 @@ def block_total(ws, set_, f):
     x = int64(0)
     if lane < cuda.blockDim.x // WARP_SIZE:
         x = ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + lane]
+    cuda.syncwarp(FULL_MASK)  # the lanes' loads apart: converged for the shuffles' fast path
     return warp_sum(x)
 
 
@@ -131,14 +142,14 @@ def claim(g, s, has, v, u, lv1, sink, acc):
     if has:
         w = v >> 5
         bit = uint32(1) << uint32(v & 31)
-        if not precheck or (vis[w] & bit) == uint32(0):
+        if not precheck or (vis[uidx(w)] & bit) == uint32(0):
             dv = int64(0)
             if count_mf:
-                dv = g.offsets[v + 1] - g.offsets[v]  # loaded beside the atomic, not after it
+                dv = g.offsets[uidx(v + 1)] - g.offsets[uidx(v)]  # loaded beside the atomic, not after it
             won = (cuda.atomic.or_(vis, w, bit) & bit) == uint32(0)
             if won:
-                s.dist[v] = lv1
-                s.parent[v] = u
+                s.dist[uidx(v)] = lv1
+                s.parent[uidx(v)] = u
                 if write_bits:
                     cuda.atomic.or_(bits, nb + w, bit)
                 acc[L.A_MF] += dv
@@ -158,16 +169,17 @@ def claim(g, s, has, v, u, lv1, sink, acc):
         if won:
             k = pos + cuda.popc(uint32(votes) & cuda.lanemask_lt())
             if here:
-                stage[k] = v
+                stage[uidx(k)] = v
             else:
-                dst[k] = v
+                dst[uidx(k)] = v
 
 
 @cuda.jit(device=True)
 def spread(size, warps):
     """Frontier entries a warp takes at a time: 32, or fewer so that a small frontier is spread
     over every warp (a warp walks its entries' edges 32 at a time: few entries a warp, few rounds)."""
-    return min(int64(WARP_SIZE), max(int64(1), (size + warps - 1) // warps))
+    # 32-bit (a frontier is below 2**31 entries): a 64-bit division is a long subroutine
+    return int64(min(int32(WARP_SIZE), max(int32(1), (int32(size) + int32(warps) - int32(1)) // int32(warps))))
 
 
 @cuda.jit(device=True)
@@ -188,7 +200,7 @@ def walk(g, s, u, beg, deg, lv1, sink, acc):
         has = k < total
         v = int32(0)
         if has:
-            v = g.indices[o_beg + (k - o_excl)]
+            v = g.indices[uidx(o_beg + (k - o_excl))]
         claim(g, s, has, v, o_u, lv1, sink, acc)
         done += WARP_SIZE
 
@@ -198,7 +210,7 @@ def entry(src, i):
     """Frontier entry i of src = (shared, valid, glob): the first `valid` entries in shared memory,
     the others in global memory after them."""
     shq, valid, gq = src
-    return shq[i] if i < valid else gq[i - valid]
+    return shq[uidx(i)] if i < valid else gq[uidx(i - valid)]
 
 
 @cuda.jit(device=True)
@@ -215,8 +227,8 @@ def list_heavy(s, p, u, deg, hc, hat):
         old = cuda.shfl_sync(FULL_MASK, old, 0)
         if big:
             k = (old >> L.HEAVY_SHIFT) + cuda.popc(uint32(votes) & cuda.lanemask_lt())
-            s.heavy_v[k] = u
-            s.heavy_start[k] = (old & L.HEAVY_EDGES) + excl
+            s.heavy_v[uidx(k)] = u
+            s.heavy_start[uidx(k)] = (old & L.HEAVY_EDGES) + excl
     return big
 
 
@@ -305,21 +317,30 @@ def test_pair(fronts, cur, pair, acc, instrument):
 def _head(g, vis, v):
     """v's first pair if v is unvisited (a coalesced load over the warp), else 0."""
     if (vis >> uint32(v & 31)) & uint32(1) == uint32(0):
-        return g.head[v]
+        return g.head[uidx(v)]
     return uint64(0)
 
 
 @cuda.jit(device=True, inline="always")
 def _and(fronts, cur, pair):
     """A pair's AND with the frontier bitmap row at cur (0 for the empty pair 0)."""
-    return fronts[cur + int64(pair >> SHIFT32)] & uint32(pair & LOW32)
+    return fronts[uidx(cur + int64(pair >> SHIFT32))] & uint32(pair & LOW32)
 
 
 @cuda.jit(device=True, inline="always")
-def _count(acc, pair, f, instrument):
-    if instrument and pair != uint64(0):
-        acc[L.A_TESTS] += (int64(1) << L.TESTS_SHIFT) + cuda.popc(f)
-        acc[L.A_EDGES] += cuda.popc(uint32(pair & LOW32))
+def _count(n, pair, f):
+    """Tally of the pairs a lane tested (pairs, frontier in-neighbours they showed, in-edges they
+    cover) in 32-bit registers, for _tally: 64-bit additions a pair cost the instrumented search
+    a sixth of its time."""
+    if pair != uint64(0):
+        return n[0] + int32(1), n[1] + int32(cuda.popc(f)), n[2] + int32(cuda.popc(uint32(pair & LOW32)))
+    return n
+
+
+@cuda.jit(device=True, inline="always")
+def _tally(acc, n):
+    acc[L.A_TESTS] += (int64(n[0]) << L.TESTS_SHIFT) + int64(n[1])
+    acc[L.A_EDGES] += int64(n[2])
 
 
 @cuda.jit(device=True, inline="always")
@@ -337,26 +358,24 @@ def _after_head(g, p, fr, cur, vis, v, first, f, acc, instrument):
     e = int64(0)
     end = int64(0)
     if (vis >> uint32(v & 31)) & uint32(1) == uint32(0) and first != uint64(0):
-        _count(acc, first, f, instrument)
+        n = _count((int32(0), int32(0), int32(0)), first, f)
         if f != uint32(0):
             par = _parent(first, f)
         else:
-            e = g.pair_offsets[v] + 1
-            end = g.pair_offsets[v + 1]
+            e = g.pair_offsets[uidx(v)] + 1
+            end = g.pair_offsets[uidx(v + 1)]
             lim = min(end, e + p.solo - 1)
             while e < lim:
-                p0 = g.pairs[e]
-                p1 = g.pairs[e + 1] if e + 1 < lim else uint64(0)
-                p2 = g.pairs[e + 2] if e + 2 < lim else uint64(0)
-                p3 = g.pairs[e + 3] if e + 3 < lim else uint64(0)
+                p0 = g.pairs[uidx(e)]
+                p1 = g.pairs[uidx(e + 1)] if e + 1 < lim else uint64(0)
+                p2 = g.pairs[uidx(e + 2)] if e + 2 < lim else uint64(0)
+                p3 = g.pairs[uidx(e + 3)] if e + 3 < lim else uint64(0)
                 f0 = _and(fr, cur, p0)
                 f1 = _and(fr, cur, p1)
                 f2 = _and(fr, cur, p2)
                 f3 = _and(fr, cur, p3)
-                _count(acc, p0, f0, instrument)  # all four were tested
-                _count(acc, p1, f1, instrument)
-                _count(acc, p2, f2, instrument)
-                _count(acc, p3, f3, instrument)
+                if instrument:  # all four were tested
+                    n = _count(_count(_count(_count(n, p0, f0), p1, f1), p2, f2), p3, f3)
                 if f0 != uint32(0):
                     par = _parent(p0, f0)
                 elif f1 != uint32(0):
@@ -368,6 +387,8 @@ def _after_head(g, p, fr, cur, vis, v, first, f, acc, instrument):
                 e = min(e + 4, lim)
                 if par >= 0:
                     break
+        if instrument:
+            _tally(acc, n)
     return par, e, end
 
 
