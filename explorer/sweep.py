@@ -458,14 +458,15 @@ def check_sweep_size(graph: CSRGraph, plan: SweepPlan, repeats: int, warmup: int
 def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, warmup: int | None = None,
               session: Session | None = None, limits: DeviceLimits | None = None, seed: int = 0,
               graph_spec: str | None = None, on_progress: Callable[[Progress], None] | None = None,
-              stop: Callable[[], bool] | None = None) -> SweepResult:
+              stop: Callable[[], bool] | None = None, client=None) -> SweepResult:
     """Run every point of `plan` on `graph` from `source`: `warmup` untimed runs (default: one on a
     GPU, none on the simulator, whose kernels need no compiling), then `repeats` timed runs,
     instrumentation off. The first run of a point is checked by reference.check_result (CPU BFS
     once per sweep; Graph500 rules; distances), the others by their distances. A point that
     fails (a knob rule, a device limit, an error) is kept with its error: one bad setting does not
     hide the others. `on_progress(Progress)` after every run; `stop()` True ends the sweep early
-    (the result says `stopped`)."""
+    (the result says `stopped`). `client`: a distributed.Client or explorer.scale_out.GPUCluster: each
+    point runs on one of its workers (one GPU each), all its runs there (`stop` is not asked then)."""
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
@@ -482,13 +483,13 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
     src = resolve_source(graph, source, seed)  # the sweep's one conversion of the user's source
     expected = cpu_bfs(graph, src)[0]
     total = sweep_runs(plan, repeats, warmup)
-    own = session is None
+    own = session is None and client is None
     session = Session(graph) if own else session
     points, done, t0 = [], 0, time.perf_counter()
     device: dict = {}
     stopped = False
 
-    def tick(point, runs: int = 1, finished: SweepPoint | None = None):
+    def tick(point, runs: int, finished: SweepPoint | None = None):
         nonlocal done
         done += runs
         if on_progress is not None:
@@ -496,37 +497,27 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
             on_progress(Progress(done, total, spent, spent / max(done, 1) * (total - done), point, finished))
 
     try:
-        for point in plan.points:
+        if client is not None:  # each point on one worker, its repeats there: one GPU's times
+            from .scale_out import check_client, run_sweep_points
+
+            points = [SweepPoint(dict(point)) for point in plan.points]
+
+            def finished(i: int, sp: SweepPoint, ran_on: dict) -> None:
+                nonlocal device
+                points[i] = sp
+                device = device or ran_on
+                tick(plan.points[i], repeats + warmup, sp)
+
+            run_sweep_points(check_client(client), graph, src, plan, expected, repeats=repeats, warmup=warmup,
+                             limits=limits, on_point=finished)
+        for point in plan.points if client is None else ():
             if stop is not None and stop():
                 stopped = True
                 break
-            sp = SweepPoint(dict(point))
+            sp, ran_on = run_point(graph, src, plan, point, repeats=repeats, warmup=warmup, limits=limits,
+                                   session=session, expected=expected, on_run=lambda runs, last, p=point: tick(p, runs, last))
             points.append(sp)
-            before = done
-            try:
-                knobs = make_knobs(plan.technique, plan.knobs_of(point))
-                for _ in range(warmup):
-                    run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
-                            session=session).complete()
-                    tick(point)
-                for i in range(repeats):
-                    r = run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
-                                session=session).complete()
-                    device = device or r.device
-                    sp.times_ms.append(r.elapsed_ms)
-                    sp.kernel_ms.append(r.total_ms)
-                    sp.levels = r.num_levels
-                    if i == 0:
-                        rep = check_result(graph, r, expected=expected)
-                        sp.ok, sp.check = rep.ok, rep.message
-                    else:
-                        msg = compare_distances(expected, r.distances)
-                        if msg is not None:
-                            sp.ok, sp.check = False, f"repeat {i + 1}: {msg}"
-                    tick(point, finished=sp if i == repeats - 1 else None)
-            except (KnobError, backend.BackendError, ValueError, NotImplementedError, RuntimeError) as err:
-                sp.error = f"{type(err).__name__}: {err}"
-                tick(point, before + repeats + warmup - done, sp)  # the point's runs not made count as done
+            device = device or ran_on
     finally:
         if own:
             session.close()
@@ -537,6 +528,46 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
         graph_size={"vertices": graph.num_vertices, "arcs": graph.num_arcs},
         device=device or {"backend": info.kind, "name": info.device_name, "versions": dict(info.versions)},
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), stopped=stopped)
+
+
+def run_point(graph: CSRGraph, src: int, plan: SweepPlan, point: dict, *, repeats: int, warmup: int,
+              limits: DeviceLimits | None, session: Session | None, expected: np.ndarray,
+              on_run: Callable[[int, SweepPoint | None], None] | None = None) -> tuple[SweepPoint, dict]:
+    """One point of a sweep: `warmup` untimed runs then `repeats` timed ones, the first checked in
+    full against `expected` (the CPU BFS's distances), the others by their distances;
+    `on_run(runs, finished)` after each run (finished: the point, after its last). A knob rule, a device
+    limit or an error is kept in the point, its runs not made counted as made. Returns the point
+    and the device its runs ran on (empty if none ran)."""
+    sp, device = SweepPoint(dict(point)), {}
+    tick = on_run or (lambda runs, finished: None)
+    made = 0
+    try:
+        knobs = make_knobs(plan.technique, plan.knobs_of(point))
+        for _ in range(warmup):
+            run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
+                    session=session).complete()
+            made += 1
+            tick(1, None)
+        for i in range(repeats):
+            r = run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
+                        session=session).complete()
+            device = device or r.device
+            sp.times_ms.append(r.elapsed_ms)
+            sp.kernel_ms.append(r.total_ms)
+            sp.levels = r.num_levels
+            if i == 0:
+                rep = check_result(graph, r, expected=expected)
+                sp.ok, sp.check = rep.ok, rep.message
+            else:
+                msg = compare_distances(expected, r.distances)
+                if msg is not None:
+                    sp.ok, sp.check = False, f"repeat {i + 1}: {msg}"
+            made += 1
+            tick(1, sp if i == repeats - 1 else None)
+    except (KnobError, backend.BackendError, ValueError, NotImplementedError, RuntimeError) as err:
+        sp.error = f"{type(err).__name__}: {err}"
+        tick(repeats + warmup - made, sp)  # the point's runs not made count as done
+    return sp, device
 
 
 #: Widest line of the text a sweep prints: JupyterLab breaks longer output lines anywhere, even

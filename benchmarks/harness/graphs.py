@@ -42,6 +42,7 @@ def _sample(name: str, family: str, symmetrize: bool = False) -> GraphSpec:
 #: name -> spec. The directed samples are symmetrized: the peers (BLEST, Gunrock) read symmetric
 #: graphs only, and the published comparisons search them so.
 GRAPHS: dict[str, GraphSpec] = {
+    "kron18": _kron(18),
     "kron20": _kron(20),
     "kron22": _kron(22),
     "uniform": GraphSpec("uniform random", "uniform random: 2^21 vertices, 2^26 edges (134 M arcs), seed 1",

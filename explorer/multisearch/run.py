@@ -89,7 +89,7 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
              on_progress: Callable[[Progress], None] | None = None, on_status: Callable[[str], None] | None = None,
              seed: int = 0, block_threads: int | None = None, slots: int | None = None, word_bits: int = 64,
              direction: str = "auto", heavy: int = BIT_HEAVY, chunk: int = BIT_CHUNK, steps: int | None = None,
-             limits: DeviceLimits | None = None) -> "MultiSearchRun":
+             limits: DeviceLimits | None = None, client=None, chunks: int | None = None) -> "MultiSearchRun":
     """Prepare k breadth-first searches at once; iterate the returned run for Progress records
     (or call .complete()), then read run.result (values, a SearchStats per search, a BatchStats
     per batch with its energy). Every input is checked here, before anything runs.
@@ -116,7 +116,11 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     Races to guard against: w's state in visit_vertex (several threads reach w: atomics), arrays
     indexed by vertex only (every block writes them: atomics, or a "slot-sum" array), per-slot
     arrays (the block's next search inherits them: reset them in init), s.dist (read only).
-    explorer.multisearch's documentation has the details and an example."""
+    explorer.multisearch's documentation has the details and an example.
+
+    client: a distributed.Client or explorer.scale_out.GPUCluster: the sources split into `chunks` parts
+    (default four a worker) run on its workers (a GPU each), merged as one GPU's batches; the run
+    then streams one Progress record per finished part (explorer.scale_out)."""
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}; see explorer.graphs loaders")
     if session is not None and session.graph is not graph:
@@ -139,6 +143,16 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
             raise ValueError(f"{name}={v!r} is invalid: {what}, an int >= 1")
     if slots is not None and (isinstance(slots, bool) or not isinstance(slots, (int, np.integer)) or slots < 1):
         raise ValueError(f"slots={slots!r} is invalid: the searches run side by side, an int >= 1")
+    if chunks is not None and client is None:
+        raise ValueError("chunks= splits the sources over the workers of a client=: give client= too")
+    if client is not None:
+        from ..scale_out import DistributedManyRun, check_client
+
+        if session is not None or limits is not None:
+            raise ValueError("session= and limits= are this process's GPU: a run over a client= uses its workers'")
+        options = dict(method=method, T=T, k=k, seed=seed, block_threads=block_threads, slots=slots,
+                       word_bits=word_bits, direction=direction, heavy=heavy, chunk=chunk, steps=steps)
+        return DistributedManyRun(check_client(client), graph, srcs, app, options, chunks, on_progress)
     backend.check_graph_size(graph.num_arcs)
     rt = for_technique(frozenset({"gpu", "simulator"})).with_limits(limits)
     threads = block_threads or (32 if rt.kind == "simulator" else 256)
@@ -197,6 +211,7 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
                     if a.scope in ("run", "slot-sum"):
                         host = rt.to_host(arrays[a.name])
                         values[a.name] = host.sum(axis=0) if a.scope == "slot-sum" else host
+        self.raw = dict(values)  # before finish: what explorer.scale_out merges across workers
         searches = loop.searches
         levels = np.array([s.levels for s in searches], dtype=np.int64)
         all_sources = len(self.sources) == n and np.array_equal(np.sort(self.sources), np.arange(n))

@@ -1,0 +1,138 @@
+"""Many searches and a knob sweep over 1, 2 and 4 GPUs through Dask (explorer.scale_out), each
+compared with one GPU in the same call, every result compared with the one-GPU result.
+
+    python3 -m benchmarks.scale_out --gpus 1 2 4
+    python3 -m benchmarks.scale_out --smoke          # tiny graphs, simulator workers: a check of the script
+
+Workloads (each timed on a GPUCluster of the first N GPUs, one worker a GPU, after an untimed
+run on that cluster that scatters the graph and loads the kernels):
+  betweenness   exact betweenness of --bc-graph (every vertex a source), warp-thread;
+  closeness     --closeness-sources sampled sources (seed 1) of --closeness-graph, bit-parallel;
+  sweep         direction-optimizing over an 8 x 8 grid of alpha and beta on --sweep-graph from its
+                max-degree vertex, --sweep-repeats timed runs a point (each point on one GPU).
+Times are the caller's wall time of the whole run (scheduling, transfers of results and the
+merge included); one-process runs without Dask are timed too. Writes results/<GPU>/scale-out.{json,md}.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from benchmarks import harness
+
+ALPHAS = (2, 4, 8, 14, 32, 64, 128, 512)
+BETAS = (4, 8, 16, 24, 48, 96, 512, 4096)
+
+
+def _equal(a: dict, b: dict) -> tuple[bool, str]:
+    for k, v in a.items():
+        v, w = np.asarray(v), np.asarray(b[k])
+        if v.dtype.kind == "f":  # a float sum: its last bits follow the order of the additions
+            if not np.allclose(v, w, rtol=1e-9, atol=0, equal_nan=True):
+                return False, f"{k} differs beyond 1e-9"
+        elif not np.array_equal(v, w):
+            return False, f"{k} differs"
+    floats = any(np.asarray(v).dtype.kind == "f" for v in a.values())
+    return True, "equal (floats within 1e-9 relative)" if floats else "identical"
+
+
+def _cluster(n: int, smoke: bool):
+    from explorer.scale_out import GPUCluster
+
+    return GPUCluster(workers=n, simulator=True) if smoke else GPUCluster(gpus=n)
+
+
+def many(args, rows: list, label: str, g, sources, application: str, settings: dict) -> None:
+    from explorer.multisearch.run import run_many
+
+    run_many(g, sources, application, **settings).complete()  # compiles; not timed
+    t = time.perf_counter()
+    base = run_many(g, sources, application, **settings).complete()
+    one = time.perf_counter() - t
+    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0,
+                 "result": "the reference"})
+    print(f"  {label}: one process {one:.2f} s", flush=True)
+    for n in args.gpus:
+        with _cluster(n, args.smoke) as c:
+            run_many(g, sources, application, client=c, **settings).complete()  # scatter, kernels: untimed
+            t = time.perf_counter()
+            res = run_many(g, sources, application, client=c, **settings).complete()
+            s = time.perf_counter() - t
+        ok, what = _equal(base.values, res.values)
+        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "speedup": one / s,
+                     "result": what if ok else f"WRONG: {what}"})
+        print(f"  {label}: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, {what}", flush=True)
+
+
+def sweep(args, rows: list, g, source: int) -> None:
+    from explorer.sweep import plan_sweep, run_sweep
+
+    side = 3 if args.smoke else len(ALPHAS)  # the simulator's sweeps are small
+    plan = plan_sweep("direction-optimizing", {"alpha": list(ALPHAS[:side]), "beta": list(BETAS[:side])})
+    label = f"sweep: direction-optimizing alpha x beta, {len(plan.points)} points x {args.sweep_repeats} runs"
+    run_sweep(g, source, plan, repeats=1)  # compiles; not timed
+    t = time.perf_counter()
+    base = run_sweep(g, source, plan, repeats=args.sweep_repeats)
+    one = time.perf_counter() - t
+    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0, "result": "the reference"})
+    print(f"  sweep: one process {one:.2f} s", flush=True)
+    key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
+    for n in args.gpus:
+        with _cluster(n, args.smoke) as c:
+            run_sweep(g, source, plan, repeats=1, client=c)
+            t = time.perf_counter()
+            res = run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c)
+            s = time.perf_counter() - t
+        ok = key(res) == key(base) and all(p.ok for p in res.points)
+        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "speedup": one / s,
+                     "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
+        print(f"  sweep: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, ok={ok}", flush=True)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--gpus", type=int, nargs="+", default=[1, 2, 4], help="cluster sizes (first N GPUs)")
+    ap.add_argument("--workloads", nargs="+", default=["betweenness", "closeness", "sweep"],
+                    choices=["betweenness", "closeness", "sweep"])
+    ap.add_argument("--bc-graph", default="kron18")
+    ap.add_argument("--closeness-graph", default="kron22")
+    ap.add_argument("--closeness-sources", type=int, default=16384)
+    ap.add_argument("--sweep-graph", default="kron20")
+    ap.add_argument("--sweep-repeats", type=int, default=5)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--smoke", action="store_true", help="tiny graphs, simulator workers")
+    args = ap.parse_args(argv)
+    if args.smoke:
+        args.sweep_repeats = min(args.sweep_repeats, 2)
+    from explorer import backend
+
+    backend.select("simulator" if args.smoke else "gpu")
+    env = harness.environment()
+    rows: list = []
+    if "betweenness" in args.workloads:
+        g = harness.load(args.bc_graph, small=args.smoke)
+        print(f"betweenness of {args.bc_graph}: {g.num_vertices:,} vertices, {g.num_arcs:,} arcs", flush=True)
+        many(args, rows, f"exact betweenness, {args.bc_graph} ({g.num_vertices:,} sources)", g, "all", "betweenness",
+             {"method": "warp-thread"})
+    if "closeness" in args.workloads:
+        g = harness.load(args.closeness_graph, small=args.smoke)
+        k = min(args.closeness_sources, g.num_vertices)
+        print(f"closeness of {args.closeness_graph}: {k:,} sources", flush=True)
+        many(args, rows, f"closeness, {args.closeness_graph}, {k:,} sources", g, k, "closeness",
+             {"method": "bit-parallel", "seed": 1})
+    if "sweep" in args.workloads:
+        g = harness.load(args.sweep_graph, small=args.smoke)
+        sweep(args, rows, g, harness.source_of(args.sweep_graph, g, small=args.smoke))
+    md = ["Wall time of each whole run on the caller (s): one timed run after an untimed one on the "
+          "same cluster; speed-up against one process without Dask on one GPU of the same machine.", "",
+          *harness.markdown_table(["workload", "GPUs", "how", "s", "speed-up", "result"],
+                                  [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}", f"{r['speedup']:.2f}",
+                                    r["result"]] for r in rows], right={1, 3, 4})]
+    harness.write_results(args.out, "scale-out", env, vars(args), rows, md, "Scale-out over GPUs through Dask")
+    return 0 if all(not r["result"].startswith("WRONG") for r in rows) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

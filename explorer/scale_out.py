@@ -1,0 +1,326 @@
+"""Many searches and knob sweeps over several GPUs, through Dask (dask.distributed).
+
+    from explorer.scale_out import GPUCluster
+    with GPUCluster() as cluster:                       # a worker process per GPU of this machine
+        result = run_many(g, "all", "betweenness", client=cluster.client).complete()
+        sweep = run_sweep(g, source, plan, client=cluster.client)
+
+`GPUCluster` starts one worker process per GPU (dask-cuda's LocalCUDACluster where it is installed,
+else Dask's own processes with CUDA_VISIBLE_DEVICES set per worker), one thread each, so a worker
+runs one task at a time on its GPU: a timed run never shares its GPU with another. Under the
+simulator (NUMBA_ENABLE_CUDASIM=1) the workers are CPU processes running the simulator. Any
+`distributed.Client` works in its place (several machines: the user's own scheduler), as long
+as each of its workers sees one GPU and runs one task at a time.
+
+run_many: the sources are split into chunks (`chunks`, default four a worker), each run on one
+worker as run_many would run it there; the graph is scattered once to every worker, which keeps
+it on its GPU (a Session) for the chunks that follow. Each chunk returns the application's raw
+arrays (per-search rows, and the run/slot-sum accumulators), and they are merged as one GPU's
+batches are (rows in source order, accumulators summed), then finished by the application once.
+Integer results (distances, hop counts, closeness sums, eccentricity, reachability) are identical
+to one process's; betweenness is a float sum, whose last bits depend on the order of additions
+on one GPU too. A chunk whose worker dies is run again by Dask on another worker; each chunk's
+result is merged once, by its index. Progress: one record per finished chunk (its searches, its
+GPU time), in the order chunks finish.
+
+Sweeps (explorer.sweep.run_sweep(client=...)): each point runs on one worker, all its repeats
+there, so its times are one GPU's; points spread over the workers.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from typing import Callable, Iterator
+
+import numpy as np
+
+EXTRA = "pip install 'bfs4k-explorer[dask]' (dask.distributed)"
+
+
+def _distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise ImportError(f"spreading work over GPUs needs Dask's distributed scheduler: {EXTRA}") from None
+    return distributed
+
+
+def check_client(client):
+    """`client` as a distributed.Client, or a TypeError naming what it is."""
+    dist = _distributed()
+    if isinstance(client, GPUCluster):
+        return client.client
+    if not isinstance(client, dist.Client):
+        raise TypeError(f"client must be a distributed.Client or an explorer.scale_out.GPUCluster, not "
+                        f"{type(client).__name__}")
+    return client
+
+
+def _gpu_ids(gpus) -> list[str]:
+    """The CUDA device ids the workers take: `gpus` an int (the first that many), a list of ids,
+    or None (every GPU this process may use: CUDA_VISIBLE_DEVICES, else every device)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        ids = [v.strip() for v in visible.split(",") if v.strip()]
+    else:
+        from numba import cuda
+
+        ids = [str(i) for i in range(len(cuda.gpus))] if cuda.is_available() else []
+    if gpus is None:
+        chosen = ids
+    elif isinstance(gpus, (int, np.integer)) and not isinstance(gpus, bool):
+        if not 1 <= gpus <= len(ids):
+            raise ValueError(f"gpus={gpus} is invalid: this machine has {len(ids)} GPU(s) visible")
+        chosen = ids[:gpus]
+    else:
+        chosen = [str(g) for g in gpus]
+        unknown = [g for g in chosen if g not in ids]
+        if unknown or not chosen:
+            raise ValueError(f"gpus={list(gpus)!r} is invalid: the visible GPUs are {ids}")
+    if not chosen:
+        raise ValueError("no GPU is visible: select the simulator (NUMBA_ENABLE_CUDASIM=1) to run the "
+                         "workers as CPU processes, or start them where GPUs are")
+    return chosen
+
+
+class GPUCluster:
+    """Dask workers on this machine, one per GPU (or `workers` CPU processes under the simulator),
+    listening on 127.0.0.1 only; `client` is their distributed.Client. Close it (or use `with`)."""
+
+    def __init__(self, gpus=None, *, workers: int = 2, simulator: bool | None = None):
+        dist = _distributed()
+        from distributed import Nanny, Scheduler, SpecCluster
+
+        from . import backend
+
+        self.simulator = backend.simulator_requested() if simulator is None else bool(simulator)
+        if self.simulator:
+            if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+                raise ValueError(f"workers={workers!r} is invalid: the simulator's worker processes, an int >= 1")
+            envs = {f"sim-{i}": {"NUMBA_ENABLE_CUDASIM": "1"} for i in range(workers)}
+        else:
+            self.gpus = _gpu_ids(gpus)
+            try:
+                from dask_cuda import LocalCUDACluster
+            except ImportError:
+                LocalCUDACluster = None
+            if LocalCUDACluster is not None:
+                self.cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(self.gpus), threads_per_worker=1,
+                                                host="127.0.0.1", dashboard_address=None,
+                                                silence_logs=logging.ERROR)
+                self.client = dist.Client(self.cluster)
+                return
+            envs = {f"gpu-{g}": {"CUDA_VISIBLE_DEVICES": g} for g in self.gpus}
+        specs = {name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1", "dashboard": False,
+                                                  "silence_logs": logging.ERROR}}
+                 for name, env in envs.items()}
+        self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {
+            "host": "127.0.0.1", "dashboard": False}}, silence_logs=logging.ERROR)
+        self.client = dist.Client(self.cluster)
+
+    @property
+    def size(self) -> int:
+        return len(self.client.scheduler_info()["workers"])
+
+    def close(self) -> None:
+        self.client.close()
+        self.cluster.close()
+
+    def __enter__(self) -> "GPUCluster":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+# ------------------------------------------------------------------ on a worker
+
+_HELD: dict = {}  # this worker's graph and Session: (graph, session), the last graph only
+
+
+def _session(graph):
+    from .engine import Session
+
+    held = _HELD.get("graph")
+    if held is not None and held[0] is graph:
+        return held[1]
+    if held is not None:
+        held[1].close()  # another graph: free the GPU memory of the last one
+    session = Session(graph)
+    _HELD["graph"] = (graph, session)
+    return session
+
+
+def _select_backend() -> None:
+    from . import backend
+
+    backend.select("simulator" if backend.simulator_requested() else "gpu")
+
+
+def _run_chunk(graph, rows: np.ndarray, application, options: dict, chunk: int, hook=None) -> dict:
+    """One chunk of a run_many on this worker: the application's raw arrays and its records."""
+    from .graphs import Vertices
+    from .multisearch.run import run_many
+
+    _select_backend()
+    if hook is not None:
+        hook(chunk)
+    run = run_many(graph, Vertices(rows), application, session=_session(graph), **options)
+    res = run.complete()
+    return {"chunk": chunk, "raw": run.raw, "searches": res.searches, "batches": res.batches,
+            "device": res.device, "T": res.T, "threshold": res.threshold, "plan": res.plan,
+            "energy_note": res.energy_note}
+
+
+# ------------------------------------------------------------------ on the caller
+
+def split(sources: np.ndarray, chunks: int, multiple: int = 1) -> list[tuple[int, int]]:
+    """[lo, hi) row ranges of about equal size, `chunks` of them at most, each a multiple of
+    `multiple` rows but the last."""
+    k = len(sources)
+    size = max(1, -(-k // max(1, chunks)))
+    size = -(-size // multiple) * multiple
+    return [(lo, min(k, lo + size)) for lo in range(0, k, size)]
+
+
+class DistributedManyRun:
+    """run_many over a Dask cluster: iterate for Progress records (one per finished chunk), then
+    read `result` (a MultiSearchResult, as one GPU's); complete() does both."""
+
+    _started = False
+    _result = None
+
+    def __init__(self, client, graph, sources: np.ndarray, app, options: dict, chunks: int | None,
+                 on_progress: Callable | None, hook=None):
+        self.client, self.graph, self.sources, self.app, self.options = client, graph, sources, app, options
+        workers = max(1, len(client.scheduler_info()["workers"]))
+        if chunks is not None and (isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1):
+            raise ValueError(f"chunks={chunks!r} is invalid: how many parts the sources are split into, an int >= 1")
+        words = 64 if str(options.get("method")).startswith("bit") else 1  # MS-BFS: whole 64-bit words
+        self.ranges = split(sources, 4 * workers if chunks is None else int(chunks), words)
+        self._progress = on_progress or (lambda p: None)
+        self._hook = hook
+
+    @property
+    def result(self):
+        if self._result is None:
+            raise RuntimeError("the multi-search has not finished: iterate over the run (or call complete()) first")
+        return self._result
+
+    def complete(self):
+        for _ in self:
+            pass
+        return self.result
+
+    def __iter__(self) -> Iterator:
+        if self._started:
+            raise RuntimeError("a DistributedManyRun can be iterated once; call run_many again for another run")
+        self._started = True
+        return self._walk()
+
+    def _walk(self):
+        from distributed import as_completed
+
+        from .multisearch.records import Progress
+
+        g = self.client.scatter(self.graph, broadcast=True)  # once per worker, not once per chunk
+        app = self.app.name if _by_name(self.app) else self.app
+        futures = [self.client.submit(_run_chunk, g, self.sources[lo:hi], app, self.options, i, self._hook,
+                                      pure=False, key=f"bfs4k-many-{id(self)}-{i}")
+                   for i, (lo, hi) in enumerate(self.ranges)]
+        parts: dict = {}
+        done = visited = edges = 0
+        elapsed = 0.0
+        try:
+            for step, fut in enumerate(as_completed(futures)):
+                part = fut.result()
+                i = part["chunk"]
+                if i in parts:  # merged once, whatever Dask retried
+                    continue
+                lo, _ = self.ranges[i]
+                part["searches"] = [_shift(s, lo, i) for s in part["searches"]]
+                parts[i] = part
+                ms = sum(b.time_ms for b in part["batches"])
+                elapsed += ms
+                done += len(part["searches"])
+                visited += sum(s.visited for s in part["searches"])
+                edges += sum(s.edges_examined or 0 for s in part["searches"])
+                rec = Progress(step=step, batch=i, batches=len(self.ranges), searches_done=done,
+                               searches_total=len(self.sources), visited=visited, edges_examined=edges,
+                               time_ms=ms, elapsed_ms=elapsed, searches=tuple(part["searches"]))
+                self._progress(rec)
+                yield rec
+        finally:
+            for fut in futures:
+                fut.release()
+        self._result = merge(self.graph, self.sources, self.app, [parts[i] for i in range(len(self.ranges))])
+
+
+def _by_name(app) -> bool:
+    from .multisearch.apps import APPLICATIONS
+
+    return type(app) is APPLICATIONS.get(app.name)
+
+
+def _shift(s, lo: int, chunk: int):
+    import dataclasses
+
+    return dataclasses.replace(s, row=s.row + lo, batch=chunk)
+
+
+def merge(graph, sources: np.ndarray, app, parts: list[dict]):
+    """The chunks' raw arrays as one GPU's batches leave them (rows in source order, accumulators
+    summed, run.MultiSearchRun), finished by the application once."""
+    import dataclasses
+
+    from .multisearch.apps import FinishContext
+    from .multisearch.records import MultiSearchResult
+    from .multisearch.run import _concat
+
+    values = {}
+    for a in app.arrays:
+        if a.scope == "search":
+            values[a.name] = _concat([p["raw"][a.name] for p in parts])
+        elif a.scope in ("run", "slot-sum"):
+            values[a.name] = sum(p["raw"][a.name] for p in parts)
+    searches = [s for p in parts for s in p["searches"]]
+    batches, b = [], 0
+    for p in parts:
+        for bs in p["batches"]:
+            batches.append(dataclasses.replace(bs, batch=b))
+            b += 1
+    n = graph.num_vertices
+    levels = np.array([s.levels for s in searches], dtype=np.int64)
+    all_sources = len(sources) == n and np.array_equal(np.sort(sources), np.arange(n))
+    fctx = FinishContext(graph=graph, sources=sources, levels=levels, all_sources=bool(all_sources))
+    first = parts[0]
+    return MultiSearchResult(
+        graph=graph.name, application=app.name, method=first["plan"].method.value, sources=sources,
+        values=app.finish(values, fctx), searches=searches, batches=batches, plan=first["plan"], T=first["T"],
+        threshold=first["threshold"], device=first["device"], energy_note=first["energy_note"],
+        per_vertex=app.per_vertex, per_search=app.per_search, original_ids=graph.original_ids)
+
+
+def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, repeats: int, warmup: int,
+                     limits, on_point: Callable) -> None:
+    """Each sweep point on one worker (explorer.sweep.run_sweep with client=): `on_point(i,
+    SweepPoint, device)` as points finish."""
+    from distributed import as_completed
+
+    g, exp = client.scatter([graph, expected], broadcast=True)
+    futures = {client.submit(_sweep_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False): i
+               for i in range(len(plan.points))}
+    for fut in as_completed(list(futures)):
+        on_point(futures[fut], *fut.result())
+        fut.release()
+
+
+def _sweep_point(graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):
+    from . import sweep
+
+    _select_backend()
+    return sweep.run_point(graph, source, plan, plan.points[i], repeats=repeats, warmup=warmup, limits=limits,
+                           session=_session(graph), expected=expected)
+
+
+__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "merge", "split"]

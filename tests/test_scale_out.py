@@ -1,0 +1,130 @@
+"""Many searches and sweeps over Dask workers (explorer.scale_out), under the simulator: a GPUCluster
+of 2 worker processes; results identical to one process's, a killed worker's chunk run again."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("distributed", reason="scale-out needs dask.distributed (pip install -e .[dask])")
+
+from explorer import graphs  # noqa: E402
+from explorer.multisearch import APPLICATIONS  # noqa: E402
+from explorer.multisearch.run import resolve_sources, run_many  # noqa: E402
+from explorer.scale_out import DistributedManyRun, GPUCluster, split  # noqa: E402
+from explorer.sweep import plan_sweep, run_sweep  # noqa: E402
+
+SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    c = GPUCluster(workers=2) if SIM else GPUCluster()
+    yield c
+    c.close()
+
+
+@pytest.fixture(scope="module")
+def graph():
+    return graphs.sample_graph("bfs4k_fig2")
+
+
+def _same(one: dict, many: dict) -> None:
+    assert one.keys() == many.keys()
+    for k, v in one.items():
+        v, w = np.asarray(v), np.asarray(many[k])
+        if v.dtype.kind == "f":  # betweenness: a float sum, whose last bits follow the additions' order
+            np.testing.assert_allclose(w, v, rtol=1e-12, atol=0, err_msg=k)
+        else:
+            np.testing.assert_array_equal(w, v, err_msg=k)
+
+
+def _pairs():
+    """(application, method) for every application, by the search-per-block method and by MS-BFS
+    where it takes the application."""
+    from explorer.multisearch.methods import implementation
+
+    out = []
+    for app in sorted(APPLICATIONS):
+        for method in ("warp-thread", "bit-parallel"):
+            try:
+                implementation(method).check(APPLICATIONS[app]())
+            except ValueError:
+                continue
+            out.append((app, method))
+    return out
+
+
+@pytest.mark.parametrize("app,method", _pairs())
+def test_every_application_over_two_workers_equals_one_process(cluster, graph, app, method):
+    one = run_many(graph, "all", app, method=method).complete()
+    records = []
+    many = run_many(graph, "all", app, method=method, client=cluster, chunks=3, on_progress=records.append).complete()
+    _same(one.values, many.values)
+    assert [s.source for s in many.searches] == list(one.sources) == list(many.sources)
+    assert [s.row for s in many.searches] == list(range(graph.num_vertices))
+    assert sorted(r.batch for r in records) == list(range(len(records)))  # one record per chunk
+    assert records[-1].searches_done == graph.num_vertices
+    assert [s.levels for s in many.searches] == [s.levels for s in one.searches]
+
+
+def test_sampled_sources_in_the_graphs_own_ids_go_through_unchanged(cluster, graph):
+    one = run_many(graph, 5, "closeness", seed=3).complete()
+    many = run_many(graph, 5, "closeness", seed=3, client=cluster.client).complete()
+    _same(one.values, many.values)
+    np.testing.assert_array_equal(one.sources, many.sources)
+
+
+def _die_once(marker: str, chunk: int) -> None:
+    """On a worker: the first attempt at chunk 1 kills its process (a marker file remembers)."""
+    if chunk == 1 and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+
+
+def test_a_killed_workers_chunk_runs_again_and_is_merged_once(cluster, graph, tmp_path):
+    import functools
+
+    marker = tmp_path / "died"
+    sys.modules.setdefault("test_scale_out", sys.modules[__name__])
+    srcs = resolve_sources(graph, "all")
+    app = APPLICATIONS["closeness"]()
+    run = DistributedManyRun(cluster.client, graph, srcs, app, {"method": "warp-thread"}, 3, None, hook=functools.partial(_die_once, str(marker)))
+    records = list(run)
+    assert marker.exists()  # a worker died running chunk 1
+    assert sorted(r.batch for r in records) == [0, 1, 2]
+    _same(run_many(graph, "all", app).complete().values, run.result.values)
+    cluster.client.wait_for_workers(2, timeout=60)
+
+
+def test_a_sweep_over_the_workers_has_the_points_of_one_process(cluster, graph):
+    plan = plan_sweep("topdown-queue", {"block_threads": [32, 64]})
+    local = run_sweep(graph, 0, plan, repeats=2)
+    progress = []
+    spread = run_sweep(graph, 0, plan, repeats=2, client=cluster, on_progress=progress.append)
+    key = lambda r: [(p.knobs, p.ok, p.levels, len(p.times_ms), p.error) for p in r.points]  # noqa: E731
+    assert key(spread) == key(local) and all(p.ok for p in spread.points)
+    assert progress[-1].done == progress[-1].total == 4
+    assert {id(p.finished) for p in progress} >= {id(p) for p in spread.points}
+
+
+def test_bad_arguments_are_named(graph):
+    with pytest.raises(TypeError, match="client must be a distributed.Client or an explorer.scale_out.GPUCluster"):
+        run_many(graph, "all", "closeness", client="tcp://127.0.0.1:8786")
+    with pytest.raises(ValueError, match="chunks= splits the sources over the workers of a client="):
+        run_many(graph, "all", "closeness", chunks=4)
+    with pytest.raises(ValueError, match="workers=0 is invalid"):
+        GPUCluster(workers=0, simulator=True)
+
+
+def test_without_dask_the_error_names_the_extra(graph, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    with pytest.raises(ImportError, match=r"bfs4k-explorer\[dask\]"):
+        run_many(graph, "all", "closeness", client=object())
+
+
+def test_chunks_are_even_and_whole_words_where_asked():
+    s = np.arange(300)
+    assert split(s, 4) == [(0, 75), (75, 150), (150, 225), (225, 300)]
+    assert split(s, 4, 64) == [(0, 128), (128, 256), (256, 300)]
+    assert split(s[:3], 8) == [(0, 1), (1, 2), (2, 3)]
