@@ -684,12 +684,11 @@ class Ahead:
 
         for kernel, fut in self.futures:
             launcher.expect(kernel, fut)
-        procs = list((getattr(self.pool, "_processes", None) or {}).values())  # shutdown forgets them
         self.pool.shutdown(wait=False)
-        _POOLS.append((self.pool, procs))
+        _POOLS.append(self.pool)
 
 
-_POOLS: list = []  # (pool, its processes) handed over, whose builds may still run
+_POOLS: list = []  # helper pools handed over whose builds may still run
 
 
 def release_helpers() -> None:
@@ -699,9 +698,9 @@ def release_helpers() -> None:
     from .engine import launcher
 
     while _POOLS:
-        pool, procs = _POOLS.pop()
+        pool = _POOLS.pop()
         pool.shutdown(wait=False, cancel_futures=True)
-        for proc in procs:
+        for proc in list((getattr(pool, "_processes", None) or {}).values()):
             proc.terminate()
     launcher.forget_pending()
 
