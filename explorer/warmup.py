@@ -28,9 +28,7 @@ every save; two processes saving different variants of one function at once coul
 index entry with the other's code, so the processes started here serialise their saves with a
 file lock (`_serialise_cache_saves`). A first run uses the same: `load_for_run` compiles the
 run's kernels in helper processes (one kernel each, the slowest first) while this process loads
-the graph; the run waits for the build of each kernel it launches (not for the others: the graph
-decides which of its declared kernels a technique launches), then loads it from the disk cache. A
-CLI run stops the helpers still busy when it ends (`release_helpers`). With a core for each, helpers
+the graph, then the run loads the kernels from the disk cache; with a core for each, helpers
 compile the loaders' and the check's CPU code too (FIRST_RUN_FUNCTIONS), and the load waits for
 it. That needs each kernel's argument types before the graph exists: a technique declares them
 (`BFSTechnique.kernel_signatures`, read off the kernels' argument groups, kernels.args), and
@@ -656,8 +654,7 @@ def first_run_units() -> list[Unit]:
 @dataclass
 class Ahead:
     """Code compiling in helper processes: the graph loaders' (`first`: wait before loading) and
-    the run's kernels (`futures`: (kernel, its build) pairs, each waited for by the run that
-    prepares that kernel)."""
+    the run's kernels (`futures`: wait before the run that loads them)."""
 
     technique: str
     pool: object
@@ -676,33 +673,27 @@ class Ahead:
             except Exception:  # a helper died: the load compiles what it did not
                 pass
 
-    def hand_over(self) -> None:
-        """The kernels' builds to the launcher (engine.launcher.expect): the run waits for the
-        build of each kernel it prepares, not for the others (the graph decides which of its
-        declared kernels a technique launches); a build no helper has started is left to the run."""
-        from .engine import launcher
+    def wait(self, on_status: Callable[[str], None] | None = None) -> list[Done]:
+        from concurrent.futures import as_completed
 
-        for kernel, fut in self.futures:
-            launcher.expect(kernel, fut)
-        self.pool.shutdown(wait=False)
-        _POOLS.append(self.pool)
-
-
-_POOLS: list = []  # helper pools handed over whose builds may still run
-
-
-def release_helpers() -> None:
-    """Stop the helper processes still compiling kernels no run has asked for (the end of a CLI
-    run: the interpreter would otherwise wait for them before it exits). Their builds are lost;
-    a later run compiles what it needs."""
-    from .engine import launcher
-
-    while _POOLS:
-        pool = _POOLS.pop()
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in list((getattr(pool, "_processes", None) or {}).values()):
-            proc.terminate()
-    launcher.forget_pending()
+        say = on_status or (lambda msg: None)
+        out: list[Done] = []
+        # Kernels no helper has started: this process compiles them itself, beside the helpers.
+        started = [f for f in self.futures if not f.cancel()]
+        if not all(f.done() for f in started):
+            say(f"waiting for the {self.technique} kernels compiling in helper processes ({ONCE})")
+        try:
+            for k, fut in enumerate(as_completed(started), 1):
+                try:
+                    out.append(fut.result())
+                except Exception as err:  # a helper died: the run compiles that kernel itself
+                    out.append(Done(Unit("?", "?", "kernel"), 0.0, f"{type(err).__name__}: {err}"))
+                if k < len(started):
+                    say(f"waiting for the {self.technique} kernels compiling in helper processes: "
+                        f"{k} of {len(started)} done ({ONCE})")
+        finally:
+            self.pool.shutdown(wait=False)
+        return out
 
 
 def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | None = None,
@@ -735,10 +726,9 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
         return None
     pool = _pool(jobs, "gpu" if gpu else "cpu")
     # The slowest kernel first, then the loaders' code (the load waits for it), then the rest.
-    futures = [(_kernel_of(u)[0], pool.submit(run_unit, u)) for u in todo[:1]]
+    futures = [pool.submit(run_unit, u) for u in todo[:1]]
     first_futures = [pool.submit(run_unit, u) for u in first]
-    futures += [(_kernel_of(u)[0], pool.submit(run_unit, u)) for u in todo[1:]]
-    return Ahead(tech.value, pool, jobs, futures, first_futures)
+    return Ahead(tech.value, pool, jobs, futures + [pool.submit(run_unit, u) for u in todo[1:]], first_futures)
 
 
 def _kernel_of(unit: Unit):
@@ -749,8 +739,7 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
                  on_status: Callable[[str], None] | None = None, gpu: bool | None = None):
     """`load()` the graph of a coming run, saying when the loaders compile, while helper processes
     compile the run's kernels if they are not in the disk cache (`compile_ahead`); returns the
-    graph, and the run waits for the builds of the kernels it launches, then loads them from the
-    disk cache instead of compiling them (Ahead.hand_over)."""
+    graph once those kernels are ready, so the run loads them instead of compiling them."""
     say = on_status or (lambda msg: None)
     ahead = compile_ahead(technique, knobs, instrument, gpu, on_status)
     if ahead is not None:
@@ -766,11 +755,14 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
             ahead.pool.shutdown(wait=False, cancel_futures=True)
         raise
     if ahead is not None:
-        ahead.hand_over()
+        failed = [d.error for d in ahead.wait(on_status) if d.error]
+        if failed:
+            say(f"a helper process could not compile a {ahead.technique} kernel ({failed[0]}): "
+                "the run compiles it itself")
     return graph
 
 
 __all__ = ["Ahead", "COMPILE_GROUPS", "Done", "Expected", "HELPERS_ENV", "LOADER_STEPS", "Unit",
            "WARMUP_GRAPHS", "compile_ahead", "compile_notices", "default_jobs", "expected", "helper_count",
-           "kernel_units", "knob_presets", "load_for_run", "plan", "release_helpers", "run_unit", "signatures",
-           "todo", "warm", "warmup_graphs"]
+           "kernel_units", "knob_presets", "load_for_run", "plan", "run_unit", "signatures", "todo", "warm",
+           "warmup_graphs"]

@@ -417,31 +417,27 @@ def _ahead_graphs():
 @pytest.mark.parametrize("tech", [t.value for t in _gpu_techniques()])
 def test_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch, tech):
     """For every GPU technique, with its defaults (instrumented or not, on a directed and an
-    undirected graph) and its test knobs (the first also uninstrumented: on graphs this small a
-    technique's defaults may take one of its kernels only): every kernel a run launches (set-up
-    included) was declared with the argument types it is launched with, and every kernel declared
-    is launched by some run: no helper compiles in vain. The helpers find a kernel by its name:
-    the names a run declares are distinct."""
+    undirected graph) and its test knobs: every kernel a run launches (set-up included) was declared
+    with the argument types it is launched with, and every kernel declared is launched by some
+    run: no helper compiles in vain."""
     from explorer import api
     from explorer.engine import launcher
     from explorer.knobs import KnobError
     from kernels import common
 
     impl = implementation(tech)
+    if not impl.kernel_signatures(make_knobs(tech, impl.simulator_knobs), True):
+        pytest.skip(f"{tech} declares no kernel signatures: its kernels compile in its run, before its clock")
     seen = _record_launches(monkeypatch)
     # go.zero: a memset on a GPU, nothing to compile (the simulator launches a kernel for it).
     monkeypatch.setattr(launcher.PlainLauncher, "zero", lambda self, arr: common.zero_int64[1, 32](arr))
     undirected, directed = _ahead_graphs()
     runs = [(knobs, i, g) for knobs in ({},) for i in (True, False) for g in (undirected, directed)]
-    runs += [(knobs, True, undirected) for knobs in impl.test_knobs] + [(knobs, False, undirected)
-                                                                        for knobs in impl.test_knobs[:1]]
+    runs += [(knobs, True, undirected) for knobs in impl.test_knobs]
     declared, launched = set(), set()
     for knobs, instrument, g in runs:
         knobs = {**impl.simulator_knobs, **knobs}
-        signatures = warmup.signatures(tech, knobs, instrument)
-        names = [name for name, _, _ in signatures]
-        assert len(set(names)) == len(names), f"{tech} {knobs}: a kernel name declared twice: {names}"
-        expected = {kernel: (name, tuple(types)) for name, kernel, types in signatures}
+        expected = {kernel: (name, tuple(types)) for name, kernel, types in warmup.signatures(tech, knobs, instrument)}
         declared |= {(name, kernel) for kernel, (name, _) in expected.items()}
         del seen[:]
         try:
@@ -509,109 +505,31 @@ def test_helpers_fill_the_disk_cache_so_the_run_compiles_no_kernel(tmp_path):
     assert done.stdout.split()[-1] == "0", done.stdout
 
 
-@pytest.mark.skipif(SIMULATOR, reason="compiles kernels for a real GPU")
-def test_bitmap_directions_run_loads_its_kernel_compiled_by_a_helper(tmp_path):
-    """bitmap-direction declares both its searches (the graph picks one): on a small graph the run
-    waits for the block kernel's build alone and loads it from the disk cache."""
-    script = textwrap.dedent("""
-        from explorer import api, backend, graphs, warmup
-        backend.select("gpu")
-        g = warmup.load_for_run(lambda: graphs.sample_graph("bfs4k_fig2"), "bitmap-direction", {}, True)
-        api.run_bfs(g, 0, "bitmap-direction", {}).complete()
-        from kernels.bitmap_direction import kernel as kk
-        k = kk.block_kernel(True, kk.registers(1024))
-        print("misses", sum(k._cache_misses.values()), "hits", sum(k.stats.cache_hits.values()))
-        warmup.release_helpers()
-    """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
-                          env=fresh_env(tmp_path), timeout=600)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split()[-4:] == ["misses", "0", "hits", "1"], done.stdout
-
-
 # ------------------------------------------------------------------ a first run's helpers
 
-def test_the_load_waits_for_the_loaders_code_and_the_run_for_its_own_kernels_only(monkeypatch):
-    """With helpers compiling the loaders' code, the graph loads once that is in the disk cache; the
-    kernels' builds are not waited for there: preparing a kernel waits for that kernel's build
-    only (a technique's graph decides which of its declared kernels it launches), and a build no
-    helper has started is cancelled, the run compiling it itself."""
+def test_the_load_waits_for_the_loaders_code_and_the_run_compiles_unstarted_kernels(monkeypatch):
+    """With helpers compiling the loaders' code, the graph loads once that is in the disk cache;
+    kernels no helper has started yet are left to the run, which compiles them beside the helpers."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
-
-    from explorer.engine import launcher
 
     order, release = [], threading.Event()
     pool = ThreadPoolExecutor(1)
     first = [pool.submit(lambda: order.append("loaders' code"))]
-    busy = pool.submit(lambda: (release.wait(5), order.append("needed built"),
-                                warmup.Done(warmup.Unit("k1", "k1", "kernel"), 1.0))[2])
+    busy = pool.submit(lambda: (release.wait(5), warmup.Done(warmup.Unit("k1", "k1", "kernel"), 1.0))[1])
     queued = pool.submit(lambda: pytest.fail("a kernel no helper started was still compiled ahead"))
-    unneeded = ThreadPoolExecutor(1).submit(lambda: (threading.Event().wait(30), pytest.fail("waited for"))[1])
-    needed, late, other = _Kernel("needed"), _Kernel("late"), _Kernel("other")
-    ahead = warmup.Ahead("bfs4k", pool, 1, [(needed, busy), (late, queued), (other, unneeded)], first)
+    ahead = warmup.Ahead("bfs4k", pool, 1, [busy, queued], first)
     monkeypatch.setattr(warmup, "compile_ahead", lambda *a, **k: ahead)
 
     def load():
         order.append("load")
+        release.set()
         return "graph"
 
-    try:
-        assert warmup.load_for_run(load, "bfs4k", {}, True, gpu=True) == "graph"
-        assert order == ["loaders' code", "load"] and not busy.done()  # the load did not wait for kernels
-        launcher.compile_overload(late, (), None)  # its helper is busy with another build
-        assert queued.cancelled() and late.compiled == [()]
-        said = []
-        threading.Timer(0.3, release.set).start()
-        launcher.compile_overload(needed, (), lambda *a: said.append(a))
-        assert order[-1] == "needed built" and needed.compiled == [()]
-        assert ("needed", "waiting for the helper process compiling it") in said
-        assert not unneeded.done()  # a kernel the run never prepared: never waited for
-        assert "the graph loaders and the bfs4k kernels compile meanwhile in 1 helper processes" == ahead.describe()
-    finally:
-        launcher.forget_pending()
-
-
-class _Kernel:
-    """A dispatcher's face as compile_overload sees it."""
-
-    def __init__(self, name):
-        from types import SimpleNamespace
-
-        self.__name__, self.compiled = name, []
-        self.stats = SimpleNamespace(cache_hits={})
-
-    def compile(self, argtypes):
-        self.compiled.append(argtypes)
-
-
-def test_a_helper_that_failed_leaves_the_kernel_to_the_run_and_says_so():
-    from concurrent.futures import Future
-
-    from explorer.engine import launcher
-
-    failed = Future()
-    failed.set_result(warmup.Done(warmup.Unit("k", "k", "kernel"), 0.0, "MemoryError: out of memory"))
-    k, said = _Kernel("bitmap_block"), []
-    launcher.expect(k, failed)
-    launcher.compile_overload(k, ("t",), lambda *a: said.append(a))
-    assert k.compiled == [("t",)]
-    assert ("bitmap_block", "a helper process could not compile it (MemoryError: out of memory): compiling it here") in said
-
-
-def test_release_helpers_stops_the_builds_no_run_asked_for():
-    import time
-
-    ahead = warmup.Ahead("bfs4k", warmup._pool(1, "cpu"), 1, [], [])
-    slow = ahead.pool.submit(time.sleep, 60)
-    t = time.monotonic()
-    while not slow.running() and time.monotonic() - t < 60:
-        time.sleep(0.05)
-    ahead.hand_over()
-    warmup.release_helpers()
-    with pytest.raises(Exception):
-        slow.result(timeout=30)  # its process was stopped, not waited for
-    assert time.monotonic() - t < 60 and warmup._POOLS == []
+    assert warmup.load_for_run(load, "bfs4k", {}, True, gpu=True) == "graph"
+    assert order == ["loaders' code", "load"]
+    assert queued.cancelled() and busy.done()
+    assert "the graph loaders and the bfs4k kernels compile meanwhile in 1 helper processes" == ahead.describe()
 
 
 def test_the_loaders_code_goes_to_helpers_only_with_a_core_for_each(monkeypatch):

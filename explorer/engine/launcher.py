@@ -59,42 +59,12 @@ class PlainLauncher:
         dev.copy_to_host(host)
 
 
-#: Kernels compiling in helper processes (explorer.warmup.compile_ahead): dispatcher -> the futures
-#: of its builds. A run that needs one waits for its own build only, then loads it from the disk cache.
-_PENDING: dict = {}
-
-
-def expect(kernel, future) -> None:
-    """`future` (a helper's build of `kernel`) ends with `kernel` in Numba's disk cache."""
-    _PENDING.setdefault(kernel, []).append(future)
-
-
-def forget_pending() -> None:
-    _PENDING.clear()
-
-
-def _await_helpers(kernel, name: str, on_compile: Callable[..., None] | None) -> None:
-    """Wait for the helpers building `kernel`; one no helper has started is cancelled (this process
-    compiles it itself, sooner); a helper that failed leaves it to this process too."""
-    futures = [f for f in _PENDING.pop(kernel, ()) if not f.cancel()]
-    if futures and not all(f.done() for f in futures) and on_compile is not None:
-        on_compile(name, "waiting for the helper process compiling it")
-    for f in futures:
-        try:
-            error = getattr(f.result(), "error", None)
-        except Exception as err:  # noqa: BLE001 - a helper died: kernel.compile below compiles it here
-            error = f"{type(err).__name__}: {err}"
-        if error and on_compile is not None:
-            on_compile(name, f"a helper process could not compile it ({error}): compiling it here")
-
-
 def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -> None:
     """kernel.compile(argtypes), told through `on_compile(name)` before and `on_compile(name, outcome)`
     after, where outcome says which it was: Numba's disk cache held it ("loaded from the disk cache
     in 0.31 s") or it was compiled ("compiled in 12.4 s"). The dispatcher's public `stats` count
-    the cache hits. A build a helper process has under way (`expect`) is waited for first."""
+    the cache hits."""
     name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
-    _await_helpers(kernel, name, on_compile)
     if on_compile is not None:
         on_compile(name)
     hits = sum(kernel.stats.cache_hits.values())

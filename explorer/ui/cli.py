@@ -92,15 +92,6 @@ def _closed_streams_to_devnull() -> None:
 # ------------------------------------------------------------------ commands
 
 def cmd_run(args) -> int:
-    from ..warmup import release_helpers
-
-    try:
-        return _run(args)
-    finally:  # helpers still compiling kernels this run did not launch would hold up the exit
-        release_helpers()
-
-
-def _run(args) -> int:
     from .. import api
     from . import report
     from ..reference import check_result
