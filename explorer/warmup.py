@@ -550,10 +550,10 @@ def _compile_functions(*entries) -> None:
         function.compile(args)  # compiles, or loads from the disk cache
 
 
-def first_run_units() -> list[Unit]:
-    """The FIRST_RUN_FUNCTIONS not in the disk cache yet, a unit each group."""
+def first_run_units(groups=FIRST_RUN_FUNCTIONS) -> list[Unit]:
+    """The functions of `groups` (FIRST_RUN_FUNCTIONS' form) not in the disk cache yet, a unit each group."""
     return [Unit(f"functions:{group[0][1]}", f"CPU code {', '.join(e[1] for e in group)}", "functions", group)
-            for group in FIRST_RUN_FUNCTIONS if not all(_in_disk_cache(*function_signature(*e)) for e in group)]
+            for group in groups if not all(_in_disk_cache(*function_signature(*e)) for e in group)]
 
 
 _RUNNING: list = []  # the Ahead objects whose helpers may still be compiling at exit
@@ -573,6 +573,7 @@ class Ahead:
     kernels: dict
     first: list
     markers: str = ""  # the folder of the files helpers create as they start a kernel
+    later: list = field(default_factory=list)  # the technique's own CPU code (its run compiles what is not ready)
     processes: list = field(default_factory=list)
 
     def describe(self) -> str:
@@ -607,7 +608,7 @@ class Ahead:
         then renames it). The markers go once nothing compiles."""
         import shutil
 
-        busy = not all(f.done() for f, _ in self.kernels.values())
+        busy = not all(f.done() for f in [f for f, _ in self.kernels.values()] + self.later)
         if busy and ending:
             self.pool.shutdown(wait=False, cancel_futures=True)
             for proc in self.processes:
@@ -650,7 +651,9 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
     """Start helper processes compiling what a run of `technique` with `knobs` needs and the disk
     cache lacks: the kernels it may launch (on a GPU, those the technique declares:
     `BFSTechnique.kernel_signatures`, the slowest first) and, when there is a core for every unit,
-    the graph loaders' and the check's CPU code (FIRST_RUN_FUNCTIONS). None when there is nothing
+    the graph loaders' and the check's CPU code (FIRST_RUN_FUNCTIONS) and the technique's own
+    (`first_run_functions`: its graph preparation's, which the run calls after the load, compiling
+    itself what is not ready by then). None when there is nothing
     to gain. `gpu`: whether the run will use a GPU (None: the selected backend, else whether one
     is present and the simulator not requested)."""
     from . import backend
@@ -671,9 +674,12 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
         todo = [u for u in units if variants[u.name] not in IN_HELPERS and not _in_disk_cache(*_kernel_of(u))]
     # The loaders' code in helpers only with a core for each of its units and one for the kernels
     # (their units are a second or three each): with fewer, this process compiles it while loading.
-    first = first_run_units() if helper_count(1 << 20) > len(FIRST_RUN_FUNCTIONS) else []
-    jobs = helper_count(len(todo) + len(first))
-    if not (todo or first) or jobs == 0:
+    own = getattr(impl, "first_run_functions", ())  # e.g. a graph preparation's
+    cores = helper_count(1 << 20)
+    first = first_run_units() if cores > len(FIRST_RUN_FUNCTIONS) else []
+    later = first_run_units(own) if cores > len(FIRST_RUN_FUNCTIONS) + len(own) else []
+    jobs = helper_count(len(todo) + len(first) + len(later))
+    if not (todo or first or later) or jobs == 0:
         return None
     pool = _pool(jobs, "gpu" if gpu else "cpu")
     markers = tempfile.mkdtemp(prefix="bfs4k-helpers-")
@@ -685,7 +691,8 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
     # The slowest kernel first, then the loaders' code (the load waits for it), then the rest.
     kernels = dict(map(submit, todo[:1]))
     first_futures = [pool.submit(run_unit, u) for u in first]
-    return Ahead(tech.value, pool, jobs, {**kernels, **dict(map(submit, todo[1:]))}, first_futures, markers)
+    kernels.update(map(submit, todo[1:]))
+    return Ahead(tech.value, pool, jobs, kernels, first_futures, markers, [pool.submit(run_unit, u) for u in later])
 
 
 def _kernel_of(unit: Unit):

@@ -630,6 +630,42 @@ class _NoPool:
 
 
 @pytest.mark.slow
+def test_a_techniques_first_run_functions_are_what_its_graph_preparation_compiles(tmp_path):
+    """bitmap-direction's graph preparation (orders none and degree) compiles nothing of its own in
+    a fresh cache once its first_run_functions are compiled, as helpers would (about 30 s here)."""
+    script = textwrap.dedent("""
+        import json
+        from numba.core import event
+        import numpy as np
+        from explorer import warmup
+        from explorer.graphs.prepare import prepare
+        from explorer.techniques import implementation
+        class Graph:  # a CSR built here: the loaders' code would compile too
+            name, directed, num_vertices = "g", False, 4
+            offsets = np.array([0, 3, 4, 5, 6], np.int64)
+            indices = np.array([1, 2, 3, 0, 0, 0], np.int32)
+        g = Graph()
+        for group in implementation("bitmap-direction").first_run_functions:
+            warmup._compile_functions(*group)
+        compiled = []
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                f = ev.data["dispatcher"].py_func
+                if f.__module__ == "explorer.graphs.prepare":
+                    compiled.append(f.__qualname__)
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", Listener())
+        for order in ("none", "degree"):
+            prepare(g, order)
+        print(json.dumps(compiled))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=fresh_env(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
 def test_the_first_run_functions_are_what_a_first_load_and_check_compile(tmp_path):
     """In a fresh cache, with FIRST_RUN_FUNCTIONS compiled as helpers would, loading a SNAP file
     and checking a BFS of it compile none of the loaders' or the reference's code."""

@@ -97,6 +97,9 @@ class BitmapDirectionKnobs(KnobSet):
     block_visited: str = knob(BLOCK_VISITED)
 
 
+_A = "Array({}, 1, 'C', False, aligned=True)"
+_V32, _V64, _U64 = _A.format("int32"), _A.format("int64"), _A.format("uint64")
+
 #: Levels one launch may log (the host then launches again, from the saved state).
 LOG_ROWS = 4096
 #: Entries of each frontier queue a large graph's block levels keep in shared memory, and the
@@ -145,6 +148,15 @@ class BitmapDirection(BFSTechnique):
         if knobs.block_threads > limits.max_threads_per_block:
             raise KnobError(f"knob block_threads={knobs.block_threads} exceeds this GPU's "
                             f"{limits.max_threads_per_block} threads per block")
+
+    # The graph preparation's CPU code (explorer.graphs.prepare: rows check, renumbering, packing),
+    # compiled in helper processes beside the kernels on a first run (explorer.warmup.compile_ahead).
+    first_run_functions = (
+        (("explorer.graphs.prepare", "_rows_sorted", f"({_V64}, {_V32})"),),
+        (("explorer.graphs.prepare", "_renumber", f"({_V64}, {_V32}, {_V32}, {_V32}, {_V64}, {_V32})"),),
+        (("explorer.graphs.prepare", "_pair_counts", f"({_V64}, {_V32}, {_V64})"),
+         ("explorer.graphs.prepare", "_fill_pairs", f"({_V64}, {_V32}, {_V64}, {_U64}, {_U64})")),
+    )
 
     def kernel_signatures(self, knobs, instrument: bool) -> list:
         from kernels.bitmap_direction import kernel as kk
