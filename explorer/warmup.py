@@ -591,7 +591,7 @@ class Ahead:
         """The kernels to the run: it waits for each it launches (the launcher's `compile_overload`)."""
         from .engine.launcher import IN_HELPERS
 
-        IN_HELPERS.update({variant: functools.partial(await_helper, *entry) for variant, entry in self.kernels.items()})
+        IN_HELPERS.update({variant: functools.partial(await_helper, *e) for variant, e in self.kernels.items()})
         # Its processes, which shutdown forgets (the submitted units still run).
         self.processes = list((getattr(self.pool, "_processes", None) or {}).values())
         self.pool.shutdown(wait=False)

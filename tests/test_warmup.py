@@ -575,7 +575,7 @@ def test_compile_overload_waits_for_the_helper_then_loads(monkeypatch):
     monkeypatch.setattr(launcher, "IN_HELPERS", {(k, ("t",)): lambda: 1.5})
     said = []
     launcher.compile_overload(k, ("t",), lambda name, outcome=None: said.append((name, outcome)))
-    assert said[-1][1].startswith("compiled in a helper process: waited 1.50 s, loaded from the disk cache in")
+    assert said[-1][1].startswith("compiled in a helper process (waited 1.50 s for it), loaded from the disk cache in")
     assert launcher.IN_HELPERS == {}
 
 

@@ -70,7 +70,7 @@ def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -
     after, where outcome says which it was: Numba's disk cache held it ("loaded from the disk cache
     in 0.31 s") or it was compiled ("compiled in 12.4 s"). The dispatcher's public `stats` count
     the cache hits. A variant a helper process is compiling for this run (explorer.warmup's
-    `load_for_run`) is waited for, then loaded ("compiled in a helper process: waited 2.10 s, ...")."""
+    `load_for_run`) is waited for, then loaded ("compiled in a helper process (waited 2.10 s for it), loaded ...")."""
     name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
     if on_compile is not None:
         on_compile(name)
@@ -82,7 +82,7 @@ def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -
     seconds = time.perf_counter() - t0
     if on_compile is not None:
         how = "loaded from the disk cache" if sum(kernel.stats.cache_hits.values()) > hits else "compiled"
-        helper = "" if waited is None else f"compiled in a helper process: waited {waited:.2f} s, "
+        helper = "" if waited is None else f"compiled in a helper process (waited {waited:.2f} s for it), "
         on_compile(name, f"{helper}{how} in {seconds:.2f} s")
 
 
