@@ -677,7 +677,7 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
     own = getattr(impl, "first_run_functions", ())  # e.g. a graph preparation's
     cores = helper_count(1 << 20)
     first = first_run_units() if cores > len(FIRST_RUN_FUNCTIONS) else []
-    later = first_run_units(own) if cores > len(FIRST_RUN_FUNCTIONS) + len(own) else []
+    later = first_run_units(own) if own and cores > len(FIRST_RUN_FUNCTIONS) + len(own) else []
     jobs = helper_count(len(todo) + len(first) + len(later))
     if not (todo or first or later) or jobs == 0:
         return None

@@ -509,6 +509,30 @@ def test_helpers_fill_the_disk_cache_so_the_run_compiles_no_kernel(tmp_path):
     assert done.stdout.split()[-1] == "0", done.stdout
 
 
+@pytest.mark.skipif(SIMULATOR, reason="compiles kernels for a real GPU")
+def test_a_small_graphs_bitmap_search_comes_from_its_helper_and_the_grid_search_is_no_wait(tmp_path):
+    """On a GPU in a fresh cache: helpers compile both bitmap-direction searches; a small graph's
+    run loads the block search from the disk cache (no miss), and the process ends without
+    waiting for the grid search, which the slowest helper still compiles."""
+    script = textwrap.dedent("""
+        import time
+        from explorer import api, backend, graphs, warmup
+        backend.select("gpu")
+        said = []
+        g = warmup.load_for_run(lambda: graphs.sample_graph("bfs4k_fig2"), "bitmap-direction", {}, True, said.append)
+        api.run_bfs(g, 0, "bitmap-direction", {}, on_status=said.append).complete()
+        from kernels.bitmap_direction import kernel as kk
+        k = kk.block_kernel(True, kk.registers(1024))
+        print("\\n".join(said))
+        print("misses", sum(k._cache_misses.values()), "hits", sum(k._cache_hits.values()), flush=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=fresh_env(tmp_path), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-4:] == ["misses", "0", "hits", "1"], done.stdout
+    assert "compiled in a helper process" in done.stdout, done.stdout
+
+
 # ------------------------------------------------------------------ a first run's helpers
 
 def test_the_load_waits_for_the_loaders_code_and_the_run_only_for_the_kernels_it_launches(monkeypatch, tmp_path):
@@ -618,6 +642,19 @@ def test_the_loaders_code_goes_to_helpers_only_with_a_core_for_each(monkeypatch)
     monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + 1))
     ahead = warmup.compile_ahead("cpu-topdown", {}, True, gpu=False)
     assert started == [(1, "cpu")] and len(ahead.first) == 1 and ahead.kernels == {}
+
+
+def test_a_techniques_own_cpu_code_goes_to_helpers_with_a_core_for_each(monkeypatch):
+    """bitmap-direction's graph preparation compiles in helpers beside the loaders' code (a unit a
+    group), not waited for by the load, once there is a core for every unit."""
+    own = implementation("bitmap-direction").first_run_functions
+    monkeypatch.setattr(warmup, "_in_disk_cache", lambda *a: False)
+    monkeypatch.setattr(warmup, "_pool", lambda jobs, mode: _NoPool())
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + len(own)))
+    assert warmup.compile_ahead("bitmap-direction", {}, True, gpu=False).later == []  # one core short
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + len(own) + 1))
+    ahead = warmup.compile_ahead("bitmap-direction", {}, True, gpu=False)
+    assert len(ahead.later) == len(own) and len(ahead.first) == len(warmup.FIRST_RUN_FUNCTIONS)
 
 
 class _NoPool:
