@@ -551,10 +551,10 @@ def test_the_load_waits_for_the_loaders_code_and_the_run_only_for_the_kernels_it
 
     def helper(what, marker, gate):
         (tmp_path / marker).touch()
-        gate.wait(5)
+        gate.wait(30)
         order.append(what)
 
-    started, never = threading.Event(), threading.Event()
+    never = threading.Event()
     chosen = pool.submit(helper, "chosen kernel", "chosen", release)
     other = pool.submit(helper, "other kernel", "other", never)  # a kernel the run does not launch
     queued = pool.submit(lambda: pytest.fail("a kernel no helper started was still compiled ahead"))
