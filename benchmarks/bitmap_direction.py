@@ -223,25 +223,19 @@ def resources(cc=(9, 0)) -> list[dict]:
     from pathlib import Path
     from types import SimpleNamespace
 
-    from numba import cuda, types
-    from numba.core.types import NamedTuple, NamedUniTuple
+    from numba import cuda
     from numba.cuda import dispatcher
 
     dispatcher.get_current_device = lambda: SimpleNamespace(compute_capability=cc)  # device functions' target
+    from kernels.args import signature
     from kernels.bitmap_direction import kernel as kk
-    from kernels.bitmap_direction import layout as L
 
     ptxas = Path(os.environ.get("CUDA_HOME") or "/usr/local/cuda") / "bin" / "ptxas"
-    a = lambda dt, nd=1: types.Array(dt, nd, "C")  # noqa: E731
-    sig = (NamedTuple((a(types.int64), a(types.int32), a(types.uint64), a(types.int64), a(types.uint64)), L.GraphArrays),
-           NamedTuple((a(types.int32), a(types.int32), a(types.uint32), a(types.uint32), a(types.int32, 2),
-                       a(types.int32), a(types.int64), a(types.int64), a(types.int64)), L.SearchArrays),
-           NamedUniTuple(types.int64, len(L.Params._fields), L.Params), a(types.int64))
     rows = []
     for make in (kk._search_kernel, kk._block_kernel):
         for inst, regs in ((False, 64), (False, 128), (True, 64)):
             kernel = make(inst, regs, False)
-            ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=cc, lineinfo=False)
+            ptx, _ = cuda.compile_ptx(kernel.py_func, signature(kernel), cc=cc, lineinfo=False)
             with tempfile.TemporaryDirectory() as tmp:
                 src = Path(tmp) / "k.ptx"
                 src.write_text(ptx)
@@ -264,25 +258,17 @@ def section_compile(b: Bench) -> None:
     """The kernel builds the table, roots and instrument sections use compiled into Numba's disk
     cache, with no launch (so that it can run beside a timed run): blocks of 1024 and 512 threads,
     the counts on. Nothing to write."""
-    from numba import cuda
-
+    from kernels.args import signature
     from kernels.bitmap_direction import kernel as kk
-    from kernels.bitmap_direction import layout as L
 
     if b.args.smoke:
         return
-    d = cuda.device_array
-    g = L.GraphArrays(d(2, np.int64), d(1, np.int32), d(1, np.uint64), d(2, np.int64), d(1, np.uint64))
-    s = L.SearchArrays(d(1, np.int32), d(1, np.int32), d(1, np.uint32), d(3, np.uint32), d((2, 1), np.int32),
-                       d(1, np.int32), d(1, np.int64), d(L.CTR_SIZE, np.int64), d(L.LOG_FIELDS, np.int64))
-    p = L.Params(*([1] * len(L.Params._fields)))
-    args = (g, s, p, cuda.mapped_array(L.log_size(1), np.int64))
     builds = [(False, 64, False), (False, 128, False), (True, 64, False)]
     for inst, regs, phases in builds:
         for make in (kk._search_kernel, kk._block_kernel):
             kernel = make(inst, regs, phases)
             t = time.perf_counter()
-            kernel.compile(tuple(kernel.typeof_pyval(a) for a in args))
+            kernel.compile(signature(kernel))
             print(f"  {kernel.py_func.__name__} instrument={inst} registers={regs} phases={phases}: "
                   f"{time.perf_counter() - t:.1f} s", flush=True)
 

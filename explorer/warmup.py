@@ -27,8 +27,9 @@ processes that share the disk cache. Numba keeps one index file per function and
 every save; two processes saving different variants of one function at once could pair one's
 index entry with the other's code, so the processes started here serialise their saves with a
 file lock (`_serialise_cache_saves`). A first run uses the same: `load_for_run` compiles the
-run's kernels in helper processes (one kernel each, the slowest first) while this process loads
-the graph, then the run loads the kernels from the disk cache; with a core for each, helpers
+kernels the run may launch in helper processes (one kernel each, the slowest first) while this
+process loads the graph; the run waits for each kernel it launches as it comes to it and loads it
+from the disk cache (a kernel the graph did not choose is no wait); with a core for each, helpers
 compile the loaders' and the check's CPU code too (FIRST_RUN_FUNCTIONS), and the load waits for
 it. That needs each kernel's argument types before the graph exists: a technique declares them
 (`BFSTechnique.kernel_signatures`, read off the kernels' argument groups, kernels.args), and
@@ -38,13 +39,16 @@ technique that declares none compiles in the run, before its clock starts.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import tempfile
 import time
 import traceback
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Iterable
+
+from .warmup_loaders import _LOADERS
 
 #: Where compile notices come from (module prefix) and what they are called.
 COMPILE_GROUPS = (
@@ -58,16 +62,6 @@ ONCE = "once per environment: later runs load them from Numba's disk cache"
 #: undirected, long and wide searches take each technique's paths, and a Kronecker graph whose
 #: hubs and big frontiers take the rest.
 WARMUP_GRAPHS = ("samples", "gen:kronecker:scale=14")
-
-#: Generator parameters that build in milliseconds (a generator missing here runs at its defaults).
-TINY_GENERATORS = {
-    "kronecker": {"scale": 6, "edge_factor": 4},
-    "uniform_random": {"n": 64, "m": 256},
-    "grid2d": {"rows": 4, "cols": 5},
-    "grid3d": {"nx": 3, "ny": 3, "nz": 3},
-    "luo_scale_free": {"n": 2000, "hub_fraction": 0.005, "hub_degree": 50, "avg_degree": 4, "max_degree": 5},
-    "watts_strogatz": {"n": 64, "k": 4},
-}
 
 #: $BFS4K_COMPILE_HELPERS: 0 turns the helper processes of a first run off, N allows at most N.
 HELPERS_ENV = "BFS4K_COMPILE_HELPERS"
@@ -370,95 +364,6 @@ def _run_technique(technique: str, knobs: dict, instrument: bool, preset: str | 
         raise RuntimeError(f"{len(failed)} of {len(warmup_graphs())} graphs failed; first {failed[0]}")
 
 
-def _load_snap(tmp: Path) -> None:
-    from . import graphs
-
-    (tmp / "a.txt").write_text("# ids with gaps, as SNAP files have\n1 2\n2 5\n5 1\n7 2\n")
-    (tmp / "w.txt").write_text("0 1 0.5\n1 2 1.5\n2 0 2.5\n")
-    import gzip
-
-    (tmp / "b.txt.gz").write_bytes(gzip.compress(b"0 1\n1 2\n"))
-    for opts in ({}, {"directed": False}, {"symmetrize": True}, {"remap": False}):
-        graphs.load_graph(tmp / "a.txt", cache=False, **opts)
-    graphs.load_graph(tmp / "w.txt", cache=False)
-    graphs.load_graph(tmp / "w.txt", cache=False, directed=False)
-    graphs.load_graph(tmp / "b.txt.gz", cache=False)
-
-
-def _load_matrix_market(tmp: Path) -> None:
-    from . import graphs
-
-    (tmp / "p.mtx").write_text("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 2\n")
-    (tmp / "r.mtx").write_text("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 2 0.5\n2 3 1\n3 1 2\n")
-    for f in ("p.mtx", "r.mtx"):
-        graphs.load_graph(tmp / f, cache=False)
-        graphs.load_graph(tmp / f, cache=False, directed=False)
-
-
-def _load_metis(tmp: Path) -> None:
-    from . import graphs
-
-    (tmp / "a.graph").write_text("3 2\n2\n1 3\n2\n")
-    (tmp / "w.graph").write_text("3 2 1\n2 4\n1 4 3 5\n2 5\n")
-    for f in ("a.graph", "w.graph"):
-        graphs.load_graph(tmp / f, cache=False)
-
-
-def _generators(tmp: Path) -> None:
-    from . import graphs
-
-    for kind, spec in graphs.GENERATORS.items():
-        graphs.generate(kind, cache=False, **TINY_GENERATORS.get(kind, {}))
-
-
-def _reference(tmp: Path) -> None:
-    import numpy as np
-
-    from . import graphs
-    from .reference import assert_valid_bfs, bfs_layers, cpu_bfs, traversed_edges
-
-    for directed in (True, False):
-        g = graphs.from_edges(np.array([0, 1, 2, 2]), np.array([1, 2, 0, 3]), 5, directed=directed)
-        dist, parent = cpu_bfs(g, 0)
-        assert_valid_bfs(g, 0, dist, parent)
-        traversed_edges(g, dist)
-        list(bfs_layers(g, [0]))
-        graphs.graph_stats(g)
-
-
-def _graph_cache(tmp: Path) -> None:
-    import numpy as np
-
-    from . import graphs
-    from .graphs import cache
-
-    for weights in (None, np.array([1.0, 2.0, 3.0])):
-        g = graphs.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), 3, weights=weights)
-        path = tmp / f"g{weights is None}.npz"
-        cache.store(path, g)
-        cache.load(path)
-    labelled = graphs.load_graph(_write(tmp / "ids.txt", "10 20\n20 30\n"), cache=False)
-    cache.store(tmp / "ids.npz", labelled)
-    cache.load(tmp / "ids.npz")
-
-
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text)
-    return path
-
-
-def _in_tmp(step):
-    def run():
-        with tempfile.TemporaryDirectory(prefix="bfs4k-warmup-") as d:
-            step(Path(d))
-    return run
-
-
-_LOADERS = {"snap": _in_tmp(_load_snap), "matrix-market": _in_tmp(_load_matrix_market),
-            "metis": _in_tmp(_load_metis), "generators": _in_tmp(_generators),
-            "reference": _in_tmp(_reference), "graph-cache": _in_tmp(_graph_cache)}
-
-
 # ============================================================================================
 # Running many units: a pool of processes
 
@@ -645,22 +550,31 @@ def _compile_functions(*entries) -> None:
         function.compile(args)  # compiles, or loads from the disk cache
 
 
-def first_run_units() -> list[Unit]:
-    """The FIRST_RUN_FUNCTIONS not in the disk cache yet, a unit each group."""
+def first_run_units(groups=FIRST_RUN_FUNCTIONS) -> list[Unit]:
+    """The functions of `groups` (FIRST_RUN_FUNCTIONS' form) not in the disk cache yet, a unit each group."""
     return [Unit(f"functions:{group[0][1]}", f"CPU code {', '.join(e[1] for e in group)}", "functions", group)
-            for group in FIRST_RUN_FUNCTIONS if not all(_in_disk_cache(*function_signature(*e)) for e in group)]
+            for group in groups if not all(_in_disk_cache(*function_signature(*e)) for e in group)]
+
+
+_RUNNING: list = []  # the Ahead objects whose helpers may still be compiling at exit
 
 
 @dataclass
 class Ahead:
     """Code compiling in helper processes: the graph loaders' (`first`: wait before loading) and
-    the run's kernels (`futures`: wait before the run that loads them)."""
+    the run's kernels (`kernels`: (kernel, argument types) -> (future, the file its helper creates
+    as it starts it)). A run waits only for the kernels it launches, as it comes to each (the
+    launcher's `compile_overload`): of the kernels the graph chooses among, the others go on
+    compiling into the disk cache while this process lives."""
 
     technique: str
     pool: object
     jobs: int
-    futures: list
+    kernels: dict
     first: list
+    markers: str = ""  # the folder of the files helpers create as they start a kernel
+    later: list = field(default_factory=list)  # the technique's own CPU code (its run compiles what is not ready)
+    processes: list = field(default_factory=list)
 
     def describe(self) -> str:
         what = "the graph loaders and " if self.first else ""
@@ -673,38 +587,77 @@ class Ahead:
             except Exception:  # a helper died: the load compiles what it did not
                 pass
 
-    def wait(self, on_status: Callable[[str], None] | None = None) -> list[Done]:
-        from concurrent.futures import as_completed
+    def hand_over(self) -> None:
+        """The kernels to the run: it waits for each it launches (the launcher's `compile_overload`)."""
+        from .engine.launcher import IN_HELPERS
 
-        say = on_status or (lambda msg: None)
-        out: list[Done] = []
-        # Kernels no helper has started: this process compiles them itself, beside the helpers.
-        started = [f for f in self.futures if not f.cancel()]
-        if not all(f.done() for f in started):
-            say(f"waiting for the {self.technique} kernels compiling in helper processes ({ONCE})")
-        try:
-            for k, fut in enumerate(as_completed(started), 1):
-                try:
-                    out.append(fut.result())
-                except Exception as err:  # a helper died: the run compiles that kernel itself
-                    out.append(Done(Unit("?", "?", "kernel"), 0.0, f"{type(err).__name__}: {err}"))
-                if k < len(started):
-                    say(f"waiting for the {self.technique} kernels compiling in helper processes: "
-                        f"{k} of {len(started)} done ({ONCE})")
-        finally:
-            self.pool.shutdown(wait=False)
-        return out
+        IN_HELPERS.update({variant: functools.partial(await_helper, *e) for variant, e in self.kernels.items()})
+        # Its processes, which shutdown forgets (the submitted units still run).
+        self.processes = list((getattr(self.pool, "_processes", None) or {}).values())
+        self.pool.shutdown(wait=False)
+        if not _RUNNING:
+            import threading
+
+            # Before concurrent.futures joins its workers at exit (registered earlier, run later).
+            threading._register_atexit(_stop_helpers)
+        _RUNNING[:] = [a for a in _RUNNING if a.stop(ending=False)] + [self]
+
+    def stop(self, ending: bool = True) -> bool:
+        """Whether a kernel is still compiling (one the run did not launch); if so and the process
+        is `ending`, end the helpers (what they write is whole or nothing: Numba writes a file,
+        then renames it). The markers go once nothing compiles."""
+        import shutil
+
+        busy = not all(f.done() for f in [f for f, _ in self.kernels.values()] + self.later)
+        if busy and ending:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            for proc in self.processes:
+                if proc.is_alive():
+                    proc.terminate()
+        if (ending or not busy) and self.markers:
+            shutil.rmtree(self.markers, ignore_errors=True)
+        return busy
+
+
+def _stop_helpers() -> None:
+    for ahead in _RUNNING:
+        ahead.stop()
+
+
+def await_helper(fut, marker: str) -> float | None:
+    """Wait for a kernel a helper process compiles (`fut`) if the helper has started it (`marker`
+    exists): the seconds waited, once it is in the disk cache. None if no helper has started it
+    (queued behind other units: compiling it here is sooner; it is cancelled, or the helper loads
+    it from the disk cache, or compiles it too) or the helper failed: this process compiles it."""
+    if not os.path.exists(marker):
+        fut.cancel()
+        return None
+    start = time.perf_counter()
+    try:
+        fut.result()
+    except Exception:  # a helper died: this process compiles it
+        return None
+    return time.perf_counter() - start
+
+
+def _run_marked(unit: Unit, marker: str) -> Done:
+    """run_unit, first creating `marker`: the run waits for a kernel a helper has started."""
+    Path(marker).touch()
+    return run_unit(unit)
 
 
 def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | None = None,
                   on_status: Callable[[str], None] | None = None) -> Ahead | None:
     """Start helper processes compiling what a run of `technique` with `knobs` needs and the disk
-    cache lacks: the kernels it will launch (on a GPU, those the technique declares:
+    cache lacks: the kernels it may launch (on a GPU, those the technique declares:
     `BFSTechnique.kernel_signatures`, the slowest first) and, when there is a core for every unit,
-    the graph loaders' and the check's CPU code (FIRST_RUN_FUNCTIONS). None when there is nothing
+    the graph loaders' and the check's CPU code (FIRST_RUN_FUNCTIONS) and the technique's own
+    (`first_run_functions`: its graph preparation's, which the run calls after the load, compiling
+    itself what is not ready by then). None when there is nothing
     to gain. `gpu`: whether the run will use a GPU (None: the selected backend, else whether one
     is present and the simulator not requested)."""
     from . import backend
+    from .engine.launcher import IN_HELPERS
     from .techniques import Technique, implementation, make_knobs
 
     tech = Technique.parse(technique)
@@ -713,33 +666,51 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
         info = backend.selected()
         gpu = (not info.is_simulator) if info is not None else (
             not backend.simulator_requested() and backend.gpu_present()[0])
-    todo = []
+    todo, variants = [], {}
     if gpu and impl.runtimes != frozenset({"cpu"}) and impl.kernel_signatures(make_knobs(tech, knobs), bool(instrument)):
         backend.select("gpu")
         units = kernel_units(tech.value, make_knobs(tech, knobs).as_dict(), instrument)
-        todo = [u for u in units if not _in_disk_cache(*_kernel_of(u))]
+        variants = {u.name: _variant(u) for u in units}
+        todo = [u for u in units if variants[u.name] not in IN_HELPERS and not _in_disk_cache(*_kernel_of(u))]
     # The loaders' code in helpers only with a core for each of its units and one for the kernels
     # (their units are a second or three each): with fewer, this process compiles it while loading.
-    first = first_run_units() if helper_count(1 << 20) > len(FIRST_RUN_FUNCTIONS) else []
-    jobs = helper_count(len(todo) + len(first))
-    if not (todo or first) or jobs == 0:
+    own = getattr(impl, "first_run_functions", ())  # e.g. a graph preparation's
+    cores = helper_count(1 << 20)
+    first = first_run_units() if cores > len(FIRST_RUN_FUNCTIONS) else []
+    later = first_run_units(own) if own and cores > len(FIRST_RUN_FUNCTIONS) + len(own) else []
+    jobs = helper_count(len(todo) + len(first) + len(later))
+    if not (todo or first or later) or jobs == 0:
         return None
     pool = _pool(jobs, "gpu" if gpu else "cpu")
+    markers = tempfile.mkdtemp(prefix="bfs4k-helpers-")
+
+    def submit(u):
+        marker = os.path.join(markers, u.name.replace(":", "_"))
+        return variants[u.name], (pool.submit(_run_marked, u, marker), marker)
+
     # The slowest kernel first, then the loaders' code (the load waits for it), then the rest.
-    futures = [pool.submit(run_unit, u) for u in todo[:1]]
+    kernels = dict(map(submit, todo[:1]))
     first_futures = [pool.submit(run_unit, u) for u in first]
-    return Ahead(tech.value, pool, jobs, futures + [pool.submit(run_unit, u) for u in todo[1:]], first_futures)
+    kernels.update(map(submit, todo[1:]))
+    return Ahead(tech.value, pool, jobs, kernels, first_futures, markers, [pool.submit(run_unit, u) for u in later])
 
 
 def _kernel_of(unit: Unit):
     return _kernel_named(*unit.args)
 
 
+def _variant(unit: Unit) -> tuple:
+    """(kernel, argument types): what the launcher's compile_overload looks a helper's kernel up by."""
+    kernel, args = _kernel_of(unit)
+    return kernel, tuple(args)
+
+
 def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
                  on_status: Callable[[str], None] | None = None, gpu: bool | None = None):
     """`load()` the graph of a coming run, saying when the loaders compile, while helper processes
     compile the run's kernels if they are not in the disk cache (`compile_ahead`); returns the
-    graph once those kernels are ready, so the run loads them instead of compiling them."""
+    graph once loaded: the run waits for each kernel it launches when it comes to it (the
+    launcher's `compile_overload`), then loads it from the disk cache instead of compiling it."""
     say = on_status or (lambda msg: None)
     ahead = compile_ahead(technique, knobs, instrument, gpu, on_status)
     if ahead is not None:
@@ -755,10 +726,7 @@ def load_for_run(load: Callable, technique, knobs=None, instrument: bool = True,
             ahead.pool.shutdown(wait=False, cancel_futures=True)
         raise
     if ahead is not None:
-        failed = [d.error for d in ahead.wait(on_status) if d.error]
-        if failed:
-            say(f"a helper process could not compile a {ahead.technique} kernel ({failed[0]}): "
-                "the run compiles it itself")
+        ahead.hand_over()
     return graph
 
 

@@ -417,27 +417,31 @@ def _ahead_graphs():
 @pytest.mark.parametrize("tech", [t.value for t in _gpu_techniques()])
 def test_kernels_compiled_ahead_are_those_the_engine_launches(monkeypatch, tech):
     """For every GPU technique, with its defaults (instrumented or not, on a directed and an
-    undirected graph) and its test knobs: every kernel a run launches (set-up included) was declared
-    with the argument types it is launched with, and every kernel declared is launched by some
-    run: no helper compiles in vain."""
+    undirected graph) and its test knobs (the first also uninstrumented: on graphs this small a
+    technique's defaults may take one of its kernels only): every kernel a run launches (set-up
+    included) was declared with the argument types it is launched with, and every kernel declared
+    is launched by some run: no helper compiles in vain. The helpers find a kernel by its name:
+    the names a run declares are distinct."""
     from explorer import api
     from explorer.engine import launcher
     from explorer.knobs import KnobError
     from kernels import common
 
     impl = implementation(tech)
-    if not impl.kernel_signatures(make_knobs(tech, impl.simulator_knobs), True):
-        pytest.skip(f"{tech} declares no kernel signatures: its kernels compile in its run, before its clock")
     seen = _record_launches(monkeypatch)
     # go.zero: a memset on a GPU, nothing to compile (the simulator launches a kernel for it).
     monkeypatch.setattr(launcher.PlainLauncher, "zero", lambda self, arr: common.zero_int64[1, 32](arr))
     undirected, directed = _ahead_graphs()
     runs = [(knobs, i, g) for knobs in ({},) for i in (True, False) for g in (undirected, directed)]
-    runs += [(knobs, True, undirected) for knobs in impl.test_knobs]
+    runs += [(knobs, True, undirected) for knobs in impl.test_knobs] + [(knobs, False, undirected)
+                                                                        for knobs in impl.test_knobs[:1]]
     declared, launched = set(), set()
     for knobs, instrument, g in runs:
         knobs = {**impl.simulator_knobs, **knobs}
-        expected = {kernel: (name, tuple(types)) for name, kernel, types in warmup.signatures(tech, knobs, instrument)}
+        signatures = warmup.signatures(tech, knobs, instrument)
+        names = [name for name, _, _ in signatures]
+        assert len(set(names)) == len(names), f"{tech} {knobs}: a kernel name declared twice: {names}"
+        expected = {kernel: (name, tuple(types)) for name, kernel, types in signatures}
         declared |= {(name, kernel) for kernel, (name, _) in expected.items()}
         del seen[:]
         try:
@@ -505,31 +509,127 @@ def test_helpers_fill_the_disk_cache_so_the_run_compiles_no_kernel(tmp_path):
     assert done.stdout.split()[-1] == "0", done.stdout
 
 
+@pytest.mark.skipif(SIMULATOR, reason="compiles kernels for a real GPU")
+def test_a_small_graphs_bitmap_search_comes_from_its_helper_and_the_grid_search_is_no_wait(tmp_path):
+    """On a GPU in a fresh cache: helpers compile both bitmap-direction searches; a small graph's
+    run loads the block search from the disk cache (no miss), and the process ends without
+    waiting for the grid search, which the slowest helper still compiles."""
+    script = textwrap.dedent("""
+        import time
+        from explorer import api, backend, graphs, warmup
+        backend.select("gpu")
+        said = []
+        g = warmup.load_for_run(lambda: graphs.sample_graph("bfs4k_fig2"), "bitmap-direction", {}, True, said.append)
+        api.run_bfs(g, 0, "bitmap-direction", {}, on_status=said.append).complete()
+        from kernels.bitmap_direction import kernel as kk
+        k = kk.block_kernel(True, kk.registers(1024))
+        print("\\n".join(said))
+        print("misses", sum(k._cache_misses.values()), "hits", sum(k._cache_hits.values()), flush=True)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=fresh_env(tmp_path), timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-4:] == ["misses", "0", "hits", "1"], done.stdout
+    assert "compiled in a helper process" in done.stdout, done.stdout
+
+
 # ------------------------------------------------------------------ a first run's helpers
 
-def test_the_load_waits_for_the_loaders_code_and_the_run_compiles_unstarted_kernels(monkeypatch):
-    """With helpers compiling the loaders' code, the graph loads once that is in the disk cache;
-    kernels no helper has started yet are left to the run, which compiles them beside the helpers."""
+def test_the_load_waits_for_the_loaders_code_and_the_run_only_for_the_kernels_it_launches(monkeypatch, tmp_path):
+    """With helpers compiling the loaders' code, the graph loads once that is in the disk cache; the
+    kernels are not waited for then: the run waits for each kernel it compiles that a helper has
+    started (not for one it does not launch: bitmap-direction's grid search on a small graph), and
+    compiles itself a kernel no helper has started yet."""
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
+    from explorer.engine import launcher
+
     order, release = [], threading.Event()
-    pool = ThreadPoolExecutor(1)
+    pool = ThreadPoolExecutor(2)
     first = [pool.submit(lambda: order.append("loaders' code"))]
-    busy = pool.submit(lambda: (release.wait(5), warmup.Done(warmup.Unit("k1", "k1", "kernel"), 1.0))[1])
+
+    def helper(what, marker, gate):
+        (tmp_path / marker).touch()
+        gate.wait(30)
+        order.append(what)
+
+    never = threading.Event()
+    chosen = pool.submit(helper, "chosen kernel", "chosen", release)
+    other = pool.submit(helper, "other kernel", "other", never)  # a kernel the run does not launch
     queued = pool.submit(lambda: pytest.fail("a kernel no helper started was still compiled ahead"))
-    ahead = warmup.Ahead("bfs4k", pool, 1, [busy, queued], first)
+    kernels = {("k1", ()): (chosen, str(tmp_path / "chosen")), ("k2", ()): (other, str(tmp_path / "other")),
+               ("k3", ()): (queued, str(tmp_path / "queued"))}
+    ahead = warmup.Ahead("bfs4k", pool, 2, kernels, first)
     monkeypatch.setattr(warmup, "compile_ahead", lambda *a, **k: ahead)
+    monkeypatch.setattr(launcher, "IN_HELPERS", {})
 
     def load():
         order.append("load")
-        release.set()
         return "graph"
 
     assert warmup.load_for_run(load, "bfs4k", {}, True, gpu=True) == "graph"
-    assert order == ["loaders' code", "load"]
-    assert queued.cancelled() and busy.done()
-    assert "the graph loaders and the bfs4k kernels compile meanwhile in 1 helper processes" == ahead.describe()
+    assert order == ["loaders' code", "load"] and not chosen.done()  # no kernel waited for before the run
+    assert set(launcher.IN_HELPERS) == set(kernels)
+    assert launcher.IN_HELPERS.pop(("k3", ()))() is None and queued.cancelled()  # the run compiles it
+    threading.Timer(0.2, release.set).start()
+    waited = launcher.IN_HELPERS.pop(("k1", ()))()
+    assert order[-1] == "chosen kernel" and waited > 0.1 and not other.done()
+    assert "the graph loaders and the bfs4k kernels compile meanwhile in 2 helper processes" == ahead.describe()
+    assert ahead.stop(ending=False)  # still compiling the other kernel
+    never.set()
+    pool.shutdown(wait=True)
+    assert not ahead.stop(ending=False)
+
+
+def test_compile_overload_waits_for_the_helper_then_loads(monkeypatch):
+    """The launcher's compile_overload asks for the variant a helper compiles and says so."""
+    from explorer.engine import launcher
+
+    class Kernel:
+        __name__ = "k"
+
+        class stats:
+            cache_hits = {"sig": 0}
+
+        def compile(self, argtypes):
+            self.stats.cache_hits = {"sig": 1}
+
+    k = Kernel()
+    monkeypatch.setattr(launcher, "IN_HELPERS", {(k, ("t",)): lambda: 1.5})
+    said = []
+    launcher.compile_overload(k, ("t",), lambda name, outcome=None: said.append((name, outcome)))
+    assert said[-1][1].startswith("compiled in a helper process (waited 1.50 s for it), loaded from the disk cache in")
+    assert launcher.IN_HELPERS == {}
+
+
+#: A process whose helper compiles a kernel its run never launched: it must end with its run.
+EXITS_WITH_A_HELPER_BUSY = textwrap.dedent("""
+    import multiprocessing, sys, time
+    from concurrent.futures import ProcessPoolExecutor
+    from explorer import warmup
+    if __name__ == "__main__":
+        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        busy = pool.submit(time.sleep, 120)
+        while not busy.running():
+            time.sleep(0.05)
+        time.sleep(1.0)  # the worker has taken it
+        ahead = warmup.Ahead("bfs4k", pool, 1, {("k", ()): (busy, sys.argv[1])}, [])
+        ahead.hand_over()
+        print("run done", flush=True)
+""")
+
+
+def test_a_run_ends_without_waiting_for_kernels_it_did_not_launch(tmp_path):
+    """Helpers still compiling at exit (a kernel the graph did not choose) are ended with the
+    process: the CLI's result is not held back by them."""
+    import time
+
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", EXITS_WITH_A_HELPER_BUSY, str(tmp_path / "m")], capture_output=True,
+                          text=True, cwd=ROOT, env=fresh_env(tmp_path), timeout=100)
+    assert done.returncode == 0 and "run done" in done.stdout, done.stderr
+    assert time.perf_counter() - start < 60
 
 
 def test_the_loaders_code_goes_to_helpers_only_with_a_core_for_each(monkeypatch):
@@ -541,7 +641,20 @@ def test_the_loaders_code_goes_to_helpers_only_with_a_core_for_each(monkeypatch)
     monkeypatch.setattr(warmup, "_pool", lambda jobs, mode: started.append((jobs, mode)) or _NoPool())
     monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + 1))
     ahead = warmup.compile_ahead("cpu-topdown", {}, True, gpu=False)
-    assert started == [(1, "cpu")] and len(ahead.first) == 1 and ahead.futures == []
+    assert started == [(1, "cpu")] and len(ahead.first) == 1 and ahead.kernels == {}
+
+
+def test_a_techniques_own_cpu_code_goes_to_helpers_with_a_core_for_each(monkeypatch):
+    """bitmap-direction's graph preparation compiles in helpers beside the loaders' code (a unit a
+    group), not waited for by the load, once there is a core for every unit."""
+    own = implementation("bitmap-direction").first_run_functions
+    monkeypatch.setattr(warmup, "_in_disk_cache", lambda *a: False)
+    monkeypatch.setattr(warmup, "_pool", lambda jobs, mode: _NoPool())
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + len(own)))
+    assert warmup.compile_ahead("bitmap-direction", {}, True, gpu=False).later == []  # one core short
+    monkeypatch.setenv(warmup.HELPERS_ENV, str(len(warmup.FIRST_RUN_FUNCTIONS) + len(own) + 1))
+    ahead = warmup.compile_ahead("bitmap-direction", {}, True, gpu=False)
+    assert len(ahead.later) == len(own) and len(ahead.first) == len(warmup.FIRST_RUN_FUNCTIONS)
 
 
 class _NoPool:
@@ -554,6 +667,42 @@ class _NoPool:
 
 
 @pytest.mark.slow
+def test_a_techniques_first_run_functions_are_what_its_graph_preparation_compiles(tmp_path):
+    """bitmap-direction's graph preparation (orders none and degree) compiles nothing of its own in
+    a fresh cache once its first_run_functions are compiled, as helpers would (about 30 s here)."""
+    script = textwrap.dedent("""
+        import json
+        from numba.core import event
+        import numpy as np
+        from explorer import warmup
+        from explorer.graphs.prepare import prepare
+        from explorer.techniques import implementation
+        class Graph:  # a CSR built here: the loaders' code would compile too
+            name, directed, num_vertices = "g", False, 4
+            offsets = np.array([0, 3, 4, 5, 6], np.int64)
+            indices = np.array([1, 2, 3, 0, 0, 0], np.int32)
+        g = Graph()
+        for group in implementation("bitmap-direction").first_run_functions:
+            warmup._compile_functions(*group)
+        compiled = []
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                f = ev.data["dispatcher"].py_func
+                if f.__module__ == "explorer.graphs.prepare":
+                    compiled.append(f.__qualname__)
+            def on_end(self, ev):
+                pass
+        event.register("numba:compile", Listener())
+        for order in ("none", "degree"):
+            prepare(g, order)
+        print(json.dumps(compiled))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT,
+                          env=fresh_env(tmp_path), timeout=900)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
+
 def test_the_first_run_functions_are_what_a_first_load_and_check_compile(tmp_path):
     """In a fresh cache, with FIRST_RUN_FUNCTIONS compiled as helpers would, loading a SNAP file
     and checking a BFS of it compile none of the loaders' or the reference's code."""

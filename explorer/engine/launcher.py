@@ -59,21 +59,31 @@ class PlainLauncher:
         dev.copy_to_host(host)
 
 
+#: Kernel variants helper processes compile for this process's runs (explorer.warmup's
+#: `load_for_run`): (kernel, argument types) -> wait(), which returns once the variant is in the
+#: disk cache (the seconds waited), or None at once where this process should compile it itself.
+IN_HELPERS: dict = {}
+
+
 def compile_overload(kernel, argtypes, on_compile: Callable[..., None] | None) -> None:
     """kernel.compile(argtypes), told through `on_compile(name)` before and `on_compile(name, outcome)`
     after, where outcome says which it was: Numba's disk cache held it ("loaded from the disk cache
     in 0.31 s") or it was compiled ("compiled in 12.4 s"). The dispatcher's public `stats` count
-    the cache hits."""
+    the cache hits. A variant a helper process is compiling for this run (explorer.warmup's
+    `load_for_run`) is waited for, then loaded ("compiled in a helper process (waited 2.10 s for it), loaded ...")."""
     name = getattr(kernel, "__name__", None) or kernel.py_func.__name__
     if on_compile is not None:
         on_compile(name)
+    wait = IN_HELPERS.pop((kernel, tuple(argtypes)), None)
+    waited = wait() if wait is not None else None
     hits = sum(kernel.stats.cache_hits.values())
     t0 = time.perf_counter()
     kernel.compile(argtypes)
     seconds = time.perf_counter() - t0
     if on_compile is not None:
         how = "loaded from the disk cache" if sum(kernel.stats.cache_hits.values()) > hits else "compiled"
-        on_compile(name, f"{how} in {seconds:.2f} s")
+        helper = "" if waited is None else f"compiled in a helper process (waited {waited:.2f} s for it), "
+        on_compile(name, f"{helper}{how} in {seconds:.2f} s")
 
 
 class _Plan:

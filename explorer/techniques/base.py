@@ -124,9 +124,10 @@ class BFSTechnique:
         """Refuse, before anything runs, what this device cannot do with these knobs (KnobError)."""
 
     def kernel_signatures(self, knobs: KnobSet, instrument: bool) -> list:
-        """(name, kernel, argument types) of the kernels a run with these knobs launches, known
-        before the graph is (kernels.args.signature reads the types off a kernel's annotations):
-        what explorer.warmup compiles ahead of a run, in helper processes, while the graph loads.
+        """(name, kernel, argument types) of the kernels a run with these knobs may launch (all of
+        those the graph chooses among), known before the graph is (kernels.args.signature reads
+        the types off a kernel's annotations): what explorer.warmup compiles ahead of a run, in
+        helper processes, while the graph loads; the run waits only for those it launches.
         Slowest first. Empty (the default): the run compiles its kernels itself, before its clock
         starts."""
         return []

@@ -35,6 +35,7 @@ from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
 from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .operators.frontier import declared
 
 SECTION = "Beamer et al. SC'12 §4; BLEST (Elbek & Kaya 2025) §4"
 ORDER = KnobSpec(
@@ -96,6 +97,9 @@ class BitmapDirectionKnobs(KnobSet):
     block_visited: str = knob(BLOCK_VISITED)
 
 
+_A = "Array({}, 1, 'C', False, aligned=True)"
+_V32, _V64, _U64 = _A.format("int32"), _A.format("int64"), _A.format("uint64")
+
 #: Levels one launch may log (the host then launches again, from the saved state).
 LOG_ROWS = 4096
 #: Entries of each frontier queue a large graph's block levels keep in shared memory, and the
@@ -144,6 +148,24 @@ class BitmapDirection(BFSTechnique):
         if knobs.block_threads > limits.max_threads_per_block:
             raise KnobError(f"knob block_threads={knobs.block_threads} exceeds this GPU's "
                             f"{limits.max_threads_per_block} threads per block")
+
+    # The graph preparation's CPU code (explorer.graphs.prepare: rows check, renumbering, packing),
+    # compiled in helper processes beside the kernels on a first run (explorer.warmup.compile_ahead).
+    first_run_functions = (
+        (("explorer.graphs.prepare", "_rows_sorted", f"({_V64}, {_V32})"),),
+        (("explorer.graphs.prepare", "_renumber", f"({_V64}, {_V32}, {_V32}, {_V32}, {_V64}, {_V32})"),),
+        (("explorer.graphs.prepare", "_pair_counts", f"({_V64}, {_V32}, {_V64})"),
+         ("explorer.graphs.prepare", "_fill_pairs", f"({_V64}, {_V32}, {_V64}, {_U64}, {_U64})")),
+    )
+
+    def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels.bitmap_direction import kernel as kk
+
+        # The graph decides which search runs (a graph that one block pulls: the block kernel): the
+        # grid's first, the slower to compile; their builds depend on the knobs only.
+        regs = kk.registers(knobs.block_threads)
+        searches = (kk.search_kernel(bool(instrument), regs), kk.block_kernel(bool(instrument), regs))
+        return declared(*searches, kk.bitmap_clear, kk.bitmap_start)
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
@@ -258,8 +280,8 @@ class _Loop(LevelLoop):
         self.small, shared_words, qcap = block_memory(n, 0 < prep.n_pull <= k.one_block_vertices,
                                                       ctx.limits.shared_room, k.block_visited)
         self.shared = 4 * L.block_words(n, self.small, shared_words, qcap)  # bytes of dynamic shared memory
-        self.params = L.Params(n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree, k.solo_pairs,
-                               LOG_ROWS, int(self.small), shared_words, qcap)
+        self.params = L.Params(*map(int, (n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree,
+                                          k.solo_pairs, LOG_ROWS, self.small, shared_words, qcap)))  # int64, as declared
         self.gpu = rt.kind == "gpu"
         if self.gpu:  # host memory the GPU writes: the host reads the levels while the kernel runs
             from numba import cuda
@@ -277,7 +299,7 @@ class _Loop(LevelLoop):
         fill = max(1, -(-n // 256))
         for arr in (self.dist, self.parent):
             ctx.launch_now(common.fill_int32, fill, 256, 0, arr, -1)
-        ctx.launch_now(kk.clear_search, max(1, -(-3 * words // 256)), 256, 0, self.search)
+        ctx.launch_now(kk.bitmap_clear, max(1, -(-3 * words // 256)), 256, 0, self.search)
         m_f = int(prep.offsets[source + 1] - prep.offsets[source])
         m_u = int(prep.offsets[-1])
         bu, narrow, left = L.decide(False, m_f, m_u, 1, 0, n, k.alpha, k.beta, k.narrow_edges, self.small)
@@ -285,7 +307,10 @@ class _Loop(LevelLoop):
         st[L.T_SIZE], st[L.T_BU], st[L.T_NARROW] = 1, int(bu), int(narrow)
         st[L.T_MF], st[L.T_MU], st[L.T_MU_LEFT] = m_f, m_u, left
         st[L.T_QUEUE], st[L.T_BITS] = 1, 1
-        ctx.launch_now(kk.set_source, 1, 1, 0, self.search, source, rt.to_device(st))
+        # The source in the tree and queue 0 (common.set_source, dist again for its stamp: there are none),
+        # then in the bitmaps, with the first launch's state.
+        ctx.launch_now(common.set_source, 1, 1, 0, self.dist, self.parent, self.search.queues[0], self.dist, source)
+        ctx.launch_now(kk.bitmap_start, 1, 1, 0, self.search, source, rt.to_device(st))
 
         # A small graph: the whole search in one block, an ordinary launch; else the cooperative grid.
         make = kk.block_kernel if self.small else kk.search_kernel

@@ -37,10 +37,12 @@ import functools
 from numba import cuda, int32, int64, uint32
 
 from .. import cudasim as _sim
+from ..args import I64, V64
 from ..primitives import clock64
 from . import block as B
 from . import device as D
 from . import layout as L
+from .layout import GraphArrays, Params, SearchArrays
 
 # Array sizes in kernels must be global names (compile-time constants), not module attributes.
 NUM_T, NUM_ACC, STAGE, STC, WS, QC = L.NUM_T, L.NUM_ACC, L.STAGE, L.STC, L.WS, 3 * L.QSLOT
@@ -86,7 +88,7 @@ def block_kernel(instrument: bool, registers: int = 64):
 @functools.cache
 def _search_kernel(instrument: bool, registers: int, phases: bool):
     @cuda.jit(cache=True, **_options(registers))
-    def bitmap_search(g, s, p, log):
+    def bitmap_search(g: GraphArrays, s: SearchArrays, p: Params, log: V64):
         # `registers` and `phases` are read here so that they are cells of this closure: the disk
         # cache keys on those (not on max_registers), and a 128-register build must not load for
         # 1024 threads.
@@ -220,7 +222,7 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
 @functools.cache
 def _block_kernel(instrument: bool, registers: int, phases: bool):
     @cuda.jit(cache=True, **_options(registers))
-    def bitmap_block(g, s, p, log):
+    def bitmap_block(g: GraphArrays, s: SearchArrays, p: Params, log: V64):
         if registers == 0 or phases is None:  # cells of the closure (see bitmap_search)
             return
         st = cuda.shared.array(NUM_T, int64)
@@ -245,8 +247,8 @@ def _block_kernel(instrument: bool, registers: int, phases: bool):
 
 
 @cuda.jit(cache=True)
-def clear_search(s):
-    """Set-up (untimed), before set_source: visited, the frontier bitmaps and the count slots cleared
+def bitmap_clear(s: SearchArrays):
+    """Set-up (untimed), before bitmap_start: visited, the frontier bitmaps and the count slots cleared
     (dist and parent are filled with -1 by kernels.common.fill_int32)."""
     i = cuda.grid(1)
     stride = cuda.gridsize(1)
@@ -265,16 +267,14 @@ def clear_search(s):
 
 
 @cuda.jit(cache=True)
-def set_source(s, source, state):
-    """Set-up (untimed), one thread: the source at level 0 in queue 0, the visited bitmap and bitmap
-    row 0, and `state` (int64[NUM_T], T_* order) saved for the first launch."""
+def bitmap_start(s: SearchArrays, source: I64, state: V64):
+    """Set-up (untimed), one thread, after kernels.common.set_source has put the source at level 0
+    in queue 0: its bit in the visited bitmap and bitmap row 0, and `state` (int64[NUM_T], T_*
+    order) saved for the first launch."""
     if cuda.grid(1) == 0:
         for f in range(L.NUM_T):
             s.ctr[L.STATE + f] = state[f]
         s.ctr[L.NARROW_DONE] = -1
-        s.dist[source] = 0
-        s.parent[source] = source
-        s.queues[0, 0] = source
         bit = uint32(1) << uint32(source & 31)
         s.visited[source >> 5] = bit
         s.fronts[source >> 5] = bit

@@ -2,30 +2,65 @@
 chooses each level's direction: plain Python, shared by the host (set-up, record decoding) and the
 device (kernels.bitmap_direction.device compiles `decide` as a device function).
 """
-from collections import namedtuple
+from typing import NamedTuple
 
-#: The prepared graph (explorer.graphs.prepare), renumbered:
-#:   offsets int64[n+1], indices int32[m]   out-adjacency (top-down steps)
-#:   head uint64[n]                          each vertex's first in-adjacency pair (0: none)
-#:   pair_offsets int64[n+1], pairs uint64[p] the bit-packed in-adjacency: word << 32 | mask
-GraphArrays = namedtuple("GraphArrays", "offsets indices head pair_offsets pairs")
+from numba.core import types
 
-#: The search's state on the device:
-#:   dist, parent int32[n]       the answer, in the prepared numbering
-#:   visited uint32[words]       a bit a vertex: reached
-#:   fronts uint32[3 * words]    three frontier bitmaps in rotation (see kernels/bitmap_direction)
-#:   queues int32[2, max(n, 1)]  frontier queues, current and next
-#:   heavy_v int32[h], heavy_start int64[h]   a top-down level's heavy vertices, their first flat edge
-#:   ctr int64[CTR_SIZE]          the three rotating slots of a level's counts, then the saved states
-#:   rows int64[log_rows * LOG_FIELDS]   the level log in device memory (block 0 copies it out in bulk)
-SearchArrays = namedtuple("SearchArrays", "dist parent visited fronts queues heavy_v heavy_start ctr rows")
+from ..args import I64, M32, U32, V32, V64
 
-#: Scalars (int64): vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge
-#: bound, the heavy vertices' degree, the pairs a lane tests alone, the log's rows, whether the
-#: whole search runs in one block (a graph small enough that one block pulls too: the block
-#: kernel), and the block levels' shared memory (`block_words`): the visited words kept there (0:
-#: visited stays in global memory) and the entries of each frontier queue copied there.
-Params = namedtuple("Params", "n n_pull alpha beta narrow_edges heavy_degree solo log_rows small shared_words qcap")
+U64 = types.uint64[::1]
+
+
+class GraphArrays(NamedTuple):
+    """The prepared graph (explorer.graphs.prepare), renumbered: the out-adjacency (top-down steps),
+    each vertex's first in-adjacency pair (0: none) and the bit-packed in-adjacency, v's pairs
+    pairs[pair_offsets[v]:pair_offsets[v + 1]], each word << 32 | mask."""
+
+    offsets: V64
+    indices: V32
+    head: U64
+    pair_offsets: V64
+    pairs: U64
+
+
+class SearchArrays(NamedTuple):
+    """The search's state on the device: the answer in the prepared numbering (int32[n]); a bit a
+    vertex reached (visited, uint32[words]); three frontier bitmaps in rotation (fronts, uint32[3 *
+    words], see kernels/bitmap_direction); the current and next frontier queues (int32[2, max(n,
+    1)]); a top-down level's heavy vertices and their first flat edge; ctr (int64[CTR_SIZE]): the
+    three rotating slots of a level's counts, then the saved states; rows (int64[log_rows *
+    LOG_FIELDS]): the level log in device memory (block 0 copies it out in bulk)."""
+
+    dist: V32
+    parent: V32
+    visited: U32
+    fronts: U32
+    queues: M32
+    heavy_v: V32
+    heavy_start: V64
+    ctr: V64
+    rows: V64
+
+
+class Params(NamedTuple):
+    """Scalars: vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge bound, the
+    heavy vertices' degree, the pairs a lane tests alone, the log's rows, whether the whole search
+    runs in one block (a graph small enough that one block pulls too: the block kernel), and the
+    block levels' shared memory (`block_words`): the visited words kept there (0: visited stays in
+    global memory) and the entries of each frontier queue copied there."""
+
+    n: I64
+    n_pull: I64
+    alpha: I64
+    beta: I64
+    narrow_edges: I64
+    heavy_degree: I64
+    solo: I64
+    log_rows: I64
+    small: I64
+    shared_words: I64
+    qcap: I64
+
 
 # ---- a level's counts: per-thread accumulators (A_*), summed a warp, each warp's sum stored in
 # shared memory (ws: no atomics: 64-bit atomics on shared memory are compare-and-swap loops, which
