@@ -1,6 +1,7 @@
 """h-bf: H-BF (Busato & Bombieri, TPDS 2015; the chapter's §3.2): frontier Bellman-Ford on BFS-4K's
-load balancing (dynamic virtual warps, heavy vertices' arcs walked by a grid of their own), a
-64-bit atomic min on a packed (distance, parent) word, duplicate removal and edge classification
+load balancing (dynamic virtual warps, K1 by BFS-4K §7's rule unless set, heavy vertices' arcs
+walked by a grid of their own), a 64-bit atomic min on a packed (distance, parent) word for the
+arcs that beat a plain read of it, duplicate removal and edge classification
 (explorer.sssp.operators.RelaxLoop, kernels/sssp/relax.py)."""
 from __future__ import annotations
 
