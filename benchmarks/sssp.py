@@ -5,6 +5,7 @@ Floyd-Warshall on n = 4,096 and 8,192 beside scipy's floyd_warshall.
     python3 -m benchmarks.sssp                                    # everything (fits 8 minutes on an H100)
     python3 -m benchmarks.sssp --graphs luxembourg_osm --fw       # one graph, no Floyd-Warshall
     python3 -m benchmarks.sssp --smoke --out /tmp/sssp            # tiny graphs under the simulator
+    python3 -m benchmarks.sssp --graphs kron20 --techniques h-bf --hbf-knobs --fw   # H-BF's knobs side by side
 
 Weights: every graph gets seeded integer weights 1..100 (explorer.graphs.with_weights, seed 1),
 so our distances are int64 and Gunrock's float32 ones are exact. Each configuration runs once to
@@ -15,7 +16,9 @@ caller's time excluded), `no tree` the same less the last step, which makes ever
 gunrock::sssp::run's own timer (best of its block-mapped, merge-path and thread-mapped advance,
 median of its runs), scipy's the host's wall time of csgraph.dijkstra. Every result is checked:
 ours with check_sssp_result (scipy's distances, parents forming shortest paths), Gunrock's
-distances against scipy's.
+distances against scipy's. A run of at most 64 steps keeps its last repeat's per-step records in
+the JSON (frontier, relaxations, improvements, the technique's extras such as H-BF's atomics and
+warp, time).
 
 Floyd-Warshall: a uniform random directed graph of n vertices and 8n arcs, weights 1..100; the time
 is the rounds' (CUDA events), without the n x n matrix's set-up and copy back (stated beside it).
@@ -43,6 +46,12 @@ from benchmarks import harness
 DEFAULT_GRAPHS = ["luxembourg_osm", "kron20", "grid3d"]
 TECHNIQUES = [("h-bf", {}), ("delta-stepping", {}), ("delta-stepping", {"form": "bucketing"}),
               ("bellman-ford", {"dedup": "stamp"})]
+#: H-BF's knobs one at a time beside its defaults (--hbf-knobs): the atomic min on every arc with 4 lanes
+#: at least (test_first='off', K1=4), each of the two alone, and a lower heavy-vertex degree.
+HBF_KNOBS = [("h-bf", {"test_first": "off", "K1": 4}), ("h-bf", {"test_first": "off"}), ("h-bf", {"K1": 4}),
+             ("h-bf", {"heavy_degree": 256})]
+#: Per-step records are kept in the JSON for runs of at most this many steps.
+RECORD_STEPS = 64
 GUNROCK_SSSP = harness.peers.ROOT / ".gunrock" / "sssp_bin"
 FW_TARGET_MS = 1000.0  # n = 8,192 under a second
 
@@ -79,6 +88,8 @@ def run_ours(g, source: int, tech: str, knobs: dict, repeats: int, expected, say
             say(f"  {label}: FAILED: {row['error']}")
             return row
     s = r.summary()
+    if len(r.iterations) <= RECORD_STEPS:
+        row["records"] = [{k: v for k, v in it.as_row().items() if k not in ("technique",)} for it in r.iterations]
     row.update(median_ms=round(statistics.median(elapsed), 4), min_ms=round(min(elapsed), 4),
                max_ms=round(max(elapsed), 4), no_tree_ms=round(statistics.median(no_tree), 4),
                gpu_ms=round(statistics.median(gpu), 4), runs_ms=[round(t, 4) for t in elapsed],
@@ -149,7 +160,7 @@ def sssp_graph(name: str, args, say) -> list[dict]:
     common["source"] = source
     rows = [{**common, "config": "scipy dijkstra (host)", "technique": "scipy", "median_ms": round(scipy_ms, 4),
              "correct": True}]
-    techs = [(t, k) for t, k in TECHNIQUES if t in args.techniques]
+    techs = [(t, k) for t, k in TECHNIQUES + (HBF_KNOBS if args.hbf_knobs else []) if t in args.techniques]
     for tech, knobs in techs:
         rows.append({**common, **run_ours(g, source, tech, dict(knobs), args.repeats, expected, say)})
     rows.append({**common, **run_gunrock(g, g.weights, source, expected, max(args.repeats, 5), say)})
@@ -242,6 +253,7 @@ def main(argv=None) -> int:
     ap.add_argument("--graphs", nargs="*", default=DEFAULT_GRAPHS, help="registered graphs (harness.GRAPHS)")
     ap.add_argument("--techniques", nargs="*", default=sorted({t for t, _ in TECHNIQUES}))
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--hbf-knobs", action="store_true", help="also H-BF's knobs one at a time (HBF_KNOBS)")
     ap.add_argument("--fw", nargs="*", type=int, default=[4096, 8192], help="Floyd-Warshall sizes (none: skip)")
     ap.add_argument("--tiles", nargs="*", type=int, default=[64, 32])
     ap.add_argument("--fw-repeats", type=int, default=3)
@@ -282,7 +294,8 @@ def main(argv=None) -> int:
               r.get("min_ms"), r.get("checked") or r.get("error") or ("-" if r.get("estimate") else "ok")] for r in fw],
             right={1, 3, 4})
     md += ["", "Goals:", *lines]
-    settings = {"graphs": args.graphs, "techniques": TECHNIQUES, "repeats": args.repeats, "fw": args.fw,
+    settings = {"graphs": args.graphs, "techniques": TECHNIQUES + (HBF_KNOBS if args.hbf_knobs else []),
+                "repeats": args.repeats, "fw": args.fw,
                 "tiles": args.tiles, "weights": "integer 1..100, seed 1", "scipy_fw_max": args.scipy_fw_max}
     harness.write_results(args.out, "sssp", env, settings, sssp + fw, md,
                           "Weighted shortest paths: SSSP beside scipy and Gunrock; Floyd-Warshall beside scipy")

@@ -123,6 +123,54 @@ def test_hbf_classification_and_heavy_vertices_show_in_the_records():
     assert steps[1].self_loops == 1 and steps[1].sinks == 1 and check_sssp_result(hub, run.result).ok
 
 
+def _relax_steps(g, source, knobs, limits=None):
+    run = run_sssp(g, source, "h-bf", {**HBF, **knobs}, limits=limits)
+    steps = [s for s in run if s.phase == "relax"]
+    assert check_sssp_result(g, run.result).ok
+    return run.result, steps
+
+
+def test_hbf_test_first_runs_the_atomic_only_for_arcs_that_beat_a_plain_read():
+    # (the distance alone, packed='off', is always tested first: the conformance suite runs it both ways)
+    g = graphs.generate("kronecker", scale=6, edge_factor=6, seed=2, weights="integer", weight_low=1, weight_high=50)
+    src = int(np.argmax(g.degrees()))
+    on, on_steps = _relax_steps(g, src, {"test_first": "on"})
+    off, off_steps = _relax_steps(g, src, {"test_first": "off"})
+    assert np.array_equal(on.distances, off.distances)
+    for s in off_steps:  # every arc but self loops and plain stores runs the packed word's atomic
+        assert s.atomics + s.plain_stores + s.self_loops == s.relaxations
+    for s in on_steps:  # an improvement passed the test; most arcs did not
+        assert s.improvements <= s.atomics + s.plain_stores <= s.relaxations
+    on_atomics, relaxations = sum(s.atomics for s in on_steps), sum(s.relaxations for s in on_steps)
+    assert on_atomics * 3 < relaxations, (on_atomics, relaxations)
+
+
+def test_hbf_k1_zero_takes_bfs4ks_rule_from_the_degrees():
+    from explorer.sssp.techniques.hbf import degree_k1
+
+    kron = graphs.generate("kronecker", scale=7, edge_factor=8, seed=1, weights="integer")
+    road = graphs.generate("grid2d", rows=8, cols=8, weights="integer")
+    assert degree_k1(kron) >= 8 and degree_k1(road) == 4  # a skewed graph gets wide warps, a mesh 4 lanes
+    assert degree_k1(graphs.from_edges(np.array([], np.int64), np.array([], np.int64), num_vertices=0)) == 4
+    # on a GPU of 64 resident threads the frontiers' own warps (BFS-4K §5.2) fall below the rule's K1,
+    # which then holds them up
+    from explorer.device import DeviceLimits
+    from kernels.rules import virtual_warp_size
+
+    tiny, k1 = DeviceLimits("tiny", sm_count=1, max_threads_per_sm=64), degree_k1(kron)
+    _, steps = _relax_steps(kron, 0, {"K1": 0, "K5": 0}, limits=tiny)
+    assert [s.warp_size for s in steps] == [virtual_warp_size(64, s.frontier_in, k1) for s in steps]
+    assert any(virtual_warp_size(64, s.frontier_in, 1) < k1 for s in steps)
+
+
+def test_hbf_heavy_grid_walks_many_heavy_vertices_of_every_degree():
+    # heavy at 2 with K3 = 3: a lane's arcs, 32 apart, cross several heavy vertices in a chunk
+    g = graphs.generate("kronecker", scale=6, edge_factor=6, seed=5, weights="integer", weight_low=1, weight_high=9)
+    src = int(np.argmax(g.degrees()))
+    _, steps = _relax_steps(g, src, {"heavy_degree": 2, "K3": 3, "K5": 0})
+    assert max(s.heavy_vertices for s in steps) > 8
+
+
 def test_bellman_ford_queues_every_improvement_and_dedup_queues_a_vertex_once():
     # two paths reach 3 in one step with falling distances: a duplicate entry without dedup
     g = graphs.from_edges(np.array([0, 0, 1, 2, 3]), np.array([1, 2, 3, 3, 4]), weights=[1, 1, 5, 1, 1],

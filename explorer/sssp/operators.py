@@ -199,7 +199,7 @@ class RelaxLoop:
                        duplicates=int(r[R.DUPLICATES]), bucket=self.bucket_of_step(), kernel="single-block",
                        launches=1 if i == 0 else 0)
             self.W = int(r[L.LOG_W])
-            counts = r[:R.BELOW_FLOOR + 1] + [0] * (R.NUM_COUNTERS - R.BELOW_FLOOR - 1)  # no heavy list here
+            counts = r[:R.LAST_COUNT + 1] + [0] * (R.NUM_COUNTERS - R.LAST_COUNT - 1)  # no heavy list here
             row.update(self.extras(self, counts))
             rows.append(row)
             self.relax_steps += 1

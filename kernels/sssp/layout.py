@@ -13,22 +13,24 @@ SELF_LOOPS = 6  # self loops skipped (CLASSIFY)
 FAR_MARKED = 7  # improvements beyond the bucket being settled, marked far (FAR)
 NEGATIVE_LOOP = 8  # negative self loops on reached vertices: a negative cycle
 BELOW_FLOOR = 9  # distances below the floor: a negative cycle
-OVERFLOW = 10  # positions past the next frontier's capacity (never written; the host raises)
-HEAVY_COUNTER = 11  # the heavy list's count << 40 | degree sum (kernels.args.Heavy.counter)
-NUM_COUNTERS = 12
+ATOMICS = 10  # relaxations that ran an atomic min (TEST_FIRST: only those that passed the plain read)
+LAST_COUNT = ATOMICS  # the threads' counts are the slots RELAXED .. LAST_COUNT
+OVERFLOW = 11  # positions past the next frontier's capacity (never written; the host raises)
+HEAVY_COUNTER = 12  # the heavy list's count << 40 | degree sum (kernels.args.Heavy.counter)
+NUM_COUNTERS = 13
 # What a single-block launch (kernels.sssp.single) leaves after the step's own slots.
-SB_DONE = 12  # iterations it ran
-SB_IN_A = 13  # 1: the frontier it leaves is in qa
-SB_SIZE = 14  # that frontier's size
-SB_START = 15  # the SM's cycle counter as it began
-SB_COUNTERS = 16
-# A single-block log row: the step's counters NEXT_SIZE .. BELOW_FLOOR as the iteration left them, then
-LOG_SIZE = 10  # the iteration's frontier
-LOG_W = 11  # its virtual warp
-LOG_CLOCK = 12  # the SM's cycle counter as it ended
-LOG_FIELDS = 13
+SB_DONE = 13  # iterations it ran
+SB_IN_A = 14  # 1: the frontier it leaves is in qa
+SB_SIZE = 15  # that frontier's size
+SB_START = 16  # the SM's cycle counter as it began
+SB_COUNTERS = 17
+# A single-block log row: the step's counters NEXT_SIZE .. LAST_COUNT as the iteration left them, then
+LOG_SIZE = 11  # the iteration's frontier
+LOG_W = 12  # its virtual warp
+LOG_CLOCK = 13  # the SM's cycle counter as it ended
+LOG_FIELDS = 14
 
-PACKED, CLASSIFY, DEDUP, FAR = 1, 2, 4, 8
+PACKED, CLASSIFY, DEDUP, FAR, TEST_FIRST = 1, 2, 4, 8, 16
 #: vclass bits: the arcs into v come from one vertex only; v has no out-arcs but self loops.
 IN_DEGREE_1, SINK = 1, 2
 #: The 32-bit distance of an unreached vertex in the packed word (its parent bits are all ones).

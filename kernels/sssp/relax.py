@@ -22,6 +22,12 @@ Options of a step (Policy.flags):
             it); without it, once per improvement (Algorithm 5's ENQUEUE), duplicates included
   FAR       Δ-stepping: an improved distance beyond the bucket being settled marks the vertex far
             instead
+  TEST_FIRST  Algorithm 5's test d(u) + w < d(v) on a plain read of d(v) (the packed word) before
+            anything else: the atomic, and the edge classes' read, only for an arc that passes it.
+            Most relaxations improve nothing (on a Kronecker graph 1 in 25), and a hub's in-arcs
+            would otherwise queue their atomics on one word. Distances only fall, so a stale read
+            can only let through an arc that the atomic then turns down. Without it, PACKED runs
+            the atomic min on every arc (as Gunrock does) and CLASSIFY reads the classes first.
 Every improvement of a vertex already queued this iteration is counted as a duplicate either way.
 """
 from numba import cuda, int32, int64
@@ -34,12 +40,13 @@ from ..rules import QLEN
 from .args import Bounds, Marks, Paths, Policy, Sweep, WGraph
 
 from .layout import *  # noqa: F401,F403  (the counter slots and flags, shared with the host)
-from .layout import (BELOW_FLOOR, CLASSIFY, DEDUP, DUPLICATES, FAR, FAR_MARKED, IMPROVED, IN_DEGREE_1,
-                     NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW, PACKED, PLAIN, RELAXED, SELF_LOOPS, SINK, SINKS)
+from .layout import (ATOMICS, BELOW_FLOOR, CLASSIFY, DEDUP, DUPLICATES, FAR, FAR_MARKED, IMPROVED, IN_DEGREE_1,
+                     LAST_COUNT, NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW, PACKED, PLAIN, RELAXED, SELF_LOOPS, SINK, SINKS,
+                     TEST_FIRST)
 
 # Per-thread counts after frontier_ops' accumulator slots (its cluster slots included, unused).
 A_FIRST = NUM_ACC_CLUSTER
-NUM_ACC = A_FIRST + (BELOW_FLOOR - RELAXED + 1)
+NUM_ACC = A_FIRST + (LAST_COUNT - RELAXED + 1)
 
 
 @cuda.jit(device=True)
@@ -74,6 +81,15 @@ def source_distance(paths, u, flags):
 
 
 @cuda.jit(device=True)
+def _plain(v, marks, flags, acc):
+    """Whether an arc into v is relaxed by a plain store: v's in-degree is 1 (CLASSIFY)."""
+    plain = (flags & CLASSIFY) != 0 and (marks.vclass[uidx(v)] & IN_DEGREE_1) != 0
+    if plain:
+        _count(acc, PLAIN)
+    return plain
+
+
+@cuda.jit(device=True)
 def relax_arc(u, du, v, w, paths, marks, bounds, flags, iteration, acc):
     """Relax arc (u, v) of weight w, d(u) = du. True when v is to be queued."""
     _count(acc, RELAXED)
@@ -86,25 +102,29 @@ def relax_arc(u, du, v, w, paths, marks, bounds, flags, iteration, acc):
     if nd < bounds.floor:
         _count(acc, BELOW_FLOOR)  # shorter than any simple path: a negative cycle
         return False
-    plain = (flags & CLASSIFY) != 0 and (marks.vclass[uidx(v)] & IN_DEGREE_1) != 0
-    if plain:
-        _count(acc, PLAIN)
     if (flags & PACKED) != 0:
         key = (int64(nd) << 32) | int64(u)
-        if plain:
+        if (flags & TEST_FIRST) != 0 and (paths.packed[uidx(v)] >> 32) <= int64(nd):
+            return False
+        if _plain(v, marks, flags, acc):
             old = paths.packed[uidx(v)]
             if key < old:
                 paths.packed[uidx(v)] = key
         else:
+            _count(acc, ATOMICS)
             old = cuda.atomic.min(paths.packed, uidx(v), key)
         # A tie on the distance may take the smaller parent, but it improves nothing.
         improved = (old >> 32) > int64(nd)
     else:
-        old = paths.dist[uidx(v)]  # most relaxations improve nothing: a plain read first
+        old = paths.dist[uidx(v)]  # the distance alone is always tested on a plain read first
+        if (flags & TEST_FIRST) != 0 and old <= nd:
+            return False
+        plain = _plain(v, marks, flags, acc)
         if nd < old:
             if plain:
                 paths.dist[uidx(v)] = nd
             else:
+                _count(acc, ATOMICS)
                 old = cuda.atomic.min(paths.dist, uidx(v), nd)
             if nd < old:
                 paths.parent[uidx(v)] = u
@@ -182,7 +202,8 @@ def sssp_relax(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: 
 def sssp_heavy(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: Bounds, policy: Policy,
                heavy: Heavy, counters: V64):
     """The heavy vertices' arcs as one flat range: each warp walks chunks of 32 x K3 of them, lane
-    by lane (coalesced), a grid-stride loop over the chunks (BFS-4K §5.3's child grid)."""
+    by lane (coalesced), a grid-stride loop over the chunks (BFS-4K §5.3's child grid). A lane
+    finds its heavy vertex by one binary search a chunk and reads d(u) once a vertex."""
     offsets, indices, weights = graph
     flags = policy.flags
     word = heavy.counter[0]
@@ -200,14 +221,21 @@ def sssp_heavy(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: 
     qn = int32(0)
     rounds = int32(0)
     while chunk * span < total:  # warp-uniform
+        # One binary search a chunk: the lane's arcs lie 32 apart, so its slot only moves forward.
+        first = chunk * span + lane
+        s = heavy_slot(heavy.offsets, count, first) if first < total else 0
+        s_end, u, row = heavy_entry(offsets, heavy.vertices, heavy.offsets, count, total, s)
+        du = source_distance(paths, u, flags)
         for j in range(heavy.k3):
-            x = chunk * span + j * 32 + lane
+            x = first + j * 32
             if x < total:
-                s = heavy_slot(heavy.offsets, count, x)
-                _, u, row = heavy_entry(offsets, heavy.vertices, heavy.offsets, count, total, s)
+                if x >= s_end:
+                    while x >= s_end:
+                        s += 1
+                        s_end, u, row = heavy_entry(offsets, heavy.vertices, heavy.offsets, count, total, s)
+                    du = source_distance(paths, u, flags)
                 e = row + x
                 v = indices[uidx(e)]
-                du = source_distance(paths, u, flags)
                 if relax_arc(u, du, v, weights[uidx(e)], paths, marks, bounds, flags, sweep.iteration, acc):
                     q[0, qn] = v
                     qn = int32(qn + 1)

@@ -9,7 +9,7 @@ stops when the frontier empties, outgrows `max_size`, after `max_iters` iteratio
 rows), or on a sign of a negative cycle; the host carries on from there.
 
 Log rows (int64, kernels.sssp.layout's LOG_FIELDS each): the step's counters (slots NEXT_SIZE ..
-BELOW_FLOOR) as the iteration left them, its frontier's size, W and the SM's cycle counter as it
+LAST_COUNT) as the iteration left them, its frontier's size, W and the SM's cycle counter as it
 ended. After the launch counters[SB_DONE] holds the iterations run, counters[SB_IN_A] whether
 the frontier left is in qa, counters[SB_SIZE] its size and counters[SB_START] the cycle counter
 as the launch began.
@@ -21,8 +21,8 @@ from ..frontier_ops import flush, no_cluster
 from ..primitives import FULL_MASK, clock64, uidx
 from ..rules import QLEN, virtual_warp_size
 from .args import Bounds, Marks, Paths, Policy, SingleLimits, WGraph
-from .layout import (BELOW_FLOOR, LOG_CLOCK, LOG_SIZE, LOG_W, NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW, SB_DONE, SB_IN_A,
-                     SB_SIZE, SB_START)
+from .layout import (BELOW_FLOOR, LAST_COUNT, LOG_CLOCK, LOG_SIZE, LOG_W, NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW,
+                     SB_DONE, SB_IN_A, SB_SIZE, SB_START)
 from .relax import NUM_ACC, _zero, publish, relax_arc, source_distance
 
 _vw = cuda.jit(device=True)(virtual_warp_size)
@@ -47,7 +47,7 @@ def sssp_single(graph: WGraph, paths: Paths, marks: Marks, queues: QueuePair, bo
         stop[0] = 0
         counters[SB_START] = clock64()
         counters[OVERFLOW] = 0
-        for k in range(NEXT_SIZE, BELOW_FLOOR + 1):
+        for k in range(NEXT_SIZE, LAST_COUNT + 1):
             counters[k] = 0
     cuda.syncthreads()
     acc = cuda.local.array(NUM_ACC, int64)
@@ -96,7 +96,7 @@ def sssp_single(graph: WGraph, paths: Paths, marks: Marks, queues: QueuePair, bo
         cuda.syncthreads()
         if tid == 0:
             row = ctl[2]
-            for k in range(NEXT_SIZE, BELOW_FLOOR + 1):
+            for k in range(NEXT_SIZE, LAST_COUNT + 1):
                 log[row, k] = counters[k]
             log[row, LOG_SIZE] = size
             log[row, LOG_W] = W
@@ -110,7 +110,7 @@ def sssp_single(graph: WGraph, paths: Paths, marks: Marks, queues: QueuePair, bo
                     or counters[NEGATIVE_LOOP] > 0 or counters[BELOW_FLOOR] > 0):
                 stop[0] = 1
             else:
-                for k in range(NEXT_SIZE, BELOW_FLOOR + 1):
+                for k in range(NEXT_SIZE, LAST_COUNT + 1):
                     counters[k] = 0
         cuda.syncthreads()
     if tid == 0:

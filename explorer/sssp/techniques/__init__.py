@@ -26,9 +26,10 @@ class SSSPTechnique(str, enum.Enum):
     BELLMAN_FORD = "bellman-ford"
 
     #: H-BF (Busato & Bombieri, TPDS 2015; the chapter's §3.2): frontier Bellman-Ford with BFS-4K's
-    #: load balancing underneath (dynamic virtual warps sized to the frontier, heavy vertices'
-    #: arcs walked by a grid of their own), distance and parent updated together by one 64-bit
-    #: atomic min on a packed word, every vertex queued once an iteration (duplicate removal), and
+    #: load balancing underneath (dynamic virtual warps sized to the frontier, at least BFS-4K §7's
+    #: K1 for the graph's degrees, heavy vertices' arcs walked by a grid of their own), distance and
+    #: parent updated together by one 64-bit atomic min on a packed word (only for an arc whose
+    #: d(u) + w beats a plain read of it), every vertex queued once an iteration (duplicate removal), and
     #: edge classification (no atomic into in-degree-1 vertices, self loops skipped, sinks never
     #: queued). Handles negative weights and detects negative cycles. Wins on irregular graphs
     #: (scale-free, Kronecker) and small-diameter ones, where duplicates would pile up.

@@ -1,6 +1,7 @@
 """h-bf: H-BF (Busato & Bombieri, TPDS 2015; the chapter's §3.2): frontier Bellman-Ford on BFS-4K's
-load balancing (dynamic virtual warps, heavy vertices' arcs walked by a grid of their own), a
-64-bit atomic min on a packed (distance, parent) word, duplicate removal and edge classification
+load balancing (dynamic virtual warps, K1 by BFS-4K §7's rule unless set, heavy vertices' arcs
+walked by a grid of their own), a 64-bit atomic min on a packed (distance, parent) word for the
+arcs that beat a plain read of it, duplicate removal and edge classification
 (explorer.sssp.operators.RelaxLoop, kernels/sssp/relax.py)."""
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from kernels.sssp import layout as R
 
 from ...knobs import KnobError, KnobSet, KnobSpec, knob
+from ...techniques.operators.bfs4k.policy import section7_k1
 from ...stats import Extra
 from . import SSSPTechnique
 from .base import ShortestPathTechnique, SSSPContext
@@ -23,7 +25,9 @@ class HBFKnobs(KnobSet):
         choices=(32, 64, 128, 256, 512, 1024), section="BFS-4K §5.5 (K6)"))
     K1: int = knob(KnobSpec(
         "K1", "minimum dynamic virtual warp size: W = pow2_floor(#ResThreads / |F|) clamped to [K1, 32] lanes "
-        "share a frontier vertex's arcs", 4, choices=(1, 2, 4, 8, 16, 32), section="BFS-4K §5.2"))
+        "share a frontier vertex's arcs; 0 takes BFS-4K §7's rule from the graph's out-degrees (mean or deviation "
+        ">= 48: 32; >= 16 or 24: 16; >= 8 or 12: 8; else 4), so a Kronecker graph's many mid-degree vertices get a "
+        "whole warp and a road network 4 lanes", 0, choices=(0, 1, 2, 4, 8, 16, 32), section="BFS-4K §5.2, §7"))
     heavy_degree: int = knob(KnobSpec(
         "heavy_degree", "a frontier vertex of at least this out-degree is set aside and its arcs are walked by a "
         "grid of their own, K3 arcs a thread (BFS-4K's child grids, launched by the host: Numba has no dynamic "
@@ -46,6 +50,11 @@ class HBFKnobs(KnobSet):
         "dedup", "duplicate removal: an improved vertex is queued once an iteration ('stamp': the iteration that "
         "queued it is stamped on it) or at every improvement ('none')", "stamp", choices=("stamp", "none"), kind=str,
         section="chapter §3.2"))
+    test_first: str = knob(KnobSpec(
+        "test_first", "'on': Algorithm 5's test d(u) + w < d(v) on a plain read of d(v) first, the atomic min (and "
+        "the edge classes' read) only for an arc that passes it: most relaxations improve nothing, and a hub's "
+        "in-arcs would queue their atomics on one word; 'off': the atomic min on every arc, as Gunrock's SSSP",
+        "on", choices=("on", "off"), kind=str, section="chapter §3.2, Algorithm 5"))
     classify: str = knob(KnobSpec(
         "classify", "edge classification: arcs into a vertex of in-degree 1 relaxed by a plain store (no atomic), "
         "self loops skipped (a negative one is a negative cycle), improved sinks (no out-arcs) never queued",
@@ -59,9 +68,9 @@ class HBFKnobs(KnobSet):
 
 def _extras(loop, c) -> dict:
     if c is None:
-        return dict(warp_size=None, heavy_vertices=None, plain_stores=None, sinks=None, self_loops=None)
-    return dict(warp_size=loop.W, heavy_vertices=int(c[R.HEAVY_COUNTER]) >> 40, plain_stores=int(c[R.PLAIN]),
-                sinks=int(c[R.SINKS]), self_loops=int(c[R.SELF_LOOPS]))
+        return dict(warp_size=None, heavy_vertices=None, atomics=None, plain_stores=None, sinks=None, self_loops=None)
+    return dict(warp_size=loop.W, heavy_vertices=int(c[R.HEAVY_COUNTER]) >> 40, atomics=int(c[R.ATOMICS]),
+                plain_stores=int(c[R.PLAIN]), sinks=int(c[R.SINKS]), self_loops=int(c[R.SELF_LOOPS]))
 
 
 class HBF(ShortestPathTechnique):
@@ -69,12 +78,15 @@ class HBF(ShortestPathTechnique):
     Knobs = HBFKnobs
     extras = (WARP_EXTRA,
               Extra("heavy_vertices", "frontier vertices whose arcs the heavy-vertex grid walked"),
-              Extra("plain_stores", "relaxations into in-degree-1 vertices, done without an atomic (classification)"),
+              Extra("atomics", "relaxations that ran the atomic min (test_first='on': only those whose d(u) + w beat "
+                    "a plain read of d(v))"),
+              Extra("plain_stores", "relaxations into in-degree-1 vertices, done without an atomic (classification; "
+                    "test_first='on': only those that beat the plain read)"),
               Extra("sinks", "improved vertices without out-arcs, not queued (classification)"),
               Extra("self_loops", "self loops skipped (classification)"))
     simulator_knobs = {"block_threads": 32, "K1": 1, "single_block_threads": 32}
     test_knobs = ({"packed": "off"}, {"classify": "off"}, {"dedup": "none", "classify": "off"},
-                  {"heavy_degree": 4, "K3": 2}, {"K5": 0})
+                  {"heavy_degree": 4, "K3": 2}, {"K5": 0}, {"test_first": "off"})
     classroom_note = ("Each frontier vertex is in the queue once (duplicates removed), its distance and parent change "
                       "together in one 64-bit word, and arcs into vertices with a single in-arc need no atomic.")
 
@@ -93,6 +105,15 @@ class HBF(ShortestPathTechnique):
         k = ctx.knobs
         packed = k.packed == "on" or (k.packed == "auto" and ctx.weighting.packable)
         flags = ((R.PACKED if packed else 0) | (R.CLASSIFY if k.classify == "on" else 0)
-                 | (R.DEDUP if k.dedup == "stamp" else 0))
-        return RelaxLoop(ctx, warp=dynamic_warp(ctx.limits, k.K1), flags=flags, heavy_degree=k.heavy_degree,
-                         k3=k.K3, extras=_extras, single=(k.single_block_threads * k.K5, k.single_block_threads, k.K1))
+                 | (R.DEDUP if k.dedup == "stamp" else 0) | (R.TEST_FIRST if k.test_first == "on" else 0))
+        k1 = k.K1 or degree_k1(ctx.graph)
+        return RelaxLoop(ctx, warp=dynamic_warp(ctx.limits, k1), flags=flags, heavy_degree=k.heavy_degree,
+                         k3=k.K3, extras=_extras, single=(k.single_block_threads * k.K5, k.single_block_threads, k1))
+
+
+def degree_k1(graph) -> int:
+    """BFS-4K §7's K1 from the graph's out-degrees (their mean and population deviation)."""
+    deg = graph.degrees()
+    if deg.size == 0:
+        return 4
+    return section7_k1(float(graph.num_arcs / deg.size), float(deg.std()))[0]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..operators.bfs4k.knobs import BFS4KKnobs
+from ..operators.bfs4k.policy import section7_k1
 
 
 def recommend_knobs(graph_or_stats, base: "BFS4KKnobs | None" = None) -> "tuple[BFS4KKnobs, dict]":
@@ -17,14 +18,7 @@ def recommend_knobs(graph_or_stats, base: "BFS4KKnobs | None" = None) -> "tuple[
         stats = graph_stats(graph_or_stats)
     avg, std, top = float(stats["avg_degree"]), float(stats["std_degree"]), int(stats["max_degree"])
     why = {}
-    if avg >= 48 or std >= 48:
-        k1, why["K1"] = 32, "high average degree or deviation: the largest minimum warp (§7)"
-    elif avg >= 16 or std >= 24:
-        k1, why["K1"] = 16, "medium-high average degree or deviation (§7: K1 grows with both)"
-    elif avg >= 8 or std >= 12:
-        k1, why["K1"] = 8, "medium average degree or deviation (§7: K1 grows with both)"
-    else:
-        k1, why["K1"] = 4, "low average degree and deviation, as road networks (§7)"
+    k1, why["K1"] = section7_k1(avg, std)
     if top > 2048:
         k2 = round(0.15 * min(1.0, 8 / k1), 4)
         why["K2"] = f"maximum degree {top} > 2048: heavy vertices pay; at most 0.15 %, smaller for larger K1 (§7)"

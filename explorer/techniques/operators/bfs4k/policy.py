@@ -1,6 +1,7 @@
 """Per-level decisions of BFS-4K as pure host code: which kernel, warp size, edge-discover or
 virtual warps, how many heavy vertices, which prefix-sum variant; plus the shared-memory layout
-the paper derives (§5.5). The §7 rules of thumb live with the knobs (knobs.recommend_knobs).
+the paper derives (§5.5); §7's rule of thumb for K1, which H-BF shares (the other §7 rules:
+explorer.techniques.bfs4k.advice).
 
 Everything here is a function of numbers (frontier statistics, knobs, device limits), so it is
 unit-tested without a GPU. The formulas themselves live in kernels.rules, shared with the
@@ -148,6 +149,17 @@ def multi_block_layout(knobs: Knobs, limits: DeviceLimits) -> SharedLayout:
         words = (knobs.K6 // 32) * CULL_BYTES_PER_WARP // 4
         return SharedLayout(0, 0, words, 4 * words)
     return SharedLayout(0, 0, 0, 0)
+
+
+def section7_k1(avg_degree: float, std_degree: float) -> tuple[int, str]:
+    """BFS-4K §7's K1 for a graph of this mean out-degree and deviation, and why."""
+    if avg_degree >= 48 or std_degree >= 48:
+        return 32, "high average degree or deviation: the largest minimum warp (§7)"
+    if avg_degree >= 16 or std_degree >= 24:
+        return 16, "medium-high average degree or deviation (§7: K1 grows with both)"
+    if avg_degree >= 8 or std_degree >= 12:
+        return 8, "medium average degree or deviation (§7: K1 grows with both)"
+    return 4, "low average degree and deviation, as road networks (§7)"
 
 
 def plan_level(frontier: FrontierStats, knobs: Knobs, limits: DeviceLimits, num_vertices: int) -> LevelPlan:
