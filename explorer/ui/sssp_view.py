@@ -80,15 +80,18 @@ class IterationStream:
     def __init__(self, fig_width: int = 450, max_runs: int = MAX_RUNS):
         x_range = DataRange1d(range_padding=0.05)
         self.figures = {}
+        hovers, legends = {}, {}  # kept here: a figure's select() walks every model it holds
         for name, (title, ylabel, _) in FIGURES.items():
             fig = figure(title=title, width=fig_width, height=300, tools="pan,box_zoom,wheel_zoom,reset,save",
                          x_range=x_range, y_axis_type="linear" if name in LINEAR else "log")
             fig.title.text_font_size = "9pt"
             fig.xaxis.axis_label = "iteration"
             fig.yaxis.axis_label = ylabel
-            fig.add_layout(Legend(items=[], click_policy="hide", name="runs", label_text_font_size="8pt",
-                                  spacing=1, padding=2), "below")
-            fig.add_tools(HoverTool(renderers=[], tooltips=TIPS))
+            legends[name] = Legend(items=[], click_policy="hide", name="runs", label_text_font_size="8pt",
+                                   spacing=1, padding=2)
+            fig.add_layout(legends[name], "below")
+            hovers[name] = HoverTool(renderers=[], tooltips=TIPS)
+            fig.add_tools(hovers[name])
             self.figures[name] = fig
         self.slots = []  # [source, {figure: legend item}, label]
         for i in range(max_runs):
@@ -102,9 +105,9 @@ class IterationStream:
                     rs.append(fig.line("iteration", col, source=src, color=color, line_width=2, line_dash=dash,
                                        visible=False))
                     rs.append(fig.scatter("iteration", col, source=src, color=color, size=6, visible=False))
-                fig.select_one(HoverTool).renderers = [*fig.select_one(HoverTool).renderers, *rs[1::2]]
+                hovers[name].renderers = [*hovers[name].renderers, *rs[1::2]]
                 item = LegendItem(label="", renderers=rs, visible=False)
-                fig.select_one({"name": "runs"}).items.append(item)
+                legends[name].items.append(item)
                 items[name] = item
             self.slots.append([src, items, None])
         self.table_source = ColumnDataSource({c: [] for c in COLUMNS})
