@@ -34,6 +34,9 @@ from .widgets import PLOT_WIDTH, USER_ERRORS
 
 #: Runs one comparison may hold (one colour each).
 MAX_RUNS = 10
+#: The tabs' tables have many columns: a cell keeps its line (a word such as "speed-up" broke at its
+#: hyphen) and the table scrolls sideways instead (TABLE_CSS).
+NOWRAP_CSS = "<style>.sssp-tool td,.sssp-tool th{white-space:nowrap}</style>"
 
 
 def entry_label(index: int, technique: str, changed: dict) -> str:
@@ -133,7 +136,7 @@ class SSSPComparePanel(W.VBox):
         self.remove_button.on_click(lambda _: self._clicked(self._remove_selected))
         self.run_button.on_click(lambda _: self._clicked(self.compare))
         super().__init__([
-            W.HTML(TABLE_CSS + "<small>Run several shortest-path techniques, or one with several knob sets, on the "
+            W.HTML(TABLE_CSS + NOWRAP_CSS + "<small>Run several shortest-path techniques, or one with several knob sets, on the "
                    "Explorer's weighted graph and source (its 'unit weights' too). Their iterations overlay (one "
                    "colour each; click a legend entry to hide a run); the table ranks them by wall time with the "
                    "speed-up against the first. Every run's distances are checked against scipy's and against "
@@ -263,8 +266,9 @@ class SSSPComparePanel(W.VBox):
                            for label, _ in self.results)
         self.table.value = (
             f"<h4>Ranking (shortest-path wall time; speed-up against {esc(first_label)})</h4>"
-            + html_table(rows, cols, numeric={"rank", "wall ms", "iterations ms", "speed-up", "iterations",
-                                              "relaxations", "improvements", "duplicates"})
+            + "<div class='sssp-tool'>" + html_table(
+                rows, cols, numeric={"rank", "wall ms", "iterations ms", "speed-up", "iterations", "relaxations",
+                                     "improvements", "duplicates"}) + "</div>"
             + "<small>'wall ms': first iteration to last, host round trips included; 'iterations ms': the "
               "iterations' own times summed. One run each: a difference of a few percent can be the machine's "
               "noise; the Tuning tab repeats each setting and says which differences are measured.</small><br>"
@@ -329,7 +333,7 @@ class SSSPDuplicatesPanel(W.VBox):
         self.table = W.HTML()
         self.run_button.on_click(lambda _: self._clicked(self.run))
         super().__init__([
-            W.HTML(TABLE_CSS + "<small>In shortest paths a <b>duplicate</b> is an improvement of a vertex already "
+            W.HTML(TABLE_CSS + NOWRAP_CSS + "<small>In shortest paths a <b>duplicate</b> is an improvement of a vertex already "
                    "queued in the same iteration: its distance fell twice. With duplicate removal (dedup='stamp', "
                    "H-BF's default) the vertex is queued once an iteration and the copy dropped; without "
                    "(dedup='none', Algorithm 5's ENQUEUE) every improvement queues it again and the next frontier "
@@ -418,8 +422,8 @@ class SSSPDuplicatesPanel(W.VBox):
             w.close()
         cols = ["run", "iterations", "frontier entries", "improvements", "duplicates", "duplicates were", "wall ms",
                 "validation"]
-        self.table.value = (html_table(rows, cols, numeric={"iterations", "frontier entries", "improvements",
-                                                            "duplicates", "wall ms"})
+        self.table.value = ("<div class='sssp-tool'>" + html_table(rows, cols, numeric={
+            "iterations", "frontier entries", "improvements", "duplicates", "wall ms"}) + "</div>"
                             + "".join(f"<br><small style='color:#a15c00'>{esc(n)}</small>" for n in notes))
 
 
