@@ -1,10 +1,12 @@
 """Knob sweeps: time a technique over a grid (or a random sample) of knob values, each point the
-median of repeated runs with their spread, every run checked against the CPU reference.
+median of repeated runs with their spread, every run checked against a reference: a BFS technique
+against the CPU BFS, a shortest-path technique (problem "sssp") against scipy's distances.
 
 Pure host logic, no widgets: the Explorer's Tuning panel (explorer.ui.sweep_panel), the notebooks
 and benchmarks/sweep_knobs.py share it.
 
     plan = plan_sweep("bfs4k", {"K1": None, "K4": [0, 1, 2]})     # None: values over the declared range
+    plan = plan_sweep("delta-stepping", {"delta": [1, 4, 16]}, problem="sssp")  # a weighted graph's runs
     sweep = run_sweep(graph, "max-degree", plan, repeats=3, on_progress=print)
     sweep.best                    # the fastest correct point (by median)
     sweep.verdict().text          # ... and whether the sweep measured it apart from the others
@@ -17,8 +19,8 @@ measured spread, so nothing is measured apart from it. A difference counts only 
 one point is faster than every run of the other (`measured_apart`).
 
 The runs share one Session (the graph's device arrays and buffers are made once), are not
-instrumented (the counts cost time) and are timed by the engine: `elapsed_ms`, the BFS wall time
-(first launch to last level, host round trips included), is what a point's median is taken of;
+instrumented (the counts cost time) and are timed by the engine: `elapsed_ms`, the run's wall time
+(first launch to last level or iteration, host round trips included), is what a point's median is taken of;
 the kernels' share (`kernel_ms`) is kept beside it. Under the simulator, sweeps are refused beyond
 SIMULATOR_SWEEP_MAX_ARCS arcs or SIMULATOR_SWEEP_MAX_RUNS runs (see check_sweep_size).
 """
@@ -57,6 +59,96 @@ FORMAT = 1  # of the saved JSON
 
 class SweepTooLarge(backend.BackendError):
     """The sweep would take too long where it would run (the simulator); the message says why."""
+
+
+# ------------------------------------------------------------------ problems
+
+class BFSProblem:
+    """What a sweep needs of its problem: the techniques' names and knobs, a run to its result,
+    the reference and the check. BFS: explorer.techniques, run_bfs, the CPU BFS."""
+
+    name, steps = "bfs", "levels"  # `steps`: what a run's records count
+
+    def parse(self, technique) -> str:
+        return Technique.parse(technique).value
+
+    def knobs_of(self, technique):
+        return knobs_of(technique)
+
+    def make_knobs(self, technique, values):
+        return make_knobs(technique, values)
+
+    def implementation(self, technique):
+        return implementation(technique)
+
+    def expected(self, graph, src):
+        return cpu_bfs(graph, src)[0]
+
+    def run(self, graph, src, technique, knobs, limits, session):
+        return run_bfs(graph, Vertex(src), technique, knobs, instrument=False, limits=limits,
+                       session=session).complete()
+
+    def steps_of(self, result) -> int:
+        return result.num_levels
+
+    def check(self, graph, result, expected, first: bool) -> tuple[bool, str]:
+        """The first run of a point by reference.check_result (Graph500 rules), the others by their
+        distances."""
+        if first:
+            rep = check_result(graph, result, expected=expected)
+            return rep.ok, rep.message
+        msg = compare_distances(expected, result.distances)
+        return msg is None, msg or ""
+
+
+class SSSPProblem(BFSProblem):
+    """Single-source shortest paths: explorer.sssp's techniques and run_sssp, every run checked
+    against scipy's distances (reference.sssp; the graph's weights)."""
+
+    name, steps = "sssp", "iterations"
+
+    def parse(self, technique) -> str:
+        from .sssp import SSSPTechnique
+        return SSSPTechnique.parse(technique).value
+
+    def knobs_of(self, technique):
+        from .sssp.techniques import knobs_of as sssp_knobs_of
+        return sssp_knobs_of(technique)
+
+    def make_knobs(self, technique, values):
+        from .sssp import make_knobs as sssp_make_knobs
+        return sssp_make_knobs(technique, values)
+
+    def implementation(self, technique):
+        from .sssp import implementation as sssp_implementation
+        return sssp_implementation(technique)
+
+    def expected(self, graph, src):
+        from .reference.sssp import reference_sssp
+        return reference_sssp(graph, src)[0]
+
+    def run(self, graph, src, technique, knobs, limits, session):
+        from .sssp import run_sssp
+        return run_sssp(graph, Vertex(src), technique, knobs, limits=limits, session=session).complete()
+
+    def steps_of(self, result) -> int:
+        return len(result.iterations)
+
+    def check(self, graph, result, expected, first: bool) -> tuple[bool, str]:
+        from .reference.sssp import check_sssp_result
+        rep = check_sssp_result(graph, result, expected=expected)
+        return rep.ok, rep.message
+
+
+#: Problem name -> what a sweep needs of it (SweepPlan.problem, SweepResult.problem).
+PROBLEMS = {p.name: p for p in (BFSProblem(), SSSPProblem())}
+
+
+def problem_of(name: str):
+    try:
+        return PROBLEMS[name]
+    except KeyError:
+        raise ValueError(f"sweep problem {name!r} is unknown; problems: {', '.join(PROBLEMS)}") from None
 
 
 # ------------------------------------------------------------------ plans
@@ -107,20 +199,22 @@ class SweepPlan:
     base: dict = field(default_factory=dict)
     mode: str = "grid"
     seed: int = 0
+    problem: str = "bfs"  # a key of PROBLEMS
 
     def knobs_of(self, point: dict) -> dict:
         return {**self.base, **point}
 
 
 def plan_sweep(technique, axes: dict, *, mode: str = "grid", samples: int | None = None, seed: int = 0,
-               base: dict | None = None, points_per_axis: int = POINTS_PER_AXIS) -> SweepPlan:
+               base: dict | None = None, points_per_axis: int = POINTS_PER_AXIS, problem: str = "bfs") -> SweepPlan:
     """A sweep of `technique` over `axes` ({knob: values, or None for values over its declared
     range}). mode "grid": every combination; "random": `samples` distinct points, each knob drawn
     within its declared range (or from its given values), seeded. Values are checked against
     the knobs' declarations here (KnobError names the knob and its range); a combination the
-    technique refuses (a cross-knob rule) stays in the plan and is reported at its point."""
-    tech = Technique.parse(technique)
-    Knobs = knobs_of(tech)
+    technique refuses (a cross-knob rule) stays in the plan and is reported at its point.
+    `problem`: "bfs" (a BFS technique) or "sssp" (a shortest-path technique; see PROBLEMS)."""
+    tech = problem_of(problem).parse(technique)
+    Knobs = problem_of(problem).knobs_of(tech)
     if not axes:
         raise ValueError("a sweep needs at least one knob to vary")
     if mode not in ("grid", "random"):
@@ -139,7 +233,7 @@ def plan_sweep(technique, axes: dict, *, mode: str = "grid", samples: int | None
         values = {name: vals if vals is not None else axis_values(specs[name], points_per_axis)
                   for name, vals in given.items()}
         points = [dict(zip(values, combo)) for combo in itertools.product(*values.values())]
-        return SweepPlan(tech.value, values, points, base, mode, seed)
+        return SweepPlan(tech, values, points, base, mode, seed, problem)
     if samples is None or samples < 1:
         raise ValueError(f"a random sweep needs samples >= 1, not {samples!r}")
     rng = np.random.default_rng(seed)
@@ -154,7 +248,7 @@ def plan_sweep(technique, axes: dict, *, mode: str = "grid", samples: int | None
             if len(points) == samples:
                 break
     values = {name: sorted({p[name] for p in points}, key=_order) for name in given}
-    return SweepPlan(tech.value, values, points, base, mode, seed)
+    return SweepPlan(tech, values, points, base, mode, seed, problem)
 
 
 def _order(v):
@@ -165,13 +259,13 @@ def _order(v):
 
 @dataclass
 class SweepPoint:
-    """One setting: its swept knob values, each repeat's BFS wall time and kernel time, and the
+    """One setting: its swept knob values, each repeat's wall time and kernel time, and the
     check against the CPU reference (ok; check: its message) or the error that stopped it."""
 
     knobs: dict
     times_ms: list = field(default_factory=list)
     kernel_ms: list = field(default_factory=list)
-    levels: int | None = None
+    levels: int | None = None  # the last run's levels (a shortest-path run's: iterations)
     ok: bool | None = None
     check: str = ""
     error: str | None = None
@@ -275,6 +369,7 @@ class SweepResult:
     created: str = ""
     stopped: bool = False
     source_id: int | None = None  # the source in the graph's own ids (a file's), as the user gave it
+    problem: str = "bfs"  # a key of PROBLEMS
 
     @property
     def source_text(self) -> str:
@@ -285,7 +380,7 @@ class SweepResult:
 
     @property
     def best(self) -> SweepPoint | None:
-        """The fastest point whose runs were all correct (by median BFS wall time)."""
+        """The fastest point whose runs were all correct (by median wall time)."""
         usable = [p for p in self.points if p.usable]
         return min(usable, key=lambda p: p.median_ms) if usable else None
 
@@ -461,8 +556,9 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
               stop: Callable[[], bool] | None = None, client=None) -> SweepResult:
     """Run every point of `plan` on `graph` from `source`: `warmup` untimed runs (default: one on a
     GPU, none on the simulator, whose kernels need no compiling), then `repeats` timed runs,
-    instrumentation off. The first run of a point is checked by reference.check_result (CPU BFS
-    once per sweep; Graph500 rules; distances), the others by their distances. A point that
+    instrumentation off. A BFS point's first run is checked by reference.check_result (CPU BFS
+    once per sweep; Graph500 rules; distances), the others by their distances; every run of a
+    shortest-path point by reference.sssp.check_sssp_result (scipy once per sweep). A point that
     fails (a knob rule, a device limit, an error) is kept with its error: one bad setting does not
     hide the others. `on_progress(Progress)` after every run; `stop()` True ends the sweep early
     (the result says `stopped`). `client`: a distributed.Client or explorer.scale_out.GPUCluster: each
@@ -476,12 +572,13 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
         warmup = 0 if info.is_simulator else 1
     if warmup < 0:
         raise ValueError(f"warmup={warmup} must be >= 0")
-    impl = implementation(plan.technique)
+    problem = problem_of(plan.problem)
+    impl = problem.implementation(plan.technique)
     if impl.runtimes != frozenset({"cpu"}):
         backend.check_graph_size(graph.num_arcs)
         check_sweep_size(graph, plan, repeats, warmup)
     src = resolve_source(graph, source, seed)  # the sweep's one conversion of the user's source
-    expected = cpu_bfs(graph, src)[0]
+    expected = problem.expected(graph, src)
     total = sweep_runs(plan, repeats, warmup)
     own = session is None and client is None
     session = Session(graph) if own else session
@@ -527,41 +624,39 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
         points=points, mode=plan.mode, graph_spec=graph_spec,
         graph_size={"vertices": graph.num_vertices, "arcs": graph.num_arcs},
         device=device or {"backend": info.kind, "name": info.device_name, "versions": dict(info.versions)},
-        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), stopped=stopped)
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"), stopped=stopped,
+        problem=plan.problem)
 
 
 def run_point(graph: CSRGraph, src: int, plan: SweepPlan, point: dict, *, repeats: int, warmup: int,
-              limits: DeviceLimits | None, session: Session | None, expected: np.ndarray,
+              limits: DeviceLimits | None, session: Session | None, expected,
               on_run: Callable[[int, SweepPoint | None], None] | None = None) -> tuple[SweepPoint, dict]:
-    """One point of a sweep: `warmup` untimed runs then `repeats` timed ones, the first checked in
-    full against `expected` (the CPU BFS's distances), the others by their distances;
-    `on_run(runs, finished)` after each run (finished: the point, after its last). A knob rule, a device
-    limit or an error is kept in the point, its runs not made counted as made. Returns the point
-    and the device its runs ran on (empty if none ran)."""
+    """One point of a sweep: `warmup` untimed runs then `repeats` timed ones, each checked by the
+    sweep's problem against `expected` (its reference answer: the first BFS run in full, the others
+    by their distances); `on_run(runs, finished)` after each run (finished: the point, after its
+    last). A knob rule, a device limit or an error is kept in the point, its runs not made counted
+    as made. Returns the point and the device its runs ran on (empty if none ran)."""
+    problem = problem_of(plan.problem)
     sp, device = SweepPoint(dict(point)), {}
     tick = on_run or (lambda runs, finished: None)
     made = 0
     try:
-        knobs = make_knobs(plan.technique, plan.knobs_of(point))
+        knobs = problem.make_knobs(plan.technique, plan.knobs_of(point))
         for _ in range(warmup):
-            run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
-                    session=session).complete()
+            problem.run(graph, src, plan.technique, knobs, limits, session)
             made += 1
             tick(1, None)
         for i in range(repeats):
-            r = run_bfs(graph, Vertex(src), plan.technique, knobs, instrument=False, limits=limits,
-                        session=session).complete()
+            r = problem.run(graph, src, plan.technique, knobs, limits, session)
             device = device or r.device
             sp.times_ms.append(r.elapsed_ms)
             sp.kernel_ms.append(r.total_ms)
-            sp.levels = r.num_levels
+            sp.levels = problem.steps_of(r)
+            ok, msg = problem.check(graph, r, expected, first=i == 0)
             if i == 0:
-                rep = check_result(graph, r, expected=expected)
-                sp.ok, sp.check = rep.ok, rep.message
-            else:
-                msg = compare_distances(expected, r.distances)
-                if msg is not None:
-                    sp.ok, sp.check = False, f"repeat {i + 1}: {msg}"
+                sp.ok, sp.check = ok, msg
+            elif not ok:
+                sp.ok, sp.check = False, f"repeat {i + 1}: {msg}"
             made += 1
             tick(1, sp if i == repeats - 1 else None)
     except (KnobError, backend.BackendError, ValueError, NotImplementedError, RuntimeError) as err:
@@ -584,7 +679,9 @@ def format_sweep(result: SweepResult, top: int | None = None, width: int = TEXT_
     head = (f"{result.technique} on {result.graph} from {result.source_text}: {len(result.points)} points, "
             f"median of {result.repeats} runs" + (f"; base {knobs_text(result.base)}" if result.base else "")
             + (" (stopped early)" if result.stopped else ""))
-    lines = [head, f"  {'median':>9}  {'fastest–slowest':>17}  {'kernels':>8}  {'levels':>6}  {'check':<5}  "
+    steps = problem_of(result.problem).steps
+    w = max(6, len(steps))
+    lines = [head, f"  {'median':>9}  {'fastest–slowest':>17}  {'kernels':>8}  {steps:>{w}}  {'check':<5}  "
                    f"{'against the best':<16}  knobs (times in ms)"]
     best = result.best
     ties = {id(p) for p in result.within_noise_of_best()}
@@ -597,10 +694,10 @@ def format_sweep(result: SweepResult, top: int | None = None, width: int = TEXT_
             span = f"{p.min_ms:.3f}–{p.max_ms:.3f}" if len(p.times_ms) > 1 else "(1 run)"
             note = "best" if p is best else "within noise" if id(p) in ties else "slower" if p.usable else ""
             check = "ok" if p.usable else "WRONG"
-            lines.append(f"  {p.median_ms:9.3f}  {span:>17}  {p.median_kernel_ms:8.3f}  {p.levels or 0:6d}  "
+            lines.append(f"  {p.median_ms:9.3f}  {span:>17}  {p.median_kernel_ms:8.3f}  {p.levels or 0:{w}d}  "
                          f"{check:<5}  {note:<16}  {shown}" + ("" if p.usable else f": {p.status()}"))
         else:
-            lines.append(f"  {'-':>9}  {'':>17}  {'':>8}  {'':>6}  {'-':<5}  {'':<16}  {shown}: {p.status()}")
+            lines.append(f"  {'-':>9}  {'':>17}  {'':>8}  {'':>{w}}  {'-':<5}  {'':<16}  {shown}: {p.status()}")
     lines.append(result.verdict().text)
     return "\n".join(textwrap.fill(line, width, subsequent_indent="      ", break_on_hyphens=False,
                                     drop_whitespace=True) if len(line) > width else line for line in lines)
@@ -608,5 +705,5 @@ def format_sweep(result: SweepResult, top: int | None = None, width: int = TEXT_
 
 __all__ = ["SweepPlan", "SweepPoint", "SweepResult", "Progress", "SweepTooLarge", "Verdict", "plan_sweep", "run_sweep",
            "load_sweep", "axis_values", "random_value", "check_sweep_size", "format_sweep", "measured_apart",
-           "knobs_text", "SIMULATOR_TIMES", "TEXT_WIDTH",
+           "knobs_text", "SIMULATOR_TIMES", "TEXT_WIDTH", "PROBLEMS", "problem_of",
            "SIMULATOR_SWEEP_MAX_ARCS", "SIMULATOR_SWEEP_MAX_RUNS"]

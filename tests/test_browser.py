@@ -536,6 +536,7 @@ SSSP_CELLS = [
     "from explorer.ui.widgets import Explorer\n"
     "ex = Explorer(graph='gen:grid2d:rows=3,cols=4,weights=integer', source=0, problem='shortest paths')\nex",
     "r = ex.run(technique='delta-stepping')\nroom = ex.open_classroom()\nroom.step()\nr.validation",
+    "ex.tools.selected_index = 1\nruns = ex.tools.panel('comparison').compare([('bellman-ford', {'block_threads': 32})])",
 ]
 
 
@@ -551,6 +552,11 @@ def test_shortest_paths_mode_in_chromium_draws_its_plots_and_classroom(browser, 
     assert rows, "no iteration reached the plots"
     wait_for("the weighted classroom's drawing", lambda: [
         s for s in sources(browser, "weighted-nodes", ["dist"]) if "0" in s["dist"]])
+    # the Comparison tab is the shortest paths' own: its runs' iterations drawn, its ranking shown
+    wait_for("the comparison's ranking", lambda: any("Ranking (shortest-path wall time" in t
+                                                     for t in texts(explorer, ".widget-html-content")))
+    wait_for("the comparison's iterations in its plots", lambda: len([
+        s for s in sources(browser, "sssp-iterations", ["frontier_in"]) if s["frontier_in"]]) >= 2)
     browser.save_screenshot(str(artifacts_dir() / "sssp.png"))
     check_page(browser, "sssp.ipynb")
 

@@ -65,10 +65,11 @@ def _split_assignment(item: str, what: str) -> tuple[str, str]:
     return name.strip(), value
 
 
-def parse_knob_values(technique, items: list[str] | None) -> dict:
+def parse_knob_values(technique, items: list[str] | None, Knobs=None) -> dict:
     """['K1=4', 'dedup=none'] -> {'K1': 4, 'dedup': 'none'}, each value typed and range-checked
-    against the technique's declared knobs."""
-    Knobs = knobs_of(technique)
+    against the technique's declared knobs (`Knobs`: its KnobSet class, for a technique other than
+    a BFS one)."""
+    Knobs = Knobs or knobs_of(technique)
     values = {}
     for item in items or []:
         name, raw = _split_assignment(item, "--knob")

@@ -110,7 +110,7 @@ def ranking(labelled: list[tuple[str, RunResult]]) -> list[dict]:
 class ComparePanel(W.VBox):
     """Pick runs (techniques, or the Explorer's current setting), run them on one graph and source."""
 
-    def __init__(self, explorer):
+    def __init__(self, explorer, picks=None):  # picks: tools.Picks; BFS's controls are the Explorer's own
         self.ex = explorer
         self.entries: list[tuple[str, dict]] = []  # (technique, knobs) to run
         self.results: list[tuple[str, RunResult]] = []

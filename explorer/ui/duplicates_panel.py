@@ -88,7 +88,7 @@ def frontier_sizes_figure(sequential, runs: dict, title: str, width: int = 760, 
 
 
 class DuplicatesPanel(W.VBox):
-    def __init__(self, explorer):
+    def __init__(self, explorer, picks=None):  # picks: tools.Picks; BFS's controls are the Explorer's own
         self.ex = explorer
         self.prov: Provenance | None = None
         self.level_source = ColumnDataSource({c: [] for c in LEVEL_COLUMNS}, name="duplicate_levels")

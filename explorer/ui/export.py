@@ -21,6 +21,7 @@ import ipywidgets as W
 
 from ..stats import LEVEL_FIELDS, RunResult, write_text_atomic
 from .report import write_report
+from .sssp_view import BFS
 from .tools import esc, status_html
 
 #: Runs the HTML report plots (one colour each); the JSON and CSV hold every run.
@@ -32,7 +33,7 @@ RUN_COLUMNS = ("run", "graph", "source", "technique", "knobs", "device", "backen
 def session_runs(explorer) -> list[tuple[str, RunResult]]:
     """The Explorer's runs, then the Comparison panel's and the Duplicates panel's (when built)."""
     runs = list(explorer.history)
-    panels = explorer.tools.built() if hasattr(explorer, "tools") else {}
+    panels = explorer.tools.built(BFS) if hasattr(explorer, "tools") else {}
     compare = panels.get("Comparison")
     if compare is not None:
         runs += [(f"compare {label}", r) for label, r in compare.results]
@@ -89,7 +90,7 @@ def export_session(runs: list[tuple[str, RunResult]], folder, graph_stats: dict 
 
 
 class ExportPanel(W.VBox):
-    def __init__(self, explorer):
+    def __init__(self, explorer, picks=None):  # picks: tools.Picks; BFS's runs are the Explorer's own
         self.ex = explorer
         self.folder = W.Text(value="bfs4k-export", description="folder", layout=W.Layout(width="360px"),
                              tooltip="where the files go (made if missing; files of the same names are replaced)")
@@ -116,7 +117,7 @@ class ExportPanel(W.VBox):
         runs = session_runs(self.ex)
         names = list(dict.fromkeys(r.graph for _, r in runs))
         stats = {n: self.ex._graph_stats_by_name(n) for n in names}
-        sweep_panel = self.ex.tools.built().get("Tuning")
+        sweep_panel = self.ex.tools.built(BFS).get("Tuning")
         sweep = sweep_panel.result if sweep_panel is not None else None
         paths = export_session(runs, self.folder.value, {n: s for n, s in stats.items() if s}, sweep)
         self.status.value = status_html(f"{len(runs)} runs written: " + ", ".join(str(p) for p in paths.values()),

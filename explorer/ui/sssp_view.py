@@ -11,6 +11,7 @@ while a run streams. No kernel module is imported here.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import math
 import time
@@ -43,7 +44,11 @@ FIGURES = {
     "bucket": ("Δ-stepping's bucket b being settled (distances in [bΔ, (b+1)Δ)); other techniques have none",
                "bucket b",
                [("bucket_plot", "bucket", "solid")]),
+    "time": ("Time per iteration (GPU time; the host's clock under the simulator)", "ms",
+             [("time_ms", "time", "solid")]),
 }
+#: Figures on a linear y axis (the others are log: counts span orders of magnitude).
+LINEAR = ("bucket", "time")
 TIPS = [("run", "@run"), ("iteration", "@iteration"), ("phase", "@phase"), ("frontier in", "@frontier_in"),
         ("relaxations", "@relaxations"), ("improvements", "@improvements"), ("frontier out", "@frontier_out"),
         ("bucket", "@bucket_plot"), ("time", "@time_ms{0.000} ms")]
@@ -75,15 +80,18 @@ class IterationStream:
     def __init__(self, fig_width: int = 450, max_runs: int = MAX_RUNS):
         x_range = DataRange1d(range_padding=0.05)
         self.figures = {}
+        hovers, legends = {}, {}  # kept here: a figure's select() walks every model it holds
         for name, (title, ylabel, _) in FIGURES.items():
             fig = figure(title=title, width=fig_width, height=300, tools="pan,box_zoom,wheel_zoom,reset,save",
-                         x_range=x_range, y_axis_type="linear" if name == "bucket" else "log")
+                         x_range=x_range, y_axis_type="linear" if name in LINEAR else "log")
             fig.title.text_font_size = "9pt"
             fig.xaxis.axis_label = "iteration"
             fig.yaxis.axis_label = ylabel
-            fig.add_layout(Legend(items=[], click_policy="hide", name="runs", label_text_font_size="8pt",
-                                  spacing=1, padding=2), "below")
-            fig.add_tools(HoverTool(renderers=[], tooltips=TIPS))
+            legends[name] = Legend(items=[], click_policy="hide", name="runs", label_text_font_size="8pt",
+                                   spacing=1, padding=2)
+            fig.add_layout(legends[name], "below")
+            hovers[name] = HoverTool(renderers=[], tooltips=TIPS)
+            fig.add_tools(hovers[name])
             self.figures[name] = fig
         self.slots = []  # [source, {figure: legend item}, label]
         for i in range(max_runs):
@@ -97,9 +105,9 @@ class IterationStream:
                     rs.append(fig.line("iteration", col, source=src, color=color, line_width=2, line_dash=dash,
                                        visible=False))
                     rs.append(fig.scatter("iteration", col, source=src, color=color, size=6, visible=False))
-                fig.select_one(HoverTool).renderers = [*fig.select_one(HoverTool).renderers, *rs[1::2]]
+                hovers[name].renderers = [*hovers[name].renderers, *rs[1::2]]
                 item = LegendItem(label="", renderers=rs, visible=False)
-                fig.select_one({"name": "runs"}).items.append(item)
+                legends[name].items.append(item)
                 items[name] = item
             self.slots.append([src, items, None])
         self.table_source = ColumnDataSource({c: [] for c in COLUMNS})
@@ -230,17 +238,13 @@ class ShortestPathsPanel:
         from ..engine import Session
         from ..reference.sssp import check_sssp_result
         from ..sssp import make_knobs, run_sssp
-        from ..sssp.weights import UnweightedGraphError
 
         ex = self.ex
         tech = self.technique.value
         knobs = make_knobs(tech, self.knob_values())
         g = ex.current_graph()
         unit = self.unit_weights.value
-        if g.weights is None and not unit:
-            raise UnweightedGraphError(
-                f"graph {g.name!r} has no weights: pick a generator with weights=integer or uniform, load a "
-                "weighted file, or tick 'unit weights' (every arc then weighs 1)")
+        check_weights(g, unit)
         if ex._session is None or ex._session.graph is not g:
             if ex._session is not None:
                 ex._session.close()
@@ -306,6 +310,25 @@ class ShortestPathsPanel:
             + "</tr>" + "".join(rows) + "</table></div>"
             f"<p>Last run's check against scipy.sparse.csgraph: {_esc(line)}</p>"
             f"<p>Last run's distances (first vertices, the graph's ids): {_esc(distance_preview(last))}</p></div>")
+
+
+def check_weights(graph, unit: bool) -> None:
+    """Refuse a graph without weights, unless unit weights are asked for, saying what to do."""
+    from ..sssp.weights import UnweightedGraphError
+
+    if graph.weights is None and not unit:
+        raise UnweightedGraphError(
+            f"graph {graph.name!r} has no weights: pick a generator with weights=integer or uniform, load a "
+            "weighted file, or tick 'unit weights' (every arc then weighs 1)")
+
+
+def weighted_graph(graph, unit: bool):
+    """The graph whose weights a shortest-path run reads: itself, or with unit weights a copy of
+    it whose every arc weighs 1, named so (its own weights, if any, ignored)."""
+    check_weights(graph, unit)
+    if not unit:
+        return graph
+    return dataclasses.replace(graph, weights=np.ones(graph.num_arcs), name=f"{graph.name} (unit weights)")
 
 
 def distance_preview(result, count: int = 12) -> str:

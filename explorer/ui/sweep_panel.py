@@ -1,5 +1,6 @@
 """The Tuning panel: sweep one or two knobs of the Explorer's technique on its graph and source
-(explorer.sweep does the work), watch a progress bar with the time left, read the line (one knob)
+(explorer.sweep does the work; in shortest-paths mode the SSSP technique's knobs, each run checked
+against scipy), watch a progress bar with the time left, read the line (one knob)
 or heatmap (two knobs) of median times, apply the best setting in one click, save and reopen
 sweeps as JSON.
 
@@ -22,12 +23,11 @@ from bokeh.plotting import figure
 from .live import LiveBokehModel
 from .. import backend
 from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPoint, SweepResult, check_sweep_size,
-                     load_sweep, plan_sweep, run_sweep)
-from ..techniques import knobs_of
+                     load_sweep, plan_sweep, problem_of, run_sweep)
 from .cli_input import parse_knob_values
 from .layout import button_px, fit_description, labelled, text_px
-from .report import changed_knobs
-from .tools import TABLE_CSS, Worker, esc, html_table, picked_source, status_html
+from .sssp_view import BFS
+from .tools import TABLE_CSS, Picks, Worker, esc, html_table, picked_source, status_html
 from .widgets import USER_ERRORS
 
 NONE = "(none)"
@@ -86,7 +86,8 @@ class SweepPlot:
     `add(point)` streams a finished point; `mark_best(point, ties)` rings the best one and the
     points within noise of it. Legends sit outside the data."""
 
-    def __init__(self, technique: str, axes: dict, width: int = 560, height: int = 360, simulated: bool = False):
+    def __init__(self, technique: str, axes: dict, width: int = 560, height: int = 360, simulated: bool = False,
+                 what: str = "BFS"):
         self.names = list(axes)
         if len(self.names) not in (1, 2):
             raise ValueError(f"a sweep plot shows one or two swept knobs, not {len(self.names)}")
@@ -95,7 +96,7 @@ class SweepPlot:
         self.failed = ColumnDataSource(_columns([]), name="sweep_failed")
         self.best = ColumnDataSource(_columns([]), name="sweep_best")
         self.ties = ColumnDataSource(_columns([]), name="sweep_ties")
-        title = f"{technique}: median BFS time per setting" + (" (simulated on the CPU, not GPU times)"
+        title = f"{technique}: median {what} time per setting" + (" (simulated on the CPU, not GPU times)"
                                                                 if simulated else "")
         items = []
         if len(self.names) == 1:
@@ -111,7 +112,7 @@ class SweepPlot:
                                line_color="black")
             # Failed points: an x on the axis, the reason in the hover.
             fail = fig.scatter("x", 0, source=self.failed, size=11, marker="x", line_color="#b00020", line_width=2)
-            fig.yaxis.axis_label = "median BFS time (ms)"
+            fig.yaxis.axis_label = f"median {what} time (ms)"
             fig.y_range.start = 0
             self.mapper = None
             fig.add_tools(HoverTool(renderers=[pts, fail], tooltips=_TIPS))
@@ -152,7 +153,8 @@ class SweepPlot:
     @classmethod
     def of(cls, result: SweepResult, **kw) -> "SweepPlot":
         """The plot of a finished (or reopened) sweep, its best point and its ties marked."""
-        plot = cls(result.technique, result.axes, simulated=result.simulated, **kw)
+        what = "shortest-path" if result.problem == "sssp" else "BFS"
+        plot = cls(result.technique, result.axes, simulated=result.simulated, what=what, **kw)
         for p in result.points:
             plot.add(p)
         plot.mark_best(result.best, result.within_noise_of_best())
@@ -189,8 +191,9 @@ class SweepPlot:
 class SweepPanel(W.VBox):
     """Controls, progress, plot, ranked table and files of knob sweeps over the Explorer's picks."""
 
-    def __init__(self, explorer):
+    def __init__(self, explorer, picks: Picks | None = None):
         self.ex = explorer
+        self.picks = picks or Picks(explorer, BFS)  # the problem's technique and knobs in the Explorer
         self.result: SweepResult | None = None
         self.plot: SweepPlot | None = None
         self.worker = Worker(self._show_error)
@@ -244,7 +247,7 @@ class SweepPanel(W.VBox):
         self.save_button.on_click(lambda _: self._clicked(lambda: self.save_sweep(self.path.value)))
         self.open_button.on_click(lambda _: self._clicked(lambda: self.open_sweep(self.path.value)))
         self.mode.observe(lambda _: self._sync_mode(), names="value")
-        explorer.technique.observe(lambda _: self._refresh_knobs(), names="value")
+        self.picks.technique.observe(lambda _: self._refresh_knobs(), names="value")
         self._refresh_knobs()
         self._sync_mode()
         label = max(text_px(w.description) for w in (self.knob1, self.knob2))
@@ -252,8 +255,7 @@ class SweepPanel(W.VBox):
             W.HTML(TABLE_CSS + "<small>Sweep one knob (a line) or two (a heatmap) of the Explorer's technique on its "
                    "graph and source. Each point is the median of its repeats, uninstrumented, with the range of "
                    "its runs; settings whose ranges overlap are within noise of each other: the sweep does not "
-                   "tell them apart. Every run is checked against the CPU reference. The other knobs keep the "
-                   "Explorer's values.</small>"),
+                   f"tell them apart. {self._checked_words()} The other knobs keep the Explorer's values.</small>"),
             W.HBox([labelled(self.knob1, label), self.values1]),
             W.HBox([labelled(self.knob2, label), self.values2]),
             W.HBox([self.mode, self.samples, self.points, self.repeats]),
@@ -271,8 +273,14 @@ class SweepPanel(W.VBox):
         except backend.NoGPUError:
             return True
 
+    def _checked_words(self) -> str:
+        if self.picks.shortest_paths:
+            return ("Every run's distances are checked against scipy's (the graph's weights, or unit weights when "
+                    "ticked).")
+        return "Every run is checked against the CPU reference."
+
     def _refresh_knobs(self) -> None:
-        names = [s.name for s in knobs_of(self.ex.technique.value).specs()]
+        names = [s.name for s in self.picks.knobs_of(self.picks.technique.value).specs()]
         self.knob1.options = names or [NONE]
         self.knob1.value = self.knob1.options[0]  # ipywidgets leaves a drop-down blank when its options change
         self.knob2.options = [NONE, *names]
@@ -310,7 +318,8 @@ class SweepPanel(W.VBox):
             if knob in axes:
                 raise ValueError(f"knob {knob} is chosen twice: pick two different knobs, or none as the second")
             items = [v for v in (x.strip() for x in values.split(",")) if v]
-            axes[knob] = [parse_knob_values(technique, [f"{knob}={v}"])[knob] for v in items] or None
+            Knobs = self.picks.knobs_of(technique)
+            axes[knob] = [parse_knob_values(technique, [f"{knob}={v}"], Knobs)[knob] for v in items] or None
         return axes
 
     def run_sweep(self, knob1: str | None = None, values1: str | None = None, knob2: str | None = None,
@@ -322,15 +331,16 @@ class SweepPanel(W.VBox):
                               (self.values2, values2), (self.mode, mode), (self.repeats, repeats)):
             if value is not None:
                 widget.value = value
-        technique = self.ex.technique.value
+        technique = self.picks.technique.value
         axes = self._axes(technique)
-        base = {k: v for k, v in changed_knobs(technique, self.ex.knob_values()).items() if k not in axes}
+        base = {k: v for k, v in self.picks.changed_knobs(technique, self.picks.knob_values()).items()
+                if k not in axes}
         plan = plan_sweep(technique, axes, mode=self.mode.value, samples=self.samples.value, base=base,
-                          points_per_axis=self.points.value)
-        graph = self.ex.current_graph()
+                          points_per_axis=self.points.value, problem=self.picks.sweep_problem)
+        graph = self._graph()
         check_sweep_size(graph, plan, self.repeats.value)  # refused here, with the reason, before anything runs
         source = picked_source(self.ex)
-        self.plot = SweepPlot(technique, plan.axes, simulated=self._simulator())
+        self.plot = SweepPlot(technique, plan.axes, simulated=self._simulator(), what=self.picks.what)
         self.plot_box.children = [LiveBokehModel(self.plot.figure)]
         self.result = None
         self.apply_button.disabled = self.save_button.disabled = True
@@ -352,6 +362,16 @@ class SweepPanel(W.VBox):
             return None
         return job()
 
+    def _graph(self):
+        """The Explorer's graph; for shortest paths its weights, or unit weights when ticked there
+        (the graph then named so), or the reason it has none."""
+        graph = self.ex.current_graph()
+        if not self.picks.shortest_paths:
+            return graph
+        from .sssp_view import weighted_graph
+
+        return weighted_graph(graph, self.ex.sssp.unit_weights.value)
+
     def _on_progress(self, p) -> None:
         self.progress.max, self.progress.value = p.total, p.done
         self.progress_text.value = f"<small>{esc(p)}</small>"
@@ -371,6 +391,7 @@ class SweepPanel(W.VBox):
         self.best_text.value = f"<span style='color:{color}'>{esc(verdict.text)}</span>"
         self.apply_button.description = "Apply best" if verdict.measured or best is None else "Apply fastest median"
         ties = {id(p) for p in verdict.ties}
+        steps = problem_of(result.problem).steps  # what a run's records count: levels or iterations
         rows = []
         for rank, p in enumerate(result.ranked(), 1):
             note = ("best" if p is best else TIE_WORDS if id(p) in ties else
@@ -380,12 +401,12 @@ class SweepPanel(W.VBox):
                          "fastest ms": f"{p.min_ms:.3f}" if p.times_ms else "–",
                          "slowest ms": f"{p.max_ms:.3f}" if p.times_ms else "–",
                          "runs": len(p.times_ms), "kernels ms": f"{p.median_kernel_ms:.3f}" if p.kernel_ms else "–",
-                         "levels": p.levels if p.levels is not None else "–", "against the best": note,
+                         steps: p.levels if p.levels is not None else "–", "against the best": note,
                          "check": p.status()})
-        cols = ["#", *result.axes, "median ms", "fastest ms", "slowest ms", "runs", "kernels ms", "levels",
+        cols = ["#", *result.axes, "median ms", "fastest ms", "slowest ms", "runs", "kernels ms", steps,
                 "against the best", "check"]
         self.table.value = html_table(rows, cols, numeric={"#", "median ms", "fastest ms", "slowest ms", "runs",
-                                                           "kernels ms", "levels"})
+                                                           "kernels ms", steps})
         what = f"{result.technique} on {result.graph} from {result.source_text}{origin}"
         kind = "ok" if best is not None else "error"
         self._set_status(f"sweep of {what}: {len(result.points)} settings" + (" (stopped early)" if result.stopped
@@ -395,9 +416,12 @@ class SweepPanel(W.VBox):
         """Set the Explorer's technique and knobs to the sweep's best setting; returns them."""
         if self.result is None or self.result.best is None:
             raise ValueError("no sweep with a correct setting to apply: run or open a sweep first")
+        if self.result.problem != self.picks.sweep_problem:
+            raise ValueError(f"this sweep is of {self.result.technique}, a {self.result.problem} technique; switch "
+                             "the Explorer's problem to apply it")
         knobs = self.result.best_knobs()
-        self.ex.technique.value = self.result.technique
-        self.ex.set_knobs(knobs)
+        self.picks.technique.value = self.result.technique
+        self.picks.set_knobs(knobs)
         verdict = self.result.verdict()
         self._set_status(f"the Explorer now uses {self.result.technique} with "
                          + ", ".join(f"{k}={v}" for k, v in knobs.items())

@@ -2,6 +2,9 @@
 of its own module built the first time its tab opens (Tuning's at once: it is the tab shown
 first), or by `tabs.panel(name)` from code, working
 on what the Explorer has picked: graph, source, technique, knobs, and its runs for the export.
+Each problem (BFS, shortest paths) has its own panels: the tabs show those of the problem
+chosen (sssp_tools.py holds the shortest-path Comparison and Duplicates, sssp_report.py its Export; Tuning is one
+panel class for both), and a panel reads the Explorer through `Picks`, its problem's controls.
 
     ex = Explorer(graph="bfs4k_fig2")
     ex.tools.panel("tuning").run_sweep(...)     # what the panel's button does, from code
@@ -14,12 +17,21 @@ from typing import Callable
 
 import ipywidgets as W
 
-#: Tab title -> (module, class) of its panel; each class takes the Explorer.
+from .sssp_view import SHORTEST_PATHS
+
+#: Tab title -> (module, class) of its panel, by problem; each class takes the Explorer and
+#: the problem's Picks.
 PANELS = {
     "Tuning": ("sweep_panel", "SweepPanel"),
     "Comparison": ("compare", "ComparePanel"),
     "Duplicates": ("duplicates_panel", "DuplicatesPanel"),
     "Export": ("export", "ExportPanel"),
+}
+SSSP_PANELS = {
+    "Tuning": ("sweep_panel", "SweepPanel"),
+    "Comparison": ("sssp_tools", "SSSPComparePanel"),
+    "Duplicates": ("sssp_tools", "SSSPDuplicatesPanel"),
+    "Export": ("sssp_report", "SSSPExportPanel"),
 }
 _KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison", "duplicates": "Duplicates",
          "export": "Export"}
@@ -28,51 +40,111 @@ _KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison"
 class ToolTabs(W.Tab):
     """One tab per panel; a panel is built when its tab is first selected. The first tab's is
     built at once and shown: the browser shows the first tab even when none is selected, and a
-    click on it then changes nothing, so a panel built on selection would never show."""
+    click on it then changes nothing, so a panel built on selection would never show. The tabs
+    hold the panels of the Explorer's problem; switching it swaps them whole (each problem's
+    panels keep their own runs), so nothing of one problem shows in the other's."""
 
     def __init__(self, explorer):
         self.explorer = explorer
-        self._panels: dict = {}
+        self._panels: dict = {}  # (problem, title) -> panel
         super().__init__([W.VBox() for _ in PANELS], titles=tuple(PANELS), selected_index=0)
         self.panel(next(iter(PANELS)))
         self.observe(self._on_select, names="selected_index")
+        explorer.problem.observe(lambda _: self._show_problem(), names="value")
+
+    @property
+    def problem(self) -> str:
+        return self.explorer.problem.value
 
     def panel(self, name: str):
-        """The panel of tab `name` ('tuning', 'comparison', 'duplicates', 'export'), built on first use."""
+        """The panel of tab `name` ('tuning', 'comparison', 'duplicates', 'export') of the
+        Explorer's problem, built on first use."""
         title = _KEYS.get(name.lower())
         if title is None:
             raise ValueError(f"no tool tab {name!r}; tabs: {', '.join(k for k in _KEYS if k != 'compare')}")
-        if title not in self._panels:
+        key = (self.problem, title)
+        if key not in self._panels:
             import importlib
 
-            module, cls = PANELS[title]
-            panel = getattr(importlib.import_module(f"{__package__}.{module}"), cls)(self.explorer)
+            module, cls = (SSSP_PANELS if self.problem == SHORTEST_PATHS else PANELS)[title]
+            picks = Picks(self.explorer, self.problem)
+            panel = getattr(importlib.import_module(f"{__package__}.{module}"), cls)(self.explorer, picks)
             name_the_untitled(panel)
             if hasattr(panel, "apply_button"):  # what a panel sets in the Explorer is said there too
                 panel.apply_button.on_click(lambda _: self._confirm_applied(panel))
-            self._panels[title] = panel
+            self._panels[key] = panel
             self.children[list(PANELS).index(title)].children = [panel]
-        return self._panels[title]
+        return self._panels[key]
 
-    def built(self) -> dict:
-        """The panels built so far, by tab title."""
-        return dict(self._panels)
+    def built(self, problem: str | None = None) -> dict:
+        """The panels built so far of `problem` (the Explorer's), by tab title."""
+        problem = problem or self.problem
+        return {title: p for (prob, title), p in self._panels.items() if prob == problem}
+
+    def _show_problem(self) -> None:
+        """The tabs show the chosen problem's panels (the selected one built now)."""
+        for i, title in enumerate(PANELS):
+            panel = self._panels.get((self.problem, title))
+            self.children[i].children = [panel] if panel is not None else []
+        if self.selected_index is not None:
+            self.panel(list(PANELS)[self.selected_index])
 
     def _confirm_applied(self, panel) -> None:
         """After a panel's Apply: the Explorer's status line (beside its Run button) says what it
         now uses, and its knobs open to show them."""
         result = getattr(panel, "result", None)
         best = getattr(result, "best", None)
-        if best is None or self.explorer.technique.value != result.technique:
+        if best is None or panel.picks.technique.value != result.technique:
             return  # nothing was applied: the panel's status line says why
         knobs = ", ".join(f"{k}={v}" for k, v in best.knobs.items())
         self.explorer._set_status(f"Tuning tab applied: {result.technique} with {knobs} (in Knobs below); "
                                   "press Run to use them", "ok")
-        self.explorer.knobs_panel.selected_index = 0
+        panel.picks.knobs_panel.selected_index = 0
 
     def _on_select(self, change) -> None:
         if change["new"] is not None:
             self.panel(list(PANELS)[change["new"]])
+
+
+class Picks:
+    """A problem's controls in the Explorer, as a tool panel reads and sets them: the technique
+    control, the knob controls, values and declarations, and the problem's name in a sweep."""
+
+    def __init__(self, explorer, problem: str):
+        self.problem = problem
+        self.shortest_paths = problem == SHORTEST_PATHS
+        self._owner = explorer.sssp if self.shortest_paths else explorer  # ShortestPathsPanel or Explorer
+        self.sweep_problem = "sssp" if self.shortest_paths else "bfs"  # explorer.sweep.PROBLEMS
+        self.what = "shortest-path" if self.shortest_paths else "BFS"  # a run of it, in words
+        self.steps = "iterations" if self.shortest_paths else "levels"
+
+    @property
+    def technique(self) -> W.Dropdown:
+        return self._owner.technique
+
+    @property
+    def knob_widgets_of(self) -> dict:
+        return self._owner.knob_widgets_of
+
+    @property
+    def knobs_panel(self) -> W.Accordion:
+        return self._owner.knobs_panel
+
+    def knob_values(self) -> dict:
+        return self._owner.knob_values()
+
+    def set_knobs(self, values: dict) -> None:
+        self._owner.set_knobs(values)
+
+    def knobs_of(self, technique: str):
+        from ..sweep import problem_of
+
+        return problem_of(self.sweep_problem).knobs_of(technique)
+
+    def changed_knobs(self, technique: str, knobs: dict) -> dict:
+        """The knobs that differ from the technique's defaults (the rest go without saying)."""
+        defaults = self.knobs_of(technique).defaults()
+        return {k: v for k, v in dict(knobs).items() if defaults.get(k, object()) != v}
 
 
 # ------------------------------------------------------------------ what the panels share
