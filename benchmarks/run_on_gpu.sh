@@ -20,6 +20,8 @@
 #   bitmap-phases  bitmap-direction: the floor, a level's phases (a timing build), streamed levels
 #   fuzz        random graphs, roots and knobs, every result checked
 #   sssp        weighted shortest paths beside scipy and Gunrock's SSSP (.gunrock/sssp_bin), Floyd-Warshall
+#   scale       many searches and a sweep over 1, 2 and 4 GPUs through Dask (a 4-GPU host; dask and
+#               distributed carried as wheels where missing)
 #   notebooks   every notebook through nbclient (needs nbclient, ipykernel, ipywidgets and bokeh,
 #               carried as wheels where the machine lacks them)
 # Bokeh and ipywidgets may be missing on a GPU machine: their tests skip themselves.
@@ -74,6 +76,7 @@ for part in "$@"; do
         bitmap) bench bitmap-direction 540 bitmap_direction table roots instrument ;;
         bitmap-phases) bench bitmap-direction-phases 300 bitmap_direction compile floor phases streaming ;;
         sssp) bench sssp 480 sssp ;;
+        scale) bench scale-out 570 scale_out --gpus 1 2 4 ;;
         fuzz) run fuzz 420 python3 -m benchmarks.tools.fuzz --runs 1500 --multi 0.2 --seed "$(date +%s)" \
                   --json "$out/fuzz.json" ;;
         notebooks) run notebooks 300 python3 -m benchmarks.tools.notebooks --out "$out/notebooks" ;;
