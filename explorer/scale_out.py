@@ -114,8 +114,14 @@ class GPUCluster:
         specs = {name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1", "dashboard": False,
                                                   "silence_logs": logging.ERROR}}
                  for name, env in envs.items()}
-        self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {
-            "host": "127.0.0.1", "dashboard": False}}, silence_logs=logging.ERROR)
+        import dask
+
+        # A simulated kernel holds its worker's GIL for seconds: its heartbeats stop, and the scheduler
+        # would take the busy worker for dead (and re-run its task) after worker-ttl.
+        ttl = {"distributed.scheduler.worker-ttl": None} if self.simulator else {}
+        with dask.config.set(ttl):
+            self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {
+                "host": "127.0.0.1", "dashboard": False}}, silence_logs=logging.ERROR)
         self.client = dist.Client(self.cluster)
 
     @property

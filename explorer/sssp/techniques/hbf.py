@@ -1,5 +1,5 @@
 """h-bf: H-BF (Busato & Bombieri, TPDS 2015; the chapter's §3.2): frontier Bellman-Ford on BFS-4K's
-load balancing (dynamic virtual warps, K1 by BFS-4K §7's rule unless set, heavy vertices' arcs
+load balancing (dynamic virtual warps of at least K1 lanes, heavy vertices' arcs
 walked by a grid of their own), a 64-bit atomic min on a packed (distance, parent) word for the
 arcs that beat a plain read of it, duplicate removal and edge classification
 (explorer.sssp.operators.RelaxLoop, kernels/sssp/relax.py)."""
@@ -26,8 +26,9 @@ class HBFKnobs(KnobSet):
     K1: int = knob(KnobSpec(
         "K1", "minimum dynamic virtual warp size: W = pow2_floor(#ResThreads / |F|) clamped to [K1, 32] lanes "
         "share a frontier vertex's arcs; 0 takes BFS-4K §7's rule from the graph's out-degrees (mean or deviation "
-        ">= 48: 32; >= 16 or 24: 16; >= 8 or 12: 8; else 4), so a Kronecker graph's many mid-degree vertices get a "
-        "whole warp and a road network 4 lanes", 0, choices=(0, 1, 2, 4, 8, 16, 32), section="BFS-4K §5.2, §7"))
+        ">= 48: 32; >= 16 or 24: 16; >= 8 or 12: 8; else 4). 4 by default: on an H200 the rule's 32 lanes took "
+        "Kronecker 20 from 8.3 to 13.0 ms (benchmarks/results/NVIDIA_H200/sssp.md)", 4,
+        choices=(0, 1, 2, 4, 8, 16, 32), section="BFS-4K §5.2, §7"))
     heavy_degree: int = knob(KnobSpec(
         "heavy_degree", "a frontier vertex of at least this out-degree is set aside and its arcs are walked by a "
         "grid of their own, K3 arcs a thread (BFS-4K's child grids, launched by the host: Numba has no dynamic "
