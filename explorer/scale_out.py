@@ -129,6 +129,8 @@ class GPUCluster:
         return len(self.client.scheduler_info()["workers"])
 
     def close(self) -> None:
+        for key in [k for k in _SCATTERED if k[0] == self.client.id]:
+            del _SCATTERED[key]
         self.client.close()
         self.cluster.close()
 
@@ -180,6 +182,20 @@ def _run_chunk(graph, rows: np.ndarray, application, options: dict, chunk: int, 
 
 # ------------------------------------------------------------------ on the caller
 
+_SCATTERED: dict = {}  # (client id, id(graph)) -> (graph, its future): the graph sent once per client
+
+
+def scattered(client, graph):
+    """The graph on every worker, sent once per client: later runs reuse the same copy, so each
+    worker's Session (the graph on its GPU) outlives a run instead of uploading it again."""
+    key = (client.id, id(graph))
+    held = _SCATTERED.get(key)
+    if held is None or held[0] is not graph:
+        held = (graph, client.scatter(graph, broadcast=True))
+        _SCATTERED[key] = held
+    return held[1]
+
+
 def split(sources: np.ndarray, chunks: int, multiple: int = 1) -> list[tuple[int, int]]:
     """[lo, hi) row ranges of about equal size, `chunks` of them at most, each a multiple of
     `multiple` rows but the last."""
@@ -229,7 +245,7 @@ class DistributedManyRun:
 
         from .multisearch.records import Progress
 
-        g = self.client.scatter(self.graph, broadcast=True)  # once per worker, not once per chunk
+        g = scattered(self.client, self.graph)
         app = self.app.name if _by_name(self.app) else self.app
         futures = [self.client.submit(_run_chunk, g, self.sources[lo:hi], app, self.options, i, self._hook,
                                       pure=False, key=f"bfs4k-many-{id(self)}-{i}")
@@ -313,7 +329,7 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
     SweepPoint, device)` as points finish."""
     from distributed import as_completed
 
-    g, exp = client.scatter([graph, expected], broadcast=True)
+    g, exp = scattered(client, graph), client.scatter(expected, broadcast=True)
     futures = {client.submit(_sweep_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False): i
                for i in range(len(plan.points))}
     for fut in as_completed(list(futures)):

@@ -128,3 +128,14 @@ def test_chunks_are_even_and_whole_words_where_asked():
     assert split(s, 4) == [(0, 75), (75, 150), (150, 225), (225, 300)]
     assert split(s, 4, 64) == [(0, 128), (128, 256), (256, 300)]
     assert split(s[:3], 8) == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_a_second_run_reuses_the_graph_already_on_the_workers(cluster, graph, monkeypatch):
+    """The graph is sent to the workers once per client: a second run neither sends it again nor
+    makes the workers' Sessions upload it again."""
+    run_many(graph, "all", "closeness", client=cluster).complete()
+    sent = []
+    scatter = cluster.client.scatter
+    monkeypatch.setattr(cluster.client, "scatter", lambda *a, **k: sent.append(a) or scatter(*a, **k))
+    run_many(graph, "all", "closeness", client=cluster).complete()
+    assert sent == []
