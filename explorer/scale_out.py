@@ -165,10 +165,9 @@ def _select_backend() -> None:
     backend.select("simulator" if backend.simulator_requested() else "gpu")
 
 
-def _run_chunk(graph, rows: np.ndarray, application, options: dict, chunk: int, hook=None) -> dict:
+def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, chunk: int, hook=None) -> dict:
     """One chunk of a run_many on this worker: the application's raw arrays and its records."""
     from .graphs import Vertices
-    from .multisearch.run import run_many
 
     _select_backend()
     if hook is not None:
@@ -213,7 +212,7 @@ class DistributedManyRun:
     _result = None
 
     def __init__(self, client, graph, sources: np.ndarray, app, options: dict, chunks: int | None,
-                 on_progress: Callable | None, hook=None):
+                 on_progress: Callable | None, hook=None, *, run_many: Callable, concat: Callable):
         self.client, self.graph, self.sources, self.app, self.options = client, graph, sources, app, options
         workers = max(1, len(client.scheduler_info()["workers"]))
         if chunks is not None and (isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1):
@@ -222,6 +221,7 @@ class DistributedManyRun:
         self.ranges = split(sources, 4 * workers if chunks is None else int(chunks), words)
         self._progress = on_progress or (lambda p: None)
         self._hook = hook
+        self._run_many, self._concat = run_many, concat  # multisearch.run's: it imports this module
 
     @property
     def result(self):
@@ -247,7 +247,7 @@ class DistributedManyRun:
 
         g = scattered(self.client, self.graph)
         app = self.app.name if _by_name(self.app) else self.app
-        futures = [self.client.submit(_run_chunk, g, self.sources[lo:hi], app, self.options, i, self._hook,
+        futures = [self.client.submit(_run_chunk, self._run_many, g, self.sources[lo:hi], app, self.options, i, self._hook,
                                       pure=False, key=f"bfs4k-many-{id(self)}-{i}")
                    for i, (lo, hi) in enumerate(self.ranges)]
         parts: dict = {}
@@ -275,7 +275,8 @@ class DistributedManyRun:
         finally:
             for fut in futures:
                 fut.release()
-        self._result = merge(self.graph, self.sources, self.app, [parts[i] for i in range(len(self.ranges))])
+        self._result = merge(self.graph, self.sources, self.app, [parts[i] for i in range(len(self.ranges))],
+                             self._concat)
 
 
 def _by_name(app) -> bool:
@@ -290,19 +291,18 @@ def _shift(s, lo: int, chunk: int):
     return dataclasses.replace(s, row=s.row + lo, batch=chunk)
 
 
-def merge(graph, sources: np.ndarray, app, parts: list[dict]):
+def merge(graph, sources: np.ndarray, app, parts: list[dict], concat: Callable):
     """The chunks' raw arrays as one GPU's batches leave them (rows in source order, accumulators
     summed, run.MultiSearchRun), finished by the application once."""
     import dataclasses
 
     from .multisearch.apps import FinishContext
     from .multisearch.records import MultiSearchResult
-    from .multisearch.run import _concat
 
     values = {}
     for a in app.arrays:
         if a.scope == "search":
-            values[a.name] = _concat([p["raw"][a.name] for p in parts])
+            values[a.name] = concat([p["raw"][a.name] for p in parts])
         elif a.scope in ("run", "slot-sum"):
             values[a.name] = sum(p["raw"][a.name] for p in parts)
     searches = [s for p in parts for s in p["searches"]]
@@ -324,24 +324,22 @@ def merge(graph, sources: np.ndarray, app, parts: list[dict]):
 
 
 def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, repeats: int, warmup: int,
-                     limits, on_point: Callable) -> None:
+                     limits, on_point: Callable, run_point: Callable) -> None:
     """Each sweep point on one worker (explorer.sweep.run_sweep with client=): `on_point(i,
     SweepPoint, device)` as points finish."""
     from distributed import as_completed
 
     g, exp = scattered(client, graph), client.scatter(expected, broadcast=True)
-    futures = {client.submit(_sweep_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False): i
+    futures = {client.submit(_sweep_point, run_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False): i
                for i in range(len(plan.points))}
     for fut in as_completed(list(futures)):
         on_point(futures[fut], *fut.result())
         fut.release()
 
 
-def _sweep_point(graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):
-    from . import sweep
-
+def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):
     _select_backend()
-    return sweep.run_point(graph, source, plan, plan.points[i], repeats=repeats, warmup=warmup, limits=limits,
+    return run_point(graph, source, plan, plan.points[i], repeats=repeats, warmup=warmup, limits=limits,
                            session=_session(graph), expected=expected)
 
 

@@ -606,7 +606,7 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
                 tick(plan.points[i], repeats + warmup, sp)
 
             run_sweep_points(check_client(client), graph, src, plan, expected, repeats=repeats, warmup=warmup,
-                             limits=limits, on_point=finished)
+                             limits=limits, on_point=finished, run_point=run_point)
         for point in plan.points if client is None else ():
             if stop is not None and stop():
                 stopped = True

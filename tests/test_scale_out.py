@@ -10,7 +10,7 @@ pytest.importorskip("distributed", reason="scale-out needs dask.distributed (pip
 
 from explorer import graphs  # noqa: E402
 from explorer.multisearch import APPLICATIONS  # noqa: E402
-from explorer.multisearch.run import resolve_sources, run_many  # noqa: E402
+from explorer.multisearch.run import _concat, resolve_sources, run_many  # noqa: E402
 from explorer.scale_out import DistributedManyRun, GPUCluster, split  # noqa: E402
 from explorer.sweep import plan_sweep, run_sweep  # noqa: E402
 
@@ -89,7 +89,8 @@ def test_a_killed_workers_chunk_runs_again_and_is_merged_once(cluster, graph, tm
     sys.modules.setdefault("test_scale_out", sys.modules[__name__])
     srcs = resolve_sources(graph, "all")
     app = APPLICATIONS["closeness"]()
-    run = DistributedManyRun(cluster.client, graph, srcs, app, {"method": "warp-thread"}, 3, None, hook=functools.partial(_die_once, str(marker)))
+    run = DistributedManyRun(cluster.client, graph, srcs, app, {"method": "warp-thread"}, 3, None, hook=functools.partial(_die_once, str(marker)),
+                             run_many=run_many, concat=_concat)
     records = list(run)
     assert marker.exists()  # a worker died running chunk 1
     assert sorted(r.batch for r in records) == [0, 1, 2]

@@ -152,7 +152,8 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
             raise ValueError("session= and limits= are this process's GPU: a run over a client= uses its workers'")
         options = dict(method=method, T=T, k=k, seed=seed, block_threads=block_threads, slots=slots,
                        word_bits=word_bits, direction=direction, heavy=heavy, chunk=chunk, steps=steps)
-        return DistributedManyRun(check_client(client), graph, srcs, app, options, chunks, on_progress)
+        return DistributedManyRun(check_client(client), graph, srcs, app, options, chunks, on_progress,
+                                  run_many=run_many, concat=_concat)
     backend.check_graph_size(graph.num_arcs)
     rt = for_technique(frozenset({"gpu", "simulator"})).with_limits(limits)
     threads = block_threads or (32 if rt.kind == "simulator" else 256)
