@@ -104,7 +104,7 @@ def test_no_code_converts_a_vertex_back_to_an_id_except_at_the_boundary():
     # vertex to an id to feed an entry point (which converts it back) passes Vertex(v) instead.
     allowed = {"explorer/graphs/csr.py", "explorer/ui/cli_input.py", "explorer/ui/widgets.py", "explorer/ui/compare.py",
                "explorer/sweep.py", "explorer/ui/multisearch_view.py",  # the values view's labels
-               "explorer/ui/sssp_view.py", "explorer/ui/sssp_classroom.py",  # the shortest-path mode's text
+               "explorer/ui/sssp_view.py", "explorer/ui/sssp_classroom.py", "explorer/ui/sssp_tools.py",  # its text
                "explorer/sssp/weights.py"}  # the shortest-path errors (negative cycles and weights) name the user's ids
     calls = {str(p.relative_to(ROOT)): _calls(p) for top in ("explorer", "benchmarks") for p in (ROOT / top).rglob("*.py")}
     found = {f for f, c in calls.items() if any(_is_to_original(n) for n in c)}
