@@ -40,12 +40,10 @@ from .cli import load_graph_spec, parse_knob_values, simulator_knobs
 from .live import LiveBokehModel, load_bokehjs, refresh_views
 from .stepthrough import (ASSIGNMENT_COLUMNS, ClassroomError, Frame, Layout, StepThrough, check_size, classroom_note,
                           drawing_layout, drawn_edges, edge_path, min_spacing, replay, table_columns)
+from .tools import USER_ERRORS
 
 log = logging.getLogger("explorer")
 
-#: Input problems shown as one line in the status (as the Explorer's; KnobError, GraphError and
-#: ClassroomError are ValueErrors).
-USER_ERRORS = (ValueError, NotImplementedError, backend.BackendError, OSError)
 #: Graphs offered in the graph box (any sample name, file or gen:... spec may be typed).
 GRAPH_CHOICES = ("bfs4k_fig2", "gen:grid2d:rows=6,cols=8", "gen:kronecker:scale=6,edge_factor=4",
                  "gen:watts_strogatz:n=40,k=4,p=0.2")

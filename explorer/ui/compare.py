@@ -26,8 +26,8 @@ from ..stats import LevelStats, RunResult
 from ..techniques import Technique, implemented_techniques, make_knobs
 from .plots import LevelStream
 from .report import changed_knobs
-from .tools import TABLE_CSS, esc, html_table, picked_source, status_html
-from .widgets import PLOT_WIDTH, USER_ERRORS
+from .tools import TABLE_CSS, StatusLine, esc, html_table, picked_source
+from .widgets import PLOT_WIDTH
 
 #: Runs one comparison may hold (one colour each).
 MAX_RUNS = 10
@@ -107,7 +107,7 @@ def ranking(labelled: list[tuple[str, RunResult]]) -> list[dict]:
     return rows
 
 
-class ComparePanel(W.VBox):
+class ComparePanel(StatusLine, W.VBox):
     """Pick runs (techniques, or the Explorer's current setting), run them on one graph and source."""
 
     def __init__(self, explorer, picks=None):  # picks: tools.Picks; BFS's controls are the Explorer's own
@@ -174,15 +174,6 @@ class ComparePanel(W.VBox):
 
     def _show_entries(self) -> None:
         self.entry_list.options = [entry_label(i, t, k) for i, (t, k) in enumerate(self.entries)]
-
-    def _set_status(self, text: str, kind: str = "info") -> None:
-        self.status.value = status_html(text, kind)
-
-    def _clicked(self, action) -> None:
-        try:
-            action()
-        except USER_ERRORS + (RuntimeError,) as err:
-            self._set_status(f"{type(err).__name__}: {err}", "error")
 
     # ------------------------------------------------------------------ running
     def compare(self, entries=None) -> list[tuple[str, RunResult]]:

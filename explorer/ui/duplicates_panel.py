@@ -21,8 +21,8 @@ from .live import LiveBokehModel
 from ..duplicates import SCOPE_WORDS, SCOPES, Provenance, run_with_provenance
 from ..techniques import Technique
 from .layout import fit_description, labelled, select_px
-from .tools import TABLE_CSS, esc, html_table, picked_source, status_html
-from .widgets import PLOT_WIDTH, USER_ERRORS
+from .tools import TABLE_CSS, StatusLine, esc, html_table, picked_source
+from .widgets import PLOT_WIDTH
 
 #: Per-level columns of the panel's source (explorer.duplicates.Provenance.levels()).
 LEVEL_COLUMNS = ("level", "claims", "duplicated_vertices", "duplicates", "dup_warp", "dup_block", "dup_grid",
@@ -87,7 +87,7 @@ def frontier_sizes_figure(sequential, runs: dict, title: str, width: int = 760, 
     return fig
 
 
-class DuplicatesPanel(W.VBox):
+class DuplicatesPanel(StatusLine, W.VBox):
     def __init__(self, explorer, picks=None):  # picks: tools.Picks; BFS's controls are the Explorer's own
         self.ex = explorer
         self.prov: Provenance | None = None
@@ -127,15 +127,6 @@ class DuplicatesPanel(W.VBox):
             W.HBox([labelled(self.filter), labelled(self.sample_every), self.run_button]),
             self.status, self.notes, self.plot_box, self.filters_table, self.level_table,
             W.HBox([labelled(self.level), self.rows]), self.vertex_table])
-
-    def _set_status(self, text: str, kind: str = "info") -> None:
-        self.status.value = status_html(text, kind)
-
-    def _clicked(self, action) -> None:
-        try:
-            action()
-        except USER_ERRORS + (RuntimeError,) as err:
-            self._set_status(f"{type(err).__name__}: {err}", "error")
 
     def run(self, filter: str | None = None, sample_every: int | None = None, **kw) -> Provenance:
         """Set the given controls and run as the button does: the Explorer's graph, source and

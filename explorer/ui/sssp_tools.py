@@ -29,8 +29,8 @@ from ..knobs import KnobError
 from .live import LiveBokehModel
 from .plots import LOG_FLOOR, RUN_PALETTE
 from .sssp_view import IterationStream, check_weights
-from .tools import TABLE_CSS, esc, html_table, picked_source, status_html
-from .widgets import PLOT_WIDTH, USER_ERRORS
+from .tools import TABLE_CSS, StatusLine, esc, html_table, picked_source
+from .widgets import PLOT_WIDTH
 
 #: Runs one comparison may hold (one colour each).
 MAX_RUNS = 10
@@ -102,7 +102,7 @@ def _simulated(results) -> bool:
 SIMULATOR_WORDS = "; simulator: times are simulation times, not GPU times"
 
 
-class SSSPComparePanel(W.VBox):
+class SSSPComparePanel(StatusLine, W.VBox):
     """Pick SSSP runs (techniques, or the Explorer's setting), run them on one weighted graph and source."""
 
     def __init__(self, explorer, picks):
@@ -174,15 +174,6 @@ class SSSPComparePanel(W.VBox):
 
     def _show_entries(self) -> None:
         self.entry_list.options = [self._label(i, t, k) for i, (t, k) in enumerate(self.entries)]
-
-    def _set_status(self, text: str, kind: str = "info") -> None:
-        self.status.value = status_html(text, kind)
-
-    def _clicked(self, action) -> None:
-        try:
-            action()
-        except USER_ERRORS + (RuntimeError,) as err:
-            self._set_status(f"{type(err).__name__}: {err}", "error")
 
     # ------------------------------------------------------------------ running
     def compare(self, entries=None) -> list:
@@ -316,7 +307,7 @@ def _valid(Knobs, values) -> bool:
         return False
 
 
-class SSSPDuplicatesPanel(W.VBox):
+class SSSPDuplicatesPanel(StatusLine, W.VBox):
     """The Explorer's SSSP technique run once per duplicate-removal setting: duplicates and next
     frontiers per iteration, and the totals."""
 
@@ -344,15 +335,6 @@ class SSSPDuplicatesPanel(W.VBox):
                    "shortest-path run claims no vertex, so that view has no counterpart here: switch the problem to "
                    "BFS for it.</small>"),
             self.run_button, self.status, self.plot_box, self.table])
-
-    def _set_status(self, text: str, kind: str = "info") -> None:
-        self.status.value = status_html(text, kind)
-
-    def _clicked(self, action) -> None:
-        try:
-            action()
-        except USER_ERRORS + (RuntimeError,) as err:
-            self._set_status(f"{type(err).__name__}: {err}", "error")
 
     def run(self) -> list:
         """Run as the button does; returns (label, SSSPResult) per setting that ran."""

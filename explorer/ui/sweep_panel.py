@@ -27,8 +27,7 @@ from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPo
 from .cli_input import parse_knob_values
 from .layout import button_px, fit_description, labelled, text_px
 from .sssp_view import BFS
-from .tools import TABLE_CSS, Picks, Worker, esc, html_table, picked_source, status_html
-from .widgets import USER_ERRORS
+from .tools import TABLE_CSS, Picks, StatusLine, Worker, esc, html_table, picked_source
 
 NONE = "(none)"
 #: Columns of a sweep plot's source: one row per finished point.
@@ -188,7 +187,7 @@ class SweepPlot:
         self.ties.data = _columns([_point_row(p, self.names) for p in ties])
 
 
-class SweepPanel(W.VBox):
+class SweepPanel(StatusLine, W.VBox):
     """Controls, progress, plot, ranked table and files of knob sweeps over the Explorer's picks."""
 
     def __init__(self, explorer, picks: Picks | None = None):
@@ -292,18 +291,9 @@ class SweepPanel(W.VBox):
         self.samples.layout.display = "" if random else "none"
         self.points.layout.display = "none" if random else ""
 
-    def _set_status(self, text: str, kind: str = "info") -> None:
-        self.status.value = status_html(text, kind)
-
     def _show_error(self, err: BaseException) -> None:
-        self._set_status(f"{type(err).__name__}: {err}", "error")
+        super()._show_error(err)
         self._idle()
-
-    def _clicked(self, action) -> None:
-        try:
-            action()
-        except USER_ERRORS + (RuntimeError,) as err:
-            self._show_error(err)
 
     def _idle(self) -> None:
         self.run_button.disabled = False

@@ -17,7 +17,12 @@ from typing import Callable
 
 import ipywidgets as W
 
+from .. import backend
 from .sssp_view import SHORTEST_PATHS
+
+#: Input problems the status line explains in one line (KnobError and GraphError are ValueErrors;
+#: TechniqueNotImplemented is a NotImplementedError; BackendError covers the simulator size limit).
+USER_ERRORS = (ValueError, NotImplementedError, backend.BackendError, OSError)
 
 #: Tab title -> (module, class) of its panel, by problem; each class takes the Explorer and
 #: the problem's Picks.
@@ -173,6 +178,23 @@ def status_html(text: str, kind: str = "info") -> str:
     icon = {"info": "", "busy": "<i class='fa fa-spinner fa-spin' aria-hidden='true'></i> ", "ok": "✓ ",
             "error": "✗ "}[kind]
     return f"<span style='color:{color}'>{icon}{esc(text)}</span>"
+
+
+class StatusLine:
+    """A tool panel's status line (`self.status`, an HTML widget) and its buttons' handler: a
+    user's error (or a RuntimeError) becomes a line there instead of a traceback."""
+
+    def _set_status(self, text: str, kind: str = "info") -> None:
+        self.status.value = status_html(text, kind)
+
+    def _show_error(self, err: BaseException) -> None:
+        self._set_status(f"{type(err).__name__}: {err}", "error")
+
+    def _clicked(self, action) -> None:
+        try:
+            action()
+        except USER_ERRORS + (RuntimeError,) as err:
+            self._show_error(err)
 
 
 def html_table(rows: list[dict], columns: list[str], titles: dict | None = None, numeric: set | None = None) -> str:

@@ -37,7 +37,7 @@ from .report import graph_stats_html, summary_table_html
 from ..engine import Session
 from ..stats import RunResult
 from .tables import run_label
-from .tools import ToolTabs
+from .tools import USER_ERRORS, ToolTabs
 from ..techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
 from ..techniques.bfs4k import recommend_knobs
@@ -45,9 +45,6 @@ from ..warmup import load_for_run
 
 log = logging.getLogger("explorer")
 
-#: Input problems the status line explains in one line (KnobError and GraphError are ValueErrors;
-#: TechniqueNotImplemented is a NotImplementedError; BackendError covers the simulator size limit).
-USER_ERRORS = (ValueError, NotImplementedError, backend.BackendError, OSError)
 
 SOURCE_MODES = ("max-degree", "random", "vertex id")
 DEFAULT_GRAPH = "bfs4k_fig2"
