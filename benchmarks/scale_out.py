@@ -5,7 +5,7 @@ compared with one GPU in the same call, every result compared with the one-GPU r
     python3 -m benchmarks.scale_out --smoke          # tiny graphs, simulator workers: a check of the script
 
 Workloads (each timed on a GPUCluster of the first N GPUs, one worker a GPU, after an untimed
-run on that cluster that scatters the graph and loads the kernels):
+run on that cluster that sends the graph and loads the kernels):
   betweenness   exact betweenness of --bc-graph (every vertex a source), warp-thread;
   closeness     --closeness-sources sampled sources (seed 1) of --closeness-graph, bit-parallel;
   sweep         direction-optimizing over an 8 x 8 grid of alpha and beta on --sweep-graph from its

@@ -13,8 +13,9 @@ simulator (NUMBA_ENABLE_CUDASIM=1) the workers are CPU processes running the sim
 as each of its workers sees one GPU and runs one task at a time.
 
 run_many: the sources are split into chunks (`chunks`, default four a worker), each run on one
-worker as run_many would run it there; the graph is scattered once to every worker, which keeps
-it on its GPU (a Session) for the chunks that follow. Each chunk returns the application's raw
+worker as run_many would run it there; the graph is sent once per client (a task's result, which
+Dask recomputes if its worker dies), and each worker keeps it on its GPU (a Session) for the chunks
+that follow. Each chunk returns the application's raw
 arrays (per-search rows, and the run/slot-sum accumulators), and they are merged as one GPU's
 batches are (rows in source order, accumulators summed), then finished by the application once.
 Integer results (distances, hop counts, closeness sums, eccentricity, reachability) are identical
@@ -123,6 +124,7 @@ class GPUCluster:
             self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {
                 "host": "127.0.0.1", "dashboard": False}}, silence_logs=logging.ERROR)
         self.client = dist.Client(self.cluster)
+        self.client.wait_for_workers(len(specs), timeout=120)  # chunks spread over all of them from the first run
 
     @property
     def size(self) -> int:
@@ -184,13 +186,28 @@ def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, ch
 _SCATTERED: dict = {}  # (client id, id(graph)) -> (graph, its future): the graph sent once per client
 
 
-def scattered(client, graph):
-    """The graph on every worker, sent once per client: later runs reuse the same copy, so each
+def _held(value):
+    return value
+
+
+def sent(client, value):
+    """`value` on the workers as the result of a task, not scattered data: Dask recomputes a task's
+    result when the worker holding it dies, while scattered data would be lost with it (and every
+    chunk needing it cancelled). Workers fetch it from each other as they need it."""
+    import warnings
+
+    with warnings.catch_warnings():  # a graph is large by nature; it travels once
+        warnings.filterwarnings("ignore", message=".*[Ll]arge.*")
+        return client.submit(_held, value, pure=False)
+
+
+def on_workers(client, graph):
+    """The graph on the workers, sent once per client: later runs reuse the same copy, so each
     worker's Session (the graph on its GPU) outlives a run instead of uploading it again."""
     key = (client.id, id(graph))
     held = _SCATTERED.get(key)
-    if held is None or held[0] is not graph:
-        held = (graph, client.scatter(graph, broadcast=True))
+    if held is None or held[0] is not graph or held[1].status in ("cancelled", "error", "lost"):
+        held = (graph, sent(client, graph))
         _SCATTERED[key] = held
     return held[1]
 
@@ -245,7 +262,7 @@ class DistributedManyRun:
 
         from .multisearch.records import Progress
 
-        g = scattered(self.client, self.graph)
+        g = on_workers(self.client, self.graph)
         app = self.app.name if _by_name(self.app) else self.app
         futures = [self.client.submit(_run_chunk, self._run_many, g, self.sources[lo:hi], app, self.options, i, self._hook,
                                       pure=False, key=f"bfs4k-many-{id(self)}-{i}")
@@ -329,7 +346,7 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
     SweepPoint, device)` as points finish."""
     from distributed import as_completed
 
-    g, exp = scattered(client, graph), client.scatter(expected, broadcast=True)
+    g, exp = on_workers(client, graph), sent(client, expected)
     futures = {client.submit(_sweep_point, run_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False): i
                for i in range(len(plan.points))}
     for fut in as_completed(list(futures)):

@@ -134,9 +134,24 @@ def test_chunks_are_even_and_whole_words_where_asked():
 def test_a_second_run_reuses_the_graph_already_on_the_workers(cluster, graph, monkeypatch):
     """The graph is sent to the workers once per client: a second run neither sends it again nor
     makes the workers' Sessions upload it again."""
+    from explorer import scale_out
+
     run_many(graph, "all", "closeness", client=cluster).complete()
     sent = []
-    scatter = cluster.client.scatter
-    monkeypatch.setattr(cluster.client, "scatter", lambda *a, **k: sent.append(a) or scatter(*a, **k))
+    monkeypatch.setattr(scale_out, "sent", lambda *a: sent.append(a) or pytest.fail("the graph was sent again"))
     run_many(graph, "all", "closeness", client=cluster).complete()
     assert sent == []
+
+
+def test_the_graph_outlives_the_worker_holding_it(cluster, graph):
+    """Scattered data dies with its worker, cancelling every chunk that needs it; the graph is a
+    task's result instead, which Dask computes again."""
+    from explorer.scale_out import sent
+
+    client = cluster.client
+    held = sent(client, graph)
+    assert held.result().num_vertices == graph.num_vertices
+    holders = list(client.who_has([held])[held.key])
+    client.restart_workers(holders)
+    assert client.submit(lambda g: g.num_vertices, held, pure=False).result(timeout=120) == graph.num_vertices
+    client.wait_for_workers(2, timeout=60)
