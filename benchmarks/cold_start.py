@@ -76,27 +76,43 @@ def timed(cmd: list[str], env: dict, timeout: float, first_marker: str | None = 
                             start_new_session=True)
     watchdog = threading.Timer(timeout, _kill, (proc,))
     watchdog.start()
-    lines, first = [], None
+    lines, times, first = [], [], None
     try:
         for line in proc.stdout:
             lines.append(line.rstrip())
+            times.append(round(time.perf_counter() - start, 2))
             if first is None and first_marker and line.lstrip().startswith(first_marker):
                 first = time.perf_counter() - start
         proc.wait()
     finally:
         watchdog.cancel()
     return {"first_s": None if first is None else round(first, 2), "total_s": round(time.perf_counter() - start, 2),
-            "exit": proc.returncode, "output": lines}
+            "exit": proc.returncode, "output": lines, "times": times}
 
 
 def first_run(technique: str, env: dict, timeout: float) -> dict:
     """A first `run` of `technique` on GRAPH: seconds to its first level (the level table's first
     row: a line starting with "0 ") and to its checked result."""
-    r = timed([sys.executable, "-m", "explorer", "run", GRAPH, "--technique", technique, "--source", "0"], env,
-              timeout, first_marker="0 ")
+    r = timed([sys.executable, "-m", "benchmarks.tools.compile_log", "explorer", "run", GRAPH, "--technique",
+               technique, "--source", "0"], env, timeout, first_marker="0 ")
     ok = r["exit"] == 0 and not any("validation FAILED" in line for line in r["output"])
     return {"technique": technique, "first_level_s": r["first_s"], "result_s": r["total_s"], "exit": r["exit"],
-            "correct": ok, "tail": r["output"][-4:]}
+            "correct": ok, "tail": [x for x in r["output"] if not x.startswith("compile log")][-4:],
+            "timeline": timeline(r)}
+
+
+def timeline(r: dict) -> list[str]:
+    """Where a first run's time went: its status lines and first level row, each with the second it
+    came at, and this process's own compiles (benchmarks.tools.compile_log)."""
+    out, rows = [], 0
+    for t, line in zip(r["times"], r["output"]):
+        if line[:1] == " " and line.strip()[:1].isdigit():  # a level row: the first one only
+            rows += 1
+            if rows > 1:
+                continue
+        if line.startswith(("...", "  ...", "backend:", "graph:", "compile log", "warmup", "helpers")) or rows == 1:
+            out.append(f"{t:6.2f}  {line.strip()[:200]}")
+    return out
 
 
 def main(argv=None) -> int:
@@ -176,6 +192,9 @@ def main(argv=None) -> int:
               [[r["scenario"], r.get("first_level_s", ""), r.get("result_s", r.get("seconds")), target(r),
                 ("right" if r["correct"] else "**FAILED**") + (f"; {r['expected']}" if r.get("expected") else "")]
                for r in rows], {1, 2})]
+    for r in rows:
+        if r.get("timeline"):
+            md += ["", f"### Where the time went: {r['scenario']}", "", "```", *r["timeline"], "```"]
     harness.write_results(args.out, "cold_start", env, {"graph": GRAPH, "first_run_target_s": FIRST_RUN_TARGET_S,
                                                          "warmup_target_s": WARMUP_TARGET_S}, rows, md,
                           f"Cold start, {env['gpu']}")
