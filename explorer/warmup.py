@@ -292,7 +292,11 @@ def run_unit(unit: Unit) -> Done:
     start = time.perf_counter()
     try:
         if unit.kind == "loaders":
-            _LOADERS[unit.args[0]]()
+            from .graphs._twoform import parallel_forms
+
+            _LOADERS[unit.args[0]]()  # small inputs: the serial forms
+            with parallel_forms():  # and the forms large graphs take
+                _LOADERS[unit.args[0]]()
         elif unit.kind == "kernel":
             _compile_kernel(*unit.args)
         elif unit.kind == "technique":
@@ -513,19 +517,20 @@ def helper_count(units: int) -> int:
 #: checksum, the tokenizer, the CSR builder and checks) and for its result's check (the reference
 #: BFS and validator), with their argument types: with a core for each, helper processes compile
 #: them beside the run's kernels, a unit each (a function's callees with it), so that the graph
-#: loads from the disk cache. tests/test_warmup.py checks that a first load compiles these.
+#: loads from the disk cache. tests/test_warmup.py checks that a first load compiles these. The
+#: loaders' serial forms (explorer.graphs._twoform): a first run's graph is most often small.
 _A = "Array({}, 1, 'C', False, aligned=True)"
 _TEXT = "Array(uint8, 1, 'C', True, aligned=True)"
 _V64, _V32 = _A.format("int64"), _A.format("int32")
 FIRST_RUN_FUNCTIONS = (
-    (("explorer.graphs.cache", "_mix_sum", f"({_A.format('uint64')}, int64, uint64)"),),
+    (("explorer.graphs.cache", "_mix_sum.serial", f"({_A.format('uint64')}, int64, uint64)"),),
     (("explorer.graphs.text", "_tokenize", f"({_TEXT}, int64, int64, bool, int64)"),),
-    (("explorer.graphs.build", "_mark_and_rank", f"({_V64}, {_V64}, int64)"),),
-    (("explorer.graphs.build", "_bucket_counts", f"({_V32}, {_V32}, int64, int64, bool, bool, int64)"),),
-    (("explorer.graphs.build", "_bucket_scatter", f"({_V32}, {_V32}, int64, Array(int64, 2, 'C', False, aligned=True), "
+    (("explorer.graphs.build", "_mark_and_rank.serial", f"({_V64}, {_V64}, int64)"),),
+    (("explorer.graphs.build", "_bucket_counts.serial", f"({_V32}, {_V32}, int64, int64, bool, bool, int64)"),),
+    (("explorer.graphs.build", "_bucket_scatter.serial", f"({_V32}, {_V32}, int64, Array(int64, 2, 'C', False, aligned=True), "
                                                    f"{_V64}, bool, bool, int64, none, none)"),),
-    (("explorer.graphs.build", "_bucket_rows", f"({_V64}, {_V64}, int64, bool, int64, {_V32}, {_V64}, {_V64}, none, none)"),),
-    (("explorer.graphs.csr", "_decreases", f"({_V64},)"), ("explorer.graphs.csr", "_id_range", f"({_V32},)")),
+    (("explorer.graphs.build", "_bucket_rows.serial", f"({_V64}, {_V64}, int64, bool, int64, {_V32}, {_V64}, {_V64}, none, none)"),),
+    (("explorer.graphs.csr", "_decreases.serial", f"({_V64},)"), ("explorer.graphs.csr", "_id_range.serial", f"({_V32},)")),
     (("explorer.reference.bfs", "_self_loops_per_vertex", f"({_V64}, {_V32})"),
      ("explorer.reference.bfs", "_count_reached_arcs", f"({_V64}, {_V32}, {_A.format('bool')})"),
      ("explorer.reference.bfs", "_bfs_kernel", f"({_V64}, {_V32}, int64)"),
@@ -541,7 +546,8 @@ def function_signature(module: str, name: str, types: str) -> tuple:
 
     from numba.core import types as nt
 
-    return getattr(importlib.import_module(module), name), eval(types, {**vars(nt), "bool": nt.boolean})
+    return (functools.reduce(getattr, name.split("."), importlib.import_module(module)),
+            eval(types, {**vars(nt), "bool": nt.boolean}))
 
 
 def _compile_functions(*entries) -> None:

@@ -707,6 +707,46 @@ def test_weights_follow_their_arcs_and_merges_keep_the_smallest(case):
     assert got == best and g.weights.dtype == np.float64
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("directed,symmetrize", [(True, False), (False, False), (True, True)])
+def test_the_serial_and_parallel_forms_build_the_same_graph(weighted, directed, symmetrize):
+    """Small inputs take the builder's serial forms, large ones its parallel forms: the same graph,
+    arrays, notes and checksum, for buckets sorted by insertion (small) and by radix (large)."""
+    from explorer.graphs._twoform import parallel_forms
+
+    rng = np.random.default_rng(7)
+    for n, m in ((50, 400), (3000, 60_000), (40, 20_000)):  # buckets under 256 keys (insertion sort), then over
+        src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+        src[:m // 10] = dst[:m // 10]  # self loops
+        src[m // 10:m // 5], dst[m // 10:m // 5] = src[m // 5:3 * m // 10], dst[m // 5:3 * m // 10]  # repeats
+        w = rng.integers(-5, 50, m) / 4 if weighted else None
+        kw = dict(num_vertices=n, directed=directed, symmetrize=symmetrize, weights=w)
+        serial = G.from_edges(src, dst, **kw)
+        with parallel_forms():
+            parallel = G.from_edges(src, dst, **kw)
+        np.testing.assert_array_equal(serial.offsets, parallel.offsets)
+        np.testing.assert_array_equal(serial.indices, parallel.indices)
+        if weighted:
+            np.testing.assert_array_equal(serial.weights, parallel.weights)
+        assert serial.notes == parallel.notes
+        assert gcache.checksum({"i": serial.indices}, {}) == gcache.checksum({"i": parallel.indices}, {})
+
+
+def test_a_large_bucket_is_sorted_by_radix_and_agrees_with_a_set_construction():
+    """Buckets of 256 keys and more take the radix sort; smaller ones insertion: both sorted, merged."""
+    rng = np.random.default_rng(3)
+    n, m = 40, 20_000  # one bucket of every source: thousands of keys each
+    src, dst = rng.integers(0, n, m), rng.integers(0, n, m)
+    w = rng.integers(0, 100, m).astype(np.float64)
+    g = G.from_edges(src, dst, num_vertices=n, weights=w, drop_self_loops=False)
+    best: dict = {}
+    for u, v, x in zip(src.tolist(), dst.tolist(), w.tolist()):
+        best[u, v] = min(best.get((u, v), np.inf), x)
+    rows = np.repeat(np.arange(n), g.degrees())
+    assert dict(zip(zip(rows.tolist(), g.indices.tolist()), g.weights.tolist())) == best
+    assert all(np.all(np.diff(g.indices[g.offsets[u]:g.offsets[u + 1]]) > 0) for u in range(n))
+
+
 def test_weights_from_every_source_and_through_the_cache(cache_dir):
     g = G.from_edges([0, 1], [1, 2], weights=[2.5, 4], directed=False)
     assert g.weights.tolist() == [2.5, 2.5, 4.0, 4.0] and g.summary()["weighted"]

@@ -63,6 +63,13 @@ AFTER_WARMUP = textwrap.dedent("""
                          ("grid2d", {"rows": 30, "cols": 40}), ("grid3d", {"nx": 8, "ny": 9, "nz": 10}),
                          ("luo_scale_free", {"n": 9000}), ("watts_strogatz", {"n": 3000})]:
         gs.append(graphs.generate(kind, cache=False, **params))
+    from explorer.graphs._twoform import parallel_forms
+    with parallel_forms():  # the forms a large graph takes
+        for f in ("e.txt", "e.mtx", "e.graph"):
+            graphs.load_graph(tmp / f, cache=False)
+            graphs.load_graph(tmp / f, cache=False, directed=False)
+        graphs.generate("kronecker", cache=False, scale=9)
+        graphs.sample_graph("3elt")
     for g in gs[:4]:
         graphs.graph_stats(g)
         dist, parent = cpu_bfs(g, 0)

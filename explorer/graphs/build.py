@@ -19,6 +19,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from ._twoform import two_forms
 from .csr import MAX_VERTICES, CSRGraph, GraphError, checked_weights
 from .memory import check_memory
 
@@ -78,7 +79,7 @@ class bar_for:
 _MAX_BUCKETS_LOG2 = 11
 
 
-@numba.njit(cache=True, parallel=True)
+@two_forms
 def _bucket_counts(src, dst, shift, nb, both, drop_loops, nchunks):
     """Per-chunk bucket counts: chunk t owns edges [m*t/T, m*(t+1)/T) and its own counter row,
     so the scatter can run one chunk per thread without atomics."""
@@ -104,7 +105,7 @@ def _bucket_counts(src, dst, shift, nb, both, drop_loops, nchunks):
     return counts, loops
 
 
-@numba.njit(cache=True, parallel=True)
+@two_forms
 def _bucket_scatter(src, dst, shift, pos, keys, both, drop_loops, nchunks, w, wkeys):
     """keys[...] = (source - bucket base) << 32 | target, grouped by bucket; wkeys (None when
     unweighted) gets each key's weight at the same position."""
@@ -200,7 +201,25 @@ def _radix_pass(src, dst, start, sh, dmask, wsrc, wdst):
         start[j] += 1
 
 
-@numba.njit(cache=True, parallel=True)
+@numba.njit(cache=True)
+def _insertion_sort(keys, s, e, wkeys):
+    """Sort keys[s:e] in place, and wkeys[s:e] with them (None: unweighted). For the small buckets
+    only: it compiles in a fraction of the time np.sort's quicksort takes, which a first run waits for."""
+    for i in range(s + 1, e):
+        k = keys[i]
+        j = i - 1
+        while j >= s and keys[j] > k:
+            keys[j + 1] = keys[j]
+            j -= 1
+        keys[j + 1] = k
+        if wkeys is not None:
+            x = wkeys[i]
+            for t in range(i, j + 1, -1):
+                wkeys[t] = wkeys[t - 1]
+            wkeys[j + 1] = x
+
+
+@two_forms
 def _bucket_rows(keys, bstart, shift, merge, vbits, adj, deg, kept, wkeys, adjw):
     """Pass 2, one bucket per task: sort the bucket's keys, i.e. by (source, target), then one
     pass writes the targets to adj from bstart[b] on (skipping repeats with merge, keeping the
@@ -214,13 +233,7 @@ def _bucket_rows(keys, bstart, shift, merge, vbits, adj, deg, kept, wkeys, adjw)
         s = bstart[b]
         e = bstart[b + 1]
         if e - s < 256:
-            # A small bucket sorts faster than it clears 2048-bin histograms.
-            if wkeys is None:
-                keys[s:e].sort()
-            else:
-                order = np.argsort(keys[s:e])
-                keys[s:e] = keys[s:e][order]
-                wkeys[s:e] = wkeys[s:e][order]
+            _insertion_sort(keys, s, e, wkeys)  # faster than clearing 2048-bin histograms
         else:
             _radix_sort(keys, s, e, vbits, shift, wkeys)
         w = s
@@ -251,7 +264,7 @@ def _bucket_rows(keys, bstart, shift, merge, vbits, adj, deg, kept, wkeys, adjw)
     return removed.sum(), removed_loops.sum()
 
 
-@numba.njit(cache=True, parallel=True)
+@two_forms
 def _compact_buckets(adj, bstart, kept, newstart):
     out = np.empty(newstart[-1], adj.dtype)
     for b in prange(bstart.shape[0] - 1):
@@ -289,7 +302,7 @@ def _check_ids(arr: np.ndarray, n: int | None, what: str) -> None:
                          f"so ids must be in 0..{n - 1}")
 
 
-@numba.njit(cache=True, parallel=True)
+@two_forms
 def _mark_and_rank(src, dst, hi):
     """(sorted distinct ids, src and dst as ranks among them); linear in m + hi."""
     present = np.zeros(hi + 1, np.bool_)
@@ -320,7 +333,7 @@ def remap_ids(src: np.ndarray, dst: np.ndarray):
     hi = int(max(src.max(), dst.max()))
     if hi < 4 * src.size + (1 << 20) and hi < 2**31:
         # Dense-ish id space: mark-and-rank is linear, np.unique would sort 2m ids.
-        ids, s, d = _mark_and_rank(src, dst, hi)
+        ids, s, d = _mark_and_rank.at(src.size)(src, dst, hi)
         return (None, src, dst) if ids.size == hi + 1 else (ids, s, d)
     ids = np.unique(np.concatenate([src, dst])).astype(np.int64)
     return ids, np.searchsorted(ids, src), np.searchsorted(ids, dst)
@@ -339,7 +352,7 @@ def csr_arrays(src, dst, n, both, drop_loops, merge, bar, w=None):
     # One chunk per thread; one chunk for small inputs, where thread start-up would dominate.
     nchunks = numba.get_num_threads() if m >= (1 << 16) else 1
     bar.set_postfix_str("count", refresh=False)
-    counts, loops = _bucket_counts(src, dst, shift, nb, both, drop_loops, nchunks)
+    counts, loops = _bucket_counts.at(m)(src, dst, shift, nb, both, drop_loops, nchunks)
     bstart = np.zeros(nb + 1, np.int64)
     np.cumsum(counts.sum(axis=0), out=bstart[1:])
     pos = bstart[:-1] + np.cumsum(counts, axis=0) - counts  # chunk t's first slot per bucket
@@ -347,7 +360,7 @@ def csr_arrays(src, dst, n, both, drop_loops, merge, bar, w=None):
     bar.set_postfix_str("bucket", refresh=False)
     keys = np.empty(bstart[-1], np.int64)
     wkeys = None if w is None else np.empty(bstart[-1], np.float64)
-    _bucket_scatter(src, dst, shift, pos, keys, both, drop_loops, nchunks, w, wkeys)
+    _bucket_scatter.at(m)(src, dst, shift, pos, keys, both, drop_loops, nchunks, w, wkeys)
     bar.update(1)
     bar.set_postfix_str("sort rows", refresh=False)
     adj = np.empty(bstart[-1], np.int32)
@@ -355,7 +368,7 @@ def csr_arrays(src, dst, n, both, drop_loops, merge, bar, w=None):
     deg = np.zeros(n, np.int64)
     kept = np.empty(nb, np.int64)
     vbits = max(1, int(n - 1).bit_length())
-    removed, removed_loops = _bucket_rows(keys, bstart, shift, merge, vbits, adj, deg, kept,
+    removed, removed_loops = _bucket_rows.at(m)(keys, bstart, shift, merge, vbits, adj, deg, kept,
                                           wkeys, adjw)
     del keys, wkeys
     bar.update(1)
@@ -366,9 +379,9 @@ def csr_arrays(src, dst, n, both, drop_loops, merge, bar, w=None):
         bar.set_postfix_str("merge", refresh=False)
         newstart = np.zeros(nb + 1, np.int64)
         np.cumsum(kept, out=newstart[1:])
-        adj = _compact_buckets(adj, bstart, kept, newstart)
+        adj = _compact_buckets.at(m)(adj, bstart, kept, newstart)
         if adjw is not None:
-            adjw = _compact_buckets(adjw, bstart, kept, newstart)
+            adjw = _compact_buckets.at(m)(adjw, bstart, kept, newstart)
     bar.update(1)
     return offsets, adj, adjw, int(loops.sum()), int(removed), int(removed_loops)
 

@@ -27,11 +27,11 @@ import zipfile
 from pathlib import Path
 from typing import Callable
 
-import numba
 import numpy as np
 from numba import prange
 
 from ._splitmix import GOLDEN, mix64
+from ._twoform import two_forms
 from .csr import CSRGraph, GraphError
 
 # cache=None stores graphs from this size on; smaller ones rebuild in a blink and would only
@@ -116,7 +116,7 @@ def _file_state(path: Path) -> tuple | None:
 # Checksum
 
 
-@numba.njit(cache=True, parallel=True)
+@two_forms
 def _mix_sum(words, base, salt):
     """Sum over i of mix64(words[i] + (base + i) * golden + salt), mod 2**64: mix64 is a
     bijection, so changing any one word changes the sum; the order of the terms does not matter,
@@ -137,7 +137,7 @@ def checksum(arrays: dict, meta: dict) -> str:
     h = hashlib.sha256(json.dumps(meta, sort_keys=True, default=str).encode())
     for salt, name in enumerate(sorted(arrays)):
         a = arrays[name]
-        word = _mix_sum(_words(a), 0, np.uint64((salt + 1) * 0xD6E8FEB86659FD93 % 2**64))
+        word = _mix_sum.at(a.size)(_words(a), 0, np.uint64((salt + 1) * 0xD6E8FEB86659FD93 % 2**64))
         h.update(f"{name}:{a.dtype.str}:{a.shape}:{int(word):016x};".encode())
     return h.hexdigest()[:32]
 
@@ -166,7 +166,7 @@ def file_digest(path: Path) -> str:
                 break
             words = (got + 7) // 8
             raw[got:words * 8] = bytes(words * 8 - got)
-            total = (total + int(_mix_sum(buf[:words], length // 8, _FILE_SALT))) % 2**64
+            total = (total + int(_mix_sum.at(words)(buf[:words], length // 8, _FILE_SALT))) % 2**64
             length += got
             if got < raw.nbytes:
                 break

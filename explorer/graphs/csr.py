@@ -14,6 +14,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from ._twoform import two_forms
+
 __all__ = ["CSRGraph", "GraphError", "Vertex", "Vertices", "resolve_source"]
 
 # Vertex ids are int32 in the CSR and in every kernel.
@@ -281,7 +283,7 @@ def _count_self_loops(offsets, indices):
 
 # Reductions, which vectorize, find whether there is a fault (twice as fast as a scan that stops
 # at the first one); numpy then finds where, only for a broken CSR.
-@numba.njit(cache=True, parallel=True)
+@two_forms
 def _decreases(offsets):
     bad = 0
     for k in prange(offsets.shape[0] - 1):
@@ -289,7 +291,7 @@ def _decreases(offsets):
     return bad
 
 
-@numba.njit(cache=True, parallel=True)
+@two_forms
 def _id_range(indices):
     lo = np.int64(0)
     hi = np.int64(0)
@@ -333,11 +335,11 @@ def _checked_csr(offsets, indices, name: str) -> tuple[np.ndarray, np.ndarray]:
         idx = np.ascontiguousarray(idx, dtype=np.int64)  # range-checked before narrowing
     else:
         idx = np.ascontiguousarray(idx)
-    if _decreases(off):
+    if _decreases.at(off.size)(off):
         k = int(np.flatnonzero(np.diff(off) < 0)[0])
         raise GraphError(f"{where}: offsets[{k}] = {off[k]} > offsets[{k + 1}] = {off[k + 1]}: "
                          "offsets must never decrease")
-    lo, hi = _id_range(idx) if idx.size else (0, -1)
+    lo, hi = _id_range.at(idx.size)(idx) if idx.size else (0, -1)
     if lo < 0 or hi >= n:
         j = int(np.flatnonzero((idx < 0) | (idx >= n))[0])
         u = int(np.searchsorted(off, j, side="right") - 1)
