@@ -18,6 +18,7 @@ import numpy as np
 
 from kernels import rules
 from kernels.args import Heavy
+from kernels.sssp import layout as L  # plain numbers: no numba.cuda before the backend is chosen
 
 from ..stats import Extra
 from ..techniques.base import Batch
@@ -67,17 +68,17 @@ class RelaxLoop:
 
     def __init__(self, ctx, *, warp: Callable[[int], int], flags: int, heavy_degree: int = 0, k3: int = 16,
                  extras: Callable | None = None, single: tuple = (0, 0, 1)):
-        import kernels.sssp.relax as R
+        import kernels.sssp.relax as K
         from kernels.sssp.args import Bounds, Marks, Paths, WGraph
         from kernels.sssp.steps import sssp_fill, sssp_source
 
-        self.ctx, self.R = ctx, R
+        self.ctx, self.kernels = ctx, K
         g, w, B = ctx.graph, ctx.weighting, ctx.knobs.block_threads
         self.B, self.w, self.warp, self.flags, self.extras = B, w, warp, flags, extras or (lambda loop, c: {})
         n, m = g.num_vertices, g.num_arcs
         self.n = n
-        self.packed = bool(flags & R.PACKED)
-        self.capacity = max(1, n if flags & R.DEDUP else n + m)
+        self.packed = bool(flags & L.PACKED)
+        self.capacity = max(1, n if flags & L.DEDUP else n + m)
         dt = w.dtype
         self.dist = ctx.buffer("sssp.dist", n, dt)
         self.parent = ctx.buffer("sssp.parent", n, np.int32)
@@ -85,13 +86,12 @@ class RelaxLoop:
         stamp = ctx.buffer("sssp.stamp", n, np.int32)
         far = ctx.buffer("sssp.far", n, np.int32)
         vclass = (ctx.derived(f"sssp.vclass.{'unit' if w.unit else 'graph'}",
-                              lambda graph: vertex_classes(graph, w.weights))[0] if flags & R.CLASSIFY
+                              lambda graph: vertex_classes(graph, w.weights))[0] if flags & L.CLASSIFY
                   else ctx.buffer("sssp.novclass", 1, np.int8))
         self.queues = [ctx.buffer("sssp.queue_a", self.capacity, np.int32),
                        ctx.buffer("sssp.queue_b", self.capacity, np.int32)]
         # The step's counters, then a single-block launch's outcome and log (kernels.sssp.single), in
         # one buffer: a multi-block step reads back its counters only, a single-block one all of it.
-        L = self.layout = __import__("kernels.sssp.layout", fromlist=["layout"])
         self.single_size, self.single_threads, self.k1 = (int(x) for x in single)
         rows = MAX_SINGLE_ITERATIONS if self.single_size else 0
         whole = ctx.buffer("sssp.counters", L.SB_COUNTERS + rows * L.LOG_FIELDS, np.int64)
@@ -111,7 +111,7 @@ class RelaxLoop:
         hv = ctx.buffer("sssp.heavy_vertices", n if self.heavy_degree else 1, np.int32)
         ho = ctx.buffer("sssp.heavy_offsets", n if self.heavy_degree else 1, np.int64)
         self.heavy = Heavy(self.heavy_degree, int(k3), hv, ho,
-                           ctx.view("sssp.heavy_counter", self.counters, R.HEAVY_COUNTER, R.HEAVY_COUNTER + 1))
+                           ctx.view("sssp.heavy_counter", self.counters, L.HEAVY_COUNTER, L.HEAVY_COUNTER + 1))
         self.res_blocks = max(1, ctx.limits.res_threads // B)
         # Set-up: every vertex unreached, the source (or every vertex: the virtual source) at 0.
         virtual = ctx.source < 0
@@ -145,15 +145,14 @@ class RelaxLoop:
         if self.single_size and self.size <= self.single_size:
             return self._launch_single(go)
         self.readback = self.multi_readback
-        R = self.R
         self.W = self.warp(self.size)
         go.zero(self.counters)
         args = (self.graph, self.paths, self.marks, self._sweep(), self.bounds, self._policy(), self.heavy,
                 self.counters)
-        go(R.sssp_relax, _grid(self.size * self.W, self.B), self.B, 0, *args)
+        go(self.kernels.sssp_relax, _grid(self.size * self.W, self.B), self.B, 0, *args)
         self.launches = 2
         if self.heavy_degree:
-            go(R.sssp_heavy, self.res_blocks, self.B, 0, *args)
+            go(self.kernels.sssp_heavy, self.res_blocks, self.B, 0, *args)
             self.launches += 1
 
     def _launch_single(self, go) -> None:
@@ -187,23 +186,22 @@ class RelaxLoop:
 
     def _collect_single(self):
         """A single-block launch's iterations, a row each, their shares of its time by the cycle counter."""
-        L, R = self.layout, self.R
         c = self.readback[1]
         done = int(c[L.SB_DONE])
         log = c[L.SB_COUNTERS:L.SB_COUNTERS + done * L.LOG_FIELDS].reshape(done, L.LOG_FIELDS)
         rows = []
         for i, r in enumerate(log.tolist()):
             self._check_cycles(r)
-            row = dict(phase="relax", frontier_in=int(r[L.LOG_SIZE]), relaxations=int(r[R.RELAXED]),
-                       improvements=int(r[R.IMPROVED]), frontier_out=int(r[R.NEXT_SIZE]),
-                       duplicates=int(r[R.DUPLICATES]), bucket=self.bucket_of_step(), kernel="single-block",
+            row = dict(phase="relax", frontier_in=int(r[L.LOG_SIZE]), relaxations=int(r[L.RELAXED]),
+                       improvements=int(r[L.IMPROVED]), frontier_out=int(r[L.NEXT_SIZE]),
+                       duplicates=int(r[L.DUPLICATES]), bucket=self.bucket_of_step(), kernel="single-block",
                        launches=1 if i == 0 else 0)
             self.W = int(r[L.LOG_W])
-            counts = r[:R.LAST_COUNT + 1] + [0] * (R.NUM_COUNTERS - R.LAST_COUNT - 1)  # no heavy list here
+            counts = r[:L.LAST_COUNT + 1] + [0] * (L.NUM_COUNTERS - L.LAST_COUNT - 1)  # no heavy list here
             row.update(self.extras(self, counts))
             rows.append(row)
             self.relax_steps += 1
-        if int(c[R.OVERFLOW]) > 0:
+        if int(c[L.OVERFLOW]) > 0:
             raise RuntimeError(f"the next frontier outgrew its {self.capacity:,} entries: its duplicates snowballed; "
                                "run with dedup='stamp'")
         if int(c[L.SB_IN_A]) != 1:
@@ -218,14 +216,14 @@ class RelaxLoop:
         return Batch(rows, cycle_weights(ends, int(c[L.SB_START]), int(ends[-1])))
 
     def _collect_relax(self) -> list[dict]:
-        R, c = self.R, self.readback[1].tolist()
-        if c[R.OVERFLOW] > 0:
-            raise RuntimeError(f"the next frontier outgrew its {self.capacity:,} entries ({int(c[R.OVERFLOW]):,} "
+        c = self.readback[1].tolist()
+        if c[L.OVERFLOW] > 0:
+            raise RuntimeError(f"the next frontier outgrew its {self.capacity:,} entries ({int(c[L.OVERFLOW]):,} "
                                "needed): its duplicates snowballed; run with dedup='stamp'")
         self._check_cycles(c)
-        nxt = int(c[R.NEXT_SIZE])
-        row = dict(phase="relax", frontier_in=self.size, relaxations=int(c[R.RELAXED]),
-                   improvements=int(c[R.IMPROVED]), frontier_out=nxt, duplicates=int(c[R.DUPLICATES]),
+        nxt = int(c[L.NEXT_SIZE])
+        row = dict(phase="relax", frontier_in=self.size, relaxations=int(c[L.RELAXED]),
+                   improvements=int(c[L.IMPROVED]), frontier_out=nxt, duplicates=int(c[L.DUPLICATES]),
                    bucket=self.bucket_of_step(), kernel="multi-block", launches=self.launches,
                    **self.extras(self, c))
         self.queues.reverse()
@@ -254,14 +252,13 @@ class RelaxLoop:
 
     # ------------------------------------------------------------------ negative cycles
     def _check_cycles(self, c) -> None:
-        R = self.R
-        nxt = int(c[R.NEXT_SIZE])
-        if c[R.NEGATIVE_LOOP]:
+        nxt = int(c[L.NEXT_SIZE])
+        if c[L.NEGATIVE_LOOP]:
             self._cycle_error("a reached vertex has a self loop of negative weight", nxt)
-        if c[R.BELOW_FLOOR]:
+        if c[L.BELOW_FLOOR]:
             self._cycle_error(f"a distance fell below {self.w.floor:g}, (n - 1) x the most negative weight, "
                               "shorter than any simple path", nxt)
-        if self.cycle_bound is not None and self.relax_steps >= self.cycle_bound and c[R.IMPROVED]:
+        if self.cycle_bound is not None and self.relax_steps >= self.cycle_bound and c[L.IMPROVED]:
             self._cycle_error(f"distances still fell in relax step {self.relax_steps + 1}, after the {self.n - 1} "
                               "steps that settle every shortest path", nxt)
 

@@ -39,7 +39,6 @@ from ..primitives import FULL_MASK, uidx, warp_sum
 from ..rules import QLEN
 from .args import Bounds, Marks, Paths, Policy, Sweep, WGraph
 
-from .layout import *  # noqa: F401,F403  (the counter slots and flags, shared with the host)
 from .layout import (ATOMICS, BELOW_FLOOR, CLASSIFY, DEDUP, DUPLICATES, FAR, FAR_MARKED, IMPROVED, IN_DEGREE_1,
                      LAST_COUNT, NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW, PACKED, PLAIN, RELAXED, SELF_LOOPS, SINK, SINKS,
                      TEST_FIRST)
