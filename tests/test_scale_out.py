@@ -11,7 +11,7 @@ pytest.importorskip("distributed", reason="scale-out needs dask.distributed (pip
 from explorer import graphs  # noqa: E402
 from explorer.multisearch import APPLICATIONS  # noqa: E402
 from explorer.multisearch.run import _concat, resolve_sources, run_many  # noqa: E402
-from explorer.scale_out import DistributedManyRun, GPUCluster, split  # noqa: E402
+from explorer.scale_out import DistributedManyRun, GPUCluster, guided, split, warm  # noqa: E402
 from explorer.sweep import plan_sweep, run_sweep  # noqa: E402
 
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
@@ -129,6 +129,29 @@ def test_chunks_are_even_and_whole_words_where_asked():
     assert split(s, 4) == [(0, 75), (75, 150), (150, 225), (225, 300)]
     assert split(s, 4, 64) == [(0, 128), (128, 256), (256, 300)]
     assert split(s[:3], 8) == [(0, 1), (1, 2), (2, 3)]
+
+
+def test_the_default_chunks_shrink_so_the_run_ends_on_small_ones():
+    """Guided sizes: every source once, in order; sizes never grow; the first is 1/(2 x workers) of
+    all, the last ones at most FEWEST; whole 64-row words where asked."""
+    for k, workers, multiple in ((262144, 4, 1), (262144, 2, 1), (16384, 4, 64), (10, 2, 1), (300, 2, 64)):
+        r = guided(np.arange(k), workers, multiple)
+        assert r[0][0] == 0 and r[-1][1] == k and all(a[1] == b[0] for a, b in zip(r, r[1:]))
+        sizes = [hi - lo for lo, hi in r]
+        assert sizes == sorted(sizes, reverse=True)
+        assert all(sz % multiple == 0 for sz in sizes[:-1])
+        assert sizes[0] <= max(multiple, -(-k // (2 * workers)) + multiple)
+    big = [hi - lo for lo, hi in guided(np.arange(262144), 4)]
+    assert big[0] == 32768 and max(big[-8:]) <= 1024 and len(big) < 40  # 9 a worker, not hundreds
+    assert len(guided(np.arange(10), 2)) >= 4  # a few sources still spread over both workers
+
+
+def test_warm_runs_on_every_worker_and_leaves_the_graph_there(cluster, graph):
+    from explorer import scale_out
+
+    assert warm(cluster, graph, run_many, np.arange(3), "closeness") == 2
+    held = cluster.client.run(lambda: scale_out._HELD["graph"][0].num_vertices if "graph" in scale_out._HELD else None)
+    assert sorted(held.values()) == [graph.num_vertices] * 2
 
 
 def test_a_second_run_reuses_the_graph_already_on_the_workers(cluster, graph, monkeypatch):
