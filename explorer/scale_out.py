@@ -383,17 +383,33 @@ def merge(graph, sources: np.ndarray, app, parts: list[dict], concat: Callable):
 
 
 def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, repeats: int, warmup: int,
-                     limits, on_point: Callable, run_point: Callable) -> None:
+                     limits, on_point: Callable, run_point: Callable, stop: Callable | None = None) -> bool:
     """Each sweep point on one worker (explorer.sweep.run_sweep with client=): `on_point(i,
-    SweepPoint, device)` as points finish."""
+    SweepPoint, device)` as points finish. `stop()` True (asked every STOP_POLL_S) cancels the
+    points not yet finished; returns whether it did."""
+    import time
+
     from distributed import as_completed
 
     g, exp = on_workers(client, graph), sent(client, expected)
     futures = {client.submit(_sweep_point, run_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False): i
                for i in range(len(plan.points))}
-    for fut in as_completed(list(futures)):
-        on_point(futures[fut], *fut.result())
-        fut.release()
+    ready = as_completed(list(futures))
+    while not ready.is_empty():
+        if stop is not None and stop():
+            client.cancel([f for f in futures if not f.done()])
+            return True
+        if not ready.has_ready():
+            time.sleep(STOP_POLL_S)
+            continue
+        for fut in ready.next_batch(block=False):
+            on_point(futures[fut], *fut.result())
+            fut.release()
+    return False
+
+
+#: How often a sweep over workers asks its stop() while no point finishes.
+STOP_POLL_S = 0.1
 
 
 def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):
