@@ -123,7 +123,7 @@ class GPUCluster:
         ttl = {"distributed.scheduler.worker-ttl": None} if self.simulator else {}
         with dask.config.set(ttl):
             self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {
-                "host": "127.0.0.1", "dashboard": False}}, silence_logs=logging.ERROR)
+                "host": "127.0.0.1", "dashboard": False, "dashboard_address": "127.0.0.1:0"}}, silence_logs=logging.ERROR)
         self.client = dist.Client(self.cluster)
         self.client.wait_for_workers(len(specs), timeout=120)  # chunks spread over all of them from the first run
 
