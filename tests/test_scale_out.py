@@ -276,3 +276,21 @@ def test_stop_cancels_the_sweep_points_not_yet_finished(cluster, graph):
                                limits=None, on_point=lambda i, sp, dev: finished.append(i), run_point=_slow_point,
                                stop=lambda: len(finished) >= 2)
     assert stopped and 2 <= len(finished) < 12
+
+
+def test_the_cross_technique_table_spreads_its_cells_over_workers(tmp_path, capsys):
+    """benchmarks/table.py --gpus 2 --smoke: each cell, all its runs, on one simulator worker; the
+    table as one process writes it, every cell checked."""
+    import json
+
+    from benchmarks import table
+
+    if not SIM:
+        pytest.skip("--smoke selects the simulator: on a GPU the benchmark itself runs")
+    assert table.main(["--smoke", "--graphs", "grid1000", "--techniques", "topdown-queue", "virtual-warp",
+                       "--repeats", "1", "--gpus", "2", "--out", str(tmp_path)]) == 0
+    doc = json.loads(next(tmp_path.glob("*/table-smoke.json")).read_text())
+    cells = doc["results"][0]["cells"]
+    assert sorted(cells) == ["topdown-queue", "virtual-warp"] and all(c["correct"] for c in cells.values())
+    assert [s["knobs"]["W"] for s in cells["virtual-warp"]["swept"]] == [1, 32]  # its sweep on one worker
+    assert "| grid1000 |" in next(tmp_path.glob("*/table-smoke.md")).read_text()
