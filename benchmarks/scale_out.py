@@ -115,7 +115,7 @@ def main(argv=None) -> int:
     ap.add_argument("--sweep-graph", default="kron20")
     ap.add_argument("--sweep-repeats", type=int, default=3)
     ap.add_argument("--chunks-per-worker", type=int, default=None, metavar="N",
-                    help="many searches in N equal chunks a worker (default: explorer.scale_out.guided's decreasing sizes)")
+                    help="many searches in N equal chunks a worker (default: explorer.scale_out.default_chunks)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--smoke", action="store_true", help="tiny graphs, simulator workers")
     args = ap.parse_args(argv)

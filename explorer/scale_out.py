@@ -12,9 +12,9 @@ simulator (NUMBA_ENABLE_CUDASIM=1) the workers are CPU processes running the sim
 `distributed.Client` works in its place (several machines: the user's own scheduler), as long
 as each of its workers sees one GPU and runs one task at a time.
 
-run_many: the sources are split into chunks (`chunks` equal parts, or by default `guided`:
-decreasing sizes, so the run ends on small chunks), each run on one worker as run_many would run
-it there; the graph is sent once per client (a task's result, which
+run_many: the sources are split into chunks (`chunks` equal parts, or by default
+`default_chunks`: decreasing sizes, so the run ends on small chunks, or for MS-BFS one part a
+worker), each run on one worker as run_many would run it there; the graph is sent once per client (a task's result, which
 Dask recomputes if its worker dies), and each worker keeps it on its GPU (a Session) for the chunks
 that follow. Each chunk returns the application's raw
 arrays (per-search rows, and the run/slot-sum accumulators), and they are merged as one GPU's
@@ -250,6 +250,21 @@ def guided(sources: np.ndarray, workers: int, multiple: int = 1, fewest: int = F
     return out
 
 
+def _row_multiple(method) -> int:
+    return 64 if str(method).startswith("bit") else 1  # MS-BFS: whole 64-bit words
+
+
+def default_chunks(sources: np.ndarray, workers: int, method) -> list[tuple[int, int]]:
+    """run_many's chunks when the caller names none. A search per block (every method but MS-BFS):
+    `guided`, since its searches are independent and a smaller chunk costs only its scheduling and
+    its last searches' drain. MS-BFS (bit-parallel): one equal part a worker, since its words share
+    every pass over the graph (a batch of 4,096 searches reads the arcs as often as one of 64):
+    smaller chunks would multiply the passes, and equal batches take equal times."""
+    if _row_multiple(method) > 1:
+        return split(sources, workers, _row_multiple(method))
+    return guided(sources, workers)
+
+
 class DistributedManyRun:
     """run_many over a Dask cluster: iterate for Progress records (one per finished chunk), then
     read `result` (a MultiSearchResult, as one GPU's); complete() does both."""
@@ -263,8 +278,8 @@ class DistributedManyRun:
         workers = max(1, len(client.scheduler_info()["workers"]))
         if chunks is not None and (isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1):
             raise ValueError(f"chunks={chunks!r} is invalid: how many parts the sources are split into, an int >= 1")
-        words = 64 if str(options.get("method")).startswith("bit") else 1  # MS-BFS: whole 64-bit words
-        self.ranges = guided(sources, workers, words) if chunks is None else split(sources, int(chunks), words)
+        self.ranges = default_chunks(sources, workers, options.get("method")) if chunks is None else \
+            split(sources, int(chunks), _row_multiple(options.get("method")))
         self._progress = on_progress or (lambda p: None)
         self._hook = hook
         self._run_many, self._concat = run_many, concat  # multisearch.run's: it imports this module
@@ -418,4 +433,4 @@ def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats:
                            session=_session(graph), expected=expected)
 
 
-__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "guided", "merge", "split", "warm"]
+__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "default_chunks", "guided", "merge", "split", "warm"]

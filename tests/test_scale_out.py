@@ -11,7 +11,7 @@ pytest.importorskip("distributed", reason="scale-out needs dask.distributed (pip
 from explorer import graphs  # noqa: E402
 from explorer.multisearch import APPLICATIONS  # noqa: E402
 from explorer.multisearch.run import _concat, resolve_sources, run_many  # noqa: E402
-from explorer.scale_out import DistributedManyRun, GPUCluster, guided, split, warm  # noqa: E402
+from explorer.scale_out import DistributedManyRun, GPUCluster, default_chunks, guided, split, warm  # noqa: E402
 from explorer.sweep import plan_sweep, run_sweep  # noqa: E402
 
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
@@ -144,6 +144,10 @@ def test_the_default_chunks_shrink_so_the_run_ends_on_small_ones():
     big = [hi - lo for lo, hi in guided(np.arange(262144), 4)]
     assert big[0] == 32768 and max(big[-8:]) <= 1024 and len(big) < 40  # 9 a worker, not hundreds
     assert len(guided(np.arange(10), 2)) >= 4  # a few sources still spread over both workers
+    assert default_chunks(np.arange(262144), 4, "warp-thread") == guided(np.arange(262144), 4)
+    # MS-BFS's words share each pass over the graph: one part a worker, whole words
+    assert default_chunks(np.arange(16384), 4, "bit-parallel") == [(0, 4096), (4096, 8192), (8192, 12288),
+                                                                   (12288, 16384)]
 
 
 def test_warm_runs_on_every_worker_and_leaves_the_graph_there(cluster, graph):

@@ -119,7 +119,7 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     explorer.multisearch's documentation has the details and an example.
 
     client: a distributed.Client or explorer.scale_out.GPUCluster: the sources split into `chunks` equal
-    parts (default: scale_out.guided's decreasing sizes) run on its workers (a GPU each), merged as one GPU's batches; the run
+    parts (default: scale_out.default_chunks) run on its workers (a GPU each), merged as one GPU's batches; the run
     then streams one Progress record per finished part (explorer.scale_out)."""
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}; see explorer.graphs loaders")
