@@ -9,17 +9,17 @@
     python3 -m benchmarks.sweep_knobs bfs4k_fig2 K1=1,32 --simulator --repeats 1
     python3 -m benchmarks.sweep_knobs kron22 K1=4,8,16,32 K4=0,1,2 --gpus 4     # points over 4 GPUs (Dask)
 
-GRAPH is a benchmark graph (benchmarks/harness/graphs.py: kron22, grid1000, ...), a sample graph,
-a graph file or a generator spec gen:KIND:param=value,... Each swept knob is KNOB=v1,v2,... or
-KNOB alone for values over its declared range (every choice; --points values of a number range). Every combination runs
-(--random N: N points drawn within the ranges instead). Prints one line per setting, fastest
-first: the median BFS wall time of --repeats runs (instrumentation off, after --warmup untimed
-runs), the kernels' share, the levels and the check against the CPU reference; --json writes the
-sweep, which the Explorer's Tuning panel (and explorer.sweep.load_sweep) reopens. The sweep
-itself is explorer.sweep's, shared with the notebooks. --gpus N spreads the points over a Dask
-worker per GPU (--scheduler ADDRESS: a running scheduler's workers), each point with all its runs
-on one GPU, so no timing shares its GPU; with --simulator, N CPU worker processes. Exit status 1 if a setting failed or was
-wrong, 2 for bad input.
+GRAPH is a benchmark graph (benchmarks/harness/graphs.py: kron22, grid1000, ...), a sample graph, a
+graph file or a generator spec gen:KIND:param=value,... Each swept knob is KNOB=v1,v2,... or KNOB
+alone for values over its declared range (every choice; --points values of a number range). Every
+combination runs (--random N: N points drawn within the ranges instead). Prints one line per
+setting, fastest first: the median BFS wall time of --repeats runs (instrumentation off, after
+--warmup untimed runs), the kernels' share, the levels and the check against the CPU reference;
+--json writes the sweep, which the Explorer's Tuning panel (and explorer.sweep.load_sweep) reopens.
+The sweep itself is explorer.sweep's, shared with the notebooks. --gpus N spreads the points over a
+Dask worker per GPU (--scheduler ADDRESS: a running scheduler's workers), each point with all its
+runs on one GPU, so no timing shares its GPU; with --simulator, N CPU worker processes. Exit status
+1 if a setting failed or was wrong, 2 for bad input.
 """
 from __future__ import annotations
 

@@ -12,18 +12,17 @@ simulator (NUMBA_ENABLE_CUDASIM=1) the workers are CPU processes running the sim
 `distributed.Client` works in its place (several machines: the user's own scheduler), as long
 as each of its workers sees one GPU and runs one task at a time.
 
-run_many: the sources are split into chunks (`chunks` equal parts, or by default
-`default_chunks`: decreasing sizes, so the run ends on small chunks, or for MS-BFS one part a
-worker), each run on one worker as run_many would run it there; the graph is sent once per client (a task's result, which
+run_many: the sources are split into chunks (`chunks` equal parts, or by default `default_chunks`:
+decreasing sizes, so the run ends on small chunks, or for MS-BFS one part a worker), each run on one
+worker as run_many would run it there; the graph is sent once per client (a task's result, which
 Dask recomputes if its worker dies), and each worker keeps it on its GPU (a Session) for the chunks
-that follow. Each chunk returns the application's raw
-arrays (per-search rows, and the run/slot-sum accumulators), and they are merged as one GPU's
-batches are (rows in source order, accumulators summed), then finished by the application once.
-Integer results (distances, hop counts, closeness sums, eccentricity, reachability) are identical
-to one process's; betweenness is a float sum, whose last bits depend on the order of additions
-on one GPU too. A chunk whose worker dies is run again by Dask on another worker; each chunk's
-result is merged once, by its index. Progress: one record per finished chunk (its searches, its
-GPU time), in the order chunks finish.
+that follow. Each chunk returns the application's raw arrays (per-search rows, and the run/slot-sum
+accumulators), and they are merged as one GPU's batches are (rows in source order, accumulators
+summed), then finished by the application once. Integer results (distances, hop counts, closeness
+sums, eccentricity, reachability) are identical to one process's; betweenness is a float sum, whose
+last bits depend on the order of additions on one GPU too. A chunk whose worker dies is run again by
+Dask on another worker; each chunk's result is merged once, by its index. Progress: one record per
+finished chunk (its searches, its GPU time), in the order chunks finish.
 
 Sweeps (explorer.sweep.run_sweep(client=...)): each point runs on one worker, all its repeats
 there, so its times are one GPU's; points spread over the workers.
