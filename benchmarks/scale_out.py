@@ -5,7 +5,7 @@ compared with one GPU in the same call, every result compared with the one-GPU r
     python3 -m benchmarks.scale_out --smoke          # tiny graphs, simulator workers: a check of the script
 
 Workloads (each timed on a GPUCluster of the first N GPUs, one worker a GPU, after an untimed
-run on that cluster that sends the graph and loads the kernels):
+run of 64 sources on every worker of that cluster that sends the graph and loads the kernels):
   betweenness   exact betweenness of --bc-graph (every vertex a source), warp-thread;
   closeness     --closeness-sources sampled sources (seed 1) of --closeness-graph, bit-parallel;
   sweep         direction-optimizing over an 8 x 8 grid of alpha and beta on --sweep-graph from its
@@ -54,6 +54,7 @@ def _few(g, sources):
 
 def many(args, rows: list, label: str, g, sources, application: str, settings: dict) -> None:
     from explorer.multisearch.run import run_many
+    from explorer.scale_out import warm as on_every_worker
 
     warm = _few(g, sources)
     run_many(g, warm, application, **settings).complete()  # compiles; not timed
@@ -65,12 +66,14 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
     print(f"  {label}: one process {one:.2f} s", flush=True)
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
-            run_many(g, warm, application, client=c, chunks=n, **settings).complete()  # kernels on every worker: untimed
+            on_every_worker(c, g, run_many, warm.vertices, application, **settings)  # kernels, graph: untimed
             t = time.perf_counter()
-            res = run_many(g, sources, application, client=c, **settings).complete()
+            chunks = None if args.chunks_per_worker is None else args.chunks_per_worker * n
+            res = run_many(g, sources, application, client=c, chunks=chunks, **settings).complete()
             s = time.perf_counter() - t
         ok, what = _equal(base.values, res.values)
-        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "speedup": one / s,
+        how = f"Dask, {n} worker(s)" + ("" if chunks is None else f", {chunks} equal chunks")
+        rows.append({"workload": label, "gpus": n, "how": how, "s": s, "speedup": one / s,
                      "result": what if ok else f"WRONG: {what}"})
         print(f"  {label}: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, {what}", flush=True)
 
@@ -111,6 +114,8 @@ def main(argv=None) -> int:
     ap.add_argument("--closeness-sources", type=int, default=16384)
     ap.add_argument("--sweep-graph", default="kron20")
     ap.add_argument("--sweep-repeats", type=int, default=3)
+    ap.add_argument("--chunks-per-worker", type=int, default=None, metavar="N",
+                    help="many searches in N equal chunks a worker (default: explorer.scale_out.default_chunks)")
     ap.add_argument("--out", default=None)
     ap.add_argument("--smoke", action="store_true", help="tiny graphs, simulator workers")
     args = ap.parse_args(argv)

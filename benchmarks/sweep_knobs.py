@@ -7,16 +7,19 @@
     python3 -m benchmarks.sweep_knobs gen:kronecker:scale=18 K3 K1 --random 12 --json sweep.json
     python3 -m benchmarks.sweep_knobs path/to/graph.mtx --technique virtual-warp block_threads
     python3 -m benchmarks.sweep_knobs bfs4k_fig2 K1=1,32 --simulator --repeats 1
+    python3 -m benchmarks.sweep_knobs kron22 K1=4,8,16,32 K4=0,1,2 --gpus 4     # points over 4 GPUs (Dask)
 
-GRAPH is a benchmark graph (benchmarks/harness/graphs.py: kron22, grid1000, ...), a sample graph,
-a graph file or a generator spec gen:KIND:param=value,... Each swept knob is KNOB=v1,v2,... or
-KNOB alone for values over its declared range (every choice; --points values of a number range). Every combination runs
-(--random N: N points drawn within the ranges instead). Prints one line per setting, fastest
-first: the median BFS wall time of --repeats runs (instrumentation off, after --warmup untimed
-runs), the kernels' share, the levels and the check against the CPU reference; --json writes the
-sweep, which the Explorer's Tuning panel (and explorer.sweep.load_sweep) reopens. The sweep
-itself is explorer.sweep's, shared with the notebooks. Exit status 1 if a setting failed or was
-wrong, 2 for bad input.
+GRAPH is a benchmark graph (benchmarks/harness/graphs.py: kron22, grid1000, ...), a sample graph, a
+graph file or a generator spec gen:KIND:param=value,... Each swept knob is KNOB=v1,v2,... or KNOB
+alone for values over its declared range (every choice; --points values of a number range). Every
+combination runs (--random N: N points drawn within the ranges instead). Prints one line per
+setting, fastest first: the median BFS wall time of --repeats runs (instrumentation off, after
+--warmup untimed runs), the kernels' share, the levels and the check against the CPU reference;
+--json writes the sweep, which the Explorer's Tuning panel (and explorer.sweep.load_sweep) reopens.
+The sweep itself is explorer.sweep's, shared with the notebooks. --gpus N spreads the points over a
+Dask worker per GPU (--scheduler ADDRESS: a running scheduler's workers), each point with all its
+runs on one GPU, so no timing shares its GPU; with --simulator, N CPU worker processes. Exit status
+1 if a setting failed or was wrong, 2 for bad input.
 """
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ from explorer.graphs import Vertex
 from explorer.knobs import KnobError
 from explorer.sweep import format_sweep, plan_sweep, run_sweep
 from explorer.ui.cli_input import UsageError, load_graph_spec, parse_knob_values
+from explorer.ui.cli_many import add_dask_flags, dask_client, parse_gpus
 
 
 def parse_axes(technique, items: list[str]) -> dict:
@@ -82,10 +86,12 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None, help="write the sweep here (reopened by load_sweep)")
     ap.add_argument("--undirected", action="store_true", help="read a graph file's lines both ways")
     ap.add_argument("--simulator", action="store_true", help="Numba's CUDA simulator (small graphs only)")
+    add_dask_flags(ap)
     args = ap.parse_args(argv)
 
     try:
         backend.select("simulator" if args.simulator else "gpu")
+        parse_gpus(args.gpus, args.simulator)  # before the graph loads
         base = parse_knob_values(args.technique, args.base)
         axes = parse_axes(args.technique, args.grid)
         plan = plan_sweep(args.technique, axes, mode="random" if args.random else "grid", samples=args.random,
@@ -94,8 +100,11 @@ def main(argv=None) -> int:
         src = source(g, args.graph, args.source)
         if args.json is not None and args.json.is_dir():
             raise UsageError(f"--json {args.json} is a folder: give a file name")
-        sweep = run_sweep(g, src, plan, repeats=args.repeats, warmup=args.warmup, seed=args.seed,
-                          graph_spec=args.graph, on_progress=lambda p: print(f"  {p}", end="\r", file=sys.stderr))
+        say = lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True)  # noqa: E731
+        with dask_client(args.gpus, args.scheduler, args.simulator, say) as client:
+            sweep = run_sweep(g, src, plan, repeats=args.repeats, warmup=args.warmup, seed=args.seed,
+                              graph_spec=args.graph, client=client,
+                              on_progress=lambda p: print(f"  {p}", end="\r", file=sys.stderr))
     except (KnobError, UsageError, ValueError, backend.BackendError, OSError) as err:
         print(f"sweep_knobs: error: {err}", file=sys.stderr)
         return 2

@@ -7,6 +7,7 @@ BFS side by side.
     python3 -m benchmarks.table --graphs kron20 grid1000 --techniques bfs4k merrill load-balance
     python3 -m benchmarks.table --techniques direction-optimizing luo-hierarchical --peers --name peers
     python3 -m benchmarks.table --smoke                           # the script on tiny graphs, simulator
+    python3 -m benchmarks.table --gpus 4                          # the cells spread over 4 GPUs (Dask)
 
 Each cell: the median elapsed time of --repeats runs after a warm-up (first launch to the last
 level's completion, host round trips included; instrumentation off), in one Session per graph, and
@@ -22,10 +23,16 @@ the graph (recommend_knobs: the paper tuned its knobs per graph too), and virtua
 load-balance[virtual-warps], whose W is swept over 1..32, the best reported as Table 2 does
 ("(W4)"). Sources: each graph's own (benchmarks/harness/graphs.py). Writes
 results/<GPU>/table.{json,md}.
+
+--gpus N: a graph's cells spread over a Dask worker per GPU (explorer.scale_out.GPUCluster; with
+--smoke, N simulator processes), a whole cell (its sweep, warm-up and repeats, a peer's runs) on one
+worker, which runs one cell at a time: no timing shares its GPU. Cells print as they finish; the
+table is the same. The graph goes to the workers once and stays on each one's GPU for its cells.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 
@@ -144,6 +151,93 @@ def run_cell(g, source, expected, label, tech, sweep, session, pg, args) -> harn
     return best_of(cells)
 
 
+def print_cell(label: str, cell: dict) -> None:
+    print(f"  {label:36s} {cell_text(cell, 'ms'):>16s}  {cell_text(cell, 'gteps'):>14s}  "
+          f"{cell.get('error') or (cell['skipped'] if cell.get('skipped') else '')}", flush=True)
+
+
+def _spread_cell(g, source, expected, label, tech, sweep, settings: dict) -> dict:
+    """On a worker: one cell on this worker's GPU (its Session of the graph kept for the next
+    cell), or "not run" once the table's budget (a wall-clock time) has passed."""
+    import types
+
+    from explorer import scale_out
+
+    if time.time() > settings["deadline_wall"]:
+        return {"skipped": "not run"}
+    scale_out._select_backend()
+    args = types.SimpleNamespace(**settings, deadline=settings["deadline_wall"] - time.time() + time.perf_counter())
+    if tech.startswith("peer:"):
+        with harness.PeerGraph(g) as pg:
+            return run_cell(g, source, expected, label, tech, sweep, None, pg, args).row()
+    return run_cell(g, source, expected, label, tech, sweep, scale_out._session(g), None, args).row()
+
+
+def spread_cells(client, g, source, expected, cols, args) -> dict:
+    """The graph's cells over `client`'s workers (see the module's docstring), printed as they
+    finish: {label: cell row}."""
+    from distributed import as_completed
+
+    from explorer.scale_out import sent
+
+    settings = {"repeats": args.repeats, "limit": args.limit, "smoke": args.smoke,
+                "deadline_wall": time.time() + (args.deadline - time.perf_counter())}
+    gf, ef = sent(client, g), sent(client, expected)  # released with the row: a worker holds one graph
+    futures = {client.submit(_spread_cell, gf, source, ef, label, tech, sweep, settings, pure=False): label
+               for label, tech, sweep in cols}
+    cells = {}
+    for fut in as_completed(list(futures)):
+        label = futures[fut]
+        cell = cells[label] = fut.result()
+        fut.release()
+        print_cell(label, cell)
+    gf.release()
+    ef.release()
+    return cells
+
+
+def table_rows(args, cols, start: float, client=None) -> list[dict]:
+    """A row a graph: each cell run here in turn on one Session of the graph, or over `client`'s
+    workers (spread_cells)."""
+    labels = [c[0] for c in cols]
+    rows = []
+    for name in args.graphs:
+        s = harness.spec(name)
+        row = {"graph": name, "family": s.family if s else "", "cells": {}}
+        rows.append(row)
+        if time.perf_counter() - start > args.budget:
+            row["cells"] = {k: {"skipped": "not run"} for k in labels}
+            continue
+        t0 = time.perf_counter()
+        g = harness.load(name, small=args.smoke)
+        source = harness.source_of(name, g, small=args.smoke)
+        expected = harness.reference(g, source)
+        row.update(what=s.what if s else name, vertices=g.num_vertices, arcs=g.num_arcs, source=source,
+                   levels=int(expected.max()) + 1, build_s=round(time.perf_counter() - t0, 2))
+        print(f"\n{name} ({row['family']}): |V|={g.num_vertices:,} arcs={g.num_arcs:,} source={source} "
+              f"levels={row['levels']} (built in {row['build_s']} s); per cell: median ms, GTEPS", flush=True)
+        if client is not None:
+            row["cells"] = spread_cells(client, g, source, expected, cols, args)
+            continue
+        from explorer.engine import Session
+
+        with Session(g) as session, harness.PeerGraph(g) as pg:
+            for label, tech, sweep in cols:
+                if time.perf_counter() - start > args.budget:
+                    row["cells"][label] = {"skipped": "not run"}
+                    continue
+                cell = row["cells"][label] = run_cell(g, source, expected, label, tech, sweep, session, pg, args).row()
+                print_cell(label, cell)
+        del g, expected
+    return rows
+
+
+def _cluster(args):
+    from explorer.scale_out import GPUCluster
+
+    return GPUCluster(workers=args.gpus, simulator=True) if args.smoke else GPUCluster(gpus=args.gpus)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graphs", nargs="*", default=list(harness.GRAPHS), help="rows: benchmark graphs (default: "
@@ -161,7 +255,11 @@ def main(argv=None) -> int:
     ap.add_argument("--name", default=NAME, help=f"the results' file name (default {NAME}: {NAME}.json, {NAME}.md)")
     ap.add_argument("--smoke", action="store_true", help="the script on tiny graphs of each family under the "
                     "simulator (W swept over 1 and 32): a check of the script, not a benchmark")
+    ap.add_argument("--gpus", type=int, default=None, metavar="N",
+                    help="spread each graph's cells over N GPUs, a Dask worker each (with --smoke: N simulator processes)")
     args = ap.parse_args(argv)
+    if args.gpus is not None and args.gpus < 1:
+        ap.error(f"--gpus {args.gpus}: give 1 or more GPUs")
     if args.limit is None:
         args.limit = 600.0 if args.smoke else 2.0
     if args.repeats < 1:
@@ -185,33 +283,9 @@ def main(argv=None) -> int:
     print(harness.describe(env), flush=True)
     start = time.perf_counter()
     args.deadline = start + args.budget
-    rows = []
-    for name in args.graphs:
-        s = harness.spec(name)
-        row = {"graph": name, "family": s.family if s else "", "cells": {}}
-        rows.append(row)
-        if time.perf_counter() - start > args.budget:
-            row["cells"] = {k: {"skipped": "not run"} for k in labels}
-            continue
-        t0 = time.perf_counter()
-        g = harness.load(name, small=args.smoke)
-        source = harness.source_of(name, g, small=args.smoke)
-        expected = harness.reference(g, source)
-        row.update(what=s.what if s else name, vertices=g.num_vertices, arcs=g.num_arcs, source=source,
-                   levels=int(expected.max()) + 1, build_s=round(time.perf_counter() - t0, 2))
-        print(f"\n{name} ({row['family']}): |V|={g.num_vertices:,} arcs={g.num_arcs:,} source={source} "
-              f"levels={row['levels']} (built in {row['build_s']} s); per cell: median ms, GTEPS", flush=True)
-        from explorer.engine import Session
-
-        with Session(g) as session, harness.PeerGraph(g) as pg:
-            for label, tech, sweep in cols:
-                if time.perf_counter() - start > args.budget:
-                    row["cells"][label] = {"skipped": "not run"}
-                    continue
-                cell = row["cells"][label] = run_cell(g, source, expected, label, tech, sweep, session, pg, args).row()
-                print(f"  {label:36s} {cell_text(cell, 'ms'):>16s}  {cell_text(cell, 'gteps'):>14s}  "
-                      f"{cell.get('error') or (cell['skipped'] if cell.get('skipped') else '')}", flush=True)
-        del g, expected
+    with contextlib.ExitStack() as stack:
+        client = None if args.gpus is None else stack.enter_context(_cluster(args)).client
+        rows = table_rows(args, cols, start, client)
     settings = {"repeats": args.repeats, "limit_s": args.limit, "budget_s": args.budget, "columns": labels,
                 "seconds": round(time.perf_counter() - start, 1), "smoke": args.smoke}
     harness.write_results(args.out, args.name + ("-smoke" if args.smoke else ""), env, settings, rows,

@@ -12,17 +12,17 @@ simulator (NUMBA_ENABLE_CUDASIM=1) the workers are CPU processes running the sim
 `distributed.Client` works in its place (several machines: the user's own scheduler), as long
 as each of its workers sees one GPU and runs one task at a time.
 
-run_many: the sources are split into chunks (`chunks`, default four a worker), each run on one
+run_many: the sources are split into chunks (`chunks` equal parts, or by default `default_chunks`:
+decreasing sizes, so the run ends on small chunks, or for MS-BFS one part a worker), each run on one
 worker as run_many would run it there; the graph is sent once per client (a task's result, which
 Dask recomputes if its worker dies), and each worker keeps it on its GPU (a Session) for the chunks
-that follow. Each chunk returns the application's raw
-arrays (per-search rows, and the run/slot-sum accumulators), and they are merged as one GPU's
-batches are (rows in source order, accumulators summed), then finished by the application once.
-Integer results (distances, hop counts, closeness sums, eccentricity, reachability) are identical
-to one process's; betweenness is a float sum, whose last bits depend on the order of additions
-on one GPU too. A chunk whose worker dies is run again by Dask on another worker; each chunk's
-result is merged once, by its index. Progress: one record per finished chunk (its searches, its
-GPU time), in the order chunks finish.
+that follow. Each chunk returns the application's raw arrays (per-search rows, and the run/slot-sum
+accumulators), and they are merged as one GPU's batches are (rows in source order, accumulators
+summed), then finished by the application once. Integer results (distances, hop counts, closeness
+sums, eccentricity, reachability) are identical to one process's; betweenness is a float sum, whose
+last bits depend on the order of additions on one GPU too. A chunk whose worker dies is run again by
+Dask on another worker; each chunk's result is merged once, by its index. Progress: one record per
+finished chunk (its searches, its GPU time), in the order chunks finish.
 
 Sweeps (explorer.sweep.run_sweep(client=...)): each point runs on one worker, all its repeats
 there, so its times are one GPU's; points spread over the workers.
@@ -122,7 +122,7 @@ class GPUCluster:
         ttl = {"distributed.scheduler.worker-ttl": None} if self.simulator else {}
         with dask.config.set(ttl):
             self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {
-                "host": "127.0.0.1", "dashboard": False}}, silence_logs=logging.ERROR)
+                "host": "127.0.0.1", "dashboard": False, "dashboard_address": "127.0.0.1:0"}}, silence_logs=logging.ERROR)
         self.client = dist.Client(self.cluster)
         self.client.wait_for_workers(len(specs), timeout=120)  # chunks spread over all of them from the first run
 
@@ -221,6 +221,49 @@ def split(sources: np.ndarray, chunks: int, multiple: int = 1) -> list[tuple[int
     return [(lo, min(k, lo + size)) for lo in range(0, k, size)]
 
 
+#: The fewest sources in a chunk of the default split: about the search blocks a large GPU runs at
+#: once (an H100's 132 SMs x 8 blocks of 256 threads = 1,056), so that a chunk still fills its device.
+FEWEST = 1024
+
+
+def guided(sources: np.ndarray, workers: int, multiple: int = 1, fewest: int = FEWEST) -> list[tuple[int, int]]:
+    """[lo, hi) row ranges in decreasing size (guided self-scheduling): each chunk is 1/(2 x
+    workers) of the sources not yet in a chunk, down to `fewest` (or 1/(8 x workers) of all, for
+    few sources), each a multiple of `multiple` rows but the last.
+
+    Why: Dask hands the chunks out in this order as workers free up. Equal chunks leave the last
+    wave's workers idle for up to a whole chunk (with four a worker, a sixteenth of a 4-GPU run);
+    here the first chunks carry most of the work and the last ones are small, so no worker waits
+    for more than about one small chunk at the end, while the chunks stay few (about 2 x workers x
+    ln(sources / (2 x workers x fewest)) + 2 x workers: 34 for 262,144 sources on 4 workers), each
+    paying a task's scheduling, a run's set-up and its last searches' drain once."""
+    k = len(sources)
+    step = 2 * max(1, workers)
+    floor = max(1, min(fewest, -(-k // (4 * step))))
+    floor = -(-floor // multiple) * multiple
+    out, lo = [], 0
+    while lo < k:
+        size = -(-max(floor, -(-(k - lo) // step)) // multiple) * multiple
+        out.append((lo, min(k, lo + size)))
+        lo += size
+    return out
+
+
+def _row_multiple(method) -> int:
+    return 64 if str(method).startswith("bit") else 1  # MS-BFS: whole 64-bit words
+
+
+def default_chunks(sources: np.ndarray, workers: int, method) -> list[tuple[int, int]]:
+    """run_many's chunks when the caller names none. A search per block (every method but MS-BFS):
+    `guided`, since its searches are independent and a smaller chunk costs only its scheduling and
+    its last searches' drain. MS-BFS (bit-parallel): one equal part a worker, since its words share
+    every pass over the graph (a batch of 4,096 searches reads the arcs as often as one of 64):
+    smaller chunks would multiply the passes, and equal batches take equal times."""
+    if _row_multiple(method) > 1:
+        return split(sources, workers, _row_multiple(method))
+    return guided(sources, workers)
+
+
 class DistributedManyRun:
     """run_many over a Dask cluster: iterate for Progress records (one per finished chunk), then
     read `result` (a MultiSearchResult, as one GPU's); complete() does both."""
@@ -234,8 +277,8 @@ class DistributedManyRun:
         workers = max(1, len(client.scheduler_info()["workers"]))
         if chunks is not None and (isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1):
             raise ValueError(f"chunks={chunks!r} is invalid: how many parts the sources are split into, an int >= 1")
-        words = 64 if str(options.get("method")).startswith("bit") else 1  # MS-BFS: whole 64-bit words
-        self.ranges = split(sources, 4 * workers if chunks is None else int(chunks), words)
+        self.ranges = default_chunks(sources, workers, options.get("method")) if chunks is None else \
+            split(sources, int(chunks), _row_multiple(options.get("method")))
         self._progress = on_progress or (lambda p: None)
         self._hook = hook
         self._run_many, self._concat = run_many, concat  # multisearch.run's: it imports this module
@@ -296,6 +339,19 @@ class DistributedManyRun:
                              self._concat)
 
 
+def warm(client, graph, run_many: Callable, rows: np.ndarray, application, **options) -> int:
+    """run_many of a few sources (`rows`: vertices 0..n-1) on every worker of `client`, each pinned there: its kernels
+    compiled and the graph on its GPU before a timed run (an ordinary run's chunks go wherever
+    Dask puts them, which need not be every worker). Returns how many workers ran it."""
+    client = check_client(client)
+    g = on_workers(client, graph)
+    workers = list(client.scheduler_info()["workers"])
+    futures = [client.submit(_run_chunk, run_many, g, np.asarray(rows), application, options, i, pure=False,
+                             workers=[w], allow_other_workers=False) for i, w in enumerate(workers)]
+    client.gather(futures)
+    return len(workers)
+
+
 def _by_name(app) -> bool:
     from .multisearch.apps import APPLICATIONS
 
@@ -341,17 +397,33 @@ def merge(graph, sources: np.ndarray, app, parts: list[dict], concat: Callable):
 
 
 def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, repeats: int, warmup: int,
-                     limits, on_point: Callable, run_point: Callable) -> None:
+                     limits, on_point: Callable, run_point: Callable, stop: Callable | None = None) -> bool:
     """Each sweep point on one worker (explorer.sweep.run_sweep with client=): `on_point(i,
-    SweepPoint, device)` as points finish."""
+    SweepPoint, device)` as points finish. `stop()` True (asked every STOP_POLL_S) cancels the
+    points not yet finished; returns whether it did."""
+    import time
+
     from distributed import as_completed
 
     g, exp = on_workers(client, graph), sent(client, expected)
     futures = {client.submit(_sweep_point, run_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False): i
                for i in range(len(plan.points))}
-    for fut in as_completed(list(futures)):
-        on_point(futures[fut], *fut.result())
-        fut.release()
+    ready = as_completed(list(futures))
+    while not ready.is_empty():
+        if stop is not None and stop():
+            client.cancel([f for f in futures if not f.done()])
+            return True
+        if not ready.has_ready():
+            time.sleep(STOP_POLL_S)
+            continue
+        for fut in ready.next_batch(block=False):
+            on_point(futures[fut], *fut.result())
+            fut.release()
+    return False
+
+
+#: How often a sweep over workers asks its stop() while no point finishes.
+STOP_POLL_S = 0.1
 
 
 def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):
@@ -360,4 +432,4 @@ def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats:
                            session=_session(graph), expected=expected)
 
 
-__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "merge", "split"]
+__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "default_chunks", "guided", "merge", "split", "warm"]

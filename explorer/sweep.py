@@ -562,7 +562,8 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
     fails (a knob rule, a device limit, an error) is kept with its error: one bad setting does not
     hide the others. `on_progress(Progress)` after every run; `stop()` True ends the sweep early
     (the result says `stopped`). `client`: a distributed.Client or explorer.scale_out.GPUCluster: each
-    point runs on one of its workers (one GPU each), all its runs there (`stop` is not asked then)."""
+    point runs on one of its workers (one GPU each), all its runs there; `stop` cancels the points not
+    finished."""
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
@@ -598,15 +599,19 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
             from .scale_out import check_client, run_sweep_points
 
             points = [SweepPoint(dict(point)) for point in plan.points]
+            ran: set = set()
 
             def finished(i: int, sp: SweepPoint, ran_on: dict) -> None:
                 nonlocal device
                 points[i] = sp
+                ran.add(i)
                 device = device or ran_on
                 tick(plan.points[i], repeats + warmup, sp)
 
-            run_sweep_points(check_client(client), graph, src, plan, expected, repeats=repeats, warmup=warmup,
-                             limits=limits, on_point=finished, run_point=run_point)
+            stopped = run_sweep_points(check_client(client), graph, src, plan, expected, repeats=repeats,
+                                       warmup=warmup, limits=limits, on_point=finished, run_point=run_point, stop=stop)
+            if stopped:  # as when one process stops: the points that ran
+                points = [p for i, p in enumerate(points) if i in ran]
         for point in plan.points if client is None else ():
             if stop is not None and stop():
                 stopped = True

@@ -317,7 +317,7 @@ def test_listings(capsys):
     assert code == 0 and "K1  default 4; one of 1, 2, 4, 8, 16, 32; BFS-4K §5.2" in out
 
 
-@pytest.mark.parametrize("args", [[], ["run"], ["demo"], ["graphs"], ["techniques"], ["knobs"]])
+@pytest.mark.parametrize("args", [[], ["run"], ["demo"], ["graphs"], ["techniques"], ["knobs"], ["many"]])
 def test_help_at_every_level(capsys, args):
     with pytest.raises(SystemExit) as e:
         cli.main([*args, "--help"])

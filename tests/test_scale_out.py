@@ -11,7 +11,7 @@ pytest.importorskip("distributed", reason="scale-out needs dask.distributed (pip
 from explorer import graphs  # noqa: E402
 from explorer.multisearch import APPLICATIONS  # noqa: E402
 from explorer.multisearch.run import _concat, resolve_sources, run_many  # noqa: E402
-from explorer.scale_out import DistributedManyRun, GPUCluster, split  # noqa: E402
+from explorer.scale_out import DistributedManyRun, GPUCluster, default_chunks, guided, split, warm  # noqa: E402
 from explorer.sweep import plan_sweep, run_sweep  # noqa: E402
 
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
@@ -131,6 +131,33 @@ def test_chunks_are_even_and_whole_words_where_asked():
     assert split(s[:3], 8) == [(0, 1), (1, 2), (2, 3)]
 
 
+def test_the_default_chunks_shrink_so_the_run_ends_on_small_ones():
+    """Guided sizes: every source once, in order; sizes never grow; the first is 1/(2 x workers) of
+    all, the last ones at most FEWEST; whole 64-row words where asked."""
+    for k, workers, multiple in ((262144, 4, 1), (262144, 2, 1), (16384, 4, 64), (10, 2, 1), (300, 2, 64)):
+        r = guided(np.arange(k), workers, multiple)
+        assert r[0][0] == 0 and r[-1][1] == k and all(a[1] == b[0] for a, b in zip(r, r[1:]))
+        sizes = [hi - lo for lo, hi in r]
+        assert sizes == sorted(sizes, reverse=True)
+        assert all(sz % multiple == 0 for sz in sizes[:-1])
+        assert sizes[0] <= max(multiple, -(-k // (2 * workers)) + multiple)
+    big = [hi - lo for lo, hi in guided(np.arange(262144), 4)]
+    assert big[0] == 32768 and max(big[-8:]) <= 1024 and len(big) < 40  # 9 a worker, not hundreds
+    assert len(guided(np.arange(10), 2)) >= 4  # a few sources still spread over both workers
+    assert default_chunks(np.arange(262144), 4, "warp-thread") == guided(np.arange(262144), 4)
+    # MS-BFS's words share each pass over the graph: one part a worker, whole words
+    assert default_chunks(np.arange(16384), 4, "bit-parallel") == [(0, 4096), (4096, 8192), (8192, 12288),
+                                                                   (12288, 16384)]
+
+
+def test_warm_runs_on_every_worker_and_leaves_the_graph_there(cluster, graph):
+    from explorer import scale_out
+
+    assert warm(cluster, graph, run_many, np.arange(3), "closeness") == 2
+    held = cluster.client.run(lambda: scale_out._HELD["graph"][0].num_vertices if "graph" in scale_out._HELD else None)
+    assert sorted(held.values()) == [graph.num_vertices] * 2
+
+
 def test_a_second_run_reuses_the_graph_already_on_the_workers(cluster, graph, monkeypatch):
     """The graph is sent to the workers once per client: a second run neither sends it again nor
     makes the workers' Sessions upload it again."""
@@ -155,3 +182,119 @@ def test_the_graph_outlives_the_worker_holding_it(cluster, graph):
     client.restart_workers(holders)
     assert client.submit(lambda g: g.num_vertices, held, pure=False).result(timeout=120) == graph.num_vertices
     client.wait_for_workers(2, timeout=60)
+
+
+# ------------------------------------------------------------------ the CLI, the sweep script, the Explorer
+
+def _cli(argv, capsys):
+    from explorer.ui.cli import main
+
+    rc = main(argv)
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def _without_times(out: str) -> list[str]:
+    return [line for line in out.splitlines() if " time " not in line and not line.startswith("wrote ")]
+
+
+def test_the_cli_over_two_workers_prints_and_writes_what_one_process_does(cluster, capsys, tmp_path):
+    import json
+
+    one, many, mine = tmp_path / "one.json", tmp_path / "many.json", tmp_path / "mine.json"
+    args = ["many", "bfs4k_fig2", "--application", "closeness", "--simulator"]
+    rc1, out1, _ = _cli([*args, "--json", str(one)], capsys)
+    rc2, out2, err2 = _cli([*args, "--gpus", "2", "--json", str(many)], capsys)
+    assert rc1 == rc2 == 0
+    assert "spread over 2 Dask worker(s)" in err2 and "10/10" in err2  # the bar reached every search
+    assert _without_times(out1) == _without_times(out2) and "closeness, highest first:" in out1
+    values = lambda p: json.loads(p.read_text())["values"]  # noqa: E731
+    assert values(one) == values(many)
+    address = cluster.client.scheduler.address  # a user's running scheduler: only the client is closed
+    rc3, out3, err3 = _cli([*args, "--scheduler", address, "--json", str(mine)], capsys)
+    assert rc3 == 0 and f"the 2 Dask worker(s) of the scheduler at {address}" in err3
+    assert values(mine) == values(one) and cluster.size == 2
+
+
+def test_the_clis_dask_flags_are_checked(capsys, monkeypatch):
+    for bad in ("0", "two"):
+        rc, _, err = _cli(["many", "bfs4k_fig2", "--simulator", "--gpus", bad], capsys)
+        assert rc == 2 and f"--gpus '{bad}' is invalid: a number of GPUs >= 1, or 'all'" in err
+    with pytest.raises(SystemExit) as ended:
+        _cli(["many", "bfs4k_fig2", "--gpus", "2", "--scheduler", "tcp://127.0.0.1:8786"], capsys)
+    assert ended.value.code == 2 and "not allowed with argument --gpus" in capsys.readouterr().err
+    monkeypatch.setitem(sys.modules, "distributed", None)
+    rc, _, err = _cli(["many", "bfs4k_fig2", "--simulator", "--gpus", "2"], capsys)
+    assert rc == 2 and "--gpus spreads the searches over Dask workers" in err and "bfs4k-explorer[dask]" in err
+
+
+def test_sweep_knobs_takes_its_points_over_the_workers_of_a_scheduler(cluster, capsys, tmp_path):
+    from benchmarks import sweep_knobs
+
+    out = tmp_path / "s.json"
+    assert sweep_knobs.main(["bfs4k_fig2", "block_threads=32,64", "--technique", "topdown-queue", "--simulator",
+                             "--repeats", "1", "--scheduler", cluster.client.scheduler.address,
+                             "--json", str(out)]) == 0
+    text = capsys.readouterr()
+    assert "Dask worker(s)" in text.err and "block_threads=32" in text.out and out.exists()
+    assert sweep_knobs.main(["bfs4k_fig2", "block_threads=32", "--simulator", "--gpus", "-1"]) == 2
+    assert "--gpus '-1' is invalid" in capsys.readouterr().err
+
+
+def test_the_explorers_tuning_tab_sweeps_over_its_client(cluster):
+    pytest.importorskip("ipywidgets", reason="the panels need ipywidgets (pip install -e .[notebook])")
+    from explorer.ui.widgets import Explorer
+
+    ex = Explorer(graph="bfs4k_fig2", source=0, technique="topdown-queue", client=cluster)
+    panel = ex.tools.panel("tuning")
+    seen = []
+    panel._on_progress = (lambda show: lambda p: (seen.append(p), show(p)))(panel._on_progress)
+    result = panel.run_sweep(knob1="block_threads", values1="32, 64", repeats=1)
+    assert sorted(p.knobs["block_threads"] for p in result.points) == [32, 64] and all(p.ok for p in result.points)
+    assert [p.done for p in seen] == [1, 2] and (panel.progress.value, panel.progress.max) == (2, 2)
+    assert sorted(panel.plot.source.data["x"]) == ["32", "64"]  # the plot took each point as it finished
+    assert "over 2 Dask workers" in panel.status.value and "2 settings" in panel.status.value
+    with pytest.raises(TypeError, match="client must be a distributed.Client"):
+        Explorer(graph="bfs4k_fig2", client="tcp://127.0.0.1:8786")
+
+
+def _slow_point(graph, source, plan, point, **_):
+    """On a worker: a sweep point that takes a while and measures nothing."""
+    import time
+
+    from explorer.sweep import SweepPoint
+
+    time.sleep(0.5)
+    return SweepPoint(dict(point), [1.0], [1.0], 1, True, "ok"), {}
+
+
+def test_stop_cancels_the_sweep_points_not_yet_finished(cluster, graph):
+    import dataclasses
+
+    from explorer.scale_out import run_sweep_points
+
+    sys.modules.setdefault("test_scale_out", sys.modules[__name__])
+    plan = dataclasses.replace(plan_sweep("topdown-queue", {"block_threads": [32]}), points=[{"block_threads": 32}] * 12)
+    finished = []
+    stopped = run_sweep_points(cluster.client, graph, 0, plan, np.zeros(graph.num_vertices), repeats=1, warmup=0,
+                               limits=None, on_point=lambda i, sp, dev: finished.append(i), run_point=_slow_point,
+                               stop=lambda: len(finished) >= 2)
+    assert stopped and 2 <= len(finished) < 12
+
+
+def test_the_cross_technique_table_spreads_its_cells_over_workers(tmp_path, capsys):
+    """benchmarks/table.py --gpus 2 --smoke: each cell, all its runs, on one simulator worker; the
+    table as one process writes it, every cell checked."""
+    import json
+
+    from benchmarks import table
+
+    if not SIM:
+        pytest.skip("--smoke selects the simulator: on a GPU the benchmark itself runs")
+    assert table.main(["--smoke", "--graphs", "grid1000", "--techniques", "topdown-queue", "virtual-warp",
+                       "--repeats", "1", "--gpus", "2", "--out", str(tmp_path)]) == 0
+    doc = json.loads(next(tmp_path.glob("*/table-smoke.json")).read_text())
+    cells = doc["results"][0]["cells"]
+    assert sorted(cells) == ["topdown-queue", "virtual-warp"] and all(c["correct"] for c in cells.values())
+    assert [s["knobs"]["W"] for s in cells["virtual-warp"]["swept"]] == [1, 32]  # its sweep on one worker
+    assert "| grid1000 |" in next(tmp_path.glob("*/table-smoke.md")).read_text()

@@ -118,8 +118,8 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     arrays (the block's next search inherits them: reset them in init), s.dist (read only).
     explorer.multisearch's documentation has the details and an example.
 
-    client: a distributed.Client or explorer.scale_out.GPUCluster: the sources split into `chunks` parts
-    (default four a worker) run on its workers (a GPU each), merged as one GPU's batches; the run
+    client: a distributed.Client or explorer.scale_out.GPUCluster: the sources split into `chunks` equal
+    parts (default: scale_out.default_chunks) run on its workers (a GPU each), merged as one GPU's batches; the run
     then streams one Progress record per finished part (explorer.scale_out)."""
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}; see explorer.graphs loaders")

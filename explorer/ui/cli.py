@@ -6,6 +6,7 @@
     bfs4k warmup                      # compile everything once, before class
     bfs4k graphs | techniques | knobs
     bfs4k sssp GRAPH | apsp GRAPH     # weighted shortest paths (explorer/ui/cli_sssp.py)
+    bfs4k many GRAPH --application betweenness --gpus all   # many searches, over GPUs (cli_many.py)
 
 `run` needs neither Bokeh nor ipywidgets (the GPU machine has neither); only `demo` imports
 them, lazily. Bad input ends with exit status 2 and one line `PROG: error: ...` on stderr (PROG as typed:
@@ -373,6 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
               {PROG} warmup                     # compile loaders and kernels once, before class
               {PROG} graphs | techniques | knobs
               {PROG} sssp gen:grid2d:rows=20,cols=30,weights=integer --simulator   # shortest paths
+              {PROG} many bfs4k_fig2 --application betweenness --simulator --gpus 2   # many searches, 2 workers
             Run `{PROG} COMMAND --help` for a command's options."""))
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
@@ -456,6 +458,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .cli_sssp import add_parsers  # sssp and apsp: weighted shortest paths
 
     add_parsers(sub, fmt)
+    from .cli_many import add_parser as add_many  # many searches at once, over Dask workers with --gpus
+
+    add_many(sub, fmt)
     return p
 
 

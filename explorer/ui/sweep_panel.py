@@ -7,6 +7,10 @@ sweeps as JSON.
     panel = ex.tools.panel("tuning")
     result = panel.run_sweep(knob1="K1", values1="4,8,32", knob2="K4")   # as the Run sweep button
 
+Given an Explorer made with client= (a GPUCluster or distributed.Client), the points run on its
+workers, a GPU each with all of a point's runs (explorer.sweep.run_sweep(client=)): the plot and
+the progress bar take each point as it finishes, and the status line says how many workers ran it.
+
 `SweepPlot` draws a sweep without the panel (the notebooks use it): its sources receive one row
 per finished point, and the best point is marked.
 """
@@ -187,6 +191,16 @@ class SweepPlot:
         self.ties.data = _columns([_point_row(p, self.names) for p in ties])
 
 
+def _workers(client) -> str:
+    """' over N Dask workers' for a sweep spread over `client`'s workers, else ''."""
+    if client is None:
+        return ""
+    from ..scale_out import check_client
+
+    n = len(check_client(client).scheduler_info()["workers"])
+    return f", over {n} Dask worker{'s' * (n != 1)}"
+
+
 class SweepPanel(StatusLine, W.VBox):
     """Controls, progress, plot, ranked table and files of knob sweeps over the Explorer's picks."""
 
@@ -337,15 +351,18 @@ class SweepPanel(StatusLine, W.VBox):
         self.best_text.value = self.table.value = ""
         self.progress.value, self.progress.max = 0, max(1, len(plan.points) * self.repeats.value)
         self.run_button.disabled, self.stop_button.disabled = True, False
-        self._set_status(f"sweeping {len(plan.points)} settings of {technique} on {graph.name} ...", "busy")
+        client = getattr(self.ex, "client", None)
+        workers = _workers(client)
+        self._set_status(f"sweeping {len(plan.points)} settings of {technique} on {graph.name}{workers} ...", "busy")
 
         def job():
             try:
                 result = run_sweep(graph, source, plan, repeats=self.repeats.value, seed=self.ex.seed.value,
-                                   on_progress=self._on_progress, stop=lambda: self.worker.stop_requested)
+                                   on_progress=self._on_progress, stop=lambda: self.worker.stop_requested,
+                                   client=client)
             finally:
                 self._idle()
-            self._show_result(result)
+            self._show_result(result, workers)
             return result
         if background:
             self.worker.start(job)

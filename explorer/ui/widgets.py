@@ -3,6 +3,7 @@
     from explorer.ui.widgets import Explorer
     ex = Explorer(graph="bfs4k_fig2")        # display it: controls, live plots, summary
     result = ex.run(source=0)                # the same run as the Run button, from code
+    ex = Explorer(client=cluster)            # the Tuning tab's sweeps over a GPUCluster or Client's workers
 
 Every control is generated from a declaration (SAMPLE_GRAPHS, GENERATORS, Technique, each
 technique's knobs), so nothing here restates a range or a default. Errors from bad input (KnobError, GraphError,
@@ -112,7 +113,12 @@ class Explorer(W.VBox):
 
     def __init__(self, graph: str | CSRGraph = DEFAULT_GRAPH, source: str | int = "max-degree",
                  technique: str | None = None, knobs: dict | None = None, instrument: bool = True,
-                 problem: str = BFS, **kwargs):
+                 problem: str = BFS, client=None, **kwargs):
+        if client is not None:  # the Tuning tab's sweeps run over its workers (explorer.scale_out)
+            from ..scale_out import check_client
+
+            check_client(client)
+        self.client = client
         self.history: list[tuple[str, RunResult]] = []
         self._graph_cache: dict[tuple, CSRGraph] = {}
         self._stats_cache: dict[str, dict] = {}
