@@ -283,6 +283,12 @@ class DistributedManyRun:
         self._hook = hook
         self._run_many, self._concat = run_many, concat  # multisearch.run's: it imports this module
 
+    def describe(self) -> str:
+        """What a run will do, before it runs (each chunk's batches are planned on its worker's GPU)."""
+        workers = len(self.client.scheduler_info()["workers"])
+        return (f"{len(self.sources):,} searches in {len(self.ranges)} chunks over {workers} Dask worker"
+                f"{'s' if workers != 1 else ''}; each chunk planned and run on one worker's GPU")
+
     @property
     def result(self):
         if self._result is None:

@@ -68,6 +68,13 @@ def test_every_application_over_two_workers_equals_one_process(cluster, graph, a
     assert [s.levels for s in many.searches] == [s.levels for s in one.searches]
 
 
+def test_a_distributed_run_says_what_it_will_do_before_it_runs(cluster, graph):
+    run = run_many(graph, "all", "closeness", client=cluster)
+    assert run.describe() == (f"{graph.num_vertices} searches in {len(run.ranges)} chunks over 2 Dask workers; "
+                              "each chunk planned and run on one worker's GPU")
+    assert run_many(graph, "all", "closeness").describe().startswith(f"{graph.num_vertices} searches")
+
+
 def test_sampled_sources_in_the_graphs_own_ids_go_through_unchanged(cluster, graph):
     one = run_many(graph, 5, "closeness", seed=3).complete()
     many = run_many(graph, 5, "closeness", seed=3, client=cluster.client).complete()

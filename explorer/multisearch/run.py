@@ -184,6 +184,9 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
         self._progress = on_progress or (lambda p: None)
         self._status = on_status or (lambda msg: None)
 
+    def describe(self) -> str:
+        return self.plan.describe()
+
     def _compiling(self, name: str, outcome: str | None = None) -> None:
         self._status(compile_status(name, outcome, "first use of this callback set in this process"))
 
