@@ -101,8 +101,37 @@ class LevelStats:
 LEVEL_FIELDS = tuple(f.name for f in dataclasses.fields(LevelStats) if f.name != "extras")
 
 
+class RecordFiles:
+    """A finished run's files (RunResult, SSSPResult): JSON of its summary, its records (under
+    `RECORDS`) and its extras' declarations, with the arrays when asked; CSV of its records."""
+
+    RECORDS = "levels"
+
+    def distances_json(self) -> list:
+        return self.distances.tolist()
+
+    def to_json(self, include_arrays: bool = False) -> str:
+        doc = {"summary": self.summary(), self.RECORDS: self.level_rows(),
+               "extras": {e.name: {"meaning": e.meaning, "unit": e.unit} for e in self.extras}}
+        if include_arrays:
+            # Indexed by vertex 0..n-1; parents are vertices too. "ids" maps them to the input's ids.
+            doc["distances"] = self.distances_json()
+            doc["parents"] = self.parents.tolist()
+            doc["ids"] = (self.original_ids.tolist() if self.original_ids is not None
+                          else f"the input's ids are the vertices 0..{len(self.distances) - 1}")
+        return json.dumps(doc, indent=2, default=_json_default)
+
+    def to_csv(self) -> str:
+        """One row per record; a count that was not measured is an empty cell."""
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=self.level_fields, restval="")
+        writer.writeheader()
+        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in self.level_rows())
+        return buf.getvalue()
+
+
 @dataclass
-class RunResult:
+class RunResult(RecordFiles):
     """A finished BFS: the answer, the per-level record and where it ran."""
 
     graph: str
@@ -177,25 +206,6 @@ class RunResult:
         rows = [lv.as_row() for lv in self.levels]
         order = self.level_fields
         return [{**{f: row[f] for f in order if f in row}, **row} for row in rows]
-
-    def to_json(self, include_arrays: bool = False) -> str:
-        doc = {"summary": self.summary(), "levels": self.level_rows(),
-               "extras": {e.name: {"meaning": e.meaning, "unit": e.unit} for e in self.extras}}
-        if include_arrays:
-            # Indexed by vertex 0..n-1; parents are vertices too. "ids" maps them to the input's ids.
-            doc["distances"] = self.distances.tolist()
-            doc["parents"] = self.parents.tolist()
-            doc["ids"] = (self.original_ids.tolist() if self.original_ids is not None
-                          else f"the input's ids are the vertices 0..{len(self.distances) - 1}")
-        return json.dumps(doc, indent=2, default=_json_default)
-
-    def to_csv(self) -> str:
-        """One row per level; a count that was not measured is an empty cell."""
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=self.level_fields, restval="")
-        writer.writeheader()
-        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in self.level_rows())
-        return buf.getvalue()
 
 
 def write_text_atomic(path, text: str) -> Path:

@@ -11,7 +11,7 @@ from bokeh.models import Legend  # noqa: E402
 from explorer import api, graphs  # noqa: E402
 from explorer.stats import LevelStats  # noqa: E402
 from explorer.ui import compare  # noqa: E402
-from explorer.ui.compare import MAX_RUNS, TimelinePlot, entry_label, ranking  # noqa: E402
+from explorer.ui.compare import MAX_RUNS, TimelinePlot, ranking  # noqa: E402
 from explorer.ui.plots import LevelStream, run_offset  # noqa: E402
 from explorer.ui.widgets import Explorer  # noqa: E402
 
@@ -30,9 +30,11 @@ def test_ranking_sorts_by_time_with_the_speed_up_against_the_first():
     assert [r["speed-up"] for r in rows] == [2.0, 1.0, 0.5]
 
 
-def test_labels_name_the_knobs_that_differ_from_the_defaults():
-    assert entry_label(0, "bfs4k", {"K1": 4}) == "A bfs4k"
-    assert entry_label(2, "bfs4k", {"K1": 32, "dedup": "none"}) == "C bfs4k K1=32 dedup=none"
+def test_labels_name_the_knobs_that_differ_from_the_defaults(explorer):
+    panel = explorer.tools.panel("comparison")
+    assert panel._label(0, "bfs4k", {"K1": 4}) == "A bfs4k"
+    assert panel._label(2, "bfs4k", {"K1": 32, "dedup": "none"}) == "C bfs4k K1=32 dedup=none"
+    assert panel._label(26, "bfs4k", {}) == "#27 bfs4k"
 
 
 def test_identical_runs_are_drawn_apart_and_the_legend_hides_a_run():

@@ -301,6 +301,18 @@ def _cli(*args):
     return cli.main(list(args) + (["--simulator"] if SIM else []))
 
 
+def test_knobs_of_another_technique_are_refused_by_name():
+    from explorer.sssp import make_knobs
+    from explorer.techniques import make_knobs as bfs_make_knobs
+
+    hbf = make_knobs("h-bf", {"K1": 8})
+    assert make_knobs("h-bf", hbf) is hbf and hbf.K1 == 8
+    with pytest.raises(KnobError, match="knobs of type HBFKnobs do not belong to technique 'bfs4k'"):
+        bfs_make_knobs("bfs4k", hbf)
+    with pytest.raises(KnobError, match="knobs of type BFS4KKnobs do not belong to technique 'delta-stepping'"):
+        make_knobs("delta-stepping", bfs_make_knobs("bfs4k", {}))
+
+
 def test_cli_sssp_prints_a_row_a_step_validates_and_writes_files(tmp_path, capsys):
     out_json, out_csv = tmp_path / "r.json", tmp_path / "r.csv"
     code = _cli("sssp", "gen:grid2d:rows=4,cols=5,weights=integer,weight_high=9", "--source", "0",

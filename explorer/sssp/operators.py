@@ -20,12 +20,11 @@ from kernels import rules
 from kernels.args import Heavy
 from kernels.sssp import layout as L  # plain numbers: no numba.cuda before the backend is chosen
 
+from ..knobs import POW2_BLOCKS, KnobSpec
 from ..stats import Extra
 from ..techniques.base import Batch
 from .paths import acyclic_parents, negative_cycle
 from .weights import negative_cycle_error, source_text
-
-K1_SPEC_SECTION = "BFS-4K §5.2; H-BF uses BFS-4K's load balancing (chapter §3.2)"
 
 #: Extras every technique built on RelaxLoop may declare.
 WARP_EXTRA = Extra("warp_size", "lanes sharing a frontier vertex this step (a virtual warp; 1: a thread a vertex)")
@@ -33,6 +32,19 @@ WARP_EXTRA = Extra("warp_size", "lanes sharing a frontier vertex this step (a vi
 
 #: The most iterations one single-block launch runs (its log's rows) before the host looks.
 MAX_SINGLE_ITERATIONS = 512
+
+#: The knobs of RelaxLoop's single-block kernel (`single_block`), declared alike by each technique with it.
+K5_SPEC = KnobSpec(
+    "K5", "single-block kernel while |F| <= single_block_threads x K5: one block runs iterations by itself, with "
+    "block barriers and no host round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
+    section="BFS-4K §5.5")
+SINGLE_BLOCK_THREADS_SPEC = KnobSpec(
+    "single_block_threads", "threads of the single-block kernel", 1024, choices=POW2_BLOCKS, section="BFS-4K §5.5")
+
+
+def single_block(knobs, k1: int) -> tuple:
+    """RelaxLoop's `single` from a technique's K5 and single_block_threads knobs and its K1."""
+    return knobs.single_block_threads * knobs.K5, knobs.single_block_threads, k1
 
 
 def _grid(threads: int, block: int) -> int:

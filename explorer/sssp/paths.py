@@ -6,30 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-
-@numba.njit(cache=True)
-def _on_cycle(parents, source):
-    """A vertex on a parent-pointer cycle, or -1 (each vertex walked over once)."""
-    n = parents.shape[0]
-    state = np.zeros(n, np.int8)  # 0 unseen, 1 on the current walk, 2 done
-    path = np.empty(n, np.int64)
-    if 0 <= source < n:
-        state[source] = 2
-    for v in range(n):
-        if state[v] != 0:
-            continue
-        length = 0
-        u = v
-        while u >= 0 and state[u] == 0:
-            state[u] = 1
-            path[length] = u
-            length += 1
-            u = parents[u]
-        if u >= 0 and state[u] == 1:
-            return u
-        for i in range(length):
-            state[path[i]] = 2
-    return -1
+from ..reference.validate import _vertex_on_cycle
 
 
 @numba.njit(cache=True)
@@ -60,7 +37,7 @@ def acyclic_parents(graph, weights: np.ndarray, dist: np.ndarray, parents: np.nd
     """(parents, repaired): the run's parents if they lead every reached vertex to the source, else
     a tree of tight arcs rebuilt from the source (tight parents can circle only through arcs of
     weight 0, which the device's pass cannot tell apart)."""
-    if source < 0 or _on_cycle(parents, source) < 0:
+    if source < 0 or _vertex_on_cycle(np.asarray(parents, np.int32), source) < 0:
         return parents, False
     out = np.empty_like(parents)
     _tight_tree(graph.offsets, graph.indices, weights, dist, source, inf, out)

@@ -8,17 +8,14 @@ counts them (per warp, one atomic a counter). A technique's own quantities are i
 """
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
-import json
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
 
 import numpy as np
 
-from ..stats import Extra, _json_default
+from ..stats import Extra, RecordFiles
 from .weights import INT64_INF
 
 #: A step's phase, with what it does.
@@ -67,9 +64,11 @@ ITERATION_FIELDS = tuple(f.name for f in dataclasses.fields(IterationStats) if f
 
 
 @dataclass
-class SSSPResult:
+class SSSPResult(RecordFiles):
     """A finished shortest-path run: distances (int64 or float64, as the weights), parents forming
     shortest paths, a record per step and where it ran."""
+
+    RECORDS = "iterations"  # what its JSON calls its records
 
     graph: str
     source: int  # a vertex 0..n-1; -1 for Johnson's virtual source (every vertex at distance 0)
@@ -147,25 +146,10 @@ class SSSPResult:
     def level_rows(self) -> list[dict]:
         return [r.as_row() for r in self.iterations]
 
-    def to_json(self, include_arrays: bool = False) -> str:
-        doc = {"summary": self.summary(), "iterations": self.level_rows(),
-               "extras": {e.name: {"meaning": e.meaning, "unit": e.unit} for e in self.extras}}
-        if include_arrays:
-            # Indexed by vertex 0..n-1; parents are vertices too; None: unreached.
-            d = self.as_float()
-            doc["distances"] = [None if not np.isfinite(x) else (int(x) if self.dtype == "int64" else x)
-                                for x in d.tolist()]
-            doc["parents"] = self.parents.tolist()
-            doc["ids"] = (self.original_ids.tolist() if self.original_ids is not None
-                          else f"the input's ids are the vertices 0..{len(self.distances) - 1}")
-        return json.dumps(doc, indent=2, default=_json_default)
-
-    def to_csv(self) -> str:
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=self.level_fields, restval="")
-        writer.writeheader()
-        writer.writerows({k: ("" if v is None else v) for k, v in row.items()} for row in self.level_rows())
-        return buf.getvalue()
+    def distances_json(self) -> list:
+        """None: unreached; whole numbers for int64 distances."""
+        return [None if not np.isfinite(x) else (int(x) if self.dtype == "int64" else x)
+                for x in self.as_float().tolist()]
 
 
 __all__ = ["Extra", "ITERATION_FIELDS", "IterationStats", "PHASES", "SSSPResult"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 
 from ..knobs import KnobError, KnobSet, KnobSpec  # noqa: F401  (re-exported: the knobs' home for users)
-from ..registry import instantiate, member_docs
+from ..registry import instantiate, knobs_from, member_docs
 
 
 class TechniqueNotImplemented(NotImplementedError):
@@ -205,13 +205,7 @@ def knobs_of(technique: "Technique | str") -> type[KnobSet]:
 
 def make_knobs(technique: "Technique | str", values: "KnobSet | dict | None" = None) -> KnobSet:
     """Knobs for `technique` from a dict (unknown names and bad values raise KnobError)."""
-    cls = knobs_of(technique)
-    if isinstance(values, KnobSet):
-        if not isinstance(values, cls):
-            raise KnobError(f"knobs of type {type(values).__name__} do not belong to technique "
-                            f"{Technique.parse(technique).value!r}")
-        return values
-    return cls.from_dict(values)
+    return knobs_from(knobs_of(technique), values, Technique.parse(technique).value)
 
 
 _DOCS = member_docs(Technique)

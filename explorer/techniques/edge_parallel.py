@@ -11,8 +11,8 @@ from kernels.args import Rows, Tree
 from ..knobs import BLOCK_THREADS, KnobSet, knob
 from ..stats import Extra
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
-from .operators.frontier import counters_cleared, declared, init_search
+from .base import BFSTechnique, LevelLoop, RunContext
+from .operators.frontier import QueueFreeLoop, counters_cleared, declared
 
 #: The session's derived array: the source of every arc (the COO edge list's first array).
 ARC_SOURCES = "arc_sources"
@@ -54,38 +54,16 @@ class EdgeParallel(BFSTechnique):
         return _Loop(ctx)
 
 
-class _Loop(LevelLoop):
+class _Loop(QueueFreeLoop):
     def __init__(self, ctx: RunContext):
-        from kernels import common, edge_parallel
+        from kernels import edge_parallel
 
-        self.ctx, self.k = ctx, edge_parallel
-        n = ctx.graph.num_vertices
+        super().__init__(ctx, edge_parallel, ("arcs_inspected", edge_parallel.ARCS))
         (self.sources,) = ctx.derived(ARC_SOURCES, arc_sources)
-        self.dist = ctx.buffer("dist", n, np.int32)
-        self.parent = ctx.buffer("parent", n, np.int32)
-        width = 2 * edge_parallel.NUM_COUNTERS
-        self.counters = ctx.buffer("counters", width, np.int64)
-        self.readback = (self.counters, ctx.buffer("counters", width, np.int64, host=True))
-        # No queue: set_source's frontier entry lands in a one-entry scratch buffer.
-        init_search(ctx, self.dist, self.parent, ctx.buffer("source_slot", 1, np.int32))
-        ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)
         self.arcs = edge_parallel.Arcs(self.sources, ctx.graph_arrays[1])
-        self.size, self.level = 1, 0
 
     def launch(self, go) -> None:
         ctx, block = self.ctx, self.ctx.knobs.block_threads
         arcs = ctx.graph.num_arcs
         go(self.k.edge_parallel_level, max(1, -(-arcs // block)), block, 0, self.arcs, Tree(self.dist, self.parent),
            Rows(self.counters, self.level % 2), self.level, ctx.instrument)
-
-    def collect(self, ms: float) -> Batch:
-        k, inst = self.k, self.ctx.instrument
-        c = self.readback[1][(self.level % 2) * k.NUM_COUNTERS:][:k.NUM_COUNTERS]
-        nxt = int(c[k.NEXT_SIZE])
-        row = dict(frontier_in=self.size, edges_examined=measured(inst, c[k.EDGES]), discovered=nxt,
-                   frontier_out=nxt, dup_generated=0, dup_detected=0, dup_undetected=0,  # no queue: none
-                   kernel="multi-block", launches=1,  # the next level's counters are cleared by this one
-                   arcs_inspected=measured(inst, c[k.ARCS]))
-        self.size, self.level = nxt, self.level + 1
-        self.converged = nxt == 0
-        return Batch([row])

@@ -25,10 +25,10 @@ import textwrap
 from pathlib import Path
 
 from ..backend import simulator_knobs_note
-from ..stats import write_text_atomic
 from ..techniques import Technique, implementation, implemented_techniques, knobs_of, make_knobs, missing_techniques
-from .cli_input import (PROG, UsageError, _arc_limit, _vertex_text, _wrap, check_output_path, check_source,
-                        load_graph_spec, parse_knob_values, select_backend, _no_gpu_message)
+from .cli_input import (PROG, UsageError, _arc_limit, _vertex_text, _wrap, add_source_flags, check_output_flags,
+                        check_output_path, check_source, load_graph_spec, parse_knob_values, select_backend,
+                        write_result_files, _no_gpu_message)
 
 EXIT_OK, EXIT_INVALID_RESULT, EXIT_USAGE = 0, 1, 2
 DEMO_GRAPH = "bfs4k_fig2"  # the 10-vertex teaching graph: the demo finishes in seconds on the simulator
@@ -98,11 +98,7 @@ def cmd_run(args) -> int:
     from ..reference import check_result
     from ..warmup import compile_notices, load_for_run
 
-    if args.arrays and not args.json:
-        raise UsageError("--arrays adds distances and parents to the JSON file: give --json PATH too")
-    for option, path in (("--json", args.json), ("--csv", args.csv)):
-        if path:
-            check_output_path(path, option)
+    check_output_flags(args, "distances and parents")
     check_source(args.source)
     tech = Technique.parse(args.technique)
     knob_values = parse_knob_values(tech, args.knob)
@@ -147,13 +143,7 @@ def cmd_run(args) -> int:
             status = EXIT_INVALID_RESULT
     print()
     print(report.format_summary(result))
-    sys.stdout.flush()  # before a file that may be this terminal (--json /dev/stdout)
-    if args.json:
-        write_text_atomic(args.json, result.to_json(include_arrays=args.arrays))
-        print(f"wrote {args.json}")
-    if args.csv:
-        write_text_atomic(args.csv, result.to_csv())
-        print(f"wrote {args.csv}")
+    write_result_files(args, result)
     return status
 
 
@@ -392,9 +382,7 @@ def build_parser() -> argparse.ArgumentParser:
               {PROG} run gen:kronecker:scale=10,edge_factor=8 --technique bfs4k --knob K1=8 --simulator --csv levels.csv
             Leave --simulator out to run on a GPU."""))
     r.add_argument("graph", metavar="GRAPH", help="sample name, graph file or gen:KIND:param=value,...")
-    r.add_argument("--source", default="max-degree",
-                   help="start vertex: an id, 'max-degree' (default) or 'random'")
-    r.add_argument("--seed", type=int, default=0, help="seed of --source random (default 0)")
+    add_source_flags(r)
     r.add_argument("--technique", default=Technique.TOPDOWN_QUEUE.value,
                    help=f"BFS technique (default %(default)s); implemented: {techs}; see `{PROG} techniques`")
     r.add_argument("--knob", action="append", metavar="NAME=VALUE",

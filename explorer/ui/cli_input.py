@@ -9,6 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ..stats import write_text_atomic
 from ..techniques import KnobError, knobs_of
 
 
@@ -167,6 +168,33 @@ def check_output_path(path: str, option: str, make_parents: bool = False) -> Pat
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{option} {path}: the directory {parent} is not writable")
     return target
+
+
+def check_output_flags(args, arrays_words: str) -> None:
+    """--arrays only with --json (it adds `arrays_words` there), and --json and --csv paths that can
+    be written, before anything loads."""
+    if args.arrays and not args.json:
+        raise UsageError(f"--arrays adds {arrays_words} to the JSON file: give --json PATH too")
+    for option, path in (("--json", args.json), ("--csv", args.csv)):
+        if path:
+            check_output_path(path, option)
+
+
+def write_result_files(args, result) -> None:
+    """A run's --json (with --arrays) and --csv files, each said when written."""
+    sys.stdout.flush()  # before a file that may be this terminal (--json /dev/stdout)
+    if args.json:
+        write_text_atomic(args.json, result.to_json(include_arrays=args.arrays))
+        print(f"wrote {args.json}")
+    if args.csv:
+        write_text_atomic(args.csv, result.to_csv())
+        print(f"wrote {args.csv}")
+
+
+def add_source_flags(p) -> None:
+    """--source and --seed of a command that runs from one vertex (checked by check_source)."""
+    p.add_argument("--source", default="max-degree", help="start vertex: an id, 'max-degree' (default) or 'random'")
+    p.add_argument("--seed", type=int, default=0, help="seed of --source random (default 0)")
 
 
 def _arc_limit(simulator: bool) -> int | None:

@@ -14,7 +14,7 @@ import argparse
 import sys
 import textwrap
 
-from ..stats import write_text_atomic
+from .cli_input import add_source_flags, write_result_files
 
 PROG = "bfs4k"
 EXIT_OK, EXIT_INVALID_RESULT = 0, 1
@@ -84,25 +84,10 @@ def _list_apsp() -> int:
 
 def _prepare(args, knob_specs, simulator_knobs: dict, say):
     """(graph, knob values) after the checks every weighted command makes before it loads."""
-    from .cli_input import (UsageError, _arc_limit, _coerce, _split_assignment, check_output_path, load_graph_spec,
-                            select_backend)
-    from ..knobs import KnobError
+    from .cli_input import _arc_limit, check_output_flags, load_graph_spec, parse_knob_values, select_backend
 
-    if args.arrays and not args.json:
-        raise UsageError("--arrays adds the distances to the JSON file: give --json PATH too")
-    for option, path in (("--json", args.json), ("--csv", args.csv)):
-        if path:
-            check_output_path(path, option)
-    values = {}
-    for item in args.knob or []:
-        name, raw = _split_assignment(item, "--knob")
-        spec = knob_specs.spec(name)
-        like = spec.choices[0] if spec.choices else spec.kind()
-        try:
-            values[name] = _coerce(raw, like, f"knob {name}")
-        except UsageError:
-            raise KnobError(f"knob {name}={raw.strip()!r} is invalid: expected {spec.describe_range()}") from None
-    knob_specs.from_dict(values)
+    check_output_flags(args, "the distances")
+    values = parse_knob_values(None, args.knob, knob_specs)
     graph = load_graph_spec(args.graph, args.undirected, _arc_limit(args.simulator))
     from ..sssp.weights import weighting
 
@@ -115,16 +100,6 @@ def _prepare(args, knob_specs, simulator_knobs: dict, say):
                   "--knob overrides")
             values = {**extra, **values}
     return graph, values
-
-
-def _write(args, result) -> None:
-    sys.stdout.flush()
-    if args.json:
-        write_text_atomic(args.json, result.to_json(include_arrays=args.arrays))
-        print(f"wrote {args.json}")
-    if args.csv:
-        write_text_atomic(args.csv, result.to_csv())
-        print(f"wrote {args.csv}")
 
 
 def cmd_sssp(args) -> int:
@@ -170,7 +145,7 @@ def cmd_sssp(args) -> int:
           f"largest distance {s['max_distance']}")
     print(f"{label}: {s['total_ms']:.3f} ms ({s['relax_ms']:.3f} ms relaxing, the rest making the tree); "
           f"wall {s['elapsed_ms']:.3f} ms; validation {result.validation or 'skipped'} (scipy.sparse.csgraph)")
-    _write(args, result)
+    write_result_files(args, result)
     return status
 
 
@@ -209,7 +184,7 @@ def cmd_apsp(args) -> int:
     label = "simulator time" if s["device"].get("backend") == "simulator" else "GPU time"
     print(f"\n{s['pairs_connected']:,} connected pairs of {graph.num_vertices:,}^2; {label}: {s['total_ms']:.3f} ms in "
           f"{s['steps']} steps; validation {result.validation or 'skipped'} (scipy.sparse.csgraph)")
-    _write(args, result)
+    write_result_files(args, result)
     return status
 
 
@@ -243,8 +218,7 @@ def add_parsers(sub, fmt=argparse.RawDescriptionHelpFormatter) -> None:
               {PROG} sssp facebook_combined --unit-weights --simulator
               {PROG} sssp --list             # techniques and knobs"""))
     _common(s)
-    s.add_argument("--source", default="max-degree", help="start vertex: an id, 'max-degree' (default) or 'random'")
-    s.add_argument("--seed", type=int, default=0, help="seed of --source random (default 0)")
+    add_source_flags(s)
     s.add_argument("--technique", default=SSSPTechnique.HBF.value,
                    help=f"{', '.join(t.value for t in SSSPTechnique)} (default %(default)s)")
     s.add_argument("--list", action="store_true", help="list the techniques and their knobs")

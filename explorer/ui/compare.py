@@ -23,14 +23,12 @@ from .. import api
 from ..engine import Session
 from ..reference import check_result, cpu_bfs
 from ..stats import LevelStats, RunResult
-from ..techniques import Technique, implemented_techniques, make_knobs
+from ..techniques import implemented_techniques
 from .plots import LevelStream
-from .report import changed_knobs
-from .tools import TABLE_CSS, StatusLine, esc, html_table, picked_source
+from .sssp_view import BFS
+from .tools import MAX_RUNS, TABLE_CSS, Entries, Picks, StatusLine, esc, html_table, picked_source
 from .widgets import PLOT_WIDTH
 
-#: Runs one comparison may hold (one colour each).
-MAX_RUNS = 10
 #: Colours of what ran at a level (technique · kernel · direction), in order of appearance.
 STEP_PALETTE = (*Category10_10, *Set3_12)
 TIMELINE_COLUMNS = ("level", "run", "what", "technique", "kernel", "direction", "launches", "time_ms")
@@ -84,13 +82,6 @@ class TimelinePlot:
             "time_ms": [lv.time_ms for lv in levels]})
 
 
-def entry_label(index: int, technique: str, knobs: dict) -> str:
-    """'A bfs4k K1=32': a letter, the technique and its knobs that differ from the defaults."""
-    letter = chr(ord("A") + index) if index < 26 else f"#{index + 1}"
-    changed = changed_knobs(technique, knobs)
-    return " ".join([letter, technique, *(f"{k}={v}" for k, v in changed.items())])
-
-
 def ranking(labelled: list[tuple[str, RunResult]]) -> list[dict]:
     """Runs fastest first (BFS wall time), with the speed-up against the first run given."""
     if not labelled:
@@ -107,83 +98,33 @@ def ranking(labelled: list[tuple[str, RunResult]]) -> list[dict]:
     return rows
 
 
-class ComparePanel(StatusLine, W.VBox):
+class ComparePanel(StatusLine, Entries, W.VBox):
     """Pick runs (techniques, or the Explorer's current setting), run them on one graph and source."""
 
     def __init__(self, explorer, picks=None):  # picks: tools.Picks; BFS's controls are the Explorer's own
         self.ex = explorer
-        self.entries: list[tuple[str, dict]] = []  # (technique, knobs) to run
         self.results: list[tuple[str, RunResult]] = []
         self._session: Session | None = None
         self.stream: LevelStream | None = None
         self.timeline: TimelinePlot | None = None
-        self.techniques = W.SelectMultiple(options=[t.value for t in implemented_techniques()], rows=6,
-                                           layout=W.Layout(width="220px"),
-                                           tooltip="techniques to add, each with its knobs as the Explorer has them")
-        self.add_button = W.Button(description="Add selected", icon="plus",
-                                   tooltip="add the selected techniques, each with its knobs in the Explorer")
-        self.add_current = W.Button(description="Add the Explorer's setting", icon="plus-square",
-                                    layout=W.Layout(width="220px"),
-                                    tooltip="add the Explorer's technique with its knobs as they are now "
-                                            "(change a knob and add again to compare knob sets)")
-        self.entry_list = W.Select(options=[], rows=6, layout=W.Layout(width="300px", flex="1 1 auto"))
-        self.remove_button = W.Button(description="Remove", icon="minus", tooltip="remove the highlighted run")
-        self.run_button = W.Button(description="Compare", icon="play", button_style="primary",
-                                   tooltip="run every entry on the Explorer's graph and source, one after another")
+        entries = self.entry_controls(picks or Picks(explorer, BFS),
+                                      [t.value for t in implemented_techniques()], rows=6)
         self.status = W.HTML()
         self.plot_box = W.Box()
         self.table = W.HTML()
-        self.add_button.on_click(lambda _: self._clicked(lambda: self.add(*self.techniques.value)))
-        self.add_current.on_click(lambda _: self._clicked(self.add_explorer_setting))
-        self.remove_button.on_click(lambda _: self._clicked(self._remove_selected))
         self.run_button.on_click(lambda _: self._clicked(self.compare))
         super().__init__([
             W.HTML(TABLE_CSS + "<small>Run several techniques, or one technique with several knob sets, on the "
                    "Explorer's graph and source. The runs overlay (one colour each, drawn a little apart; "
                    "click a legend entry to hide a run); the timeline under the frontier plot shows what ran at "
                    "each level; the table ranks them by time with the speed-up against the first.</small>"),
-            # The button columns keep their width (squeezed, they scrolled sideways); the list gives.
-            W.HBox([self.techniques, W.VBox([self.add_button, self.add_current], layout=W.Layout(flex="0 0 auto")),
-                    self.entry_list, W.VBox([self.remove_button, self.run_button], layout=W.Layout(flex="0 0 auto"))]),
-            self.status, self.plot_box, self.table])
-
-    # ------------------------------------------------------------------ entries
-    def add(self, *items) -> None:
-        """Add runs: a technique name (its knobs as the Explorer has them), or (technique, knobs)."""
-        for item in items:
-            if isinstance(item, (tuple, list)):
-                tech, knobs = item
-            else:
-                tech, knobs = item, None
-            tech = Technique.parse(tech).value
-            if knobs is None:
-                knobs = {name: w.value for name, w in self.ex.knob_widgets_of[tech].items()}
-            if len(self.entries) >= MAX_RUNS:
-                raise ValueError(f"a comparison holds at most {MAX_RUNS} runs (one colour each)")
-            self.entries.append((tech, make_knobs(tech, knobs).as_dict()))
-        self._show_entries()
-
-    def add_explorer_setting(self) -> None:
-        self.add((self.ex.technique.value, self.ex.knob_values()))
-
-    def _remove_selected(self) -> None:
-        if self.entry_list.index is None:
-            raise ValueError("highlight a run in the list to remove it")
-        del self.entries[self.entry_list.index]
-        self._show_entries()
-
-    def _show_entries(self) -> None:
-        self.entry_list.options = [entry_label(i, t, k) for i, (t, k) in enumerate(self.entries)]
+            entries, self.status, self.plot_box, self.table])
 
     # ------------------------------------------------------------------ running
     def compare(self, entries=None) -> list[tuple[str, RunResult]]:
         """Run every entry (or `entries`, which replace them) on the Explorer's graph and source,
         each checked against the CPU reference; returns (label, result) in entry order."""
-        if entries is not None:
-            self.entries = []
-            self.add(*entries)
-        if not self.entries:
-            raise ValueError("nothing to compare: add techniques (or the Explorer's setting) first")
+        self._entries_to_run(entries)
         g = self.ex.current_graph()
         src = api.resolve_source(g, picked_source(self.ex), self.ex.seed.value)  # the one conversion in
         own_id = g.to_original(src)  # and out, for the status lines
@@ -197,7 +138,7 @@ class ComparePanel(StatusLine, W.VBox):
         self.run_button.disabled = True
         try:
             for i, (tech, knobs) in enumerate(self.entries):
-                label = entry_label(i, tech, knobs)
+                label = self._label(i, tech, knobs)
                 self._set_status(f"running {label} on {g.name} from vertex {own_id} ...", "busy")
                 run = api.run_bfs(g, api.Vertex(src), tech, knobs, instrument=self.ex.instrument.value,
                                   session=self._session)

@@ -43,50 +43,64 @@ def session_runs(explorer) -> list[tuple[str, RunResult]]:
     return runs
 
 
-def _run_doc(label: str, r: RunResult) -> dict:
-    doc = json.loads(r.to_json())
-    return {"label": label, **doc}
+def records_csv(runs, run_columns: tuple, fields: tuple, run_values=None) -> str:
+    """Every run's records (levels or iterations), one row a record, each with its run's
+    `run_columns`: label, graph, source, technique, knobs (JSON), `run_values(result)`, device,
+    backend and versions (JSON); an unmeasured count is empty."""
+    extras = list(dict.fromkeys(e.name for _, r in runs for e in r.extras))
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=[*run_columns, *fields, *extras], restval="")
+    writer.writeheader()
+    for label, r in runs:
+        dev = r.device or {}
+        common = {"run": label, "graph": r.graph, "source": r.summary()["source"], "technique": r.technique,
+                  "knobs": json.dumps(r.knobs, sort_keys=True), **(run_values(r) if run_values else {}),
+                  "device": dev.get("name", ""), "backend": dev.get("backend", ""),
+                  "versions": json.dumps(dev.get("versions", {}), sort_keys=True)}
+        for row in r.level_rows():
+            writer.writerow({**common, **{k: ("" if v is None else v) for k, v in row.items()}})
+    return buf.getvalue()
 
 
 def levels_csv(runs: list[tuple[str, RunResult]]) -> str:
     """Every run's per-level records, one row a level, each with its run's graph, source,
     technique, knobs (JSON), device, backend and versions (JSON); an unmeasured count is empty."""
-    extras = list(dict.fromkeys(e.name for _, r in runs for e in r.extras))
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=[*RUN_COLUMNS, *LEVEL_FIELDS, *extras], restval="")
-    writer.writeheader()
-    for label, r in runs:
-        dev = r.device or {}
-        common = {"run": label, "graph": r.graph, "source": r.summary()["source"], "technique": r.technique,
-                  "knobs": json.dumps(r.knobs, sort_keys=True), "device": dev.get("name", ""),
-                  "backend": dev.get("backend", ""), "versions": json.dumps(dev.get("versions", {}), sort_keys=True)}
-        for row in r.level_rows():
-            writer.writerow({**common, **{k: ("" if v is None else v) for k, v in row.items()}})
-    return buf.getvalue()
+    return records_csv(runs, RUN_COLUMNS, LEVEL_FIELDS)
+
+
+def write_session(runs, folder, *, nothing: str, title: str, report_runs: int, report, csv_name: str, csv_text,
+                  sweep=None) -> dict[str, Path]:
+    """What an export writes into `folder`, for either problem: report.html (`report(shown, path,
+    title)` of the last `report_runs` runs), runs.json (every run, labelled), `csv_name`
+    (`csv_text(runs)`) and sweep.json when there is a sweep; returns their paths. No runs raises
+    ValueError("nothing to export: " + `nothing`)."""
+    runs = list(runs)
+    if not runs:
+        raise ValueError(f"nothing to export: {nothing}")
+    folder = Path(folder).expanduser()
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{folder} is a file: give a folder to export into")
+    folder.mkdir(parents=True, exist_ok=True)
+    shown = runs[-report_runs:]
+    title += f" (the last {report_runs} of {len(runs)} runs)" if len(runs) > report_runs else ""
+    out = {"report": report(shown, folder / "report.html", title)}
+    doc = {"written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+           "runs": [{"label": label, **json.loads(r.to_json())} for label, r in runs]}
+    out["json"] = write_text_atomic(folder / "runs.json", json.dumps(doc, indent=2))
+    out["csv"] = write_text_atomic(folder / csv_name, csv_text(runs))
+    if sweep is not None:
+        out["sweep"] = sweep.save(folder / "sweep.json")
+    return out
 
 
 def export_session(runs: list[tuple[str, RunResult]], folder, graph_stats: dict | None = None,
                    sweep=None) -> dict[str, Path]:
     """Write report.html, runs.json, levels.csv (and sweep.json) into `folder`; returns their paths.
     The report plots the last REPORT_RUNS runs; the JSON and CSV hold them all."""
-    if not runs:
-        raise ValueError("nothing to export: run a BFS first")
-    folder = Path(folder).expanduser()
-    if folder.exists() and not folder.is_dir():
-        raise NotADirectoryError(f"{folder} is a file: give a folder to export into")
-    folder.mkdir(parents=True, exist_ok=True)
-    out = {}
-    shown = runs[-REPORT_RUNS:]
-    title = "BFS-4K Explorer session" + (f" (the last {REPORT_RUNS} of {len(runs)} runs)" if len(runs) > REPORT_RUNS
-                                         else "")
-    out["report"] = write_report(shown, folder / "report.html", graph_stats=graph_stats, title=title)
-    doc = {"written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "runs": [_run_doc(label, r) for label, r in runs]}
-    out["json"] = write_text_atomic(folder / "runs.json", json.dumps(doc, indent=2))
-    out["csv"] = write_text_atomic(folder / "levels.csv", levels_csv(runs))
-    if sweep is not None:
-        out["sweep"] = sweep.save(folder / "sweep.json")
-    return out
+    return write_session(runs, folder, nothing="run a BFS first", title="BFS-4K Explorer session",
+                         report_runs=REPORT_RUNS, csv_name="levels.csv", csv_text=levels_csv, sweep=sweep,
+                         report=lambda shown, path, title: write_report(shown, path, graph_stats=graph_stats,
+                                                                        title=title))
 
 
 class ExportPanel(W.VBox):
@@ -114,13 +128,20 @@ class ExportPanel(W.VBox):
         """Export the session into `folder` (default: the folder box); returns the files written."""
         if folder is not None:
             self.folder.value = str(folder)
-        runs = session_runs(self.ex)
+        runs = self.session_runs()
         names = list(dict.fromkeys(r.graph for _, r in runs))
         stats = {n: self.ex._graph_stats_by_name(n) for n in names}
-        sweep_panel = self.ex.tools.built(BFS).get("Tuning")
-        sweep = sweep_panel.result if sweep_panel is not None else None
-        paths = export_session(runs, self.folder.value, {n: s for n, s in stats.items() if s}, sweep)
+        paths = self._write(runs, {n: s for n, s in stats.items() if s})
         self.status.value = status_html(f"{len(runs)} runs written: " + ", ".join(str(p) for p in paths.values()),
                                         "ok") + "".join(f"<br><small>{esc(k)}: {esc(p.resolve())}</small>"
                                                         for k, p in paths.items())
         return paths
+
+    def session_runs(self) -> list:
+        return session_runs(self.ex)
+
+    def _write(self, runs, graph_stats: dict) -> dict[str, Path]:
+        """The files of `runs` in the folder box's folder, with the Tuning panel's sweep."""
+        sweep_panel = self.ex.tools.built(BFS).get("Tuning")
+        sweep = sweep_panel.result if sweep_panel is not None else None
+        return export_session(runs, self.folder.value, graph_stats, sweep)

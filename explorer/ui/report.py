@@ -238,6 +238,8 @@ table.summary td, table.levels td, table.levels th { white-space: nowrap; }
 """
 
 
+#: A report page, either problem's: `step` is what a record is (level, iteration); a shortest-path
+#: report has its distances too.
 _PAGE = """{% extends base %}
 {% block inner_head %}{{ super() }}<style>{{ css }}</style>{% endblock %}
 {% block contents %}
@@ -246,17 +248,37 @@ _PAGE = """{% extends base %}
 {{ note }}
 <h2>Runs</h2>
 {{ summary }}
-<h2>Graph (BFS-4K Table 1 statistics)</h2>
+{% if distances %}<h2>Distances</h2>
+{{ distances }}
+{% endif %}<h2>Graph (BFS-4K Table 1 statistics)</h2>
 {{ graph }}
-<h2>Per-level plots</h2>
-<p class="meta">Hover a marker for exact values; click a legend entry to hide it.
-Log axes draw 0 at 0.5. Runs with the same values in a plot are drawn once there, its legend
-entry naming them all. {{ plots_note }}</p>
+<h2>Per-{{ step }} plots</h2>
+<p class="meta">{{ plots_meta }}</p>
 {{ embed(roots.plots) }}
-<h2>Per-level records</h2>
+<h2>Per-{{ step }} records</h2>
 {{ tables }}
 {% endblock %}
 """
+#: What the plots' heading says of them, both problems.
+PLOTS_META = "Hover a marker for exact values; click a legend entry to hide it. Log axes draw 0 at 0.5."
+
+
+def write_page(plots, path, title: str, runs: list, meta: str, **sections) -> Path:
+    """Write a report page that opens offline (file_html inlines only the BokehJS bundles the
+    models need): `plots` (a layout named 'plots'), the heading `title`, "N run(s), written <when>."
+    and `meta`, the simulator's note when a run was simulated, and the page's `sections` (_PAGE)."""
+    from bokeh.embed import file_html
+    from bokeh.resources import INLINE
+    from jinja2 import Template
+
+    sim = any((r.device or {}).get("backend") == "simulator" for _, r in runs)
+    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    page = file_html(plots, INLINE, title=title, template=Template(_PAGE), template_variables={
+        "css": CSS, "heading": _esc(title), "meta": f"{len(runs)} run(s), written {when}. {meta}",
+        "note": f"<p class='note'>{_esc(SIMULATOR_NOTE)}</p>" if sim else "", **sections})
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_text_atomic(path, page)
 
 
 def _labelled(results) -> list[tuple[str, RunResult]]:
@@ -323,10 +345,6 @@ def write_report(results, path, graph_stats: Mapping | None = None, title: str =
     results: a RunResult, a list of them, a {label: RunResult} dict or (label, RunResult) pairs.
     graph_stats: `graphs.graph_stats(graph)` of the graph, or {graph name: stats} for several.
     """
-    from bokeh.embed import file_html
-    from bokeh.resources import INLINE
-    from jinja2 import Template
-
     from .plots import RUN_PALETTE
 
     labelled = _labelled(results)
@@ -335,23 +353,11 @@ def write_report(results, path, graph_stats: Mapping | None = None, title: str =
     if len(labelled) > len(RUN_PALETTE):
         raise ValueError(f"write_report plots at most {len(RUN_PALETTE)} runs (one colour each); got {len(labelled)}")
     plots, colors = _report_plots(labelled)
-
-    sim = any((r.device or {}).get("backend") == "simulator" for _, r in labelled)
-    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
-    # file_html inlines only the BokehJS bundles these models need, so the file opens offline.
-    page = file_html(plots, INLINE, title=title, template=Template(_PAGE), template_variables={
-        "css": CSS,
-        "heading": _esc(title),
-        "meta": f"{len(labelled)} run(s), written {when}. '{NOT_MEASURED}' marks counts not measured "
-                "(instrumentation off).",
-        "note": f"<p class='note'>{_esc(SIMULATOR_NOTE)}</p>" if sim else "",
-        "summary": f"<div class='scroll'>{summary_table_html(labelled, colors)}</div>",
-        "graph": graph_stats_html(graph_stats),
-        "plots_note": PLOTS_NOTE if len(labelled) > REPORT_PLOT_RUNS else "",
-        "tables": "".join(f"<h3>{_esc(label)}</h3><div class='scroll'>{level_table_html(res)}</div>"
-                          for label, res in labelled),
-    })
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_text_atomic(path, page)
-    return path
+    return write_page(
+        plots, path, title, labelled, f"'{NOT_MEASURED}' marks counts not measured (instrumentation off).",
+        summary=f"<div class='scroll'>{summary_table_html(labelled, colors)}</div>",
+        graph=graph_stats_html(graph_stats), step="level",
+        plots_meta=PLOTS_META + " Runs with the same values in a plot are drawn once there, its legend entry "
+                   "naming them all." + (f" {PLOTS_NOTE}" if len(labelled) > REPORT_PLOT_RUNS else ""),
+        tables="".join(f"<h3>{_esc(label)}</h3><div class='scroll'>{level_table_html(res)}</div>"
+                       for label, res in labelled))

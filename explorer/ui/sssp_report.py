@@ -12,19 +12,14 @@ its run's graph, knobs, weights and device) and the Tuning tab's sweep (sweep.js
 """
 from __future__ import annotations
 
-import csv
-import datetime
-import io
-import json
 from pathlib import Path
 
 import numpy as np
 
-from ..stats import write_text_atomic
-from .export import ExportPanel
-from .report import CSS, SIMULATOR_NOTE, TIME_LABELS, graph_stats_html
+from .export import ExportPanel, records_csv, write_session
+from .report import PLOTS_META, TIME_LABELS, graph_stats_html, write_page
 from .sssp_view import distance_preview
-from .tools import esc, status_html
+from .tools import esc
 
 #: Runs a report plots (one colour each); the JSON and CSV hold every run.
 REPORT_RUNS = 10
@@ -91,25 +86,6 @@ def iteration_rows(result) -> list[dict]:
             for row in result.level_rows()]
 
 
-_PAGE = """{% extends base %}
-{% block inner_head %}{{ super() }}<style>{{ css }}</style>{% endblock %}
-{% block contents %}
-<h1>{{ heading }}</h1>
-<p class="meta">{{ meta }}</p>
-{{ note }}
-<h2>Runs</h2>
-{{ summary }}
-<h2>Distances</h2>
-{{ distances }}
-<h2>Graph (BFS-4K Table 1 statistics)</h2>
-{{ graph }}
-<h2>Per-iteration plots</h2>
-<p class="meta">Hover a marker for exact values; click a legend entry to hide it. Log axes draw 0 at 0.5.</p>
-{{ embed(roots.plots) }}
-<h2>Per-iteration records</h2>
-{{ tables }}
-{% endblock %}
-"""
 
 
 def write_sssp_report(runs, path, graph_stats: dict | None = None, changed=None,
@@ -117,10 +93,7 @@ def write_sssp_report(runs, path, graph_stats: dict | None = None, changed=None,
     """Write a self-contained HTML report of (label, SSSPResult) pairs that opens offline.
     `changed(technique, knobs)`: the knobs to name (default: every knob); `graph_stats`:
     {graph name: graphs.graph_stats(g)}."""
-    from bokeh.embed import file_html
     from bokeh.layouts import gridplot
-    from bokeh.resources import INLINE
-    from jinja2 import Template
 
     from .sssp_view import IterationStream
 
@@ -136,23 +109,13 @@ def write_sssp_report(runs, path, graph_stats: dict | None = None, changed=None,
     figs = list(stream.figures.values())
     plots = gridplot([figs[:2], figs[2:]], toolbar_location="right")
     plots.name = "plots"
-    sim = any((r.device or {}).get("backend") == "simulator" for _, r in runs)
-    when = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     rows = [summary_row(label, r, changed(r.technique, r.knobs)) for label, r in runs]
-    page = file_html(plots, INLINE, title=title, template=Template(_PAGE), template_variables={
-        "css": CSS,
-        "heading": esc(title),
-        "meta": f"{len(runs)} run(s), written {when}. Distances are checked against scipy.sparse.csgraph on the "
-                "same graph and weights ('validation').",
-        "note": f"<p class='note'>{esc(SIMULATOR_NOTE)}</p>" if sim else "",
-        "summary": _table(rows),
-        "distances": _table([{"run": label, **distances_summary(r)} for label, r in runs]),
-        "graph": graph_stats_html(graph_stats),
-        "tables": "".join(f"<h3>{esc(label)}</h3>{_table(iteration_rows(r), 'num')}" for label, r in runs),
-    })
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return write_text_atomic(path, page)
+    return write_page(
+        plots, path, title, runs, "Distances are checked against scipy.sparse.csgraph on the same graph and "
+        "weights ('validation').", summary=_table(rows),
+        distances=_table([{"run": label, **distances_summary(r)} for label, r in runs]),
+        graph=graph_stats_html(graph_stats), step="iteration", plots_meta=PLOTS_META,
+        tables="".join(f"<h3>{esc(label)}</h3>{_table(iteration_rows(r), 'num')}" for label, r in runs))
 
 
 def iterations_csv(runs) -> str:
@@ -160,42 +123,16 @@ def iterations_csv(runs) -> str:
     technique, knobs (JSON), weights, distances type, device, backend and versions (JSON)."""
     from ..sssp import ITERATION_FIELDS
 
-    extras = list(dict.fromkeys(e.name for _, r in runs for e in r.extras))
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=[*RUN_COLUMNS, *ITERATION_FIELDS, *extras], restval="")
-    writer.writeheader()
-    for label, r in runs:
-        dev = r.device or {}
-        common = {"run": label, "graph": r.graph, "source": r.summary()["source"], "technique": r.technique,
-                  "knobs": json.dumps(r.knobs, sort_keys=True), "weights": r.weights, "distances": r.dtype,
-                  "device": dev.get("name", ""), "backend": dev.get("backend", ""),
-                  "versions": json.dumps(dev.get("versions", {}), sort_keys=True)}
-        for row in r.level_rows():
-            writer.writerow({**common, **{k: ("" if v is None else v) for k, v in row.items()}})
-    return buf.getvalue()
+    return records_csv(runs, RUN_COLUMNS, ITERATION_FIELDS, lambda r: {"weights": r.weights, "distances": r.dtype})
 
 
 def export_sssp_session(runs, folder, graph_stats: dict | None = None, sweep=None, changed=None) -> dict[str, Path]:
     """Write report.html, runs.json, iterations.csv (and sweep.json) into `folder`; returns their
     paths. The report plots the last REPORT_RUNS runs; the JSON and CSV hold them all."""
-    runs = list(runs)
-    if not runs:
-        raise ValueError("nothing to export: run a shortest-path technique first")
-    folder = Path(folder).expanduser()
-    if folder.exists() and not folder.is_dir():
-        raise NotADirectoryError(f"{folder} is a file: give a folder to export into")
-    folder.mkdir(parents=True, exist_ok=True)
-    shown = runs[-REPORT_RUNS:]
-    title = "Shortest paths: Explorer session" + (
-        f" (the last {REPORT_RUNS} of {len(runs)} runs)" if len(runs) > REPORT_RUNS else "")
-    out = {"report": write_sssp_report(shown, folder / "report.html", graph_stats, changed, title)}
-    doc = {"written": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-           "runs": [{"label": label, **json.loads(r.to_json())} for label, r in runs]}
-    out["json"] = write_text_atomic(folder / "runs.json", json.dumps(doc, indent=2))
-    out["csv"] = write_text_atomic(folder / "iterations.csv", iterations_csv(runs))
-    if sweep is not None:
-        out["sweep"] = sweep.save(folder / "sweep.json")
-    return out
+    return write_session(runs, folder, nothing="run a shortest-path technique first",
+                         title="Shortest paths: Explorer session", report_runs=REPORT_RUNS,
+                         csv_name="iterations.csv", csv_text=iterations_csv, sweep=sweep,
+                         report=lambda shown, path, title: write_sssp_report(shown, path, graph_stats, changed, title))
 
 
 class SSSPExportPanel(ExportPanel):
@@ -211,19 +148,13 @@ class SSSPExportPanel(ExportPanel):
             "per-iteration plots and records), their per-iteration records as CSV and JSON with graph, knobs, "
             "weights, device and versions; the Tuning tab's sweep as JSON.</small>")
 
-    def export(self, folder=None) -> dict[str, Path]:
-        """Export this mode's runs into `folder` (default: the folder box); returns the files written."""
+    def session_runs(self) -> list:
+        return session_runs(self.ex)
+
+    def _write(self, runs, graph_stats: dict) -> dict[str, Path]:
+        """The files of this mode's runs in the folder box's folder, with its Tuning tab's sweep."""
         from .sssp_view import SHORTEST_PATHS
 
-        if folder is not None:
-            self.folder.value = str(folder)
-        runs = session_runs(self.ex)
-        names = list(dict.fromkeys(r.graph for _, r in runs))
-        stats = {n: self.ex._graph_stats_by_name(n) for n in names}
         tuning = self.ex.tools.built(SHORTEST_PATHS).get("Tuning")
-        paths = export_sssp_session(runs, self.folder.value, {n: s for n, s in stats.items() if s},
-                                    tuning.result if tuning is not None else None, self.picks.changed_knobs)
-        self.status.value = status_html(f"{len(runs)} runs written: " + ", ".join(str(p) for p in paths.values()),
-                                        "ok") + "".join(f"<br><small>{esc(k)}: {esc(p.resolve())}</small>"
-                                                        for k, p in paths.items())
-        return paths
+        return export_sssp_session(runs, self.folder.value, graph_stats,
+                                   tuning.result if tuning is not None else None, self.picks.changed_knobs)

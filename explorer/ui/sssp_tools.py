@@ -29,20 +29,12 @@ from ..knobs import KnobError
 from .live import LiveBokehModel
 from .plots import LOG_FLOOR, RUN_PALETTE
 from .sssp_view import IterationStream, check_weights
-from .tools import TABLE_CSS, StatusLine, esc, html_table, picked_source
+from .tools import MAX_RUNS, TABLE_CSS, Entries, StatusLine, entry_label, esc, html_table, picked_source
 from .widgets import PLOT_WIDTH
 
-#: Runs one comparison may hold (one colour each).
-MAX_RUNS = 10
 #: The tabs' tables have many columns: a cell keeps its line (a word such as "speed-up" broke at its
 #: hyphen) and the table scrolls sideways instead (TABLE_CSS).
 NOWRAP_CSS = "<style>.sssp-tool td,.sssp-tool th{white-space:nowrap}</style>"
-
-
-def entry_label(index: int, technique: str, changed: dict) -> str:
-    """'A h-bf dedup=none': a letter, the technique and its knobs that differ from the defaults."""
-    letter = chr(ord("A") + index) if index < 26 else f"#{index + 1}"
-    return " ".join([letter, technique, *(f"{k}={v}" for k, v in changed.items())])
 
 
 def distances_agree(a, b) -> bool:
@@ -102,38 +94,21 @@ def _simulated(results) -> bool:
 SIMULATOR_WORDS = "; simulator: times are simulation times, not GPU times"
 
 
-class SSSPComparePanel(StatusLine, W.VBox):
+class SSSPComparePanel(StatusLine, Entries, W.VBox):
     """Pick SSSP runs (techniques, or the Explorer's setting), run them on one weighted graph and source."""
 
     def __init__(self, explorer, picks):
         from ..sssp import sssp_techniques
 
-        self.ex, self.picks = explorer, picks
-        self.entries: list[tuple[str, dict]] = []  # (technique, knobs) to run
+        self.ex = explorer
         self.results: list = []  # (label, SSSPResult)
         self.failed: list[tuple[str, str]] = []  # (label, why it did not run)
         self._runs = _Runs(explorer)
         self.stream: IterationStream | None = None
-        self.techniques = W.SelectMultiple(options=[t.value for t in sssp_techniques()], rows=4,
-                                           layout=W.Layout(width="220px"),
-                                           tooltip="techniques to add, each with its knobs as the Explorer has them")
-        self.add_button = W.Button(description="Add selected", icon="plus",
-                                   tooltip="add the selected techniques, each with its knobs in the Explorer")
-        self.add_current = W.Button(description="Add the Explorer's setting", icon="plus-square",
-                                    layout=W.Layout(width="220px"),
-                                    tooltip="add the Explorer's shortest-path technique with its knobs as they are "
-                                            "now (change a knob and add again to compare knob sets)")
-        self.entry_list = W.Select(options=[], rows=6, layout=W.Layout(width="300px", flex="1 1 auto"))
-        self.remove_button = W.Button(description="Remove", icon="minus", tooltip="remove the highlighted run")
-        self.run_button = W.Button(description="Compare", icon="play", button_style="primary",
-                                   tooltip="run every entry on the Explorer's weighted graph and source, one after "
-                                           "another")
+        entries = self.entry_controls(picks, [t.value for t in sssp_techniques()], rows=4)
         self.status = W.HTML()
         self.plot_box = W.Box()
         self.table = W.HTML()
-        self.add_button.on_click(lambda _: self._clicked(lambda: self.add(*self.techniques.value)))
-        self.add_current.on_click(lambda _: self._clicked(self.add_explorer_setting))
-        self.remove_button.on_click(lambda _: self._clicked(self._remove_selected))
         self.run_button.on_click(lambda _: self._clicked(self.compare))
         super().__init__([
             W.HTML(TABLE_CSS + NOWRAP_CSS + "<small>Run several shortest-path techniques, or one with several knob sets, on the "
@@ -141,50 +116,14 @@ class SSSPComparePanel(StatusLine, W.VBox):
                    "colour each; click a legend entry to hide a run); the table ranks them by wall time with the "
                    "speed-up against the first. Every run's distances are checked against scipy's and against "
                    "the first run's.</small>"),
-            W.HBox([self.techniques, W.VBox([self.add_button, self.add_current], layout=W.Layout(flex="0 0 auto")),
-                    self.entry_list, W.VBox([self.remove_button, self.run_button], layout=W.Layout(flex="0 0 auto"))]),
-            self.status, self.plot_box, self.table])
-
-    # ------------------------------------------------------------------ entries
-    def add(self, *items) -> None:
-        """Add runs: a technique name (its knobs as the Explorer has them), or (technique, knobs)."""
-        from ..sssp import SSSPTechnique, make_knobs
-
-        for item in items:
-            tech, knobs = item if isinstance(item, (tuple, list)) else (item, None)
-            tech = SSSPTechnique.parse(tech).value
-            if knobs is None:
-                knobs = {name: w.value for name, w in self.picks.knob_widgets_of[tech].items()}
-            if len(self.entries) >= MAX_RUNS:
-                raise ValueError(f"a comparison holds at most {MAX_RUNS} runs (one colour each)")
-            self.entries.append((tech, make_knobs(tech, knobs).as_dict()))
-        self._show_entries()
-
-    def add_explorer_setting(self) -> None:
-        self.add((self.picks.technique.value, self.picks.knob_values()))
-
-    def _remove_selected(self) -> None:
-        if self.entry_list.index is None:
-            raise ValueError("highlight a run in the list to remove it")
-        del self.entries[self.entry_list.index]
-        self._show_entries()
-
-    def _label(self, i: int, tech: str, knobs: dict) -> str:
-        return entry_label(i, tech, self.picks.changed_knobs(tech, knobs))
-
-    def _show_entries(self) -> None:
-        self.entry_list.options = [self._label(i, t, k) for i, (t, k) in enumerate(self.entries)]
+            entries, self.status, self.plot_box, self.table])
 
     # ------------------------------------------------------------------ running
     def compare(self, entries=None) -> list:
         """Run every entry (or `entries`, which replace them) on the Explorer's graph and source,
         each checked against scipy and against the first run; returns (label, SSSPResult) in entry
         order. An entry the graph refuses (Δ-stepping and a negative weight) is listed with why."""
-        if entries is not None:
-            self.entries = []
-            self.add(*entries)
-        if not self.entries:
-            raise ValueError("nothing to compare: add techniques (or the Explorer's setting) first")
+        self._entries_to_run(entries)
         g, src, unit, expected = self._runs.prepare()
         own_id = g.to_original(src)
         self._new_plots()

@@ -146,6 +146,18 @@ class Picks:
 
         return problem_of(self.sweep_problem).knobs_of(technique)
 
+    def parse(self, technique) -> str:
+        """The technique's name (an unknown one raises ValueError naming the problem's techniques)."""
+        from ..sweep import problem_of
+
+        return problem_of(self.sweep_problem).parse(technique)
+
+    def make_knobs(self, technique: str, values: dict):
+        """The technique's knobs from `values` (a bad name or value raises KnobError)."""
+        from ..sweep import problem_of
+
+        return problem_of(self.sweep_problem).make_knobs(technique, values)
+
     def changed_knobs(self, technique: str, knobs: dict) -> dict:
         """The knobs that differ from the technique's defaults (the rest go without saying)."""
         defaults = self.knobs_of(technique).defaults()
@@ -195,6 +207,83 @@ class StatusLine:
             action()
         except USER_ERRORS + (RuntimeError,) as err:
             self._show_error(err)
+
+
+#: Runs one comparison may hold (one colour each).
+MAX_RUNS = 10
+
+
+def entry_label(index: int, technique: str, changed: dict) -> str:
+    """'A bfs4k K1=32': a letter, the technique and its knobs that differ from the defaults (`changed`)."""
+    letter = chr(ord("A") + index) if index < 26 else f"#{index + 1}"
+    return " ".join([letter, technique, *(f"{k}={v}" for k, v in changed.items())])
+
+
+class Entries:
+    """A Comparison panel's list of runs to make, (technique, knobs) each, over its problem's
+    `Picks`: the techniques to add, the Explorer's setting, the list, and Remove and Compare
+    buttons (`entry_controls` lays them out; the panel gives Compare its action)."""
+
+    def entry_controls(self, picks: Picks, techniques: list[str], rows: int) -> W.HBox:
+        self.picks = picks
+        self.entries: list[tuple[str, dict]] = []  # (technique, knobs) to run
+        what = "shortest-path technique" if picks.shortest_paths else "technique"
+        where = "weighted graph" if picks.shortest_paths else "graph"
+        self.techniques = W.SelectMultiple(options=techniques, rows=rows, layout=W.Layout(width="220px"),
+                                           tooltip="techniques to add, each with its knobs as the Explorer has them")
+        self.add_button = W.Button(description="Add selected", icon="plus",
+                                   tooltip="add the selected techniques, each with its knobs in the Explorer")
+        self.add_current = W.Button(description="Add the Explorer's setting", icon="plus-square",
+                                    layout=W.Layout(width="220px"),
+                                    tooltip=f"add the Explorer's {what} with its knobs as they are now "
+                                            "(change a knob and add again to compare knob sets)")
+        self.entry_list = W.Select(options=[], rows=6, layout=W.Layout(width="300px", flex="1 1 auto"))
+        self.remove_button = W.Button(description="Remove", icon="minus", tooltip="remove the highlighted run")
+        self.run_button = W.Button(description="Compare", icon="play", button_style="primary",
+                                   tooltip=f"run every entry on the Explorer's {where} and source, one after another")
+        self.add_button.on_click(lambda _: self._clicked(lambda: self.add(*self.techniques.value)))
+        self.add_current.on_click(lambda _: self._clicked(self.add_explorer_setting))
+        self.remove_button.on_click(lambda _: self._clicked(self._remove_selected))
+        # The button columns keep their width (squeezed, they scrolled sideways); the list gives.
+        return W.HBox([self.techniques, W.VBox([self.add_button, self.add_current], layout=W.Layout(flex="0 0 auto")),
+                       self.entry_list, W.VBox([self.remove_button, self.run_button],
+                                               layout=W.Layout(flex="0 0 auto"))])
+
+    def add(self, *items) -> None:
+        """Add runs: a technique name (its knobs as the Explorer has them), or (technique, knobs)."""
+        for item in items:
+            tech, knobs = item if isinstance(item, (tuple, list)) else (item, None)
+            tech = self.picks.parse(tech)
+            if knobs is None:
+                knobs = {name: w.value for name, w in self.picks.knob_widgets_of[tech].items()}
+            if len(self.entries) >= MAX_RUNS:
+                raise ValueError(f"a comparison holds at most {MAX_RUNS} runs (one colour each)")
+            self.entries.append((tech, self.picks.make_knobs(tech, knobs).as_dict()))
+        self._show_entries()
+
+    def add_explorer_setting(self) -> None:
+        self.add((self.picks.technique.value, self.picks.knob_values()))
+
+    def _remove_selected(self) -> None:
+        if self.entry_list.index is None:
+            raise ValueError("highlight a run in the list to remove it")
+        del self.entries[self.entry_list.index]
+        self._show_entries()
+
+    def _label(self, i: int, tech: str, knobs: dict) -> str:
+        return entry_label(i, tech, self.picks.changed_knobs(tech, knobs))
+
+    def _show_entries(self) -> None:
+        self.entry_list.options = [self._label(i, t, k) for i, (t, k) in enumerate(self.entries)]
+
+    def _entries_to_run(self, entries) -> list[tuple[str, dict]]:
+        """The runs to make: `entries` (which replace the list) or the list; none raises."""
+        if entries is not None:
+            self.entries = []
+            self.add(*entries)
+        if not self.entries:
+            raise ValueError("nothing to compare: add techniques (or the Explorer's setting) first")
+        return self.entries
 
 
 def html_table(rows: list[dict], columns: list[str], titles: dict | None = None, numeric: set | None = None) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import enum
 
-from ...knobs import KnobError, KnobSet
-from ...registry import instantiate, member_docs
+from ...knobs import KnobSet
+from ...registry import instantiate, knobs_from, member_docs
 
 
 class SSSPTechnique(str, enum.Enum):
@@ -87,13 +87,7 @@ def knobs_of(technique) -> type[KnobSet]:
 
 def make_knobs(technique, values: "KnobSet | dict | None" = None) -> KnobSet:
     """Knobs for `technique` from a dict (unknown names and bad values raise KnobError)."""
-    cls = knobs_of(technique)
-    if isinstance(values, KnobSet):
-        if not isinstance(values, cls):
-            raise KnobError(f"knobs of type {type(values).__name__} do not belong to technique "
-                            f"{SSSPTechnique.parse(technique).value!r}")
-        return values
-    return cls.from_dict(values)
+    return knobs_from(knobs_of(technique), values, SSSPTechnique.parse(technique).value)
 
 
 _DOCS = member_docs(SSSPTechnique)

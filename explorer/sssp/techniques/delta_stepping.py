@@ -15,7 +15,8 @@ from kernels.sssp import layout as R
 
 from ...knobs import POW2_BLOCKS, KnobSet, KnobSpec, knob
 from ...stats import Extra
-from ..operators import WARP_EXTRA, RelaxLoop, _grid, dynamic_warp
+from ..operators import (K5_SPEC, SINGLE_BLOCK_THREADS_SPEC, WARP_EXTRA, RelaxLoop, _grid, dynamic_warp,
+                         single_block)
 from ..weights import refuse_negative
 from . import SSSPTechnique
 from .base import ShortestPathTechnique, SSSPContext
@@ -39,13 +40,8 @@ class DeltaSteppingKnobs(KnobSet):
         "threshold moves one Δ a step, empty buckets cost a step each) or 'bucketing' (the least bucket holding a "
         "far vertex first, one pass over the far marks, then its vertices)", "near-far",
         choices=("near-far", "bucketing"), kind=str, section="chapter §3.1 (Davidson et al.)"))
-    K5: int = knob(KnobSpec(
-        "K5", "single-block kernel while |F| <= single_block_threads x K5: one block runs iterations by itself, with "
-        "block barriers and no host round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
-        section="BFS-4K §5.5"))
-    single_block_threads: int = knob(KnobSpec(
-        "single_block_threads", "threads of the single-block kernel", 1024, choices=(32, 64, 128, 256, 512, 1024),
-        section="BFS-4K §5.5"))
+    K5: int = knob(K5_SPEC)
+    single_block_threads: int = knob(SINGLE_BLOCK_THREADS_SPEC)
     K1: int = knob(KnobSpec(
         "K1", "minimum dynamic virtual warp size: W = pow2_floor(#ResThreads / |F|) clamped to [K1, 32] lanes "
         "share a frontier vertex's arcs", 1, choices=(1, 2, 4, 8, 16, 32), section="BFS-4K §5.2"))
@@ -70,7 +66,7 @@ class DeltaLoop(RelaxLoop):
         k = ctx.knobs
         super().__init__(ctx, warp=dynamic_warp(ctx.limits, k.K1), flags=R.DEDUP | R.FAR,
                          extras=DeltaLoop._row_extras,
-                         single=(k.single_block_threads * k.K5, k.single_block_threads, k.K1))
+                         single=single_block(k, k.K1))
         self.cycle_bound = None  # no negative weights: nothing to catch
         self.delta, self.form, self.b = float(delta), form, 0
         self.Bounds = Bounds

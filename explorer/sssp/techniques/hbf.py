@@ -14,7 +14,7 @@ from ...techniques.operators.bfs4k.policy import section7_k1
 from ...stats import Extra
 from . import SSSPTechnique
 from .base import ShortestPathTechnique, SSSPContext
-from ..operators import WARP_EXTRA, RelaxLoop, dynamic_warp
+from ..operators import K5_SPEC, SINGLE_BLOCK_THREADS_SPEC, WARP_EXTRA, RelaxLoop, dynamic_warp, single_block
 
 
 @dataclass(frozen=True)
@@ -35,13 +35,8 @@ class HBFKnobs(KnobSet):
         "parallelism); 0 disables", 1024, low=0, high=1 << 30, section="BFS-4K §5.3"))
     K3: int = knob(KnobSpec(
         "K3", "arcs a thread of the heavy-vertex grid walks", 16, low=1, high=1024, section="BFS-4K §5.3"))
-    K5: int = knob(KnobSpec(
-        "K5", "single-block kernel while |F| <= single_block_threads x K5: one block runs iterations by itself, with "
-        "block barriers and no host round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
-        section="BFS-4K §5.5"))
-    single_block_threads: int = knob(KnobSpec(
-        "single_block_threads", "threads of the single-block kernel", 1024, choices=(32, 64, 128, 256, 512, 1024),
-        section="BFS-4K §5.5"))
+    K5: int = knob(K5_SPEC)
+    single_block_threads: int = knob(SINGLE_BLOCK_THREADS_SPEC)
     packed: str = knob(KnobSpec(
         "packed", "distance and parent in one 64-bit word (distance << 32 | parent) updated by one atomic min, so "
         "they never disagree ('on'; needs 32-bit distances: integer weights with (n - 1) x max|w| < 2**31 - 2); "
@@ -109,7 +104,7 @@ class HBF(ShortestPathTechnique):
                  | (R.DEDUP if k.dedup == "stamp" else 0) | (R.TEST_FIRST if k.test_first == "on" else 0))
         k1 = k.K1 or degree_k1(ctx.graph)
         return RelaxLoop(ctx, warp=dynamic_warp(ctx.limits, k1), flags=flags, heavy_degree=k.heavy_degree,
-                         k3=k.K3, extras=_extras, single=(k.single_block_threads * k.K5, k.single_block_threads, k1))
+                         k3=k.K3, extras=_extras, single=single_block(k, k1))
 
 
 def degree_k1(graph) -> int:
