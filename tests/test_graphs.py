@@ -707,8 +707,8 @@ def test_weights_follow_their_arcs_and_merges_keep_the_smallest(case):
     assert got == best and g.weights.dtype == np.float64
 
 
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("directed,symmetrize", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("weighted,directed,symmetrize", [(False, False, False), (True, True, False),
+                                                           (True, True, True)])
 def test_the_serial_and_parallel_forms_build_the_same_graph(weighted, directed, symmetrize):
     """Small inputs take the builder's serial forms, large ones its parallel forms: the same graph,
     arrays, notes and checksum, for buckets sorted by insertion (small) and by radix (large)."""
