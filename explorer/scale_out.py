@@ -131,8 +131,8 @@ class GPUCluster:
         return len(self.client.scheduler_info()["workers"])
 
     def close(self) -> None:
-        for key in [k for k in _SCATTERED if k[0] == self.client.id]:
-            del _SCATTERED[key]
+        for key in [k for k in _SENT if k[0] == self.client.id]:
+            del _SENT[key]
         self.client.close()
         self.cluster.close()
 
@@ -183,7 +183,7 @@ def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, ch
 
 # ------------------------------------------------------------------ on the caller
 
-_SCATTERED: dict = {}  # (client id, id(graph)) -> (graph, its future): the graph sent once per client
+_SENT: dict = {}  # (client id, id(graph)) -> (graph, its future): the graph sent once per client
 
 
 def _held(value):
@@ -205,10 +205,10 @@ def on_workers(client, graph):
     """The graph on the workers, sent once per client: later runs reuse the same copy, so each
     worker's Session (the graph on its GPU) outlives a run instead of uploading it again."""
     key = (client.id, id(graph))
-    held = _SCATTERED.get(key)
+    held = _SENT.get(key)
     if held is None or held[0] is not graph or held[1].status in ("cancelled", "error", "lost"):
         held = (graph, sent(client, graph))
-        _SCATTERED[key] = held
+        _SENT[key] = held
     return held[1]
 
 
