@@ -32,7 +32,6 @@ table is the same. The graph goes to the workers once and stays on each one's GP
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
 
@@ -232,12 +231,6 @@ def table_rows(args, cols, start: float, client=None) -> list[dict]:
     return rows
 
 
-def _cluster(args):
-    from explorer.scale_out import GPUCluster
-
-    return GPUCluster(workers=args.gpus, simulator=True) if args.smoke else GPUCluster(gpus=args.gpus)
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--graphs", nargs="*", default=list(harness.GRAPHS), help="rows: benchmark graphs (default: "
@@ -283,8 +276,9 @@ def main(argv=None) -> int:
     print(harness.describe(env), flush=True)
     start = time.perf_counter()
     args.deadline = start + args.budget
-    with contextlib.ExitStack() as stack:
-        client = None if args.gpus is None else stack.enter_context(_cluster(args)).client
+    from explorer.ui.cli_many import dask_client
+
+    with dask_client(None if args.gpus is None else str(args.gpus), None, args.smoke) as client:
         rows = table_rows(args, cols, start, client)
     settings = {"repeats": args.repeats, "limit_s": args.limit, "budget_s": args.budget, "columns": labels,
                 "seconds": round(time.perf_counter() - start, 1), "smoke": args.smoke}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-
 from kernels.args import Graph, Rows, Tree
 
 from ..knobs import BLOCK_THREADS, KnobSet, knob
