@@ -377,26 +377,33 @@ def explorer_widget(driver):
 
 
 #: Records, from now on, when the rows of run `arguments[0]` in the `levels` sources change:
-#: window.__bfs4kUpdates = [[ms since the call, rows], ...], polled every 20 ms in the page.
+#: window.__bfs4kUpdates = [[ms since the call, rows], ...], at each change as the page applies it.
 _WATCH_RUN_JS = """
 const label = arguments[0];
 window.__bfs4kUpdates = [];
 const t0 = performance.now();
-clearInterval(window.__bfs4kWatch);
-window.__bfs4kWatch = setInterval(() => {
+const hooked = new WeakSet();
+const record = () => {
   let rows = 0;
   for (const view of Bokeh.index.roots) {
     const doc = view.model.document;
     if (!doc) continue;
     for (const m of doc._all_models.values()) {
       if (m.name !== 'levels' || !m.data) continue;
+      if (!hooked.has(m)) {  // every change as it is applied: a loaded browser may apply several
+        hooked.add(m);       // patches in one task, with no timer between them
+        m.streaming.connect(record);
+        m.change.connect(record);
+      }
       const run = m.data instanceof Map ? m.data.get('run') : m.data.run;
       if (run && run.length && run[0] === label) rows = Math.max(rows, run.length);
     }
   }
   const u = window.__bfs4kUpdates;
   if (rows !== (u.length ? u[u.length - 1][1] : 0)) u.push([Math.round(performance.now() - t0), rows]);
-}, 20);
+};
+clearInterval(window.__bfs4kWatch);
+window.__bfs4kWatch = setInterval(record, 20);  // and models that a re-sent document brings
 """
 
 
