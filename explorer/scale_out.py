@@ -89,9 +89,7 @@ class GPUCluster:
     listening on 127.0.0.1 only; `client` is their distributed.Client. Close it (or use `with`)."""
 
     def __init__(self, gpus=None, *, workers: int = 2, simulator: bool | None = None):
-        dist = _distributed()
-        from distributed import Nanny, Scheduler, SpecCluster
-
+        _distributed()  # before anything else: the error names the extra to install
         from . import backend
 
         self.simulator = backend.simulator_requested() if simulator is None else bool(simulator)
@@ -101,6 +99,21 @@ class GPUCluster:
             envs = {f"sim-{i}": {"NUMBA_ENABLE_CUDASIM": "1"} for i in range(workers)}
         else:
             self.gpus = _gpu_ids(gpus)
+            envs = {f"gpu-{g}": {"CUDA_VISIBLE_DEVICES": g} for g in self.gpus}
+        self._start(envs)
+
+    def _start(self, envs: dict) -> None:
+        dist = _distributed()
+        import dask
+        from distributed import Nanny, Scheduler, SpecCluster
+
+        # Dask's profiler reads every thread's stack 100 times a second (sys._current_frames), and
+        # Python 3.11 deadlocks when a garbage collection runs inside that read while a thread
+        # starts: a simulated kernel starts a thread per CUDA thread, and its worker hangs for good.
+        # Nobody sees these workers' profiles (they have no dashboard). Given to each worker (a
+        # restarted one too), not set around their start: that would last only as long as the block.
+        config = {"distributed.worker.profile.enabled": False}
+        if not self.simulator:
             try:
                 from dask_cuda import LocalCUDACluster
             except ImportError:
@@ -108,17 +121,14 @@ class GPUCluster:
             if LocalCUDACluster is not None:
                 self.cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(self.gpus), threads_per_worker=1,
                                                 host="127.0.0.1", dashboard_address=None,
-                                                silence_logs=logging.ERROR)
+                                                silence_logs=logging.ERROR, config=config)
                 self.client = dist.Client(self.cluster)
                 return
-            envs = {f"gpu-{g}": {"CUDA_VISIBLE_DEVICES": g} for g in self.gpus}
         specs = {name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1", "dashboard": False,
-                                                  "silence_logs": logging.ERROR}}
+                                                  "silence_logs": logging.ERROR, "config": config}}
                  for name, env in envs.items()}
-        import dask
-
-        # A simulated kernel holds its worker's GIL for seconds: its heartbeats stop, and the scheduler
-        # would take the busy worker for dead (and re-run its task) after worker-ttl.
+        # A simulated kernel holds its worker's GIL for seconds: its heartbeats stop, and the
+        # scheduler would take the busy worker for dead (and re-run its task) after worker-ttl.
         ttl = {"distributed.scheduler.worker-ttl": None} if self.simulator else {}
         with dask.config.set(ttl):
             self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {

@@ -105,6 +105,18 @@ def test_a_killed_workers_chunk_runs_again_and_is_merged_once(cluster, graph, tm
     cluster.client.wait_for_workers(2, timeout=60)
 
 
+def _profiling() -> bool:
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled")
+
+
+def test_the_workers_do_not_profile_their_threads(cluster):
+    # Dask's profiler (sys._current_frames, 100 times a second) can deadlock Python 3.11 while a
+    # simulated kernel starts its threads: no worker of ours runs it.
+    assert set(cluster.client.run(_profiling).values()) == {False}
+
+
 def test_a_sweep_over_the_workers_has_the_points_of_one_process(cluster, graph):
     plan = plan_sweep("topdown-queue", {"block_threads": [32, 64]})
     local = run_sweep(graph, 0, plan, repeats=2)
