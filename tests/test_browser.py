@@ -1,13 +1,15 @@
 """A real browser: JupyterLab on a free 127.0.0.1 port, Debian's headless chromium driven
 by Selenium through Debian's chromedriver (nothing is downloaded at run time, and BokehJS comes
-inline). Every notebook runs top to bottom under the CUDA simulator, then buttons are pressed as a
-person would. Failing: "Javascript Error" or a traceback in an output, an empty figure, a
-classroom drawn grey while its text speaks of a level, plots that arrive in one update, a tab
-that opens blank, a reloaded page that lost the runs. Screenshots (and the browser's console log)
-go to $BFS4K_ARTIFACTS, else .ci/artifacts/ (git-ignored), for CI to keep.
+inline). Every notebook runs top to bottom under the CUDA simulator, what it printed and wrote is
+checked (tests/_notebooks.py), then buttons are pressed as a person would. Failing: "Javascript
+Error" or a traceback in an output, an empty figure, a classroom drawn grey while its text speaks
+of a level, plots that arrive in one update, a tab that opens blank, a reloaded page that lost the
+runs. Screenshots (and the browser's console log) go to $BFS4K_ARTIFACTS, else .ci/artifacts/
+(git-ignored), for CI to keep.
 
-Without chromium, chromedriver or selenium the browser tests skip, saying what to install; where
-the environment variable CI is set they fail instead (.ci/run installs them as root)."""
+Without chromium, chromedriver or selenium the browser tests skip, saying what to install (and
+tests/test_notebook.py runs the notebooks headless instead); where the environment variable CI is
+set they fail instead (.ci/run installs them as root)."""
 from __future__ import annotations
 
 import json
@@ -17,6 +19,7 @@ import secrets
 import shutil
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -27,17 +30,15 @@ from explorer.reference import cpu_bfs
 from explorer.ui.cli import LAB_HOST, free_port, jupyter_lab_argv, load_graph_spec
 from explorer.ui.tables import run_label
 
+from _notebooks import (CHECKS, CHROMEDRIVER, CHROMIUM, CLASSROOM, DUPLICATES, MULTI_SEARCH, NOTEBOOKS, QUICKSTART,
+                        TUNING, check_notebook, missing_browser)
+
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update", "--disable-sync",
                   "--window-size=1400,1000")
 #: The notebook JupyterLab shows (a hidden panel's elements are found too, with no text).
 PANEL = ".jp-NotebookPanel:not(.lm-mod-hidden)"
-NOTEBOOKS_RUN = ("01_quickstart.ipynb", "02_tuning_k1_k7.ipynb", "03_duplicate_analysis.ipynb", "04_classroom.ipynb",
-                 "05_multi_search.ipynb")
 NOTEBOOK_TIMEOUT = 600  # seconds for a notebook to run top to bottom in the browser (simulator)
 ACTION_TIMEOUT = 240  # seconds for a button's effect (a loaded 2-core CI machine needs more than 120)
 OPEN_TIMEOUT = 180  # seconds for JupyterLab to show a notebook with its kernel idle
@@ -50,22 +51,8 @@ def artifacts_dir() -> Path:
     return path
 
 
-def _missing_browser() -> str | None:
-    """Why the browser tests cannot run here, or None."""
-    try:
-        import selenium  # noqa: F401  (only whether it is there)
-    except ImportError:
-        return "selenium is not installed (pip install -e '.[test]')"
-    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
-        if not path.exists():
-            return f"{path} is missing (apt-get install {package}; .ci/run installs it as root)"
-    if shutil.which("jupyter") is None:
-        return "jupyter is not on PATH (pip install -e '.[notebook]')"
-    return None
-
-
 def _need_browser() -> None:
-    why = _missing_browser()
+    why = missing_browser()
     if why is None:
         return
     if os.environ.get("CI"):
@@ -81,7 +68,7 @@ def lab(tmp_path_factory):
     simulator; yields (base URL, token)."""
     _need_browser()
     work = tmp_path_factory.mktemp("lab")
-    for name in NOTEBOOKS_RUN:
+    for name in CHECKS:
         shutil.copy(NOTEBOOKS / name, work / name)
     home = tmp_path_factory.mktemp("jupyter-home")
     settings = home / "settings" / "@jupyterlab" / "apputils-extension"
@@ -93,7 +80,7 @@ def lab(tmp_path_factory):
     env = {**os.environ, "JUPYTER_TOKEN": token, "NUMBA_ENABLE_CUDASIM": "1",
            "JUPYTER_CONFIG_DIR": str(home / "config"), "JUPYTER_RUNTIME_DIR": str(home / "runtime"),
            "JUPYTERLAB_SETTINGS_DIR": str(home / "settings"), "JUPYTERLAB_WORKSPACES_DIR": str(home / "ws")}
-    argv = [*jupyter_lab_argv(work / "01_quickstart.ipynb", port, as_root=os.geteuid() == 0), "--no-browser"]
+    argv = [*jupyter_lab_argv(work / QUICKSTART, port, as_root=os.geteuid() == 0), "--no-browser"]
     log = open(artifacts_dir() / "jupyterlab.log", "w")
     server = subprocess.Popen(argv, cwd=work, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://{LAB_HOST}:{port}"
@@ -369,6 +356,31 @@ def write_notebook(lab, name: str, cells: list[str]) -> None:
     urllib.request.urlopen(req, timeout=30).close()
 
 
+def check_saved(driver, lab, name: str) -> None:
+    """Save the notebook shown, then make its checks (tests/_notebooks.py) on what JupyterLab
+    saved: what its cells printed and showed, and the files it wrote beside it."""
+    import nbformat
+    from selenium.webdriver.common.by import By
+
+    menu_command(driver, "File", "docmanager:save")
+    wait_for(f"{name} saved", lambda: not driver.find_elements(By.CSS_SELECTOR, ".jp-mod-dirty"), 60)
+    nb = nbformat.from_dict(contents(lab, name)["content"])
+    check_notebook(name, nb, lambda f: contents(lab, f, content=False) is not None)
+
+
+def contents(lab, path: str, content: bool = True) -> dict | None:
+    """JupyterLab's contents API model of `path` in the folder it serves; None when absent."""
+    base, token = lab
+    try:
+        with urllib.request.urlopen(f"{base}/api/contents/{path}?token={token}&content={int(content)}",
+                                    timeout=60) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        if e.code == 404:
+            return None
+        raise
+
+
 def explorer_widget(driver):
     from selenium.webdriver.common.by import By
 
@@ -428,7 +440,7 @@ def tab_buttons(container, title: str):
 def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_survives_a_reload(browser, lab):
     from selenium.webdriver.common.by import By
 
-    name = "01_quickstart.ipynb"
+    name = QUICKSTART
     open_and_run_all(browser, lab, name)
     explorer = explorer_widget(browser)
     wait_for("the Explorer's plots", lambda: sources(browser, "levels", ["run"]))
@@ -474,10 +486,9 @@ def test_quickstart_in_chromium_streams_levels_opens_tabs_and_classroom_and_surv
     room.screenshot(str(artifacts_dir() / "quickstart-classroom.png"))
     check_page(browser, name)
 
-    # Reloaded, the page shows every run the kernel holds.
+    # Reloaded (saved first, and what it printed checked), the page shows every run the kernel holds.
     runs = {r for s in sources(browser, "levels", ["run"]) for r in s["run"]}
-    menu_command(browser, "File", "docmanager:save")
-    wait_for("the notebook saved", lambda: not browser.find_elements(By.CSS_SELECTOR, ".jp-mod-dirty"), 60)
+    check_saved(browser, lab, name)
     browser.refresh()
     wait_for("the Explorer's runs after the reload", lambda: {r for s in sources(browser, "levels", ["run"])
                                                              for r in s["run"]} == runs)
@@ -572,8 +583,9 @@ def test_shortest_paths_mode_in_chromium_draws_its_plots_and_classroom(browser, 
 def test_classroom_in_chromium_is_drawn_when_shown_and_run_and_step_recolour_it(browser, lab):
     from selenium.webdriver.common.by import By
 
-    name = "04_classroom.ipynb"
+    name = CLASSROOM
     open_and_run_all(browser, lab, name)
+    check_saved(browser, lab, name)
     rooms = f"{PANEL} .bfs4k-classroom"
     # Every classroom of the lesson is drawn at the level its text speaks of, without a click:
     # parts 2 and 4 run and step theirs from code before showing them.
@@ -644,12 +656,13 @@ def test_classroom_in_chromium_is_drawn_when_shown_and_run_and_step_recolour_it(
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["02_tuning_k1_k7.ipynb", "03_duplicate_analysis.ipynb", "05_multi_search.ipynb"])
+@pytest.mark.parametrize("name", [TUNING, DUPLICATES, MULTI_SEARCH])
 def test_notebook_runs_in_chromium_with_every_figure_drawn(browser, lab, name):
     open_and_run_all(browser, lab, name)
     check_page(browser, name)
+    check_saved(browser, lab, name)
     shoot_outputs(browser, name)
-    if name.startswith("05"):
+    if name == MULTI_SEARCH:
         # Run shows the application's values: ranked in a table, and as the drawing's colours.
         from selenium.webdriver.common.by import By
 

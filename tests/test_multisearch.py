@@ -31,7 +31,6 @@ from explorer.multisearch.plan import words_for
 from explorer.stats import Direction
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOK = ROOT / "notebooks" / "05_multi_search.ipynb"
 #: Every registered method, and those that run an application's callbacks (a block per search).
 METHODS = [m.value for m in Method]
 SEARCH_METHODS = [m.value for m in Method if isinstance(implementation(m), BlockSearch)]
@@ -730,22 +729,4 @@ def test_kernels_compile_for_the_gpu():
     assert out.returncode == 0, out.stderr[-3000:]
     assert "compiled 17 kernels" in out.stdout
 
-
-# ------------------------------------------------------------------ the notebook
-
-@pytest.mark.slow
-def test_multi_search_notebook_runs_headless_under_the_simulator(tmp_path, monkeypatch):
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), "store it without outputs"
-    monkeypatch.setenv("NUMBA_ENABLE_CUDASIM", "1")
-    client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3",
-                                     resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
-    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
-    assert not [o for o in outputs if o.output_type == "error"]
-    text = "\n".join(o.get("text", "") for o in outputs if o.output_type == "stream")
-    assert "simulator" in text.lower() and "matches networkx" in text
-    assert "rank" in text and "energy" in text.lower()
 
