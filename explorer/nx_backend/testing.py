@@ -14,7 +14,9 @@ and calls, and the engine's run counts.
 `--bfs4k-max-cases=N` keeps at most N cases of each parametrized test, evenly spread over its
 parameter grid, and `--bfs4k-max-cases=TEST=N` N of the test function TEST (networkx's
 test_use_bounds_on_off_consistency has 500, each a dozen all-pairs searches that take the
-simulator seconds); the summary names what was left out. `run_suites` runs the suites in
+simulator seconds); `--bfs4k-leave-out=TEST` leaves out the test TEST (a function name, or
+Class::function) whole (networkx's TestBarycenter::test_trees makes 50 all-pairs searches in one
+test). The summary names what was left out. `run_suites` runs the suites in
 a process group of their own, which it kills whole when they overrun or the caller stops.
 """
 from __future__ import annotations
@@ -68,6 +70,7 @@ class _Recorder(logging.Handler):
 _REC = _Recorder()
 _OUTCOMES: dict = {}
 _SAMPLED: dict = {}  # test function -> "kept of cases"
+_LEFT_OUT: list = []  # tests --bfs4k-leave-out deselected
 _START = [0.0]
 
 
@@ -77,6 +80,8 @@ def pytest_addoption(parser):
     parser.addoption("--bfs4k-max-cases", action="append", default=[],
                      help="N: keep at most N cases of each parametrized test, evenly spread (0: all); "
                           "TEST=N: of the test function named TEST (repeatable)")
+    parser.addoption("--bfs4k-leave-out", action="append", default=[],
+                     help="TEST: leave out the test named TEST (a function name or Class::function; repeatable)")
 
 
 def _case_limits(values: list[str]) -> tuple[int, dict]:
@@ -96,6 +101,14 @@ def _case_limits(values: list[str]) -> tuple[int, dict]:
 
 
 def pytest_collection_modifyitems(config, items):
+    leave = config.getoption("--bfs4k-leave-out")
+    if leave:
+        gone = [it for it in items if any(it.nodeid.partition("[")[0].endswith("::" + t) for t in leave)]
+        if gone:
+            config.hook.pytest_deselected(items=gone)
+            ids = {id(it) for it in gone}
+            items[:] = [it for it in items if id(it) not in ids]
+            _LEFT_OUT.extend(it.nodeid for it in gone)
     every, named = _case_limits(config.getoption("--bfs4k-max-cases"))
     if every <= 0 and not named:
         return
@@ -183,6 +196,7 @@ def summary() -> dict:
         "result_store": {"hits": searches.STORE.hits, "misses": searches.STORE.misses, "bytes": searches.STORE.nbytes},
         "failed": [t for t in tested if _OUTCOMES[t] == "failed"],
         "sampled": dict(_SAMPLED),
+        "left_out": list(_LEFT_OUT),
         "per_test": per_test,
     }
 
@@ -215,6 +229,7 @@ def merge(parts: list[dict]) -> dict:
     out["result_store"] = {k: sum(p["result_store"][k] for p in parts) for k in ("hits", "misses", "bytes")}
     out["failed"] = sorted(t for p in parts for t in p["failed"])
     out["sampled"] = {k: v for p in parts for k, v in p.get("sampled", {}).items()}
+    out["left_out"] = [t for p in parts for t in p.get("left_out", [])]
     out["per_test"] = per_test
     return out
 
@@ -248,6 +263,8 @@ def markdown(s: dict) -> str:
     if s.get("sampled"):
         lines += ["", "Parametrized tests run in part (--bfs4k-max-cases):",
                   *[f"- {t}: {n}" for t, n in s["sampled"].items()]]
+    if s.get("left_out"):
+        lines += ["", "Tests left out (--bfs4k-leave-out):", *[f"- {t}" for t in s["left_out"]]]
     if s["failed"]:
         lines += ["", "Failed:", *[f"- {t}" for t in s["failed"]]]
     return "\n".join(lines) + "\n"
