@@ -418,8 +418,8 @@ def _ahead_graphs():
     import numpy as np
 
     rng = np.random.default_rng(7)
-    directed = graphs.from_edges(rng.integers(0, 90, 400), rng.integers(0, 90, 400), 90, directed=True)
-    return [graphs.generate("kronecker", scale=6, edge_factor=8), directed]
+    directed = graphs.from_edges(rng.integers(0, 45, 200), rng.integers(0, 45, 200), 45, directed=True)
+    return [graphs.generate("kronecker", scale=6, edge_factor=4), directed]
 
 
 @pytest.mark.skipif(not SIMULATOR, reason="records launches through the simulator's launcher")
