@@ -107,12 +107,6 @@ class GPUCluster:
         import dask
         from distributed import Nanny, Scheduler, SpecCluster
 
-        # Dask's profiler reads every thread's stack 100 times a second (sys._current_frames), and
-        # Python 3.11 deadlocks when a garbage collection runs inside that read while a thread
-        # starts: a simulated kernel starts a thread per CUDA thread, and its worker hangs for good.
-        # Nobody sees these workers' profiles (they have no dashboard). Given to each worker (a
-        # restarted one too), not set around their start: that would last only as long as the block.
-        config = {"distributed.worker.profile.enabled": False}
         if not self.simulator:
             try:
                 from dask_cuda import LocalCUDACluster
@@ -121,9 +115,15 @@ class GPUCluster:
             if LocalCUDACluster is not None:
                 self.cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(self.gpus), threads_per_worker=1,
                                                 host="127.0.0.1", dashboard_address=None,
-                                                silence_logs=logging.ERROR, config=config)
+                                                silence_logs=logging.ERROR)
                 self.client = dist.Client(self.cluster)
                 return
+        # Dask's profiler reads every thread's stack 100 times a second (sys._current_frames), and
+        # Python 3.11 deadlocks when a garbage collection runs inside that read while a thread
+        # starts: a simulated kernel starts a thread per CUDA thread, and its worker hangs for good.
+        # Nobody sees these workers' profiles (they have no dashboard). Given to each worker (a
+        # restarted one too), not set around their start: that would last only as long as the block.
+        config = {"distributed.worker.profile.enabled": False}
         specs = {name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1", "dashboard": False,
                                                   "silence_logs": logging.ERROR, "config": config}}
                  for name, env in envs.items()}
