@@ -84,6 +84,17 @@ def _gpu_ids(gpus) -> list[str]:
     return chosen
 
 
+def worker_count(client) -> int:
+    """How many workers `client`'s scheduler has now."""
+    return len(client.scheduler_info()["workers"])
+
+
+def dask_workers(client) -> str:
+    """'N Dask workers' of `client`'s scheduler, as a status line says it."""
+    n = worker_count(client)
+    return f"{n} Dask worker{'s' * (n != 1)}"
+
+
 class GPUCluster:
     """Dask workers on this machine, one per GPU (or `workers` CPU processes under the simulator),
     listening on 127.0.0.1 only; `client` is their distributed.Client. Close it (or use `with`)."""
@@ -138,7 +149,7 @@ class GPUCluster:
 
     @property
     def size(self) -> int:
-        return len(self.client.scheduler_info()["workers"])
+        return worker_count(self.client)
 
     def close(self) -> None:
         for key in [k for k in _SENT if k[0] == self.client.id]:
@@ -284,7 +295,7 @@ class DistributedManyRun:
     def __init__(self, client, graph, sources: np.ndarray, app, options: dict, chunks: int | None,
                  on_progress: Callable | None, hook=None, *, run_many: Callable, concat: Callable):
         self.client, self.graph, self.sources, self.app, self.options = client, graph, sources, app, options
-        workers = max(1, len(client.scheduler_info()["workers"]))
+        workers = max(1, worker_count(client))
         if chunks is not None and (isinstance(chunks, bool) or not isinstance(chunks, (int, np.integer)) or chunks < 1):
             raise ValueError(f"chunks={chunks!r} is invalid: how many parts the sources are split into, an int >= 1")
         self.ranges = default_chunks(sources, workers, options.get("method")) if chunks is None else \
@@ -295,9 +306,8 @@ class DistributedManyRun:
 
     def describe(self) -> str:
         """What a run will do, before it runs (each chunk's batches are planned on its worker's GPU)."""
-        workers = len(self.client.scheduler_info()["workers"])
-        return (f"{len(self.sources):,} searches in {len(self.ranges)} chunks over {workers} Dask worker"
-                f"{'s' if workers != 1 else ''}; each chunk planned and run on one worker's GPU")
+        return (f"{len(self.sources):,} searches in {len(self.ranges)} chunks over {dask_workers(self.client)}; "
+                "each chunk planned and run on one worker's GPU")
 
     @property
     def result(self):

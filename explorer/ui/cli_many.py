@@ -77,7 +77,7 @@ def dask_client(gpus: str | None, scheduler: str | None, simulator: bool, say=la
     except (OSError, TimeoutError, ValueError, TypeError) as err:
         raise UsageError(f"--scheduler {scheduler}: no Dask scheduler answers there ({err})") from None
     try:
-        workers = len(client.scheduler_info()["workers"])
+        workers = scale_out.worker_count(client)
         if workers == 0:
             raise UsageError(f"--scheduler {scheduler}: the scheduler has no workers: start dask-cuda-worker "
                              "(or dask worker --nthreads 1, one per GPU) against it")

@@ -195,10 +195,9 @@ def _workers(client) -> str:
     """' over N Dask workers' for a sweep spread over `client`'s workers, else ''."""
     if client is None:
         return ""
-    from ..scale_out import check_client
+    from ..scale_out import check_client, dask_workers
 
-    n = len(check_client(client).scheduler_info()["workers"])
-    return f", over {n} Dask worker{'s' * (n != 1)}"
+    return f", over {dask_workers(check_client(client))}"
 
 
 class SweepPanel(StatusLine, W.VBox):

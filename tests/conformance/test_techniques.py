@@ -46,9 +46,6 @@ GRAPHS = _graphs()
 #: Knob extremes run on these graphs only under the simulator (1,024 Python threads a block);
 #: on a GPU on every graph.
 EXTREME_GRAPHS = ("teaching", "star") if SIM else tuple(GRAPHS)
-#: The declared test knobs run on every graph but the grid under the simulator (its many levels are
-#: the path's, and a cluster of 16 blocks took up to 25 s a run there); the defaults on every graph.
-KNOB_GRAPHS = tuple(n for n in GRAPHS if n != "grid") if SIM else tuple(GRAPHS)
 
 
 def knob_grid(tech: str) -> list[tuple[str, dict]]:
@@ -62,22 +59,23 @@ def knob_grid(tech: str) -> list[tuple[str, dict]]:
 
 
 def _simulator_skips(label: str, knobs: dict, graph: str) -> bool:
-    """Under the simulator (the GPU runs them all): a block of over 128 threads as an extreme, as
-    many Python threads, up to 40 s a run (as the shortest-paths suite skips them); a cluster of 16
-    blocks on the path, 512 Python threads a level for 31 levels, 38 s a run (the cluster forms run
-    there with 4 blocks, and with 16 on every other graph)."""
+    """What the simulator leaves to the GPU (which runs every case): a block of over 128 threads as
+    an extreme, as many Python threads, up to 40 s a run (as the shortest-paths suite skips them);
+    the declared test knobs on the grid (its many levels are the path's, and a cluster of 16 blocks
+    took up to 25 s a run there; the defaults run on every graph); a cluster of 16 blocks on the
+    path, 512 Python threads a level for 31 levels, 38 s a run (the cluster forms run there with 4
+    blocks, and with 16 on every other graph)."""
     if not SIM:
         return False
-    return (label.startswith("extreme:") and any(
-        k.endswith("block_threads") and isinstance(v, int) and v > 128 for k, v in knobs.items())) or (
-        graph == "path" and knobs.get("cluster", 0) >= 16)
+    if label.startswith("extreme:"):
+        return any(k.endswith("block_threads") and isinstance(v, int) and v > 128 for k, v in knobs.items())
+    return label != "defaults" and (graph == "grid" or (graph == "path" and knobs.get("cluster", 0) >= 16))
 
 
 def cases():
     for tech in TECHS:
         for label, knobs in knob_grid(tech):
-            names = (EXTREME_GRAPHS if label.startswith("extreme:") else GRAPHS if label == "defaults"
-                     else KNOB_GRAPHS)
+            names = EXTREME_GRAPHS if label.startswith("extreme:") else GRAPHS
             for name in names:
                 if not _simulator_skips(label, knobs, name):
                     yield pytest.param(tech, name, knobs, id=f"{tech}-{name}-{label}")
