@@ -52,6 +52,11 @@ def _few(g, sources):
     return Vertices(resolve_sources(g, sources, 1)[:64])
 
 
+def _gpu_s(result) -> float:
+    """The run's batches' GPU time (s), summed over the workers that ran them."""
+    return sum(b.time_ms for b in result.batches) / 1000
+
+
 def many(args, rows: list, label: str, g, sources, application: str, settings: dict) -> None:
     from explorer.multisearch.run import run_many
     from explorer.scale_out import warm as on_every_worker
@@ -62,7 +67,7 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
     base = run_many(g, sources, application, **settings).complete()
     one = time.perf_counter() - t
     rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0,
-                 "result": "the reference"})
+                 "gpu_s": _gpu_s(base), "result": "the reference"})
     print(f"  {label}: one process {one:.2f} s", flush=True)
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
@@ -73,13 +78,14 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
             s = time.perf_counter() - t
         ok, what = _equal(base.values, res.values)
         how = f"Dask, {n} worker(s)" + ("" if chunks is None else f", {chunks} equal chunks")
-        rows.append({"workload": label, "gpus": n, "how": how, "s": s, "speedup": one / s,
+        rows.append({"workload": label, "gpus": n, "how": how, "s": s, "speedup": one / s, "gpu_s": _gpu_s(res),
                      "result": what if ok else f"WRONG: {what}"})
         print(f"  {label}: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, {what}", flush=True)
 
 
-def sweep(args, rows: list, g, source: int) -> None:
-    from explorer.sweep import plan_sweep, run_sweep
+def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
+    from explorer.scale_out import warm_sweep
+    from explorer.sweep import plan_sweep, run_point, run_sweep
 
     side = 3 if args.smoke else len(ALPHAS)  # the simulator's sweeps are small
     plan = plan_sweep("direction-optimizing", {"alpha": list(ALPHAS[:side]), "beta": list(BETAS[:side])})
@@ -94,7 +100,7 @@ def sweep(args, rows: list, g, source: int) -> None:
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
-            run_sweep(g, source, first, repeats=1, client=c)  # a worker: the kernels; the others compile in the run
+            warm_sweep(c, g, source, first, run_point=run_point)  # every worker: kernels, graph; untimed
             t = time.perf_counter()
             res = run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c)
             s = time.perf_counter() - t
@@ -117,6 +123,7 @@ def main(argv=None) -> int:
     ap.add_argument("--chunks-per-worker", type=int, default=None, metavar="N",
                     help="many searches in N equal chunks a worker (default: explorer.scale_out.default_chunks)")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--name", default="scale-out", help="the results' file name (NAME.json, NAME.md)")
     ap.add_argument("--smoke", action="store_true", help="tiny graphs, simulator workers")
     args = ap.parse_args(argv)
     if args.smoke:
@@ -150,11 +157,13 @@ def write(args, env: dict, rows: list) -> None:
     """The rows so far (each workload's as it ends: a time limit keeps those done)."""
     md = ["Wall time of each whole run on the caller (s): one timed run after an untimed one on the "
           "same cluster (the kernels compiled on every worker by a run of 64 sources, or of each sweep point "
-          "once); speed-up against one process without Dask on one GPU of the same machine.", "",
-          *harness.markdown_table(["workload", "GPUs", "how", "s", "speed-up", "result"],
+          "once); speed-up against one process without Dask on one GPU of the same machine. GPU s: the "
+          "many searches' batches' kernel time, summed over the GPUs that ran them (a sweep's: none listed).", "",
+          *harness.markdown_table(["workload", "GPUs", "how", "s", "speed-up", "GPU s", "result"],
                                   [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}", f"{r['speedup']:.2f}",
-                                    r["result"]] for r in rows], right={1, 3, 4})]
-    harness.write_results(args.out, "scale-out", env, vars(args), rows, md, "Scale-out over GPUs through Dask")
+                                    "" if r.get("gpu_s") is None else f"{r['gpu_s']:.2f}", r["result"]]
+                                   for r in rows], right={1, 3, 4, 5})]
+    harness.write_results(args.out, args.name, env, vars(args), rows, md, "Scale-out over GPUs through Dask")
 
 
 if __name__ == "__main__":

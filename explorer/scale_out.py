@@ -365,17 +365,34 @@ class DistributedManyRun:
                              self._concat)
 
 
-def warm(client, graph, run_many: Callable, rows: np.ndarray, application, **options) -> int:
-    """run_many of a few sources (`rows`: vertices 0..n-1) on every worker of `client`, each pinned there: its kernels
-    compiled and the graph on its GPU before a timed run (an ordinary run's chunks go wherever
-    Dask puts them, which need not be every worker). Returns how many workers ran it."""
+def on_every_worker(client, fn: Callable, *args) -> list:
+    """fn(*args) once on each worker of `client`, pinned there (an ordinary task goes wherever Dask
+    puts it, which need not be every worker); the results in the workers' order. A future among
+    `args` is its value there."""
     client = check_client(client)
-    g = on_workers(client, graph)
     workers = list(client.scheduler_info()["workers"])
-    futures = [client.submit(_run_chunk, run_many, g, np.asarray(rows), application, options, i, pure=False,
-                             workers=[w], allow_other_workers=False) for i, w in enumerate(workers)]
-    client.gather(futures)
-    return len(workers)
+    return client.gather([client.submit(fn, *args, pure=False, workers=[w], allow_other_workers=False)
+                          for w in workers])
+
+
+def warm(client, graph, run_many: Callable, rows: np.ndarray, application, **options) -> int:
+    """run_many of a few sources (`rows`: vertices 0..n-1) on every worker of `client`: its kernels
+    compiled and the graph on its GPU before a timed run. Returns how many workers ran it."""
+    g = on_workers(check_client(client), graph)
+    return len(on_every_worker(client, _run_chunk, run_many, g, np.asarray(rows), application, options, 0))
+
+
+def warm_sweep(client, graph, source: int, plan, *, run_point: Callable) -> int:
+    """`plan`'s first point run once on every worker of `client` (`source`: a vertex 0..n-1; each
+    worker checks it against a reference of its own): the kernels of a sweep whose knobs are
+    run-time values compiled, and the graph on each GPU, before a timed sweep. Returns how many
+    workers ran it."""
+    g = on_workers(check_client(client), graph)
+    points = on_every_worker(client, _sweep_point, run_point, g, source, plan, 0, None, 1, 0, None)
+    failed = [p.error or p.check for p, _ in points if not p.ok]
+    if failed:
+        raise RuntimeError(f"the sweep's first point failed on a worker: {failed[0]}")
+    return len(points)
 
 
 def _by_name(app) -> bool:
@@ -458,4 +475,5 @@ def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats:
                            session=_session(graph), expected=expected)
 
 
-__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "default_chunks", "guided", "merge", "split", "warm"]
+__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "default_chunks", "guided", "merge", "on_every_worker",
+           "split", "warm", "warm_sweep"]

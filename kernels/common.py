@@ -1,5 +1,5 @@
 """What the kernel families share besides their operators: the set-up kernels every technique
-uses (fills, the source), the compile options of kernels that run in blocks of 1024 threads, the
+uses (fills, the source), the sum of an array's rows, the compile options of kernels that run in blocks of 1024 threads, the
 two-row counters a level clears for the next, and the co-resident blocks of a cooperative launch.
 Each technique keeps its own counter slots in its own module (kernels/topdown.py,
 kernels/bfs4k/layout.py)."""
@@ -57,3 +57,18 @@ def set_source(dist: V32, parent: V32, frontier: V32, stamp: V32, source: I64):
         parent[source] = source
         frontier[0] = source
         stamp[source] = 0
+
+
+@cuda.jit(cache=True)
+def sum_rows(rows, out):
+    """out[j] = rows[0, j] + rows[1, j] + ..., added in row order as numpy's sum over axis 0 adds
+    them: an array of a row per block summed where it is, so a run copies back one row, not one a
+    block (1,056 rows of 262,144 doubles are 2.2 GB)."""
+    j = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while j < out.shape[0]:
+        acc = rows[0, j]
+        for r in range(1, rows.shape[0]):
+            acc += rows[r, j]
+        out[j] = acc
+        j += stride

@@ -212,9 +212,15 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
             with STEP_LOCK:
                 values = {name: _concat(parts) for name, parts in loop.per_search.items()}
                 for a in app.arrays:
-                    if a.scope in ("run", "slot-sum"):
-                        host = rt.to_host(arrays[a.name])
-                        values[a.name] = host.sum(axis=0) if a.scope == "slot-sum" else host
+                    if a.scope == "slot-sum":  # summed on the device: a row back, not a row a block
+                        from kernels.common import sum_rows
+
+                        total = pool.buffer(f"ms.total.{a.name}", a.row_shape(n), a.dtype)
+                        rt.launch_now(self._compiling, sum_rows, min(-(-total.size // 256), 4096), 256, 0,
+                                      arrays[a.name], total)
+                        values[a.name] = rt.to_host(total)
+                    elif a.scope == "run":
+                        values[a.name] = rt.to_host(arrays[a.name])
         self.raw = dict(values)  # before finish: what explorer.scale_out merges across workers
         searches = loop.searches
         levels = np.array([s.levels for s in searches], dtype=np.int64)
