@@ -16,6 +16,10 @@ merge included); one-process runs without Dask are timed too. Writes results/<GP
 from __future__ import annotations
 
 import argparse
+import contextlib
+import cProfile
+import io
+import pstats
 import time
 
 import numpy as np
@@ -52,6 +56,95 @@ def _few(g, sources):
     return Vertices(resolve_sources(g, sources, 1)[:64])
 
 
+@contextlib.contextmanager
+def _watched(cluster, profile: bool):
+    """Dask's task stream of the run inside (the dict it fills: tasks, the busiest worker's compute
+    seconds, the compute seconds of all); with `profile`, the caller's profile printed after."""
+    from distributed import get_task_stream
+
+    seen: dict = {}
+    prof = cProfile.Profile() if profile else None
+    with get_task_stream(cluster.client) as ts:
+        if prof:
+            prof.enable()
+        try:
+            yield seen
+        finally:
+            if prof:
+                prof.disable()
+    per_worker: dict = {}
+    for task in ts.data:
+        busy = sum(ss["stop"] - ss["start"] for ss in task["startstops"] if ss["action"] == "compute")
+        tasks, before = per_worker.get(task["worker"], (0, 0.0))
+        per_worker[task["worker"]] = (tasks + 1, before + busy)
+    seen.update(tasks=len(ts.data), busiest_s=max((b for _, b in per_worker.values()), default=0.0),
+                compute_s=sum(b for _, b in per_worker.values()),
+                per_worker=" ".join(f"{k}:{b:.2f}s" for k, b in sorted(per_worker.values(), reverse=True)))
+    if prof:
+        pstats.Stats(prof).sort_stats("cumulative").print_stats(25)
+
+
+def _tasks_line(seen: dict) -> str:
+    return (f"{seen['tasks']} tasks, busiest worker {seen['busiest_s']:.2f} s, all {seen['compute_s']:.2f} s "
+            f"(tasks:compute a worker {seen['per_worker']})")
+
+
+def _profiled_chunk(run_many, graph, rows, application, options):
+    """One chunk run on a worker under cProfile: its profile as text."""
+    from explorer.scale_out import _run_chunk
+
+    prof = cProfile.Profile()
+    prof.enable()
+    _run_chunk(run_many, graph, rows, application, options, 0)
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(30)
+    return out.getvalue()
+
+
+def _worker_profile(cluster, g, run_many, sources, application, settings, n: int) -> str:
+    """A chunk of the size the run's chunks had, profiled on the first worker (after the run)."""
+    from explorer.multisearch.run import resolve_sources
+    from explorer.scale_out import on_workers
+
+    every = resolve_sources(g, sources, settings.get("seed", 0))
+    rows = every[: -(-len(every) // n)]
+    worker = list(cluster.client.scheduler_info()["workers"])[0]
+    fut = cluster.client.submit(_profiled_chunk, run_many, on_workers(cluster.client, g), rows, application, settings,
+                                pure=False, workers=[worker], allow_other_workers=False)
+    return fut.result()
+
+
+def _profiled_point(run_point, graph, source, plan, expected):
+    """A sweep's last point (3 runs) run under cProfile on a worker: its profile as text."""
+    from explorer.scale_out import _sweep_point
+
+    prof = cProfile.Profile()
+    prof.enable()
+    _sweep_point(run_point, graph, source, plan, len(plan.points) - 1, expected, 3, 1, None)
+    prof.disable()
+    out = io.StringIO()
+    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(30)
+    return out.getvalue()
+
+
+def _point_profile(cluster, g, source: int, plan) -> str:
+    """A sweep point profiled on the first worker and in this process, one after the other."""
+    from explorer.scale_out import on_workers, sent
+    from explorer.sweep import problem_of, run_point
+
+    expected = problem_of(plan.problem).expected(g, source)
+    worker = list(cluster.client.scheduler_info()["workers"])[0]
+    fut = cluster.client.submit(_profiled_point, run_point, on_workers(cluster.client, g), source, plan,
+                                sent(cluster.client, expected), pure=False, workers=[worker], allow_other_workers=False)
+    return "on a worker:\n" + fut.result() + "\nin this process:\n" + _profiled_point(run_point, g, source, plan, expected)
+
+
+def _runs_s(result) -> float:
+    """A sweep's runs' wall time (s), summed over its points (the rest: checks, scheduling)."""
+    return sum(sum(p.times_ms) for p in result.points) / 1000
+
+
 def _gpu_s(result) -> float:
     """The run's batches' GPU time (s), summed over the workers that ran them."""
     return sum(b.time_ms for b in result.batches) / 1000
@@ -72,15 +165,18 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
             on_every_worker(c, g, run_many, warm.vertices, application, **settings)  # kernels, graph: untimed
-            t = time.perf_counter()
             chunks = None if args.chunks_per_worker is None else args.chunks_per_worker * n
-            res = run_many(g, sources, application, client=c, chunks=chunks, **settings).complete()
-            s = time.perf_counter() - t
+            with _watched(c, args.profile) as seen:
+                t = time.perf_counter()
+                res = run_many(g, sources, application, client=c, chunks=chunks, **settings).complete()
+                s = time.perf_counter() - t
+            if args.profile:
+                print(_worker_profile(c, g, run_many, sources, application, settings, n), flush=True)
         ok, what = _equal(base.values, res.values)
         how = f"Dask, {n} worker(s)" + ("" if chunks is None else f", {chunks} equal chunks")
         rows.append({"workload": label, "gpus": n, "how": how, "s": s, "speedup": one / s, "gpu_s": _gpu_s(res),
-                     "result": what if ok else f"WRONG: {what}"})
-        print(f"  {label}: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, {what}", flush=True)
+                     **seen, "result": what if ok else f"WRONG: {what}"})
+        print(f"  {label}: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, {what}; {_tasks_line(seen)}", flush=True)
 
 
 def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
@@ -95,19 +191,24 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
     t = time.perf_counter()
     base = run_sweep(g, source, plan, repeats=args.sweep_repeats)
     one = time.perf_counter() - t
-    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0, "result": "the reference"})
-    print(f"  sweep: one process {one:.2f} s", flush=True)
+    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0, "runs_s": _runs_s(base),
+                 "result": "the reference"})
+    print(f"  sweep: one process {one:.2f} s; runs {_runs_s(base):.2f} s", flush=True)
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
             warm_sweep(c, g, source, first, run_point=run_point)  # every worker: kernels, graph; untimed
-            t = time.perf_counter()
-            res = run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c)
-            s = time.perf_counter() - t
+            with _watched(c, args.profile) as seen:
+                t = time.perf_counter()
+                res = run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c)
+                s = time.perf_counter() - t
+            if args.profile:
+                print(_point_profile(c, g, source, plan), flush=True)
         ok = key(res) == key(base) and all(p.ok for p in res.points)
-        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "speedup": one / s,
-                     "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
-        print(f"  sweep: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, ok={ok}", flush=True)
+        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "speedup": one / s, **seen,
+                     "runs_s": _runs_s(res), "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
+        print(f"  sweep: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, ok={ok}; runs {_runs_s(res):.2f} s; {_tasks_line(seen)}",
+              flush=True)
 
 
 def main(argv=None) -> int:
@@ -125,6 +226,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=None)
     ap.add_argument("--name", default="scale-out", help="the results' file name (NAME.json, NAME.md)")
     ap.add_argument("--smoke", action="store_true", help="tiny graphs, simulator workers")
+    ap.add_argument("--profile", action="store_true",
+                    help="print the caller's profile of each Dask run, and a chunk's profiled on a worker")
     args = ap.parse_args(argv)
     if args.smoke:
         args.sweep_repeats = min(args.sweep_repeats, 2)

@@ -402,9 +402,8 @@ def _by_name(app) -> bool:
 
 
 def _shift(s, lo: int, chunk: int):
-    import dataclasses
-
-    return dataclasses.replace(s, row=s.row + lo, batch=chunk)
+    # Built directly: dataclasses.replace costs 5 us a search, 0.1 s for 16,384 on the caller.
+    return type(s)(s.row + lo, s.source, chunk, s.levels, s.visited, s.edges_examined, s.time_ms)
 
 
 def merge(graph, sources: np.ndarray, app, parts: list[dict], concat: Callable):
