@@ -11,7 +11,8 @@ pytest.importorskip("distributed", reason="scale-out needs dask.distributed (pip
 from explorer import graphs  # noqa: E402
 from explorer.multisearch import APPLICATIONS  # noqa: E402
 from explorer.multisearch.run import _concat, resolve_sources, run_many  # noqa: E402
-from explorer.scale_out import DistributedManyRun, GPUCluster, default_chunks, guided, split, warm  # noqa: E402
+from explorer.scale_out import (DistributedManyRun, GPUCluster, default_chunks, guided, on_every_worker, split, warm,  # noqa: E402
+                                warm_sweep)
 from explorer.sweep import plan_sweep, run_sweep  # noqa: E402
 
 SIM = os.environ.get("NUMBA_ENABLE_CUDASIM") == "1"
@@ -175,6 +176,23 @@ def test_warm_runs_on_every_worker_and_leaves_the_graph_there(cluster, graph):
     assert warm(cluster, graph, run_many, np.arange(3), "closeness") == 2
     held = cluster.client.run(lambda: scale_out._HELD["graph"][0].num_vertices if "graph" in scale_out._HELD else None)
     assert sorted(held.values()) == [graph.num_vertices] * 2
+
+
+def test_a_task_pinned_to_every_worker_runs_once_on_each(cluster):
+    assert sorted(on_every_worker(cluster, os.getpid)) == sorted(cluster.client.run(os.getpid).values())
+
+
+def test_warm_sweep_runs_the_first_point_on_every_worker_and_names_a_failure(cluster, graph):
+    from explorer import scale_out
+    from explorer.sweep import run_point
+
+    ok = plan_sweep("topdown-queue", {"block_threads": [32]})
+    assert warm_sweep(cluster, graph, 0, ok, run_point=run_point) == 2
+    held = cluster.client.run(lambda: scale_out._HELD["graph"][0].num_vertices if "graph" in scale_out._HELD else None)
+    assert sorted(held.values()) == [graph.num_vertices] * 2
+    bad = plan_sweep("bfs4k", {"hash_entries": [3]})  # not a power of two: refused as the worker makes the knobs
+    with pytest.raises(RuntimeError, match="first point failed on a worker.*hash_entries"):
+        warm_sweep(cluster, graph, 0, bad, run_point=run_point)
 
 
 def test_a_second_run_reuses_the_graph_already_on_the_workers(cluster, graph, monkeypatch):
