@@ -56,6 +56,18 @@ GUNROCK_SSSP = harness.peers.ROOT / ".gunrock" / "sssp_bin"
 FW_TARGET_MS = 1000.0  # n = 8,192 under a second
 
 
+def _config(text: str) -> tuple[str, dict]:
+    """TECHNIQUE:KNOB=V,... as (technique, knobs): integers where they parse, else strings."""
+    tech, _, rest = text.partition(":")
+    knobs = {}
+    for pair in filter(None, rest.split(",")):
+        name, eq, value = pair.partition("=")
+        if not eq:
+            raise argparse.ArgumentTypeError(f"{pair!r} in {text!r} is not KNOB=VALUE")
+        knobs[name.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
+    return tech.strip(), knobs
+
+
 def weighted(name: str, small: bool):
     from explorer.graphs import with_weights
 
@@ -160,7 +172,7 @@ def sssp_graph(name: str, args, say) -> list[dict]:
     common["source"] = source
     rows = [{**common, "config": "scipy dijkstra (host)", "technique": "scipy", "median_ms": round(scipy_ms, 4),
              "correct": True}]
-    techs = [(t, k) for t, k in TECHNIQUES + (HBF_KNOBS if args.hbf_knobs else []) if t in args.techniques]
+    techs = [(t, k) for t, k in TECHNIQUES + (HBF_KNOBS if args.hbf_knobs else []) if t in args.techniques] + args.config
     for tech, knobs in techs:
         rows.append({**common, **run_ours(g, source, tech, dict(knobs), args.repeats, expected, say)})
     rows.append({**common, **run_gunrock(g, g.weights, source, expected, max(args.repeats, 5), say)})
@@ -254,6 +266,8 @@ def main(argv=None) -> int:
     ap.add_argument("--techniques", nargs="*", default=sorted({t for t, _ in TECHNIQUES}))
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--hbf-knobs", action="store_true", help="also H-BF's knobs one at a time (HBF_KNOBS)")
+    ap.add_argument("--config", action="append", type=_config, default=[], metavar="TECHNIQUE:KNOB=V,...",
+                    help="one more configuration to run (repeatable), e.g. h-bf:block_threads=256,heavy_degree=4096")
     ap.add_argument("--fw", nargs="*", type=int, default=[4096, 8192], help="Floyd-Warshall sizes (none: skip)")
     ap.add_argument("--tiles", nargs="*", type=int, default=[64, 32])
     ap.add_argument("--fw-repeats", type=int, default=3)
@@ -294,7 +308,7 @@ def main(argv=None) -> int:
               r.get("min_ms"), r.get("checked") or r.get("error") or ("-" if r.get("estimate") else "ok")] for r in fw],
             right={1, 3, 4})
     md += ["", "Goals:", *lines]
-    settings = {"graphs": args.graphs, "techniques": TECHNIQUES + (HBF_KNOBS if args.hbf_knobs else []),
+    settings = {"graphs": args.graphs, "techniques": TECHNIQUES + (HBF_KNOBS if args.hbf_knobs else []) + args.config,
                 "repeats": args.repeats, "fw": args.fw,
                 "tiles": args.tiles, "weights": "integer 1..100, seed 1", "scipy_fw_max": args.scipy_fw_max}
     harness.write_results(args.out, "sssp", env, settings, sssp + fw, md,
