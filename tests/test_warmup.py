@@ -591,6 +591,36 @@ def test_the_load_waits_for_the_loaders_code_and_the_run_only_for_the_kernels_it
     assert not ahead.stop(ending=False)
 
 
+def test_an_ending_process_ends_its_idle_helpers_too(tmp_path):
+    """At exit every helper is ended, not only busy ones: an idle one left to exit by itself makes
+    the process wait for its CUDA context's and interpreter's teardown."""
+    from concurrent.futures import Future
+
+    class Helper:
+        def __init__(self):
+            self.ended = False
+
+        def is_alive(self):
+            return not self.ended
+
+        def terminate(self):
+            self.ended = True
+
+    class Pool:
+        def shutdown(self, wait=True, cancel_futures=False):
+            pass
+
+    done = Future()
+    done.set_result(None)
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    ahead = warmup.Ahead("bfs4k", Pool(), 2, {("k", ()): (done, str(markers / "k"))}, [], markers=str(markers),
+                         processes=[Helper(), Helper()])
+    assert not ahead.stop(ending=False) and not any(h.ended for h in ahead.processes)  # the run goes on
+    assert not ahead.stop(ending=True)
+    assert all(h.ended for h in ahead.processes) and not markers.exists()
+
+
 def test_compile_overload_waits_for_the_helper_then_loads(monkeypatch):
     """The launcher's compile_overload asks for the variant a helper compiles and says so."""
     from explorer.engine import launcher
