@@ -174,6 +174,9 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=90.0, help="seconds allowed to one first run")
     ap.add_argument("--warmup-timeout", type=float, default=300.0, help="seconds allowed to a warm-up")
     ap.add_argument("--no-warmup", action="store_true", help="the first runs only (no warm-up scenarios)")
+    ap.add_argument("--helpers", type=int, default=None, metavar="N",
+                    help="at most N helper processes a first run (BFS4K_COMPILE_HELPERS; default: the CLI's own rule)")
+    ap.add_argument("--name", default="cold_start", help="the results' file name (NAME.json, NAME.md)")
     args = ap.parse_args(argv)
 
     from explorer import backend
@@ -190,7 +193,8 @@ def main(argv=None) -> int:
     rows = []
     for tech in techniques:
         with tempfile.TemporaryDirectory(prefix="bfs4k-cold-") as d:
-            r = first_run(tech, fresh_env(Path(d)), args.timeout)
+            extra = {} if args.helpers is None else {"BFS4K_COMPILE_HELPERS": str(args.helpers)}
+            r = first_run(tech, fresh_env(Path(d), **extra), args.timeout)
         rows.append({"scenario": f"first run: {tech}", **r})
         print(f"  first run of {tech:22s} first level after {r['first_level_s']} s, result after {r['result_s']} s, "
               f"end after {r['exit_s']} s"
@@ -221,8 +225,9 @@ def main(argv=None) -> int:
     for r in rows:
         if r.get("timeline"):
             md += ["", f"### Where the time went: {r['scenario']}", "", "```", *r["timeline"], "```"]
-    harness.write_results(args.out, "cold_start", env, {"graph": GRAPH, "first_run_target_s": FIRST_RUN_TARGET_S,
-                                                         "warmup_target_s": WARMUP_TARGET_S}, rows, md,
+    harness.write_results(args.out, args.name, env, {"graph": GRAPH, "first_run_target_s": FIRST_RUN_TARGET_S,
+                                                      "warmup_target_s": WARMUP_TARGET_S, "helpers": args.helpers},
+                          rows, md,
                           f"Cold start, {env['gpu']}")
     return 0 if all(r["correct"] for r in rows) else 1
 
