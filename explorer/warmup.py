@@ -502,7 +502,9 @@ def _in_disk_cache(kernel, argtypes) -> bool:
 
 def helper_count(units: int) -> int:
     """Processes for a first run's kernels: $BFS4K_COMPILE_HELPERS (0 turns them off), else one per
-    kernel while a core is left for this process."""
+    kernel up to half the cores. Compiles side by side slow each other down beyond that: on a
+    16-core H100 host, a first run's result came after 14.1-15.4 s with 14-15 helpers, 10.3-12.2 s
+    with 8 and 13.0-15.2 s with 5 (benchmarks/results/NVIDIA_H100_80GB_HBM3/cold_start-helpers-*)."""
     raw = os.environ.get(HELPERS_ENV, "").strip()
     if raw:
         try:
@@ -510,7 +512,7 @@ def helper_count(units: int) -> int:
         except ValueError:
             raise ValueError(f"{HELPERS_ENV}={raw!r} is invalid: give a number of processes (0: none)") from None
         return max(0, min(units, cap))
-    return max(0, min(units, (os.cpu_count() or 1) - 1))
+    return max(0, min(units, (os.cpu_count() or 1) // 2))
 
 
 #: The CPU functions a first run of a SNAP file compiles before its first level (the graph cache's
