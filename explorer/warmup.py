@@ -500,11 +500,13 @@ def _in_disk_cache(kernel, argtypes) -> bool:
     return in_disk_cache(kernel, argtypes)
 
 
-def helper_count(units: int) -> int:
-    """Processes for a first run's kernels: $BFS4K_COMPILE_HELPERS (0 turns them off), else one per
-    kernel up to half the cores. Compiles side by side slow each other down beyond that: on a
-    16-core H100 host, a first run's result came after 14.1-15.4 s with 14-15 helpers, 10.3-12.2 s
-    with 8 and 13.0-15.2 s with 5 (benchmarks/results/NVIDIA_H100_80GB_HBM3/cold_start-helpers-*)."""
+def helper_count(units: int, kernels: bool = True) -> int:
+    """Processes for a first run's compiling: $BFS4K_COMPILE_HELPERS (0 turns them off), else one a
+    unit, up to half the cores where GPU kernels compile, or while a core is left for this process
+    where only CPU code does (a CPU technique's). Kernels compiling side by side slow each other
+    down: on a 16-core H100 host, a first run's result came after 14.1-15.4 s with 14-15 helpers,
+    10.3-12.2 s with 8 and 13.0-15.2 s with 5 (benchmarks/results/NVIDIA_H100_80GB_HBM3/
+    cold_start-helpers-*)."""
     raw = os.environ.get(HELPERS_ENV, "").strip()
     if raw:
         try:
@@ -512,7 +514,8 @@ def helper_count(units: int) -> int:
         except ValueError:
             raise ValueError(f"{HELPERS_ENV}={raw!r} is invalid: give a number of processes (0: none)") from None
         return max(0, min(units, cap))
-    return max(0, min(units, (os.cpu_count() or 1) // 2))
+    cores = os.cpu_count() or 1
+    return max(0, min(units, cores // 2 if kernels else cores - 1))
 
 
 #: The CPU functions a first run of a SNAP file compiles before its first level (the graph cache's
@@ -685,10 +688,10 @@ def compile_ahead(technique, knobs=None, instrument: bool = True, gpu: bool | No
     # The loaders' code in helpers only with a core for each of its units and one for the kernels
     # (their units are a second or three each): with fewer, this process compiles it while loading.
     own = getattr(impl, "first_run_functions", ())  # e.g. a graph preparation's
-    cores = helper_count(1 << 20)
+    cores = helper_count(1 << 20, kernels=bool(todo))
     first = first_run_units() if cores > len(FIRST_RUN_FUNCTIONS) else []
     later = first_run_units(own) if own and cores > len(FIRST_RUN_FUNCTIONS) + len(own) else []
-    jobs = helper_count(len(todo) + len(first) + len(later))
+    jobs = helper_count(len(todo) + len(first) + len(later), kernels=bool(todo))
     if not (todo or first or later) or jobs == 0:
         return None
     pool = _pool(jobs, "gpu" if gpu else "cpu")

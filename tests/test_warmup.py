@@ -204,7 +204,8 @@ def test_helper_count_follows_the_environment(monkeypatch):
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     assert warmup.helper_count(6) == 0  # one core: this process's own compiling would only slow
     monkeypatch.setattr(os, "cpu_count", lambda: 16)
-    assert warmup.helper_count(14) == 8 and warmup.helper_count(3) == 3  # half the cores at most
+    assert warmup.helper_count(14) == 8 and warmup.helper_count(3) == 3  # kernels: half the cores at most
+    assert warmup.helper_count(14, kernels=False) == 14  # CPU code only: all but this process's core
 
 
 def test_plan_covers_every_registered_technique_and_preset():
