@@ -232,6 +232,12 @@ def test_errors_name_the_program_as_it_was_typed(tmp_path):
     assert p.returncode == 2 and p.stderr.startswith("bfs4k: error: graph 'no-such-graph'"), p.stderr
 
 
+def test_the_shortest_path_commands_help_names_the_program_as_it_was_typed(tmp_path):
+    for command in ("sssp", "apsp"):
+        p = bfs4k(command, "--help", cwd=tmp_path, timeout=120)
+        assert p.returncode == 0 and f"\n  {PYTHON_M} {command} " in p.stdout and " bfs4k " not in p.stdout, p.stdout
+
+
 def test_an_output_directory_that_is_not_writable_is_refused(tmp_path, monkeypatch, capsys):
     # (In-process: root may write anywhere, so a read-only folder cannot show this under root.)
     monkeypatch.setattr(cli.os, "access", lambda path, mode: Path(path) != tmp_path)

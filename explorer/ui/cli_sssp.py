@@ -14,9 +14,8 @@ import argparse
 import sys
 import textwrap
 
-from .cli_input import add_source_flags, write_result_files
+from .cli_input import PROG, add_source_flags, write_result_files
 
-PROG = "bfs4k"
 EXIT_OK, EXIT_INVALID_RESULT = 0, 1
 
 #: Columns of the step table, their widths.
