@@ -171,6 +171,16 @@ def test_hbf_heavy_grid_walks_many_heavy_vertices_of_every_degree():
     assert max(s.heavy_vertices for s in steps) > 8
 
 
+@pytest.mark.parametrize("technique", ["bellman-ford", "h-bf", "delta-stepping"])
+def test_every_technique_refuses_blocks_larger_than_the_devices(technique):
+    from explorer.device import DeviceLimits
+
+    g = graphs.with_weights(graphs.sample_graph("bfs4k_fig2"), "integer", seed=1)
+    small = DeviceLimits("small", sm_count=1, max_threads_per_sm=1024, max_threads_per_block=64)
+    with pytest.raises(KnobError, match="knob block_threads=128 exceeds this GPU's 64 threads per block"):
+        run_sssp(g, 0, technique, {"block_threads": 128}, limits=small)
+
+
 def test_bellman_ford_queues_every_improvement_and_dedup_queues_a_vertex_once():
     # two paths reach 3 in one step with falling distances: a duplicate entry without dedup
     g = graphs.from_edges(np.array([0, 0, 1, 2, 3]), np.array([1, 2, 3, 3, 4]), weights=[1, 1, 5, 1, 1],

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...knobs import KnobSet, NoKnobs
+from ...knobs import KnobError, KnobSet, NoKnobs
 from ...techniques.base import RunContext
 
 
@@ -45,7 +45,13 @@ class ShortestPathTechnique:
 
     def check(self, graph, weighting, knobs: KnobSet, limits) -> None:
         """Refuse, before anything runs, what these weights or this device cannot do (KnobError,
-        NegativeWeightError)."""
+        NegativeWeightError); here, blocks larger than the device's. A technique that adds its own
+        checks calls this one too."""
+        for name in ("block_threads", "single_block_threads"):
+            threads = getattr(knobs, name, None)
+            if threads is not None and threads > limits.max_threads_per_block:
+                raise KnobError(f"knob {name}={threads} exceeds this GPU's {limits.max_threads_per_block} "
+                                "threads per block")
 
     def start(self, ctx: SSSPContext):
         raise NotImplementedError

@@ -139,6 +139,7 @@ class DeltaStepping(ShortestPathTechnique):
 
     def check(self, graph, weighting, knobs, limits) -> None:
         refuse_negative(graph, weighting, "delta-stepping", "bellman-ford and h-bf")
+        super().check(graph, weighting, knobs, limits)
 
     def start(self, ctx: SSSPContext) -> RelaxLoop:
         delta = ctx.knobs.delta or default_delta(ctx.graph, ctx.weighting)

@@ -92,10 +92,7 @@ class HBF(ShortestPathTechnique):
                    f"(n - 1) x max|w| = {(weighting.num_vertices - 1) * weighting.max_abs:,.0f} reaches 2**31 - 2")
             raise KnobError(f"knob packed='on' needs 32-bit distances, but on graph {graph.name!r} {why}: "
                             "use packed='auto' or 'off'")
-        for name in ("block_threads", "single_block_threads"):
-            if getattr(knobs, name) > limits.max_threads_per_block:
-                raise KnobError(f"knob {name}={getattr(knobs, name)} exceeds this GPU's "
-                                f"{limits.max_threads_per_block} threads per block")
+        super().check(graph, weighting, knobs, limits)
 
     def start(self, ctx: SSSPContext) -> RelaxLoop:
         k = ctx.knobs
