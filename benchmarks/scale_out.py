@@ -89,13 +89,11 @@ def _tasks_line(seen: dict) -> str:
             f"(tasks:compute a worker {seen['per_worker']})")
 
 
-def _profiled_chunk(run_many, graph, rows, application, options):
-    """One chunk run on a worker under cProfile: its profile as text."""
-    from explorer.scale_out import _run_chunk
-
+def _profiled(fn, *args) -> str:
+    """fn(*args) under cProfile (on a worker, where it is submitted): the profile as text."""
     prof = cProfile.Profile()
     prof.enable()
-    _run_chunk(run_many, graph, rows, application, options, 0)
+    fn(*args)
     prof.disable()
     out = io.StringIO()
     pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(30)
@@ -105,39 +103,30 @@ def _profiled_chunk(run_many, graph, rows, application, options):
 def _worker_profile(cluster, g, run_many, sources, application, settings, n: int) -> str:
     """A chunk of the size the run's chunks had, profiled on the first worker (after the run)."""
     from explorer.multisearch.run import resolve_sources
-    from explorer.scale_out import on_workers
+    from explorer.scale_out import _run_chunk, on_workers
 
     every = resolve_sources(g, sources, settings.get("seed", 0))
     rows = every[: -(-len(every) // n)]
     worker = list(cluster.client.scheduler_info()["workers"])[0]
-    fut = cluster.client.submit(_profiled_chunk, run_many, on_workers(cluster.client, g), rows, application, settings,
-                                pure=False, workers=[worker], allow_other_workers=False)
+    fut = cluster.client.submit(_profiled, _run_chunk, run_many, on_workers(cluster.client, g), rows, application,
+                                settings, 0, pure=False, workers=[worker], allow_other_workers=False)
     return fut.result()
 
 
-def _profiled_point(run_point, graph, source, plan, expected):
-    """A sweep's last point (3 runs) run under cProfile on a worker: its profile as text."""
-    from explorer.scale_out import _sweep_point
-
-    prof = cProfile.Profile()
-    prof.enable()
-    _sweep_point(run_point, graph, source, plan, len(plan.points) - 1, expected, 3, 1, None)
-    prof.disable()
-    out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(30)
-    return out.getvalue()
-
-
 def _point_profile(cluster, g, source: int, plan) -> str:
-    """A sweep point profiled on the first worker and in this process, one after the other."""
-    from explorer.scale_out import on_workers, sent
+    """The sweep's last point (a warm-up run, 3 timed) profiled on the first worker and in this
+    process, one after the other."""
+    from explorer.scale_out import _sweep_point, on_workers, sent
     from explorer.sweep import problem_of, run_point
 
     expected = problem_of(plan.problem).expected(g, source)
+    last = len(plan.points) - 1
     worker = list(cluster.client.scheduler_info()["workers"])[0]
-    fut = cluster.client.submit(_profiled_point, run_point, on_workers(cluster.client, g), source, plan,
-                                sent(cluster.client, expected), pure=False, workers=[worker], allow_other_workers=False)
-    return "on a worker:\n" + fut.result() + "\nin this process:\n" + _profiled_point(run_point, g, source, plan, expected)
+    fut = cluster.client.submit(_profiled, _sweep_point, run_point, on_workers(cluster.client, g), source, plan, last,
+                                sent(cluster.client, expected), 3, 1, None, pure=False, workers=[worker],
+                                allow_other_workers=False)
+    here = _profiled(_sweep_point, run_point, g, source, plan, last, expected, 3, 1, None)
+    return f"on a worker:\n{fut.result()}\nin this process:\n{here}"
 
 
 def _runs_s(result) -> float:
@@ -152,10 +141,10 @@ def _gpu_s(result) -> float:
 
 def many(args, rows: list, label: str, g, sources, application: str, settings: dict) -> None:
     from explorer.multisearch.run import run_many
-    from explorer.scale_out import warm as on_every_worker
+    from explorer.scale_out import warm
 
-    warm = _few(g, sources)
-    run_many(g, warm, application, **settings).complete()  # compiles; not timed
+    few = _few(g, sources)
+    run_many(g, few, application, **settings).complete()  # compiles; not timed
     t = time.perf_counter()
     base = run_many(g, sources, application, **settings).complete()
     one = time.perf_counter() - t
@@ -164,7 +153,7 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
     print(f"  {label}: one process {one:.2f} s", flush=True)
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
-            on_every_worker(c, g, run_many, warm.vertices, application, **settings)  # kernels, graph: untimed
+            warm(c, g, run_many, few.vertices, application, **settings)  # kernels, graph: untimed
             chunks = None if args.chunks_per_worker is None else args.chunks_per_worker * n
             with _watched(c, args.profile) as seen:
                 t = time.perf_counter()
@@ -261,11 +250,13 @@ def write(args, env: dict, rows: list) -> None:
     md = ["Wall time of each whole run on the caller (s): one timed run after an untimed one on the "
           "same cluster (the kernels compiled on every worker by a run of 64 sources, or of each sweep point "
           "once); speed-up against one process without Dask on one GPU of the same machine. GPU s: the "
-          "many searches' batches' kernel time, summed over the GPUs that ran them (a sweep's: none listed).", "",
-          *harness.markdown_table(["workload", "GPUs", "how", "s", "speed-up", "GPU s", "result"],
+          "many searches' batches' kernel time, summed over the GPUs that ran them (a sweep's: none listed); "
+          "busiest worker s: the compute time of the worker that computed longest (Dask's task stream).", "",
+          *harness.markdown_table(["workload", "GPUs", "how", "s", "speed-up", "GPU s", "busiest worker s", "result"],
                                   [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}", f"{r['speedup']:.2f}",
-                                    "" if r.get("gpu_s") is None else f"{r['gpu_s']:.2f}", r["result"]]
-                                   for r in rows], right={1, 3, 4, 5})]
+                                    "" if r.get("gpu_s") is None else f"{r['gpu_s']:.2f}",
+                                    "" if r.get("busiest_s") is None else f"{r['busiest_s']:.2f}", r["result"]]
+                                   for r in rows], right={1, 3, 4, 5, 6})]
     harness.write_results(args.out, args.name, env, vars(args), rows, md, "Scale-out over GPUs through Dask")
 
 
