@@ -57,15 +57,18 @@ FW_TARGET_MS = 1000.0  # n = 8,192 under a second
 
 
 def _config(text: str) -> tuple[str, dict]:
-    """TECHNIQUE:KNOB=V,... as (technique, knobs): integers where they parse, else strings."""
+    """TECHNIQUE:KNOB=V,... as (technique, knobs), each value typed and range-checked against the
+    technique's knobs as the sssp command's --knob is."""
+    from explorer.knobs import KnobError
+    from explorer.sssp.techniques import implementation
+    from explorer.ui.cli_input import UsageError, parse_knob_values
+
     tech, _, rest = text.partition(":")
-    knobs = {}
-    for pair in filter(None, rest.split(",")):
-        name, eq, value = pair.partition("=")
-        if not eq:
-            raise argparse.ArgumentTypeError(f"{pair!r} in {text!r} is not KNOB=VALUE")
-        knobs[name.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
-    return tech.strip(), knobs
+    try:
+        return tech.strip(), parse_knob_values(None, list(filter(None, rest.split(","))),
+                                               implementation(tech.strip()).Knobs)
+    except (KnobError, UsageError, ValueError) as err:
+        raise argparse.ArgumentTypeError(f"{text!r}: {err}") from None
 
 
 def weighted(name: str, small: bool):
