@@ -402,8 +402,9 @@ def _by_name(app) -> bool:
 
 
 def _shift(s, lo: int, chunk: int):
-    # Built directly: dataclasses.replace costs 5 us a search, 0.1 s for 16,384 on the caller.
-    return type(s)(s.row + lo, s.source, chunk, s.levels, s.visited, s.edges_examined, s.time_ms)
+    # Built from its fields by name, not dataclasses.replace, which checks every field again: about
+    # 5 us a search on an H200 host, 0.1 s for 16,384 on the caller.
+    return type(s)(**{**vars(s), "row": s.row + lo, "batch": chunk})
 
 
 def merge(graph, sources: np.ndarray, app, parts: list[dict], concat: Callable):
