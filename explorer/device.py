@@ -3,8 +3,9 @@
 
 `DeviceLimits` holds the constraints the papers' formulas use (#ResThreads, shared memory,
 clusters): a technique's `check` refuses what the device cannot do before anything runs, and its
-policy sizes launches from them. `compile_status` is the line the launcher's `compile_overload`
-reports before and after a kernel is prepared.
+policy sizes launches from them. `blocks_for` is the grid that gives each item a thread.
+`compile_status` is the line the launcher's `compile_overload` reports before and after a kernel
+is prepared.
 """
 from __future__ import annotations
 
@@ -54,6 +55,12 @@ class DeviceLimits:
         the shared memory a block of an H100 or H200 may opt in to."""
         return cls(name="simulator", sm_count=2, max_threads_per_sm=1024, shared_per_block_optin=227 * 1024,
                    clusters=True)
+
+
+def blocks_for(items: int, block: int) -> int:
+    """Blocks of `block` threads that give each of `items` a thread: at least one, so that a
+    launch over nothing still runs (its threads find nothing to do)."""
+    return max(1, -(-int(items) // block))
 
 
 def compile_status(name: str, outcome: str | None, first_use: str = "first use in this process") -> str:

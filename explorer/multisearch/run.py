@@ -23,6 +23,7 @@ from typing import Callable, Iterator
 import numpy as np
 
 from .. import backend
+from ..device import blocks_for
 from ..engine import Session
 from ..engine.enactor import Enactor, WalkedOnce
 from ..engine.launcher import compile_status
@@ -216,7 +217,7 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
                         from kernels.common import sum_rows
 
                         total = pool.buffer(f"ms.total.{a.name}", a.row_shape(n), a.dtype)
-                        rt.launch_now(self._compiling, sum_rows, min(-(-total.size // 256), 4096), 256, 0,
+                        rt.launch_now(self._compiling, sum_rows, min(blocks_for(total.size, 256), 4096), 256, 0,
                                       arrays[a.name], total)
                         values[a.name] = rt.to_host(total)
                     elif a.scope == "run":

@@ -20,6 +20,7 @@ from kernels import rules
 from kernels.args import Heavy
 from kernels.sssp import layout as L  # plain numbers: no numba.cuda before the backend is chosen
 
+from ..device import blocks_for
 from ..knobs import POW2_BLOCKS, KnobSpec
 from ..stats import Extra
 from ..techniques.base import Batch
@@ -45,10 +46,6 @@ SINGLE_BLOCK_THREADS_SPEC = KnobSpec(
 def single_block(knobs, k1: int) -> tuple:
     """RelaxLoop's `single` from a technique's K5 and single_block_threads knobs and its K1."""
     return knobs.single_block_threads * knobs.K5, knobs.single_block_threads, k1
-
-
-def _grid(threads: int, block: int) -> int:
-    return max(1, -(-int(threads) // block))
 
 
 def vertex_classes(graph, weights: np.ndarray) -> tuple:
@@ -127,7 +124,7 @@ class RelaxLoop:
         self.res_blocks = max(1, ctx.limits.res_threads // B)
         # Set-up: every vertex unreached, the source (or every vertex: the virtual source) at 0.
         virtual = ctx.source < 0
-        ctx.launch_now(sssp_fill, _grid(n, 256), 256, 0, self.paths, self.marks, w.scalar(np.inf), virtual,
+        ctx.launch_now(sssp_fill, blocks_for(n, 256), 256, 0, self.paths, self.marks, w.scalar(np.inf), virtual,
                        self.queues[0])
         if not virtual:
             ctx.launch_now(sssp_source, 1, 1, 0, self.paths, ctx.source, self.queues[0])
@@ -161,7 +158,7 @@ class RelaxLoop:
         go.zero(self.counters)
         args = (self.graph, self.paths, self.marks, self._sweep(), self.bounds, self._policy(), self.heavy,
                 self.counters)
-        go(self.kernels.sssp_relax, _grid(self.size * self.W, self.B), self.B, 0, *args)
+        go(self.kernels.sssp_relax, blocks_for(self.size * self.W, self.B), self.B, 0, *args)
         self.launches = 2
         if self.heavy_degree:
             go(self.kernels.sssp_heavy, self.res_blocks, self.B, 0, *args)
@@ -182,7 +179,7 @@ class RelaxLoop:
     def _launch_parents(self, go) -> None:
         from kernels.sssp.steps import sssp_parents, sssp_unpack
 
-        blocks = min(_grid(self.n, self.B), 4 * self.res_blocks)
+        blocks = min(blocks_for(self.n, self.B), 4 * self.res_blocks)
         if self.packed:
             go(sssp_unpack, blocks, self.B, 0, self.paths, self.w.scalar(np.inf))
         else:
@@ -303,7 +300,7 @@ class RelaxLoop:
         if self.packed:
             from kernels.sssp.steps import sssp_unpack
 
-            ctx.launch_now(sssp_unpack, _grid(self.n, 256), 256, 0, self.paths, self.w.scalar(np.inf))
+            ctx.launch_now(sssp_unpack, blocks_for(self.n, 256), 256, 0, self.paths, self.w.scalar(np.inf))
         return ctx.runtime.to_host(self.dist), ctx.runtime.to_host(self.parent)
 
     def result(self) -> tuple[np.ndarray, np.ndarray, bool]:

@@ -13,9 +13,10 @@ import numpy as np
 
 from kernels.sssp import layout as R
 
+from ...device import blocks_for
 from ...knobs import POW2_BLOCKS, KnobSet, KnobSpec, knob
 from ...stats import Extra
-from ..operators import (K5_SPEC, SINGLE_BLOCK_THREADS_SPEC, WARP_EXTRA, RelaxLoop, _grid, dynamic_warp,
+from ..operators import (K5_SPEC, SINGLE_BLOCK_THREADS_SPEC, WARP_EXTRA, RelaxLoop, dynamic_warp,
                          single_block)
 from ..weights import refuse_negative
 from . import SSSPTechnique
@@ -87,7 +88,7 @@ class DeltaLoop(RelaxLoop):
         from kernels.sssp.steps import delta_far_min, delta_gather
 
         go.zero(self.counters)
-        blocks = min(_grid(self.n, self.B), 4 * self.res_blocks)
+        blocks = min(blocks_for(self.n, self.B), 4 * self.res_blocks)
         lo = self.b + 1
         hi = lo
         self.launches = 2

@@ -18,6 +18,7 @@ import numpy as np
 
 from kernels.args import Graph, Level, Rows, Tree
 
+from ...device import blocks_for
 from ...knobs import KnobSpec
 from ...stats import Direction, Extra
 from ..base import Batch, LevelLoop, RunContext, measured
@@ -89,10 +90,6 @@ TOP_DOWN_QUEUE = Step(Direction.TOP_DOWN, "queue")
 TOP_DOWN_DISTANCE = Step(Direction.TOP_DOWN, "distance")
 
 
-def _grid(items: int, block: int) -> int:
-    return max(1, -(-items // block))
-
-
 class DirectionLoop(LevelLoop):
     """The level loop of bottom-up and hybrid; a subclass plans each step.
 
@@ -145,18 +142,18 @@ class DirectionLoop(LevelLoop):
         go.zero(self.readback[0])
         if self._converts(s) and s.form == "bitmap":
             go.zero(bits[0])
-            go(kd.queue_to_bitmap, _grid(self.size, b), b, 0, q[0], self.size, bits[0])
+            go(kd.queue_to_bitmap, blocks_for(self.size, b), b, 0, q[0], self.size, bits[0])
         elif self._converts(s):
-            go(kd.bitmap_to_queue, _grid(self.words * 32, b), b, 0, bits[0], self.n, q[0], self.counters)
+            go(kd.bitmap_to_queue, blocks_for(self.words * 32, b), b, 0, bits[0], self.n, q[0], self.counters)
         if s.direction is Direction.BOTTOM_UP:
-            go(kd.bottom_up, _grid(self.words * 32, b), b, 0, self.in_graph, self.tree,
+            go(kd.bottom_up, blocks_for(self.words * 32, b), b, 0, self.in_graph, self.tree,
                kd.Bitmaps(bits[0], bits[1]), q[1], self.counters,
                kd.BottomUpStep(self.level, s.form == "bitmap", s.write_bits, s.write_queue, ctx.instrument))
         elif s.form == "queue":
-            go(kt.topdown_queue, _grid(self.size, b), b, 0, self.graph, self.tree,
+            go(kt.topdown_queue, blocks_for(self.size, b), b, 0, self.graph, self.tree,
                Level(q[0], self.size, q[1], self.capacity, self.level), self.td_counters, self.stamp, ctx.instrument)
         else:  # row 0 of harish_level's two (it clears row 1, which the memset cleared anyway)
-            go(self.ks.harish_level, _grid(self.n, b), b, 0, self.graph, self.tree, Rows(self.harish_counters, 0),
+            go(self.ks.harish_level, blocks_for(self.n, b), b, 0, self.graph, self.tree, Rows(self.harish_counters, 0),
                self.level, ctx.instrument)
 
     def _launches(self, s: Step, converted: bool) -> int:

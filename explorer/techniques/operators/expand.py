@@ -14,6 +14,7 @@ import numpy as np
 from kernels.args import Graph, Level, Rows, Stamps, Tree
 from kernels.load_balance import layout as LBL
 
+from ...device import blocks_for
 from ...knobs import KnobError, KnobSpec
 from ..base import Batch, LevelLoop, RunContext, measured
 from .frontier import frontier_queues, init_search
@@ -72,10 +73,6 @@ def expand_signatures(expand: int, instrument: bool, atomic: bool = True, cullin
     return declared(LB.level_kernel(expand, bool(instrument), bool(atomic), int(culling)), *passes) + counters_cleared()
 
 
-def _grid(n: int, block: int) -> int:
-    return max(1, -(-int(n) // block))
-
-
 class ExpandLoop(LevelLoop):
     """A level of one expand strategy: [the prefix-sum pass, [the partition],] the level kernel.
     `p1`, `p2` are the strategy's parameters (W; CTA_TH and WARP_TH; K and IS); `culling` and
@@ -107,7 +104,7 @@ class ExpandLoop(LevelLoop):
         self.counters = ctx.buffer("counters", width, np.int64)
         self.readback = (self.counters, ctx.buffer("counters", width, np.int64, host=True))
         self.prefix = ctx.buffer("prefix", self.capacity + 1 if self.prefixed else 1, np.int64)
-        self.sums = ctx.buffer("prefix_sums", _grid(self.capacity, B) if self.prefixed else 1, np.int64)
+        self.sums = ctx.buffer("prefix_sums", blocks_for(self.capacity, B) if self.prefixed else 1, np.int64)
         self.parts = ctx.buffer("parts", g.num_arcs // self.chunk + 2 if self.partitioned else 1, np.int64)
         self.kernel = LB.level_kernel(expand, ctx.instrument, atomic, culling)
         self.shared = LBL.shared_bytes(expand, B, self.p1, self.p2, bool(culling & LBL.CULL_WARP), self.history)
@@ -127,12 +124,12 @@ class ExpandLoop(LevelLoop):
         of blocks striding over the units when only the device knows their number."""
         e, B = self.expand, self.B
         if e in (LBL.WORK_ITEMS, LBL.CTA_WARP_SCAN, LBL.LOCAL_WARP_SEARCH):
-            return _grid(f, B)
+            return blocks_for(f, B)
         if e == LBL.VIRTUAL_WARPS:
-            return min(_grid(f * self.p1, B), 1 << 20)  # its loop strides over what one pass leaves
+            return min(blocks_for(f * self.p1, B), 1 << 20)  # its loop strides over what one pass leaves
         if e == LBL.BLOCK_SEARCH:
-            return _grid(f, B * self.p1)
-        return min(self.res_blocks, _grid(units, B if e == LBL.DIRECT_SEARCH else self.chunk))
+            return blocks_for(f, B * self.p1)
+        return min(self.res_blocks, blocks_for(units, B if e == LBL.DIRECT_SEARCH else self.chunk))
 
     def launch(self, go) -> None:
         ctx, LB, B, f = self.ctx, self.LB, self.B, self.size
@@ -143,14 +140,15 @@ class ExpandLoop(LevelLoop):
         units = max(1, f * self.max_degree if not self.atomic else min(ctx.graph.num_arcs, f * self.max_degree))
         self.launches = 1
         if self.prefixed:
-            tiles = _grid(f, B)
+            tiles = blocks_for(f, B)
             go(LB.lb_prefix_tiles, tiles, B, 0, offsets, src, f, self.prefix, self.sums, self.counters, row)
             go(LB.lb_prefix_sums, 1, B, 0, self.sums, tiles, self.prefix, f, self.counters, row)
             go(LB.lb_prefix_add, tiles, B, 0, self.prefix, f, self.sums)
             self.launches += 3
         if self.partitioned:
-            go(LB.lb_partition, min(self.res_blocks, _grid(_grid(units, self.chunk), B)), B, 0, self.prefix, f,
-               self.chunk, self.parts, self.counters, row)
+            chunks = blocks_for(units, self.chunk)
+            go(LB.lb_partition, min(self.res_blocks, blocks_for(chunks, B)), B, 0, self.prefix, f, self.chunk, self.parts,
+               self.counters, row)
             self.launches += 1
         self.blocks = self._blocks(f, units)
         go(self.kernel, self.blocks, B, self.shared, self.graph, self.tree, self.stamps,

@@ -15,6 +15,7 @@ import numpy as np
 from kernels.args import Graph, Heavy, Level, QueuePair, Stamps, Tree
 from kernels.bfs4k.args import MultiPlan, Readback, SingleKnobs, SingleOut
 
+from ....device import blocks_for
 from ....stats import Extra, Kernel
 from ...base import Batch, LevelLoop, RunContext, cycle_weights
 from ..frontier import frontier_queues, init_search
@@ -62,10 +63,6 @@ def level_signatures(knobs, instrument: bool, multi_block: bool = True) -> list:
     return [(name, *sigs[name]) for name in names]
 
 
-def _grid(n: int, block: int) -> int:
-    return max(1, (n + block - 1) // block)
-
-
 def cluster_log(rows: np.ndarray, C: int, L) -> np.ndarray:
     """The cluster form's log (a row per block and level: level x C + rank) as the single block's,
     a row a level: counts summed over the blocks; the level's sizes, decisions and clock from
@@ -100,7 +97,7 @@ class BFS4KLevels(LevelLoop):
         self.heavy_cap = max(1, heavy_limit(n, knobs.K2))
         self.heavy_lim = heavy_limit(n, knobs.K2)
         self.kern = bfs4k.kernels_for(*kernel_choice(knobs, ctx.instrument))
-        self.commit_blocks = min(_grid(n, STATS_THREADS), 4 * limits.sm_count)
+        self.commit_blocks = min(blocks_for(n, STATS_THREADS), 4 * limits.sm_count)
 
         self.capacity = self.initial_capacity(ctx.graph, self.race)
         self.dist = ctx.buffer("dist", n, np.int32)
@@ -196,7 +193,7 @@ class BFS4KLevels(LevelLoop):
             # The next frontier holds at most one entry per edge examined (and per vertex, without
             # duplicates); a few entries per thread, at most a few blocks per SM.
             bound = min(self.frontier.edges, self.capacity)
-            self._multi(go, self.plan, self.frontier.size, min(_grid(bound, 4 * STATS_THREADS),
+            self._multi(go, self.plan, self.frontier.size, min(blocks_for(bound, 4 * STATS_THREADS),
                                                                 4 * self.ctx.limits.sm_count))
 
     def _single(self, go) -> None:
