@@ -171,6 +171,25 @@ def test_hbf_heavy_grid_walks_many_heavy_vertices_of_every_degree():
     assert max(s.heavy_vertices for s in steps) > 8
 
 
+def test_hbf_a_frontier_holding_a_heavy_vertex_runs_on_the_grid_however_small():
+    # 0 - 1 - hub 2 (20 leaves), a leaf leads on to 23, 24: the single-block kernel stops once it
+    # queues the hub, whose step runs on the grid (its heavy-vertex kernel walks the hub's arcs);
+    # from the hub itself, the search starts there
+    src = np.concatenate([[0, 1], np.full(20, 2), [3, 23]])
+    dst = np.concatenate([[1, 2], np.arange(3, 23), [23, 24]])
+    g = graphs.from_edges(src, dst, directed=False, weights=np.arange(1, 25) % 5 + 1, name="hub")
+    knobs = {"heavy_degree": 8, "K5": 1}
+    _, steps = _relax_steps(g, 0, knobs)
+    assert [s.kernel for s in steps[:4]] == ["single-block", "single-block", "multi-block", "single-block"]
+    assert [s.frontier_in for s in steps[:3]] == [1, 1, 1] and steps[2].heavy_vertices == 1
+    assert steps[1].heavy_vertices == 0  # the single-block kernel never walks a heavy vertex
+    _, steps = _relax_steps(g, 2, knobs)
+    assert steps[0].kernel == "multi-block" and steps[0].heavy_vertices == 1
+    assert steps[1].kernel == "single-block"
+    _, steps = _relax_steps(g, 2, {"heavy_degree": 0, "K5": 1})  # no heavy vertices: one block from the start
+    assert steps[0].kernel == "single-block"
+
+
 @pytest.mark.parametrize("technique", ["bellman-ford", "h-bf", "delta-stepping"])
 def test_every_technique_refuses_blocks_larger_than_the_devices(technique):
     from explorer.device import DeviceLimits
@@ -376,7 +395,7 @@ for dt in (types.int64, types.float64):
            nt(Heavy, I64, I64, V32, V64, V64), V64)
     ptx(relax.sssp_relax, sig); ptx(relax.sssp_heavy, sig)
     ptx(single.sssp_single, (wg, pa, mk, nt(QueuePair, V32, V32, types.boolean, I64, I64, I64), sig[4], sig[5],
-                             nt(SingleLimits, I64, I64, I64), V64, types.int64[:, ::1]))
+                             nt(SingleLimits, I64, I64, I64, I64), V64, types.int64[:, ::1]))
     ptx(steps.sssp_fill, (pa, mk, dt, types.boolean, V32)); ptx(steps.sssp_source, (pa, I64, V32))
     ptx(steps.sssp_unpack, (pa, dt)); ptx(steps.sssp_parents, (wg, pa, dt, I64))
     ptx(steps.delta_far_min, (pa, mk, I64, types.float64, V64))

@@ -36,8 +36,9 @@ MAX_SINGLE_ITERATIONS = 512
 
 #: The knobs of RelaxLoop's single-block kernel (`single_block`), declared alike by each technique with it.
 K5_SPEC = KnobSpec(
-    "K5", "single-block kernel while |F| <= single_block_threads x K5: one block runs iterations by itself, with "
-    "block barriers and no host round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
+    "K5", "single-block kernel while |F| <= single_block_threads x K5 and no frontier vertex is heavy (its arcs go "
+    "to the grid's heavy-vertex kernel): one block runs iterations by itself, with block barriers and no host "
+    "round trip between them (as BFS-4K's); 0 disables it", 1, low=0, high=16,
     section="BFS-4K §5.5")
 SINGLE_BLOCK_THREADS_SPEC = KnobSpec(
     "single_block_threads", "threads of the single-block kernel", 1024, choices=POW2_BLOCKS, section="BFS-4K §5.5")
@@ -129,6 +130,11 @@ class RelaxLoop:
         if not virtual:
             ctx.launch_now(sssp_source, 1, 1, 0, self.paths, ctx.source, self.queues[0])
         self.size = n if virtual else 1
+        # Whether the frontier holds a heavy vertex (the steps count those they queue): such a
+        # frontier runs on the grid, however small (a hub as the source: one block would walk its
+        # tens of thousands of arcs a warp at a time).
+        self.heavy_next = (not virtual and self.heavy_degree > 0
+                           and int(g.offsets[ctx.source + 1] - g.offsets[ctx.source]) >= self.heavy_degree)
         self.step = 0  # every step's number (stamps are unique per step)
         self.relax_steps = 0
         self.phase = "relax"
@@ -151,7 +157,7 @@ class RelaxLoop:
         return Sweep(self.queues[0], self.size, self.queues[1], self.capacity, self.step)
 
     def _launch_relax(self, go) -> None:
-        if self.single_size and self.size <= self.single_size:
+        if self.single_size and self.size <= self.single_size and not self.heavy_next:
             return self._launch_single(go)
         self.readback = self.multi_readback
         self.W = self.warp(self.size)
@@ -174,7 +180,7 @@ class RelaxLoop:
         qa, qb = self.queues
         go(sssp_single, 1, self.single_threads, 0, self.graph, self.paths, self.marks,
            QueuePair(qa, qb, True, self.size, self.capacity, self.step), self.bounds, self._policy(),
-           SingleLimits(self.single_size, MAX_SINGLE_ITERATIONS, self.k1), self.sb_counters, self.log)
+           SingleLimits(self.single_size, MAX_SINGLE_ITERATIONS, self.k1, self.heavy_degree), self.sb_counters, self.log)
 
     def _launch_parents(self, go) -> None:
         from kernels.sssp.steps import sssp_parents, sssp_unpack
@@ -216,6 +222,7 @@ class RelaxLoop:
         if int(c[L.SB_IN_A]) != 1:
             self.queues.reverse()
         self.size = int(c[L.SB_SIZE])
+        self.heavy_next = bool(c[L.NEXT_HEAVY])
         self.step += done
         if self.size == 0:
             self.phase = self.after_frontier()
@@ -237,6 +244,7 @@ class RelaxLoop:
                    **self.extras(self, c))
         self.queues.reverse()
         self.size = nxt
+        self.heavy_next = bool(c[L.NEXT_HEAVY])
         self.relax_steps += 1
         if nxt == 0:
             self.phase = self.after_frontier()

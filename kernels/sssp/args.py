@@ -65,11 +65,13 @@ class Bounds(NamedTuple):
 
 class SingleLimits(NamedTuple):
     """When a single-block launch stops (kernels.sssp.single): a frontier of more than `max_size`
-    entries, or `max_iters` iterations (its log's rows); `k1`, the least virtual warp."""
+    entries, one holding a vertex of degree >= `heavy_degree` (> 0), or `max_iters` iterations (its
+    log's rows); `k1`, the least virtual warp."""
 
     max_size: I64
     max_iters: I64
     k1: I64
+    heavy_degree: I64
 
 
 class Policy(NamedTuple):

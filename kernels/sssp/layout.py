@@ -14,21 +14,22 @@ FAR_MARKED = 7  # improvements beyond the bucket being settled, marked far (FAR)
 NEGATIVE_LOOP = 8  # negative self loops on reached vertices: a negative cycle
 BELOW_FLOOR = 9  # distances below the floor: a negative cycle
 ATOMICS = 10  # relaxations that ran an atomic min (TEST_FIRST: only those that passed the plain read)
-LAST_COUNT = ATOMICS  # the threads' counts are the slots RELAXED .. LAST_COUNT
-OVERFLOW = 11  # positions past the next frontier's capacity (never written; the host raises)
-HEAVY_COUNTER = 12  # the heavy list's count << 40 | degree sum (kernels.args.Heavy.counter)
-NUM_COUNTERS = 13
+NEXT_HEAVY = 11  # entries of the next frontier of degree >= the heavy degree (> 0): its step runs on the grid
+LAST_COUNT = NEXT_HEAVY  # the threads' counts are the slots RELAXED .. LAST_COUNT
+OVERFLOW = 12  # positions past the next frontier's capacity (never written; the host raises)
+HEAVY_COUNTER = 13  # the heavy list's count << 40 | degree sum (kernels.args.Heavy.counter)
+NUM_COUNTERS = 14
 # What a single-block launch (kernels.sssp.single) leaves after the step's own slots.
-SB_DONE = 13  # iterations it ran
-SB_IN_A = 14  # 1: the frontier it leaves is in qa
-SB_SIZE = 15  # that frontier's size
-SB_START = 16  # the SM's cycle counter as it began
-SB_COUNTERS = 17
+SB_DONE = 14  # iterations it ran
+SB_IN_A = 15  # 1: the frontier it leaves is in qa
+SB_SIZE = 16  # that frontier's size
+SB_START = 17  # the SM's cycle counter as it began
+SB_COUNTERS = 18
 # A single-block log row: the step's counters NEXT_SIZE .. LAST_COUNT as the iteration left them, then
-LOG_SIZE = 11  # the iteration's frontier
-LOG_W = 12  # its virtual warp
-LOG_CLOCK = 13  # the SM's cycle counter as it ended
-LOG_FIELDS = 14
+LOG_SIZE = 12  # the iteration's frontier
+LOG_W = 13  # its virtual warp
+LOG_CLOCK = 14  # the SM's cycle counter as it ended
+LOG_FIELDS = 15
 
 PACKED, CLASSIFY, DEDUP, FAR, TEST_FIRST = 1, 2, 4, 8, 16
 #: vclass bits: the arcs into v come from one vertex only; v has no out-arcs but self loops.

@@ -40,8 +40,8 @@ from ..rules import QLEN
 from .args import Bounds, Marks, Paths, Policy, Sweep, WGraph
 
 from .layout import (ATOMICS, BELOW_FLOOR, CLASSIFY, DEDUP, DUPLICATES, FAR, FAR_MARKED, IMPROVED, IN_DEGREE_1,
-                     LAST_COUNT, NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW, PACKED, PLAIN, RELAXED, SELF_LOOPS, SINK, SINKS,
-                     TEST_FIRST)
+                     LAST_COUNT, NEGATIVE_LOOP, NEXT_HEAVY, NEXT_SIZE, OVERFLOW, PACKED, PLAIN, RELAXED, SELF_LOOPS,
+                     SINK, SINKS, TEST_FIRST)
 
 # Per-thread counts after frontier_ops' accumulator slots (its cluster slots included, unused).
 A_FIRST = NUM_ACC_CLUSTER
@@ -146,6 +146,17 @@ def relax_arc(u, du, v, w, paths, marks, bounds, flags, iteration, acc):
 
 
 @cuda.jit(device=True)
+def queue_vertex(q, qn, v, offsets, heavy_degree, acc):
+    """v into the lane's local queue (its length qn; the new length returned), counted in NEXT_HEAVY
+    when its degree is at least heavy_degree (> 0): a frontier holding such a vertex has its next
+    step run on the grid, whose heavy-vertex kernel spreads the vertex's arcs, never in one block."""
+    q[0, qn] = v
+    if heavy_degree > 0 and offsets[uidx(v + 1)] - offsets[uidx(v)] >= heavy_degree:
+        _count(acc, NEXT_HEAVY)
+    return int32(qn + 1)
+
+
+@cuda.jit(device=True)
 def _zero(acc):
     for k in range(NUM_ACC):
         acc[k] = 0
@@ -186,8 +197,7 @@ def sssp_relax(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: 
         if e < end:
             v = indices[uidx(e)]
             if relax_arc(u, du, v, weights[uidx(e)], paths, marks, bounds, flags, sweep.iteration, acc):
-                q[0, qn] = v
-                qn = int32(qn + 1)
+                qn = queue_vertex(q, qn, v, offsets, heavy.heavy_degree, acc)
             e += W
         rounds = int32(rounds + 1)
         if rounds == QLEN:  # a lane gains at most one vertex a round
@@ -236,8 +246,7 @@ def sssp_heavy(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: 
                 e = row + x
                 v = indices[uidx(e)]
                 if relax_arc(u, du, v, weights[uidx(e)], paths, marks, bounds, flags, sweep.iteration, acc):
-                    q[0, qn] = v
-                    qn = int32(qn + 1)
+                    qn = queue_vertex(q, qn, v, offsets, heavy.heavy_degree, acc)
             rounds = int32(rounds + 1)
             if rounds == QLEN:
                 qn = flush(q, qn, out, False, 0, acc, 0, cl)

@@ -5,8 +5,10 @@ than the iterations themselves. Each iteration: W lanes a frontier vertex (BFS-4
 virtual warp for a block: pow2_floor(blockDim / |F|) in [K1, 32]) relax its arcs through
 kernels.sssp.relax's relax_arc, the improved vertices go through the local queues and warp
 flush into the other queue, a block barrier, and thread 0 logs the iteration's counts. The block
-stops when the frontier empties, outgrows `max_size`, after `max_iters` iterations (the log's
-rows), or on a sign of a negative cycle; the host carries on from there.
+stops when the frontier empties, outgrows `max_size`, holds a heavy vertex (degree >= the heavy
+degree: one block would walk its arcs a warp at a time, where the grid's heavy-vertex kernel
+spreads them), after `max_iters` iterations (the log's rows), or on a sign of a negative cycle;
+the host carries on from there.
 
 Log rows (int64, kernels.sssp.layout's LOG_FIELDS each): the step's counters (slots NEXT_SIZE ..
 LAST_COUNT) as the iteration left them, its frontier's size, W and the SM's cycle counter as it
@@ -21,9 +23,10 @@ from ..frontier_ops import flush, no_cluster
 from ..primitives import FULL_MASK, clock64, uidx
 from ..rules import QLEN, virtual_warp_size
 from .args import Bounds, Marks, Paths, Policy, SingleLimits, WGraph
-from .layout import (BELOW_FLOOR, LAST_COUNT, LOG_CLOCK, LOG_SIZE, LOG_W, NEGATIVE_LOOP, NEXT_SIZE, OVERFLOW,
+from .layout import (BELOW_FLOOR, LAST_COUNT, LOG_CLOCK, LOG_SIZE, LOG_W, NEGATIVE_LOOP, NEXT_HEAVY, NEXT_SIZE,
+                     OVERFLOW,
                      SB_DONE, SB_IN_A, SB_SIZE, SB_START)
-from .relax import NUM_ACC, _zero, publish, relax_arc, source_distance
+from .relax import NUM_ACC, _zero, publish, queue_vertex, relax_arc, source_distance
 
 _vw = cuda.jit(device=True)(virtual_warp_size)
 
@@ -82,8 +85,7 @@ def sssp_single(graph: WGraph, paths: Paths, marks: Marks, queues: QueuePair, bo
                 if e < end:
                     v = indices[uidx(e)]
                     if relax_arc(u, du, v, weights[uidx(e)], paths, marks, bounds, flags, it, acc):
-                        q[0, qn] = v
-                        qn = int32(qn + 1)
+                        qn = queue_vertex(q, qn, v, offsets, limits.heavy_degree, acc)
                     e += W
                 rounds = int32(rounds + 1)
                 if rounds == QLEN:
@@ -107,7 +109,7 @@ def sssp_single(graph: WGraph, paths: Paths, marks: Marks, queues: QueuePair, bo
             ctl[2] = row + 1
             ctl[3] = _vw(B, nxt, limits.k1)
             if (nxt == 0 or nxt > limits.max_size or row + 1 >= limits.max_iters or counters[OVERFLOW] > 0
-                    or counters[NEGATIVE_LOOP] > 0 or counters[BELOW_FLOOR] > 0):
+                    or counters[NEXT_HEAVY] > 0 or counters[NEGATIVE_LOOP] > 0 or counters[BELOW_FLOOR] > 0):
                 stop[0] = 1
             else:
                 for k in range(NEXT_SIZE, LAST_COUNT + 1):
