@@ -170,6 +170,7 @@ def single_source(g, sources, session, args, agreed) -> dict:
     meter.end()
     wall = time.perf_counter() - t0
     reading = meter.take()
+    meter.close()
     correct = first and (agreed is None or all(
         (t, n) == (agreed["total_distance"][i], agreed["reached"][i]) for i, (t, n) in enumerate(totals)))
     scale = len(sources) / done

@@ -10,6 +10,7 @@ import os
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import networkx as nx
@@ -379,7 +380,7 @@ class _FakeNVML:
     """libnvidia-ml's calls the meter makes, with an energy counter or a power reading or neither."""
 
     def __init__(self, counter=True, power=True):
-        self.counter, self.power, self.mj = counter, power, 1000
+        self.counter, self.power, self.start = counter, power, time.perf_counter()
 
     def nvmlInit_v2(self):
         return 0
@@ -396,8 +397,8 @@ class _FakeNVML:
     def nvmlDeviceGetTotalEnergyConsumption(self, h, out):
         if not self.counter:
             return 3
-        self.mj += 2500
-        ctypes.cast(out, ctypes.POINTER(ctypes.c_ulonglong)).contents.value = self.mj
+        mj = 1000 + round(200 * (time.perf_counter() - self.start) * 1e3)  # 200 W since the driver loaded
+        ctypes.cast(out, ctypes.POINTER(ctypes.c_ulonglong)).contents.value = mj
         return 0
 
     def nvmlDeviceGetPowerUsage(self, h, out):
@@ -408,21 +409,23 @@ class _FakeNVML:
 
 
 def test_energy_from_the_counter_from_sampled_power_or_said_unsupported():
-    m = energy_mod.EnergyMeter("gpu", "00000000:01:00.0", lib=_FakeNVML())
-    assert m.mode == "counter"
-    m.begin()
-    m.end()
-    r = m.take()
-    assert r.joules == pytest.approx(2.5) and r.watts > 0 and m.take().joules == 0
-    m = energy_mod.EnergyMeter("gpu", None, lib=_FakeNVML(counter=False))
-    assert m.mode == "sampled" and "sampled every 10 ms" in m.note
-    m.begin()
-    import time
-
-    time.sleep(0.05)
-    m.end()
-    r = m.take()
-    assert r.watts == pytest.approx(200, rel=0.05) and r.joules == pytest.approx(200 * r.seconds, rel=0.05)
+    for lib, mode in ((_FakeNVML(), "counter"), (_FakeNVML(counter=False), "sampled")):
+        m = energy_mod.EnergyMeter("gpu", "00000000:01:00.0", lib=lib)
+        assert m.mode == mode and "every 10 ms" in m.note
+        for _ in range(2):  # two batches: two steps with a pause between them (not counted), then one
+            m.begin()
+            time.sleep(0.03)
+            m.end()
+            time.sleep(0.05)  # the caller holding a record
+            m.begin()
+            time.sleep(0.03)
+            m.end()
+            r = m.take()
+            assert r.seconds == pytest.approx(0.06, abs=0.01), mode
+            assert r.watts == pytest.approx(200, rel=0.1) and r.joules == pytest.approx(200 * r.seconds, rel=0.1), mode
+        assert m.take().joules == 0
+        m.close()
+        assert m._thread is None
     m = energy_mod.EnergyMeter("gpu", None, lib=_FakeNVML(counter=False, power=False))
     assert not m.supported and "neither its energy nor its power" in m.note and m.take() is None
     assert "simulator" in energy_mod.EnergyMeter("simulator").note
@@ -530,6 +533,9 @@ class _Meter:
         self.events.append("take")
         return energy_mod.EnergyReading(joules=1.5, seconds=0.5)
 
+    def close(self):
+        self.events.append("close")
+
 
 class _Launches:
     """The runtime's launcher, logging each kernel a step launches."""
@@ -560,7 +566,7 @@ def test_every_step_is_an_enactor_step_in_its_energy_window(karate, monkeypatch,
     for p in run:
         windows.append((p, events[:]))
         events.clear()
-    assert len(run.result.batches) == 2
+    assert events == ["close"] and len(run.result.batches) == 2
     for p, ev in windows:
         tail = ["read", "end"] + (["take"] if p.batch_done is not None else [])
         assert ev[0] == "begin" and set(ev[1:-len(tail)]) == {"launch"} and ev[-len(tail):] == tail, ev

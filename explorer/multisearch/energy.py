@@ -1,9 +1,10 @@
 """Energy of a batch, from NVML (the NVIDIA Management Library), through ctypes.
 
 Two ways, as the GPU allows: its total-energy counter (nvmlDeviceGetTotalEnergyConsumption,
-millijoules since the driver loaded; Volta and later), read before and after each step; or, as the
-paper does on its K40 (§IV-A), the board power (nvmlDeviceGetPowerUsage, milliwatts) sampled every
-10 ms on a thread and integrated over each step. Either measures the whole board while the steps
+millijoules since the driver loaded; Volta and later), read every 10 ms on a thread and
+interpolated at each step's edges; or, as the paper does on its K40 (§IV-A), the board power
+(nvmlDeviceGetPowerUsage, milliwatts) sampled every 10 ms on a thread and integrated over each
+step. Either measures the whole board while the steps
 run (idle draw included), not the kernels alone, and neither counts the time the caller holds a
 progress record. Both are coarse for steps of a few milliseconds: the counter and the power
 reading update every few to few tens of milliseconds, so time batches of a second or more when
@@ -18,6 +19,8 @@ import ctypes
 import threading
 import time
 from dataclasses import dataclass
+
+import numpy as np
 
 NVML_SUCCESS = 0
 NVML_ERROR_NOT_SUPPORTED = 3
@@ -79,13 +82,20 @@ def _load_nvml():
 
 class EnergyMeter:
     """Joules over a batch's steps: `begin()` before a step, `end()` after it, `take()` for the
-    batch's total since the last take (None when unsupported; `note` says why or how)."""
+    batch's total since the last take (None when unsupported; `note` says why or how); `close()`
+    once the run is over.
+
+    NVML is read on a thread of the meter's own, every SAMPLE_PERIOD, from the first begin() to
+    close(): a read can take milliseconds (3.5 ms on an H100), and a step waiting for two of them
+    would leave the GPU idle that long. begin() and end() only note the host clock; take() reads
+    NVML once more (so that a sample follows the batch's last step) and measures each step's window
+    from the samples: the counter interpolated at its edges, or the power integrated over it."""
 
     def __init__(self, runtime_kind: str, pci_bus_id: str | None = None, lib=None):
         self.mode: str | None = None
-        self._joules = 0.0
-        self._seconds = 0.0
-        self._samples: list = []
+        self._samples: list[tuple[float, int]] = []  # (host time, mJ or mW), in time order
+        self._windows: list[tuple[float, float]] = []  # the steps since the last take
+        self._lock = threading.Lock()
         self._sampling = threading.Event()
         self._thread = None
         if runtime_kind == "simulator":
@@ -102,7 +112,9 @@ class EnergyMeter:
             return
         rc, _ = self._nvml.energy_mj(self._h)
         if rc == NVML_SUCCESS:
-            self.mode, self.note = "counter", "NVML total-energy counter (whole board, idle draw included)"
+            self.mode = "counter"
+            self.note = (f"NVML total-energy counter read every {SAMPLE_PERIOD * 1e3:.0f} ms and interpolated at the "
+                         "steps' edges (whole board, idle draw included)")
             return
         rc2, _ = self._nvml.power_mw(self._h)
         if rc2 == NVML_SUCCESS:
@@ -116,47 +128,70 @@ class EnergyMeter:
     def supported(self) -> bool:
         return self.mode is not None
 
-    def begin(self) -> None:
-        if self.mode is None:
-            return
-        self._t0 = time.perf_counter()
-        if self.mode == "counter":
-            self._e0 = self._nvml.energy_mj(self._h)[1]
-        else:
-            self._samples = [(self._t0, self._nvml.power_mw(self._h)[1])]
-            self._sampling.set()
-            self._thread = threading.Thread(target=self._sample, daemon=True)
-            self._thread.start()
+    def _read(self) -> None:
+        t = time.perf_counter()
+        rc, value = (self._nvml.energy_mj if self.mode == "counter" else self._nvml.power_mw)(self._h)
+        if rc == NVML_SUCCESS:
+            with self._lock:  # stamped halfway through the read
+                self._samples.append(((t + time.perf_counter()) / 2, value))
 
     def _sample(self) -> None:
         while self._sampling.is_set():
             time.sleep(SAMPLE_PERIOD)
-            rc, mw = self._nvml.power_mw(self._h)
-            if rc == NVML_SUCCESS:
-                self._samples.append((time.perf_counter(), mw))
+            self._read()
+
+    def begin(self) -> None:
+        if self.mode is None:
+            return
+        if self._thread is None:
+            self._read()  # a sample before the first step
+            self._sampling.set()
+            self._thread = threading.Thread(target=self._sample, daemon=True, name="energy-meter")
+            self._thread.start()
+        self._t0 = time.perf_counter()
 
     def end(self) -> None:
         """After the step's work has completed (its results were read back)."""
         if self.mode is None:
             return
-        t1 = time.perf_counter()
-        if self.mode == "counter":
-            self._joules += (self._nvml.energy_mj(self._h)[1] - self._e0) / 1e3
-        else:
-            self._sampling.clear()
-            self._thread.join()
-            samples = self._samples + [(t1, self._nvml.power_mw(self._h)[1])]
-            self._joules += sum((t_b - t_a) * (p_a + p_b) / 2e3
-                                for (t_a, p_a), (t_b, p_b) in zip(samples, samples[1:]))
-        self._seconds += t1 - self._t0
+        self._windows.append((self._t0, time.perf_counter()))
 
     def take(self) -> EnergyReading | None:
         """The energy since the last take (the batch's), or None when unsupported."""
         if self.mode is None:
             return None
-        reading = EnergyReading(self._joules, self._seconds)
-        self._joules = self._seconds = 0.0
-        return reading
+        if not self._windows:
+            return EnergyReading(0.0, 0.0)
+        self._read()
+        with self._lock:
+            self._samples.sort()  # two threads read: their stamps may cross
+            t, v = (np.array(x, dtype=np.float64) for x in zip(*self._samples))
+            last = self._windows[-1][1]
+            keep = max(0, int(np.searchsorted(t, last)) - 1)  # the sample before the last edge stays
+            self._samples = self._samples[keep:]
+        a, b = (np.array(x) for x in zip(*self._windows))
+        self._windows = []
+        if self.mode == "counter":
+            joules = float(np.sum(np.interp(b, t, v) - np.interp(a, t, v))) / 1e3
+        else:  # the power's trapezoids, each window's edges interpolated
+            joules = sum(_integral(t, v, lo, hi) for lo, hi in zip(a, b)) / 1e3
+        return EnergyReading(joules, float(np.sum(b - a)))
+
+    def close(self) -> None:
+        """Stop sampling (the run is over); a later begin() starts again."""
+        if self._thread is not None:
+            self._sampling.clear()
+            self._thread.join()
+            self._thread = None
+            self._samples = []
+
+
+def _integral(t: np.ndarray, p: np.ndarray, lo: float, hi: float) -> float:
+    """The integral of the power p (interpolated between its samples at times t) from lo to hi."""
+    inner = (t > lo) & (t < hi)
+    x = np.concatenate(([lo], t[inner], [hi]))
+    y = np.interp(x, t, p)
+    return float(np.sum((x[1:] - x[:-1]) * (y[1:] + y[:-1]) / 2))
 
 
 def pci_bus_id() -> str | None:

@@ -209,7 +209,10 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
                                   arrays=arrays, zero_run=[arrays[a.name] for a in app.arrays
                                                            if a.scope in ("run", "slot-sum")])
                 loop = BatchSteps(self.impl, ctx, meter)
-            yield from Enactor(rt, self._compiling, meter).run(loop, self._emit)
+            try:
+                yield from Enactor(rt, self._compiling, meter).run(loop, self._emit)
+            finally:
+                meter.close()  # its sampling thread
             with STEP_LOCK:
                 values = {name: _concat(parts) for name, parts in loop.per_search.items()}
                 for a in app.arrays:
