@@ -126,7 +126,38 @@ def _point_profile(cluster, g, source: int, plan) -> str:
                                 sent(cluster.client, expected), 3, 1, None, pure=False, workers=[worker],
                                 allow_other_workers=False)
     here = _profiled(_sweep_point, run_point, g, source, plan, last, expected, 3, 1, None)
-    return f"on a worker:\n{fut.result()}\nin this process:\n{here}"
+    timed = cluster.client.submit(_point_phases, on_workers(cluster.client, g), source, plan, last,
+                                  sent(cluster.client, expected), pure=False, workers=[worker],
+                                  allow_other_workers=False).result()
+    return (f"on a worker:\n{fut.result()}\nin this process:\n{here}\n"
+            f"the point's phases (s), on a worker: {timed}\n"
+            f"                      in this process: {_point_phases(g, source, plan, last, expected)}")
+
+
+def _point_phases(g, source: int, plan, i: int, expected) -> dict:
+    """Sweep point i's phases timed by the host clock, not a profiler: four runs, the first run's
+    full check and the others' (and whether the graph's arrays are aligned where this runs)."""
+    from explorer.scale_out import _select_backend, _session
+    from explorer.sweep import problem_of
+
+    _select_backend()
+    problem, session = problem_of(plan.problem), _session(g)
+    knobs = problem.make_knobs(plan.technique, plan.knobs_of(plan.points[i]))
+    out, results = {}, []
+    t = time.perf_counter()
+    for _ in range(4):
+        results.append(problem.run(g, source, plan.technique, knobs, None, session))
+    out["4 runs"] = time.perf_counter() - t
+    t = time.perf_counter()
+    problem.check(g, results[0], expected, first=True)
+    out["full check"] = time.perf_counter() - t
+    t = time.perf_counter()
+    for r in results[1:]:
+        problem.check(g, r, expected, first=False)
+    out["3 distance checks"] = time.perf_counter() - t
+    out = {k: round(v, 4) for k, v in out.items()}
+    out["aligned"] = all(a.flags.aligned for a in (g.offsets, g.indices, expected))
+    return out
 
 
 def _runs_s(result) -> float:

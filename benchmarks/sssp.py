@@ -276,6 +276,7 @@ def main(argv=None) -> int:
     ap.add_argument("--scipy-fw-max", type=int, default=4096, help="largest n scipy's floyd_warshall is timed at")
     ap.add_argument("--fw-rows", type=int, default=64, help="rows checked against scipy's Dijkstra above that")
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results)")
+    ap.add_argument("--name", default="sssp", help="the results' file name (NAME.json, NAME.md)")
     ap.add_argument("--smoke", action="store_true", help="tiny graphs under the simulator: a check of the script")
     args = ap.parse_args(argv)
     from explorer import backend
@@ -313,7 +314,7 @@ def main(argv=None) -> int:
     settings = {"graphs": args.graphs, "techniques": TECHNIQUES + (HBF_KNOBS if args.hbf_knobs else []) + args.config,
                 "repeats": args.repeats, "fw": args.fw,
                 "tiles": args.tiles, "weights": "integer 1..100, seed 1", "scipy_fw_max": args.scipy_fw_max}
-    harness.write_results(args.out, "sssp", env, settings, sssp + fw, md,
+    harness.write_results(args.out, args.name, env, settings, sssp + fw, md,
                           "Weighted shortest paths: SSSP beside scipy and Gunrock; Floyd-Warshall beside scipy")
     wrong = [r for r in sssp + fw if r.get("correct") is False]
     return 1 if wrong else 0
