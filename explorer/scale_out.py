@@ -15,8 +15,11 @@ as each of its workers sees one GPU and runs one task at a time.
 run_many: the sources are split into chunks (`chunks` equal parts, or by default `default_chunks`:
 decreasing sizes, so the run ends on small chunks, or for MS-BFS one part a worker), each run on one
 worker as run_many would run it there; the graph is sent once per client (a task's result, which
-Dask recomputes if its worker dies), and each worker keeps it on its GPU (a Session) for the chunks
-that follow. Each chunk returns the application's raw arrays (per-search rows, and the run/slot-sum
+Dask recomputes if its worker dies, published under a name as a dataset), and each worker fetches
+its own copy the first time a task names it and keeps it on its GPU (a Session) for the chunks that
+follow. Not as a task's dependency: Dask's memory manager drops the extra replicas of a key that no
+task is waiting for, and the scheduler then sends every task needing it to the one worker left
+holding it (both chunks of a 2-GPU run on one GPU). A worker runs one task on its GPU at a time. Each chunk returns the application's raw arrays (per-search rows, and the run/slot-sum
 accumulators), and they are merged as one GPU's batches are (rows in source order, accumulators
 summed), then finished by the application once. Integer results (distances, hop counts, closeness
 sums, eccentricity, reachability) are identical to one process's; betweenness is a float sum, whose
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from typing import Callable, Iterator
 
 import numpy as np
@@ -152,8 +156,7 @@ class GPUCluster:
         return worker_count(self.client)
 
     def close(self) -> None:
-        for key in [k for k in _SENT if k[0] == self.client.id]:
-            del _SENT[key]
+        forget(self.client)
         self.client.close()
         self.cluster.close()
 
@@ -167,6 +170,40 @@ class GPUCluster:
 # ------------------------------------------------------------------ on a worker
 
 _HELD: dict = {}  # this worker's graph and Session: (graph, session), the last graph only
+_COPY: dict = {}  # this worker's copy of the last graph a task named: {"name": GraphRef.name, "graph": ...}
+#: One task at a time on this worker's GPU: a task fetching its graph leaves Dask's thread count
+#: (secede) while it waits on the network, and Dask may start another meanwhile.
+_GPU = threading.Lock()
+
+
+class GraphRef:
+    """A graph as the tasks name it: the dataset `name` on the scheduler, which each worker
+    fetches once into its own copy (`_fetched`)."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"GraphRef({self.name!r})"
+
+
+def _fetched(graph):
+    """The graph a task was given: a GraphRef's, this worker's copy (fetched the first time), or
+    the graph itself (a call in this process)."""
+    if not isinstance(graph, GraphRef):
+        return graph
+    if _COPY.get("name") == graph.name:
+        return _COPY["graph"]
+    from distributed import get_client, rejoin, secede
+
+    client = get_client()
+    secede()  # no thread of the worker's held: the graph may first have to be recomputed on it
+    try:
+        g = client.get_dataset(graph.name).result()
+    finally:
+        rejoin()
+    _COPY.update(name=graph.name, graph=g)
+    return g
 
 
 def _session(graph):
@@ -194,11 +231,13 @@ def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, ch
     application's raw arrays and its records (each search's row and batch as the whole run's)."""
     from .graphs import Vertices
 
-    _select_backend()
-    if hook is not None:
-        hook(chunk)
-    run = run_many(graph, Vertices(rows), application, session=_session(graph), **options)
-    res = run.complete()
+    graph = _fetched(graph)
+    with _GPU:
+        _select_backend()
+        if hook is not None:
+            hook(chunk)
+        run = run_many(graph, Vertices(rows), application, session=_session(graph), **options)
+        res = run.complete()
     # here, not on the caller, which would rebuild every chunk's searches one after another
     searches = [_shift(s, lo, chunk) for s in res.searches]
     return {"chunk": chunk, "raw": run.raw, "searches": searches, "batches": res.batches,
@@ -208,7 +247,7 @@ def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, ch
 
 # ------------------------------------------------------------------ on the caller
 
-_SENT: dict = {}  # (client id, id(graph)) -> (graph, its future): the graph sent once per client
+_SENT: dict = {}  # (client id, id(graph)) -> (graph, its future, its GraphRef): sent once per client
 
 
 def _held(value):
@@ -226,15 +265,40 @@ def sent(client, value):
         return client.submit(_held, value, pure=False)
 
 
-def on_workers(client, graph):
-    """The graph on the workers, sent once per client: later runs reuse the same copy, so each
-    worker's Session (the graph on its GPU) outlives a run instead of uploading it again."""
+def on_workers(client, graph) -> GraphRef:
+    """The graph for the workers, sent once per client and published as a dataset: later runs name
+    the same copy, so each worker's own copy and its Session (the graph on its GPU) outlive a run
+    instead of fetching and uploading it again. The cluster holds it until `forget(client)` (a
+    GPUCluster forgets when it closes)."""
+    import uuid
+
     key = (client.id, id(graph))
     held = _SENT.get(key)
     if held is None or held[0] is not graph or held[1].status in ("cancelled", "error", "lost"):
-        held = (graph, sent(client, graph))
+        if held is not None:
+            _unpublish(client, held[2])
+        ref = GraphRef(f"bfs4k-graph-{uuid.uuid4().hex}")
+        fut = sent(client, graph)
+        client.publish_dataset(fut, name=ref.name)
+        held = (graph, fut, ref)
         _SENT[key] = held
-    return held[1]
+    return held[2]
+
+
+def _unpublish(client, ref: GraphRef) -> None:
+    try:
+        client.unpublish_dataset(ref.name)
+    except KeyError:  # gone already
+        pass
+
+
+def forget(client) -> None:
+    """The graphs this process sent to `client`'s cluster, unpublished: its workers' copies stay
+    until a task names another graph."""
+    for key in [k for k in _SENT if k[0] == client.id]:
+        if client.status == "running":
+            _unpublish(client, _SENT[key][2])
+        del _SENT[key]
 
 
 def split(sources: np.ndarray, chunks: int, multiple: int = 1) -> list[tuple[int, int]]:
@@ -472,10 +536,12 @@ STOP_POLL_S = 0.1
 
 
 def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):
-    _select_backend()
-    return run_point(graph, source, plan, plan.points[i], repeats=repeats, warmup=warmup, limits=limits,
-                           session=_session(graph), expected=expected)
+    graph = _fetched(graph)
+    with _GPU:
+        _select_backend()
+        return run_point(graph, source, plan, plan.points[i], repeats=repeats, warmup=warmup, limits=limits,
+                         session=_session(graph), expected=expected)
 
 
-__all__ = ["GPUCluster", "DistributedManyRun", "check_client", "default_chunks", "guided", "merge", "on_every_worker",
-           "split", "warm", "warm_sweep"]
+__all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "default_chunks", "forget", "guided", "merge",
+           "on_every_worker", "split", "warm", "warm_sweep"]

@@ -335,3 +335,34 @@ def test_the_cross_technique_table_spreads_its_cells_over_workers(tmp_path, caps
     assert sorted(cells) == ["topdown-queue", "virtual-warp"] and all(c["correct"] for c in cells.values())
     assert [s["knobs"]["W"] for s in cells["virtual-warp"]["swept"]] == [1, 32]  # its sweep on one worker
     assert "| grid1000 |" in next(tmp_path.glob("*/table-smoke.md")).read_text()
+
+
+
+def test_chunks_spread_over_the_workers_though_one_holds_the_graph(cluster, graph):
+    """Dask's memory manager drops the extra replicas of a key once no task waits for it; the
+    chunks still go one to each worker (they name the graph, each worker keeps its own copy)
+    instead of all to the worker left holding it. And no chunk task depends on the graph's key."""
+    from distributed import get_task_stream
+
+    warm(cluster, graph, run_many, np.arange(3), "closeness")
+    for _ in range(2):
+        cluster.client.amm.run_once()
+        with get_task_stream(cluster.client) as ts:
+            res = run_many(graph, np.arange(4), "closeness", client=cluster, chunks=2).complete()
+        assert len(ts.data) == 2 and len({t["worker"] for t in ts.data}) == 2, ts.data
+    _same(run_many(graph, np.arange(4), "closeness").complete().values, res.values)
+    sys.modules.setdefault("test_scale_out", sys.modules[__name__])
+    srcs = resolve_sources(graph, "all")
+    run = DistributedManyRun(cluster.client, graph, srcs, APPLICATIONS["closeness"](), {"method": "warp-thread"}, 2,
+                             None, hook=_no_dependencies, run_many=run_many, concat=_concat)
+    assert len(list(run)) == 2
+
+
+def _no_dependencies(chunk: int) -> None:
+    """On a worker: this chunk's task waited for no other key (its graph is named, not depended on)."""
+    from distributed import get_worker
+    from distributed.worker import thread_state
+
+    deps = [str(d.key) for d in get_worker().state.tasks[thread_state.key].dependencies]
+    if deps:
+        raise RuntimeError(f"chunk {chunk} depends on {deps}")
