@@ -1214,3 +1214,19 @@ def test_metis_edges_whose_ends_disagree_on_the_weight_are_refused(tmp_path):
     assert G.load_metis(p, cache=False, weighted=False).num_edges == 2
     ok = _write(tmp_path, "ok.graph", "3 2 1\n2 3\n1 3 3 4\n2 4\n")
     assert sorted(G.load_metis(ok, cache=False).weights.tolist()) == [3.0, 3.0, 4.0, 4.0]
+
+
+def test_a_graph_unpickled_from_unaligned_buffers_gets_aligned_arrays():
+    # Dask's workers unpickle out of network frames: an int64 array may start at any byte
+    import pickle
+
+    g = G.generate("grid2d", rows=4, cols=5)
+    raw = np.zeros(g.offsets.nbytes + 1, np.uint8)
+    odd = raw[1:].view(np.int64)
+    odd[:] = g.offsets
+    assert not odd.flags.aligned
+    h = CSRGraph.__new__(CSRGraph)
+    h.__setstate__({**vars(g), "offsets": odd})
+    assert h.offsets.flags.aligned and np.array_equal(h.offsets, g.offsets) and h.indices is g.indices
+    k = pickle.loads(pickle.dumps(g, protocol=5))
+    assert np.array_equal(k.offsets, g.offsets) and k.name == g.name and k.notes == g.notes

@@ -65,6 +65,13 @@ class CSRGraph:
         if self.original_ids is not None:
             self.original_ids = _checked_original_ids(self.original_ids, n, self.name)
 
+    def __setstate__(self, state: dict) -> None:
+        # Unpickled out of a network frame (a Dask worker's copy), an array may start at any
+        # byte: the int64 offsets then straddle words on every read (the CPU check, a GPU
+        # upload's staging). Aligned copies, once.
+        self.__dict__.update({k: np.array(v) if isinstance(v, np.ndarray) and not v.flags.aligned else v
+                              for k, v in state.items()})
+
     @property
     def num_vertices(self) -> int:
         return len(self.offsets) - 1
