@@ -261,7 +261,8 @@ def test_the_panel_sweeps_the_explorers_picks_and_applies_the_best(tmp_path):
     result = panel.run_sweep(knob1="block_threads", values1="32, 64", repeats=1)
     assert [p.knobs for p in result.points] == [{"block_threads": 32}, {"block_threads": 64}]
     assert result.graph == "bfs4k_fig2" and result.source == 0 and result.technique == "topdown-queue"
-    assert (panel.progress.value, panel.progress.max) == (2, 2) and "left" in panel.progress_text.value
+    runs = 2 * (1 + (0 if backend.current().is_simulator else 1))  # a warm-up run a point on a GPU
+    assert (panel.progress.value, panel.progress.max) == (runs, runs) and "left" in panel.progress_text.value
     assert sorted(panel.plot.source.data["x"]) == ["32", "64"] and panel.plot.best.data["x"] == [
         str(result.best.knobs["block_threads"])]
     assert "fastest median: block_threads=" in panel.best_text.value and not panel.apply_button.disabled
