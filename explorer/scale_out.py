@@ -19,7 +19,8 @@ Dask recomputes if its worker dies, published under a name as a dataset), and ea
 its own copy the first time a task names it and keeps it on its GPU (a Session) for the chunks that
 follow. Not as a task's dependency: Dask's memory manager drops the extra replicas of a key that no
 task is waiting for, and the scheduler then sends every task needing it to the one worker left
-holding it (both chunks of a 2-GPU run on one GPU). A worker runs one task on its GPU at a time. Each chunk returns the application's raw arrays (per-search rows, and the run/slot-sum
+holding it (both chunks of a 2-GPU run on one GPU). A worker runs one task on its GPU at a time.
+Each chunk returns the application's raw arrays (per-search rows, and the run/slot-sum
 accumulators), and they are merged as one GPU's batches are (rows in source order, accumulators
 summed), then finished by the application once. Integer results (distances, hop counts, closeness
 sums, eccentricity, reachability) are identical to one process's; betweenness is a float sum, whose
@@ -197,7 +198,7 @@ def _fetched(graph):
     from distributed import get_client, rejoin, secede
 
     client = get_client()
-    secede()  # no thread of the worker's held: the graph may first have to be recomputed on it
+    secede()  # the worker's thread free meanwhile: the graph may first have to be recomputed here
     try:
         g = client.get_dataset(graph.name).result()
     finally:
