@@ -163,6 +163,9 @@ class EnergyMeter:
             return EnergyReading(0.0, 0.0)
         self._read()
         with self._lock:
+            if not self._samples:  # NVML stopped answering since the meter chose its mode
+                self._windows = []
+                return None
             self._samples.sort()  # two threads read: their stamps may cross
             t, v = (np.array(x, dtype=np.float64) for x in zip(*self._samples))
             last = self._windows[-1][1]
@@ -178,8 +181,8 @@ class EnergyMeter:
 
     def close(self) -> None:
         """Stop sampling (the run is over); a later begin() starts again. The thread is not waited
-        for: it ends within its read (an NVML read can take a GPU's busy stretch: 0.3 s on an
-        H100 at the end of a chunk of many searches)."""
+        for (joining it took 0.3 s at the end of a closeness chunk on an H100): it ends after its
+        current read."""
         if self._thread is not None:
             self._stop.set()
             self._thread = None
