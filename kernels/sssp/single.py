@@ -24,8 +24,7 @@ from ..primitives import FULL_MASK, clock64, uidx
 from ..rules import QLEN, virtual_warp_size
 from .args import Bounds, Marks, Paths, Policy, SingleLimits, WGraph
 from .layout import (BELOW_FLOOR, LAST_COUNT, LOG_CLOCK, LOG_SIZE, LOG_W, NEGATIVE_LOOP, NEXT_HEAVY, NEXT_SIZE,
-                     OVERFLOW,
-                     SB_DONE, SB_IN_A, SB_SIZE, SB_START)
+                     OVERFLOW, SB_DONE, SB_IN_A, SB_SIZE, SB_START)
 from .relax import NUM_ACC, _zero, publish, queue_vertex, relax_arc, source_distance
 
 _vw = cuda.jit(device=True)(virtual_warp_size)
