@@ -82,7 +82,7 @@ class HBF(ShortestPathTechnique):
               Extra("self_loops", "self loops skipped (classification)"))
     simulator_knobs = {"block_threads": 32, "K1": 1, "single_block_threads": 32}
     test_knobs = ({"packed": "off"}, {"classify": "off"}, {"dedup": "none", "classify": "off"},
-                  {"heavy_degree": 4, "K3": 2}, {"K5": 0}, {"test_first": "off"})
+                  {"heavy_degree": 8, "K3": 2}, {"K5": 0}, {"test_first": "off"})
     classroom_note = ("Each frontier vertex is in the queue once (duplicates removed), its distance and parent change "
                       "together in one 64-bit word, and arcs into vertices with a single in-arc need no atomic.")
 
