@@ -292,7 +292,7 @@ def run_unit(unit: Unit) -> Done:
     start = time.perf_counter()
     try:
         if unit.kind == "loaders":
-            from .graphs._twoform import parallel_forms
+            from ._twoform import parallel_forms
 
             _LOADERS[unit.args[0]]()  # small inputs: the serial forms
             with parallel_forms():  # and the forms large graphs take
@@ -523,7 +523,7 @@ def helper_count(units: int, kernels: bool = True) -> int:
 #: BFS and validator), with their argument types: with a core for each, helper processes compile
 #: them beside the run's kernels, a unit each (a function's callees with it), so that the graph
 #: loads from the disk cache. tests/test_warmup.py checks that a first load compiles these. The
-#: loaders' serial forms (explorer.graphs._twoform): a first run's graph is most often small.
+#: loaders' serial forms (explorer._twoform): a first run's graph is most often small.
 _A = "Array({}, 1, 'C', False, aligned=True)"
 _TEXT = "Array(uint8, 1, 'C', True, aligned=True)"
 _V64, _V32 = _A.format("int64"), _A.format("int32")
@@ -540,8 +540,8 @@ FIRST_RUN_FUNCTIONS = (
      ("explorer.reference.bfs", "_count_reached_arcs", f"({_V64}, {_V32}, {_A.format('bool')})"),
      ("explorer.reference.bfs", "_bfs_kernel", f"({_V64}, {_V32}, int64)"),
      ("explorer.reference.validate", "_vertex_on_cycle", f"({_V32}, int64)"),
-     ("explorer.reference.validate", "_first_parent_without_arc", f"({_V64}, {_V32}, {_V32}, int64, bool)"),
-     ("explorer.reference.validate", "_first_bad_arc", f"({_V64}, {_V32}, {_V32}, bool)")),
+     ("explorer.reference.validate", "_first_parent_without_arc.serial", f"({_V64}, {_V32}, {_V32}, int64, bool)"),
+     ("explorer.reference.validate", "_first_bad_arc.serial", f"({_V64}, {_V32}, {_V32}, bool)")),
 )
 
 

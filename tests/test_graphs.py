@@ -712,7 +712,7 @@ def test_weights_follow_their_arcs_and_merges_keep_the_smallest(case):
 def test_the_serial_and_parallel_forms_build_the_same_graph(weighted, directed, symmetrize):
     """Small inputs take the builder's serial forms, large ones its parallel forms: the same graph,
     arrays, notes and checksum, for buckets sorted by insertion (small) and by radix (large)."""
-    from explorer.graphs._twoform import parallel_forms
+    from explorer._twoform import parallel_forms
 
     rng = np.random.default_rng(7)
     for n, m in ((50, 400), (3000, 60_000), (40, 20_000)):  # buckets under 256 keys (insertion sort), then over

@@ -635,3 +635,31 @@ def test_check_result_takes_the_result_and_its_source_a_vertex_not_an_id():
         check_result(g, 1, d, p)  # arrays with a source beside them: the source could be an id
     with pytest.raises(TypeError, match="takes a RunResult, not tuple.*assert_valid_bfs"):
         check_result(g, (d, p))
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs_and_sources(), st.data())
+def test_validate_reports_the_same_in_its_serial_and_parallel_forms(gs, data):
+    # A large graph's check scans its arcs over threads (explorer._twoform): the first broken
+    # parent or edge it reports must be the one the serial scan reports, whatever was broken.
+    from explorer._twoform import parallel_forms
+
+    G, s = gs
+    g = _csr(G)
+    d, p = cpu_bfs(g, s)
+    d, p = d.copy(), p.copy()
+    for _ in range(data.draw(st.integers(0, 3))):
+        v = data.draw(st.integers(0, g.num_vertices - 1))
+        if data.draw(st.booleans()):
+            p[v] = data.draw(st.integers(-1, g.num_vertices - 1))
+        else:
+            d[v] = data.draw(st.integers(-1, g.num_vertices - 1))
+    from explorer.reference.validate import _first_bad_arc, _first_parent_without_arc
+
+    for scan, args in ((_first_parent_without_arc, (g.offsets, g.indices, p.astype(np.int32), s, g.directed)),
+                       (_first_bad_arc, (g.offsets, g.indices, d.astype(np.int32), g.directed))):
+        assert scan.serial(*args) == scan.parallel(*args)
+    serial = validate(g, s, d, p)
+    with parallel_forms():
+        parallel = validate(g, s, d, p)
+    assert (parallel.ok, parallel.rule, parallel.message) == (serial.ok, serial.rule, serial.message)

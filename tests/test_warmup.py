@@ -63,7 +63,7 @@ AFTER_WARMUP = textwrap.dedent("""
                          ("grid2d", {"rows": 30, "cols": 40}), ("grid3d", {"nx": 8, "ny": 9, "nz": 10}),
                          ("luo_scale_free", {"n": 9000}), ("watts_strogatz", {"n": 3000})]:
         gs.append(graphs.generate(kind, cache=False, **params))
-    from explorer.graphs._twoform import parallel_forms
+    from explorer._twoform import parallel_forms
     with parallel_forms():  # the forms a large graph takes
         for f in ("e.txt", "e.mtx", "e.graph"):
             graphs.load_graph(tmp / f, cache=False)

@@ -19,7 +19,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._twoform import two_forms
+from .._twoform import two_forms
 from .csr import MAX_VERTICES, CSRGraph, GraphError, checked_weights
 from .memory import check_memory
 

@@ -31,7 +31,7 @@ import numpy as np
 from numba import prange
 
 from ._splitmix import GOLDEN, mix64
-from ._twoform import two_forms
+from .._twoform import two_forms
 from .csr import CSRGraph, GraphError
 
 # cache=None stores graphs from this size on; smaller ones rebuild in a blink and would only

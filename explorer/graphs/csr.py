@@ -14,7 +14,7 @@ import numba
 import numpy as np
 from numba import prange
 
-from ._twoform import two_forms
+from .._twoform import two_forms
 
 __all__ = ["CSRGraph", "GraphError", "Vertex", "Vertices", "resolve_source"]
 

@@ -7,7 +7,9 @@ from dataclasses import dataclass, field
 
 import numba
 import numpy as np
+from numba import prange
 
+from .._twoform import two_forms
 from .bfs import CSRLike, _bfs_kernel, _check_graph, _check_source, cpu_bfs
 
 __all__ = ["RULES", "ValidationReport", "ValidationError", "CheckReport", "validate",
@@ -91,7 +93,13 @@ def _vertex_on_cycle(parents, source):
     return -1
 
 
-@numba.njit(cache=True)
+#: The arc scans below split the vertices into this many parts, each scanned to its first finding;
+#: the first part with one holds the first finding overall, so both forms report the same vertex
+#: or arc (the parallel form runs the parts over threads: 0.25 s of a 33 M-arc graph's check).
+PARTS = 256
+
+
+@two_forms
 def _first_parent_without_arc(offsets, indices, parents, source, directed):
     """First reached vertex v != source with no arc parents[v] -> v, or -1. No sortedness assumed.
 
@@ -101,50 +109,66 @@ def _first_parent_without_arc(offsets, indices, parents, source, directed):
     all arcs instead.
     """
     n = offsets.shape[0] - 1
-    if not directed:
-        for v in range(n):
+    size = (n + PARTS - 1) // PARTS
+    first = np.full(PARTS, -1, np.int64)
+    found = np.zeros(n if directed else 0, np.bool_)
+    if directed:
+        for u in prange(n):
+            for k in range(offsets[u], offsets[u + 1]):
+                v = indices[k]
+                if parents[v] == u:
+                    found[v] = True  # every writer stores True
+    for c in prange(PARTS):
+        for v in range(c * size, min(n, (c + 1) * size)):
             pv = parents[v]
             if pv < 0 or v == source:
                 continue
-            found = False
-            for k in range(offsets[v], offsets[v + 1]):
-                if indices[k] == pv:
-                    found = True
-                    break
-            if not found:
-                return v
-        return -1
-    found = np.zeros(n, np.bool_)
-    for u in range(n):
-        for k in range(offsets[u], offsets[u + 1]):
-            v = indices[k]
-            if parents[v] == u:
-                found[v] = True
-    for v in range(n):
-        if parents[v] >= 0 and v != source and not found[v]:
-            return v
+            if directed:
+                ok = found[v]
+            else:
+                ok = False
+                for k in range(offsets[v], offsets[v + 1]):
+                    if indices[k] == pv:
+                        ok = True
+                        break
+            if not ok:
+                first[c] = v
+                break
+    for c in range(PARTS):
+        if first[c] >= 0:
+            return first[c]
     return -1
 
 
-@numba.njit(cache=True)
+@two_forms
 def _first_bad_arc(offsets, indices, dist, directed):
     """Index of the first arc breaking the graph-edge-levels rule, or -1."""
     n = offsets.shape[0] - 1
-    for u in range(n):
-        du = dist[u]
-        if directed and du < 0:
-            continue  # arcs out of unreached vertices constrain nothing
-        for k in range(offsets[u], offsets[u + 1]):
-            dv = dist[indices[k]]
-            if du < 0:
-                if dv >= 0:
-                    return k  # undirected edge with exactly one end reached
-                continue
-            if dv < 0 or dv > du + 1:
-                return k
-            # Checked both ways so a graph flagged undirected but stored one-way is still covered.
-            if not directed and du > dv + 1:
-                return k
+    size = (n + PARTS - 1) // PARTS
+    first = np.full(PARTS, -1, np.int64)
+    for c in prange(PARTS):
+        for u in range(c * size, min(n, (c + 1) * size)):
+            du = dist[u]
+            if directed and du < 0:
+                continue  # arcs out of unreached vertices constrain nothing
+            bad = -1
+            for k in range(offsets[u], offsets[u + 1]):
+                dv = dist[indices[k]]
+                if du < 0:
+                    if dv >= 0:
+                        bad = k  # undirected edge with exactly one end reached
+                        break
+                    continue
+                # Checked both ways so a graph flagged undirected but stored one-way is still covered.
+                if dv < 0 or dv > du + 1 or (not directed and du > dv + 1):
+                    bad = k
+                    break
+            if bad >= 0:
+                first[c] = bad
+                break
+    for c in range(PARTS):
+        if first[c] >= 0:
+            return first[c]
     return -1
 
 
@@ -257,12 +281,13 @@ def validate(
             f"tree edge {p[v]} -> {v} joins level {dp[v]} to level {d[v]}, expected level {dp[v] + 1}",
         )
 
-    v = int(_first_parent_without_arc(graph.offsets, graph.indices, p, s, graph.directed))
+    m = graph.indices.shape[0]
+    v = int(_first_parent_without_arc.at(m)(graph.offsets, graph.indices, p, s, graph.directed))
     if v >= 0:
         kind = f"arc {p[v]} -> {v}" if graph.directed else f"edge {{{p[v]}, {v}}}"
         return _fail("parent-is-edge", f"vertex {v} has parent {p[v]}, but the graph has no {kind}")
 
-    k = int(_first_bad_arc(graph.offsets, graph.indices, d, graph.directed))
+    k = int(_first_bad_arc.at(m)(graph.offsets, graph.indices, d, graph.directed))
     if k >= 0:
         u = int(np.searchsorted(graph.offsets, k, side="right") - 1)
         v = int(graph.indices[k])
