@@ -123,6 +123,33 @@ def test_the_workers_do_not_profile_their_threads(cluster):
     assert set(cluster.client.run(_profiling).values()) == {False}
 
 
+def _malloc_trim():
+    return os.environ.get("MALLOC_TRIM_THRESHOLD_")
+
+
+def test_the_workers_leave_mallocs_own_thresholds_alone(cluster):
+    # Dask sets MALLOC_TRIM_THRESHOLD_ for its workers, which also pins glibc's mmap threshold:
+    # every large array read back from the GPU would be mapped and faulted in afresh.
+    assert set(cluster.client.run(_malloc_trim).values()) == {None}
+
+
+def _held_graph_collectable():
+    """Whether the garbage collector still walks this worker's held graph (frozen objects are in
+    none of its generations)."""
+    import gc
+
+    from explorer import scale_out
+
+    held = scale_out._HELD["graph"][0]
+    return any(o is held for o in gc.get_objects())
+
+
+def test_a_worker_freezes_its_long_lived_objects_once_it_holds_a_graph(cluster, graph):
+    # Full collections walking a worker's long-lived objects took 0.1 s each on an H100 host.
+    warm(cluster, graph, run_many, np.arange(3), "closeness")
+    assert set(cluster.client.run(_held_graph_collectable).values()) == {False}
+
+
 def test_a_sweep_over_the_workers_has_the_points_of_one_process(cluster, graph):
     plan = plan_sweep("topdown-queue", {"block_threads": [32, 64]})
     local = run_sweep(graph, 0, plan, repeats=2)
