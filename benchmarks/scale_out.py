@@ -90,13 +90,19 @@ def _tasks_line(seen: dict) -> str:
 
 
 def _profiled(fn, *args) -> str:
-    """fn(*args) under cProfile (on a worker, where it is submitted): the profile as text."""
+    """fn(*args) under cProfile (on a worker, where it is submitted, or here): its wall time and
+    the profile as text, by cumulative and by own time."""
     prof = cProfile.Profile()
+    t = time.perf_counter()
     prof.enable()
     fn(*args)
     prof.disable()
+    wall = time.perf_counter() - t
     out = io.StringIO()
-    pstats.Stats(prof, stream=out).sort_stats("cumulative").print_stats(30)
+    out.write(f"wall {wall:.3f} s (profiled)\n")
+    stats = pstats.Stats(prof, stream=out)
+    stats.sort_stats("cumulative").print_stats(30)
+    stats.sort_stats("tottime").print_stats(15)
     return out.getvalue()
 
 
@@ -182,7 +188,10 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
     one = time.perf_counter() - t
     rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0,
                  "gpu_s": _gpu_s(base), "result": "the reference"})
-    print(f"  {label}: one process {one:.2f} s", flush=True)
+    print(f"  {label}: one process {one:.2f} s, of which batches' GPU time {_gpu_s(base):.2f} s", flush=True)
+    if args.profile:  # after the timed run: where one process's time beside its kernels goes
+        print("one process, profiled:\n" + _profiled(lambda: run_many(g, sources, application, **settings).complete()),
+              flush=True)
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
             warm(c, g, run_many, few.vertices, application, **settings)  # kernels, graph: untimed
