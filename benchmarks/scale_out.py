@@ -143,11 +143,11 @@ def _point_profile(cluster, g, source: int, plan) -> str:
 def _point_phases(g, source: int, plan, i: int, expected) -> dict:
     """Sweep point i's phases timed by the host clock, not a profiler: four runs, the first run's
     full check and the others' (and whether the graph's arrays are aligned where this runs)."""
-    from explorer.scale_out import _fetched, _select_backend, _session
+    from explorer.scale_out import _fetched, _on_worker, _session
     from explorer.sweep import problem_of
 
     g = _fetched(g)
-    _select_backend()
+    _on_worker()
     problem, session = problem_of(plan.problem), _session(g)
     knobs = problem.make_knobs(plan.technique, plan.knobs_of(plan.points[i]))
     out, results = {}, []

@@ -164,7 +164,7 @@ def _spread_cell(g, source, expected, label, tech, sweep, settings: dict) -> dic
 
     if time.time() > settings["deadline_wall"]:
         return {"skipped": "not run"}
-    scale_out._select_backend()
+    scale_out._on_worker()
     args = types.SimpleNamespace(**settings, deadline=settings["deadline_wall"] - time.time() + time.perf_counter())
     if tech.startswith("peer:"):
         with harness.PeerGraph(g) as pg:

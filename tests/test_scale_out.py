@@ -398,3 +398,19 @@ def _no_dependencies(chunk: int) -> None:
     deps = [str(d.key) for d in get_worker().state.tasks[thread_state.key].dependencies]
     if deps:
         raise RuntimeError(f"chunk {chunk} depends on {deps}")
+
+
+def test_a_task_on_a_worker_takes_its_share_of_the_cpu_threads(monkeypatch):
+    # Numba reads NUMBA_NUM_THREADS at its import, which in a worker comes before the Nanny sets
+    # the worker's environment: each task applies the worker's share itself.
+    import numba
+
+    from explorer import scale_out
+
+    before = numba.get_num_threads()
+    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    try:
+        scale_out._on_worker()
+        assert numba.get_num_threads() == 1
+    finally:
+        numba.set_num_threads(before)
