@@ -151,8 +151,7 @@ class GPUCluster:
         config = {"distributed.worker.profile.enabled": False}
         if not self.simulator:  # the CPU's threads shared out: a sweep point's check runs on them
             threads = str(max(1, (os.cpu_count() or 1) // len(envs)))
-            envs = {name: {"NUMBA_NUM_THREADS": os.environ.get("NUMBA_NUM_THREADS", threads), **env}
-                    for name, env in envs.items()}
+            envs = {name: {THREADS_ENV: threads, **env} for name, env in envs.items()}
         specs = {name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1", "dashboard": False,
                                                   "silence_logs": logging.ERROR, "config": config}}
                  for name, env in envs.items()}
@@ -243,18 +242,23 @@ def _session(graph):
 
 def _on_worker() -> None:
     """A task's start on a worker: the backend its environment asks for, and Numba's CPU threads
-    (a sweep point's check) at this worker's share of the cores. Numba read NUMBA_NUM_THREADS when
-    the worker process imported it, before the Nanny set the worker's environment: each of 4 workers
-    on a 64-core host ran its checks on 64 threads, and a sweep point took 0.21 s instead of 0.08.
-    The count is the calling thread's own, hence at every task."""
+    (a sweep point's check) at this worker's share of the cores (THREADS_ENV): each of 4 workers on
+    a 64-core host ran its checks on all 64, and a sweep point took 0.21 s instead of 0.08. Not
+    through NUMBA_NUM_THREADS: Numba reads it when imported, which in a worker comes before the Nanny
+    sets the worker's environment, and refuses a later change once its threads run. The count is
+    the calling thread's own, hence at every task."""
     import numba
 
     from . import backend
 
     backend.select("simulator" if backend.simulator_requested() else "gpu")
-    share = os.environ.get("NUMBA_NUM_THREADS")
+    share = os.environ.get(THREADS_ENV)
     if share and share.isdigit():
         numba.set_num_threads(max(1, min(int(share), numba.config.NUMBA_NUM_THREADS)))
+
+
+#: A GPU worker's share of the host's cores, for Numba's parallel CPU code (GPUCluster sets it).
+THREADS_ENV = "BFS4K_WORKER_THREADS"
 
 
 def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, chunk: int, lo: int = 0,

@@ -408,7 +408,7 @@ def test_a_task_on_a_worker_takes_its_share_of_the_cpu_threads(monkeypatch):
     from explorer import scale_out
 
     before = numba.get_num_threads()
-    monkeypatch.setenv("NUMBA_NUM_THREADS", "1")
+    monkeypatch.setenv(scale_out.THREADS_ENV, "1")
     try:
         scale_out._on_worker()
         assert numba.get_num_threads() == 1
