@@ -23,7 +23,8 @@ Sections (each writes results/<GPU>/bitmap-direction-SECTION[-TAG].{json,md} thr
               on the same graph and source (harness.run_peer; their own clocks).
   roots       Kronecker scale 22, --roots random roots of non-zero degree (Graph500: each search timed
               once after a warm-up, harmonic mean of TEPS; harness.measure_roots, every root checked).
-  instrument  Kronecker scale 22 from its max-degree vertex: the per-level counts on and off (medians).
+  instrument  Kronecker scale 22 from its max-degree vertex: the per-level counts on and off (medians), each
+              of its configurations (--configs).
   streaming   the 1000 x 1000 grid: when each level's record reaches the host, against the search's
               own time (records that arrive before the search ends came while the kernel ran).
 
@@ -566,7 +567,7 @@ def section_instrument(b: Bench) -> None:
     g, source, expected, _ = b.graph(name)
     rows = []
     with Session(g) as s:
-        for label, knobs in b.configs(name)[:1]:
+        for label, knobs in b.configs(name):
             off = harness.measure(g, source, TECH, knobs, label=label, repeats=b.args.repeats, session=s,
                                   expected=expected)
             on = _instrumented(g, source, knobs, b.args.repeats, s, expected)
