@@ -10,8 +10,9 @@ run of 64 sources on every worker of that cluster that sends the graph and loads
   closeness     --closeness-sources sampled sources (seed 1) of --closeness-graph, bit-parallel;
   sweep         direction-optimizing over an 8 x 8 grid of alpha and beta on --sweep-graph from its
                 max-degree vertex, --sweep-repeats timed runs a point (each point on one GPU).
-Times are the caller's wall time of the whole run (scheduling, transfers of results and the
-merge included); one-process runs without Dask are timed too. Writes results/<GPU>/scale-out.{json,md}.
+Times are the caller's wall time of the whole run (scheduling, transfers of results and the merge
+included), the median of --runs timed runs; one-process runs without Dask are timed too. Writes
+results/<GPU>/scale-out.{json,md}.
 """
 from __future__ import annotations
 
@@ -177,18 +178,34 @@ def _gpu_s(result) -> float:
     return sum(b.time_ms for b in result.batches) / 1000
 
 
+def _clocked(fn):
+    """fn() and the seconds it took: (seconds, value)."""
+    t = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - t, value
+
+
+def _timed(runs: int, fn):
+    """fn() -> (seconds, value), `runs` times: (the median run's (seconds, value), every run's
+    seconds, every value)."""
+    out = [fn() for _ in range(runs)]
+    return sorted(out, key=lambda x: x[0])[(len(out) - 1) // 2], [x for x, _ in out], [v for _, v in out]
+
+
 def many(args, rows: list, label: str, g, sources, application: str, settings: dict) -> None:
     from explorer.multisearch.run import run_many
     from explorer.scale_out import warm
 
     few = _few(g, sources)
     run_many(g, few, application, **settings).complete()  # compiles; not timed
-    t = time.perf_counter()
-    base = run_many(g, sources, application, **settings).complete()
-    one = time.perf_counter() - t
-    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0,
-                 "gpu_s": _gpu_s(base), "result": "the reference"})
-    print(f"  {label}: one process {one:.2f} s, of which batches' GPU time {_gpu_s(base):.2f} s", flush=True)
+    (one, base), ones, bases = _timed(args.runs, lambda: _clocked(
+        lambda: run_many(g, sources, application, **settings).complete()))
+    same = [_equal(base.values, b.values) for b in bases]
+    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "times_s": ones, "speedup": 1.0,
+                 "gpu_s": _gpu_s(base), "result": "the reference" if all(ok for ok, _ in same) else
+                 "WRONG: one process's runs differ"})
+    print(f"  {label}: one process {one:.2f} s (runs {_list(ones)}), of which batches' GPU time {_gpu_s(base):.2f} s",
+          flush=True)
     if args.profile:  # after the timed run: where one process's time beside its kernels goes
         print("one process, profiled:\n" + _profiled(lambda: run_many(g, sources, application, **settings).complete()),
               flush=True)
@@ -196,17 +213,27 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
         with _cluster(n, args.smoke) as c:
             warm(c, g, run_many, few.vertices, application, **settings)  # kernels, graph: untimed
             chunks = None if args.chunks_per_worker is None else args.chunks_per_worker * n
-            with _watched(c, args.profile) as seen:
-                t = time.perf_counter()
-                res = run_many(g, sources, application, client=c, chunks=chunks, **settings).complete()
-                s = time.perf_counter() - t
+
+            def watched():  # the clock inside the task stream's watch
+                with _watched(c, args.profile) as seen:
+                    s, res = _clocked(lambda: run_many(g, sources, application, client=c, chunks=chunks,
+                                                       **settings).complete())
+                return s, (res, seen)
+
+            (s, (res, seen)), times, results = _timed(args.runs, watched)
             if args.profile:
                 print(_worker_profile(c, g, run_many, sources, application, settings, n), flush=True)
-        ok, what = _equal(base.values, res.values)
+        checks = [_equal(base.values, r.values) for r, _ in results]
+        ok, what = next(((ok, w) for ok, w in checks if not ok), checks[0])
         how = f"Dask, {n} worker(s)" + ("" if chunks is None else f", {chunks} equal chunks")
-        rows.append({"workload": label, "gpus": n, "how": how, "s": s, "speedup": one / s, "gpu_s": _gpu_s(res),
-                     **seen, "result": what if ok else f"WRONG: {what}"})
-        print(f"  {label}: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, {what}; {_tasks_line(seen)}", flush=True)
+        rows.append({"workload": label, "gpus": n, "how": how, "s": s, "times_s": times, "speedup": one / s,
+                     "gpu_s": _gpu_s(res), **seen, "result": what if ok else f"WRONG: {what}"})
+        print(f"  {label}: {n} GPU(s) {s:.2f} s (runs {_list(times)}), {one / s:.2f}x, {what}; {_tasks_line(seen)}",
+              flush=True)
+
+
+def _list(times: list) -> str:
+    return ", ".join(f"{t:.2f}" for t in times)
 
 
 def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
@@ -218,27 +245,31 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
     label = f"sweep: direction-optimizing alpha x beta, {len(plan.points)} points x {args.sweep_repeats} runs"
     first = plan_sweep("direction-optimizing", {"alpha": [ALPHAS[0]], "beta": [BETAS[0]]})  # alpha, beta: run-time values
     run_sweep(g, source, first, repeats=1)  # compiles; not timed
-    t = time.perf_counter()
-    base = run_sweep(g, source, plan, repeats=args.sweep_repeats)
-    one = time.perf_counter() - t
-    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "speedup": 1.0, "runs_s": _runs_s(base),
-                 "result": "the reference"})
-    print(f"  sweep: one process {one:.2f} s; runs {_runs_s(base):.2f} s", flush=True)
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
+    (one, base), ones, bases = _timed(args.runs, lambda: _clocked(
+        lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats)))
+    same = all(key(b) == key(base) and all(p.ok for p in b.points) for b in bases)
+    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "times_s": ones, "speedup": 1.0,
+                 "runs_s": _runs_s(base), "result": "the reference" if same else "WRONG: one process's points differ"})
+    print(f"  sweep: one process {one:.2f} s (runs {_list(ones)}); runs {_runs_s(base):.2f} s", flush=True)
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
             warm_sweep(c, g, source, first, run_point=run_point)  # every worker: kernels, graph; untimed
-            with _watched(c, args.profile) as seen:
-                t = time.perf_counter()
-                res = run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c)
-                s = time.perf_counter() - t
+
+            def watched():  # the clock inside the task stream's watch
+                with _watched(c, args.profile) as seen:
+                    s, res = _clocked(lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c))
+                return s, (res, seen)
+
+            (s, (res, seen)), times, results = _timed(args.runs, watched)
             if args.profile:
                 print(_point_profile(c, g, source, plan), flush=True)
-        ok = key(res) == key(base) and all(p.ok for p in res.points)
-        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "speedup": one / s, **seen,
-                     "runs_s": _runs_s(res), "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
-        print(f"  sweep: {n} GPU(s) {s:.2f} s, {one / s:.2f}x, ok={ok}; runs {_runs_s(res):.2f} s; {_tasks_line(seen)}",
-              flush=True)
+        ok = all(key(r) == key(base) and all(p.ok for p in r.points) for r, _ in results)
+        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "times_s": times,
+                     "speedup": one / s, **seen, "runs_s": _runs_s(res),
+                     "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
+        print(f"  sweep: {n} GPU(s) {s:.2f} s (runs {_list(times)}), {one / s:.2f}x, ok={ok}; runs {_runs_s(res):.2f} s; "
+              f"{_tasks_line(seen)}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -251,6 +282,9 @@ def main(argv=None) -> int:
     ap.add_argument("--closeness-sources", type=int, default=16384)
     ap.add_argument("--sweep-graph", default="kron20")
     ap.add_argument("--sweep-repeats", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=1, metavar="N",
+                    help="timed runs of each workload a configuration: the median (of an even count, the lower "
+                    "middle) gives its speed-up; every run's time is kept")
     ap.add_argument("--chunks-per-worker", type=int, default=None, metavar="N",
                     help="many searches in N equal chunks a worker (default: explorer.scale_out.default_chunks)")
     ap.add_argument("--out", default=None)
@@ -259,6 +293,8 @@ def main(argv=None) -> int:
     ap.add_argument("--profile", action="store_true",
                     help="print the caller's profile of each Dask run, and a chunk's profiled on a worker")
     args = ap.parse_args(argv)
+    if args.runs < 1:
+        ap.error(f"--runs {args.runs} is invalid: timed runs a configuration, 1 or more")
     if args.smoke:
         args.sweep_repeats = min(args.sweep_repeats, 2)
     from explorer import backend
@@ -288,16 +324,19 @@ def main(argv=None) -> int:
 
 def write(args, env: dict, rows: list) -> None:
     """The rows so far (each workload's as it ends: a time limit keeps those done)."""
-    md = ["Wall time of each whole run on the caller (s): one timed run after an untimed one on the "
-          "same cluster (the kernels compiled on every worker by a run of 64 sources, or of each sweep point "
-          "once); speed-up against one process without Dask on one GPU of the same machine. GPU s: the "
-          "many searches' batches' kernel time, summed over the GPUs that ran them (a sweep's: none listed); "
-          "busiest worker s: the compute time of the worker that computed longest (Dask's task stream).", "",
-          *harness.markdown_table(["workload", "GPUs", "how", "s", "speed-up", "GPU s", "busiest worker s", "result"],
-                                  [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}", f"{r['speedup']:.2f}",
+    md = ["Wall time of each whole run on the caller (s): the median of --runs timed runs (every run's in "
+          "'runs s'), after an untimed one on the same cluster (the kernels compiled on every worker by a run "
+          "of 64 sources, or of each sweep point once); speed-up: one process's median (without Dask, on one "
+          "GPU of the same machine) over this one. GPU s: the many searches' batches' kernel time, summed over "
+          "the GPUs that ran them (a sweep's: none listed); busiest worker s: the compute time of the worker "
+          "that computed longest in the median run (Dask's task stream). Every run's result is compared.", "",
+          *harness.markdown_table(["workload", "GPUs", "how", "s", "runs s", "speed-up", "GPU s", "busiest worker s",
+                                   "result"],
+                                  [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}",
+                                    ", ".join(f"{t:.2f}" for t in r.get("times_s", [r["s"]])), f"{r['speedup']:.2f}",
                                     "" if r.get("gpu_s") is None else f"{r['gpu_s']:.2f}",
                                     "" if r.get("busiest_s") is None else f"{r['busiest_s']:.2f}", r["result"]]
-                                   for r in rows], right={1, 3, 4, 5, 6})]
+                                   for r in rows], right={1, 3, 5, 6, 7})]
     harness.write_results(args.out, args.name, env, vars(args), rows, md, "Scale-out over GPUs through Dask")
 
 
