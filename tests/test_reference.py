@@ -643,6 +643,7 @@ def test_validate_reports_the_same_in_its_serial_and_parallel_forms(gs, data):
     # A large graph's check scans its arcs over threads (explorer._twoform): the first broken
     # parent or edge it reports must be the one the serial scan reports, whatever was broken.
     from explorer._twoform import parallel_forms
+    from explorer.reference.validate import _first_bad_arc, _first_parent_without_arc
 
     G, s = gs
     g = _csr(G)
@@ -654,8 +655,6 @@ def test_validate_reports_the_same_in_its_serial_and_parallel_forms(gs, data):
             p[v] = data.draw(st.integers(-1, g.num_vertices - 1))
         else:
             d[v] = data.draw(st.integers(-1, g.num_vertices - 1))
-    from explorer.reference.validate import _first_bad_arc, _first_parent_without_arc
-
     for scan, args in ((_first_parent_without_arc, (g.offsets, g.indices, p.astype(np.int32), s, g.directed)),
                        (_first_bad_arc, (g.offsets, g.indices, d.astype(np.int32), g.directed))):
         assert scan.serial(*args) == scan.parallel(*args)
