@@ -539,6 +539,7 @@ FIRST_RUN_FUNCTIONS = (
     (("explorer.reference.bfs", "_self_loops_per_vertex", f"({_V64}, {_V32})"),
      ("explorer.reference.bfs", "_count_reached_arcs", f"({_V64}, {_V32}, {_A.format('bool')})"),
      ("explorer.reference.bfs", "_bfs_kernel", f"({_V64}, {_V32}, int64)"),
+     ("explorer.reference.bfs", "_distances_kernel.serial", f"({_V64}, {_V32}, int64, bool)"),
      ("explorer.reference.validate", "_vertex_on_cycle", f"({_V32}, int64)"),
      ("explorer.reference.validate", "_first_parent_without_arc.serial", f"({_V64}, {_V32}, {_V32}, int64, bool)"),
      ("explorer.reference.validate", "_first_bad_arc.serial", f"({_V64}, {_V32}, {_V32}, bool)")),

@@ -19,8 +19,11 @@ from typing import Iterable, Iterator, Protocol
 
 import numba
 import numpy as np
+from numba import prange
 
-__all__ = ["CSRLike", "cpu_bfs", "bfs_layers", "traversed_edges"]
+from .._twoform import two_forms
+
+__all__ = ["CSRLike", "cpu_bfs", "bfs_distances", "bfs_layers", "traversed_edges"]
 
 
 class CSRLike(Protocol):
@@ -116,6 +119,96 @@ def cpu_bfs(graph: CSRLike, source) -> tuple[np.ndarray, np.ndarray]:
     _check_graph(graph)
     s = _check_source(source, graph.num_vertices)
     return _bfs_kernel(graph.offsets, graph.indices, s)
+
+
+#: bfs_distances takes a level bottom-up when its frontier's arcs are more than 1/ALPHA of the arcs
+#: out of vertices not yet reached, and its vertices more than 1/BETA of all (Beamer et al.'s rule,
+#: their values): such a level costs at most ALPHA times the top-down level it replaces, and the
+#: narrow levels of a long search (a road network's, a mesh's) stay top-down, where a bottom-up
+#: level would scan every vertex. PARTS: the parts a frontier list is rebuilt in, over threads.
+ALPHA = 14
+BETA = 24
+PARTS = 256
+
+
+@two_forms
+def _distances_kernel(offsets, indices, source, directed):
+    n = offsets.shape[0] - 1
+    dist = np.full(n, -1, np.int32)
+    queue = np.empty(n, np.int32)
+    nxt = np.empty(n, np.int32)
+    counts = np.zeros(PARTS, np.int64)
+    part = (n + PARTS - 1) // PARTS
+    dist[source] = 0
+    queue[0] = source
+    size = 1  # the frontier's vertices, listed in queue[:size] when `listed`
+    listed = True
+    edges = offsets[source + 1] - offsets[source]  # the frontier's arcs
+    left = indices.shape[0] - edges  # arcs out of the vertices not reached yet
+    level = 0
+    while size > 0:
+        found = 0
+        reached = 0  # the arcs out of the vertices found
+        if not directed and edges * ALPHA > left and size * BETA > n:
+            # Bottom-up: each unreached vertex looks for a neighbour on this level. A thread writes
+            # only its own vertex's distance, and what another reads there is -1 or level + 1,
+            # never `level`: no race changes an answer.
+            for v in prange(n):
+                if dist[v] < 0:
+                    for k in range(offsets[v], offsets[v + 1]):
+                        if dist[indices[k]] == level:
+                            dist[v] = level + 1
+                            found += 1
+                            reached += offsets[v + 1] - offsets[v]
+                            break
+            listed = False
+        else:
+            if not listed:  # the level's vertices, listed in parts: counted, then written
+                for c in prange(PARTS):
+                    x = 0
+                    for v in range(c * part, min(n, (c + 1) * part)):
+                        if dist[v] == level:
+                            x += 1
+                    counts[c] = x
+                at = 0
+                for c in range(PARTS):
+                    x = counts[c]
+                    counts[c] = at
+                    at += x
+                for c in prange(PARTS):
+                    at = counts[c]
+                    for v in range(c * part, min(n, (c + 1) * part)):
+                        if dist[v] == level:
+                            queue[at] = v
+                            at += 1
+                listed = True
+            # Top-down, one thread: by the rule, a level of few arcs.
+            for i in range(size):
+                u = queue[i]
+                for k in range(offsets[u], offsets[u + 1]):
+                    v = indices[k]
+                    if dist[v] < 0:
+                        dist[v] = level + 1
+                        nxt[found] = v
+                        found += 1
+                        reached += offsets[v + 1] - offsets[v]
+            queue, nxt = nxt, queue
+        level += 1
+        size = found
+        edges = reached
+        left -= reached
+    return dist
+
+
+def bfs_distances(graph: CSRLike, source) -> np.ndarray:
+    """The BFS distances of cpu_bfs (int32[n], -1 unreached), without its parents: the reference
+    the checks compare with. Top-down, or bottom-up over threads on an undirected graph's wide
+    levels (a large graph's form: explorer._twoform), as Beamer et al.'s rule says; the distances
+    are those of any BFS, whatever the order. Raises ValueError for a source that is not an
+    integer in [0, n)."""
+    _check_graph(graph)
+    s = _check_source(source, graph.num_vertices)
+    return _distances_kernel.at(graph.indices.shape[0])(graph.offsets, graph.indices, s, bool(graph.directed))
 
 
 @numba.njit(cache=True)

@@ -10,7 +10,7 @@ import numpy as np
 from numba import prange
 
 from .._twoform import two_forms
-from .bfs import CSRLike, _bfs_kernel, _check_graph, _check_source, cpu_bfs
+from .bfs import CSRLike, _check_graph, _check_source, bfs_distances
 
 __all__ = ["RULES", "ValidationReport", "ValidationError", "CheckReport", "validate",
            "compare_distances", "check_result", "assert_valid_bfs"]
@@ -192,7 +192,7 @@ def validate(
       range             distances in [-1, n), parents in [-1, n)
       source            distances[source] == 0 and parents[source] == source
       spanning          a vertex has a parent iff it has a distance >= 0, and the reached set is
-                        exactly the set reachable from the source (compared with cpu_bfs)
+                        exactly the set reachable from the source (compared with bfs_distances)
       no-cycles         parent pointers have no cycle (found directly, not inferred from levels)
       tree-edge-levels  for reached v != source: parents[v] is reached and
                         distances[v] == distances[parents[v]] + 1
@@ -205,8 +205,8 @@ def validate(
     Together these imply that distances are exact BFS levels. A source that is not an integer
     in [0, n) raises ValueError (a caller bug, not a bad result).
 
-    reference_distances: cpu_bfs(graph, source)[0] when the caller already has it; the spanning
-    rule otherwise runs cpu_bfs itself (the largest cost of validation).
+    reference_distances: bfs_distances(graph, source) (or cpu_bfs's) when the caller already has
+    it; the spanning rule otherwise runs bfs_distances itself (the largest cost of validation).
     """
     _check_graph(graph)
     n = graph.num_vertices
@@ -247,7 +247,7 @@ def validate(
         return _fail("spanning", f"vertex {v} has parent {p[v]} but is unreached (distance -1)")
 
     if reference_distances is None:
-        expected = _bfs_kernel(graph.offsets, graph.indices, s)[0]
+        expected = bfs_distances(graph, s)
     else:
         expected = np.asarray(reference_distances)
         if expected.shape != (n,):
@@ -338,7 +338,7 @@ def check_result(graph: CSRLike, result, *, expected=None) -> CheckReport:
     """Check a BFS result (a RunResult: its `source`, a vertex 0..n-1, `distances` and
     `parents`): validate() with the Graph500 rules, then an exact comparison of the distances
     with the CPU reference's. The CPU BFS runs once, or not at all when `expected`
-    (cpu_bfs(graph, result.source)[0]) is given. `.raise_if_failed()` turns a failure into a
+    (bfs_distances(graph, result.source)) is given. `.raise_if_failed()` turns a failure into a
     ValidationError. The result carries its own source, so no caller converts one."""
     try:
         source, distances, parents = result.source, result.distances, result.parents
@@ -356,7 +356,7 @@ def assert_valid_bfs(graph: CSRLike, source, distances, parents) -> None:
 
 def _check(graph: CSRLike, source, distances, parents, expected) -> CheckReport:
     if expected is None:
-        expected, _ = cpu_bfs(graph, source)
+        expected = bfs_distances(graph, source)
     report = validate(graph, source, distances, parents, reference_distances=expected)
     if not report.ok:
         return CheckReport(False, report.rule, report.message, expected)

@@ -165,7 +165,7 @@ def cmd_demo(args) -> int:
     from .. import api, backend
     from . import report
     from ..graphs import graph_stats
-    from ..reference import check_result, cpu_bfs
+    from ..reference import bfs_distances, check_result
     from ..warmup import compile_notices
 
     simulator = args.simulator
@@ -194,7 +194,7 @@ def cmd_demo(args) -> int:
         print(f"\nrun {i}: {tech.value} from {where} on {graph.name}")
         res = run.complete()
         if res.source not in expected_cache:
-            expected_cache[res.source] = cpu_bfs(graph, res.source)[0]
+            expected_cache[res.source] = bfs_distances(graph, res.source)
         rep = check_result(graph, res, expected=expected_cache[res.source])
         res.validation = "ok" if rep.ok else rep.rule
         print(report.format_level_table(res))

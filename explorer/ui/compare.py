@@ -21,7 +21,7 @@ from bokeh.plotting import figure
 from .live import LiveBokehModel
 from .. import api
 from ..engine import Session
-from ..reference import check_result, cpu_bfs
+from ..reference import bfs_distances, check_result
 from ..stats import LevelStats, RunResult
 from ..techniques import implemented_techniques
 from .plots import LevelStream
@@ -133,7 +133,7 @@ class ComparePanel(StatusLine, Entries, W.VBox):
                 self._session.close()
             self._session = Session(g)
         self._new_plots()
-        expected = cpu_bfs(g, src)[0]
+        expected = bfs_distances(g, src)
         self.results = []
         self.run_button.disabled = True
         try:
