@@ -121,13 +121,12 @@ def cpu_bfs(graph: CSRLike, source) -> tuple[np.ndarray, np.ndarray]:
     return _bfs_kernel(graph.offsets, graph.indices, s)
 
 
-#: bfs_distances takes a level bottom-up when its frontier's arcs are more than 1/ALPHA of the arcs
-#: out of vertices not yet reached, and its vertices more than 1/BETA of all (Beamer et al.'s rule,
-#: their values): such a level costs at most ALPHA times the top-down level it replaces, and the
-#: narrow levels of a long search (a road network's, a mesh's) stay top-down, where a bottom-up
-#: level would scan every vertex. PARTS: the parts a frontier list is rebuilt in, over threads.
+#: bfs_distances takes a level bottom-up when its frontier's arcs are more than 1/ALPHA of what a
+#: bottom-up level reads at most: every vertex's distance and the arcs out of the vertices not yet
+#: reached (Beamer et al.'s rule and alpha, with the scan of every vertex counted, which keeps the
+#: narrow levels of a long search, a road network's or a mesh's, top-down). Such a level costs at
+#: most ALPHA times the top-down level it replaces. PARTS: the parts a frontier list is rebuilt in.
 ALPHA = 14
-BETA = 24
 PARTS = 256
 
 
@@ -149,7 +148,7 @@ def _distances_kernel(offsets, indices, source, directed):
     while size > 0:
         found = 0
         reached = 0  # the arcs out of the vertices found
-        if not directed and edges * ALPHA > left and size * BETA > n:
+        if not directed and edges * ALPHA > n + left:
             # Bottom-up: each unreached vertex looks for a neighbour on this level. A thread writes
             # only its own vertex's distance, and what another reads there is -1 or level + 1,
             # never `level`: no race changes an answer.
