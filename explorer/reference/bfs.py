@@ -202,7 +202,8 @@ def _distances_kernel(offsets, indices, source, directed):
 def bfs_distances(graph: CSRLike, source) -> np.ndarray:
     """The BFS distances of cpu_bfs (int32[n], -1 unreached), without its parents: the reference
     the checks compare with. Top-down, or bottom-up over threads on an undirected graph's wide
-    levels (a large graph's form: explorer._twoform), as Beamer et al.'s rule says; the distances
+    levels (a large graph's form: explorer._twoform; its in-arcs are its out-arcs, each edge stored
+    both ways, as CSRGraph stores it), as Beamer et al.'s rule says; the distances
     are those of any BFS, whatever the order. Raises ValueError for a source that is not an
     integer in [0, n)."""
     _check_graph(graph)
