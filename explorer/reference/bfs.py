@@ -125,7 +125,8 @@ def cpu_bfs(graph: CSRLike, source) -> tuple[np.ndarray, np.ndarray]:
 #: bottom-up level reads at most: every vertex's distance and the arcs out of the vertices not yet
 #: reached (Beamer et al.'s rule and alpha, with the scan of every vertex counted, which keeps the
 #: narrow levels of a long search, a road network's or a mesh's, top-down). Such a level costs at
-#: most ALPHA times the top-down level it replaces. PARTS: the parts a frontier list is rebuilt in.
+#: most ALPHA times the top-down level it replaces. PARTS: the parts a frontier list is rebuilt in,
+#: and the vertices the validator's arc scans split into (over threads, in the parallel forms).
 ALPHA = 14
 PARTS = 256
 

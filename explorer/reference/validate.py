@@ -10,7 +10,7 @@ import numpy as np
 from numba import prange
 
 from .._twoform import two_forms
-from .bfs import CSRLike, _check_graph, _check_source, bfs_distances
+from .bfs import PARTS, CSRLike, _check_graph, _check_source, bfs_distances
 
 __all__ = ["RULES", "ValidationReport", "ValidationError", "CheckReport", "validate",
            "compare_distances", "check_result", "assert_valid_bfs"]
@@ -93,11 +93,19 @@ def _vertex_on_cycle(parents, source):
     return -1
 
 
-#: The arc scans below split the vertices into this many parts, each scanned to its first finding;
-#: the first part with one holds the first finding overall, so both forms report the same vertex
-#: or arc. The parallel form runs the parts over threads: the check of a result on a 33 M-arc graph
-#: took 0.25 s serially, 0.06 s on 16 threads of an H100 host.
-PARTS = 256
+# The arc scans below split the vertices into PARTS parts, each scanned to its first finding; the
+# first part with one holds the first finding overall, so both forms report the same vertex or
+# arc. The parallel form runs the parts over threads: the check of a result on a 33 M-arc graph
+# took 0.25 s serially, 0.06 s on 16 threads of an H100 host.
+
+
+@numba.njit(cache=True)
+def _first_found(first):
+    """The finding of the first part that has one (first[c]: part c's, -1 for none), or -1."""
+    for c in range(first.shape[0]):
+        if first[c] >= 0:
+            return first[c]
+    return -1
 
 
 @two_forms
@@ -135,10 +143,7 @@ def _first_parent_without_arc(offsets, indices, parents, source, directed):
             if not ok:
                 first[c] = v
                 break
-    for c in range(PARTS):
-        if first[c] >= 0:
-            return first[c]
-    return -1
+    return _first_found(first)
 
 
 @two_forms
@@ -167,10 +172,7 @@ def _first_bad_arc(offsets, indices, dist, directed):
             if bad >= 0:
                 first[c] = bad
                 break
-    for c in range(PARTS):
-        if first[c] >= 0:
-            return first[c]
-    return -1
+    return _first_found(first)
 
 
 def _describe_cycle(parents: np.ndarray, u: int, limit: int = 8) -> str:
