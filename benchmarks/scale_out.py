@@ -192,6 +192,17 @@ def _timed(runs: int, fn):
     return sorted(out, key=lambda x: x[0])[(len(out) - 1) // 2], [x for x, _ in out], [v for _, v in out]
 
 
+def _timed_watched(runs: int, cluster, profile: bool, fn):
+    """_timed of fn() over `cluster`, each run clocked inside Dask's task stream watch: (the median
+    run's (seconds, (value, what the watch saw)), every run's seconds, every (value, seen))."""
+    def watched():
+        with _watched(cluster, profile) as seen:
+            s, value = _clocked(fn)
+        return s, (value, seen)
+
+    return _timed(runs, watched)
+
+
 def many(args, rows: list, label: str, g, sources, application: str, settings: dict) -> None:
     from explorer.multisearch.run import run_many
     from explorer.scale_out import warm
@@ -213,14 +224,8 @@ def many(args, rows: list, label: str, g, sources, application: str, settings: d
         with _cluster(n, args.smoke) as c:
             warm(c, g, run_many, few.vertices, application, **settings)  # kernels, graph: untimed
             chunks = None if args.chunks_per_worker is None else args.chunks_per_worker * n
-
-            def watched():  # the clock inside the task stream's watch
-                with _watched(c, args.profile) as seen:
-                    s, res = _clocked(lambda: run_many(g, sources, application, client=c, chunks=chunks,
-                                                       **settings).complete())
-                return s, (res, seen)
-
-            (s, (res, seen)), times, results = _timed(args.runs, watched)
+            (s, (res, seen)), times, results = _timed_watched(args.runs, c, args.profile, lambda: run_many(
+                g, sources, application, client=c, chunks=chunks, **settings).complete())
             if args.profile:
                 print(_worker_profile(c, g, run_many, sources, application, settings, n), flush=True)
         checks = [_equal(base.values, r.values) for r, _ in results]
@@ -255,13 +260,8 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
     for n in args.gpus:
         with _cluster(n, args.smoke) as c:
             warm_sweep(c, g, source, first, run_point=run_point)  # every worker: kernels, graph; untimed
-
-            def watched():  # the clock inside the task stream's watch
-                with _watched(c, args.profile) as seen:
-                    s, res = _clocked(lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c))
-                return s, (res, seen)
-
-            (s, (res, seen)), times, results = _timed(args.runs, watched)
+            (s, (res, seen)), times, results = _timed_watched(
+                args.runs, c, args.profile, lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c))
             if args.profile:
                 print(_point_profile(c, g, source, plan), flush=True)
         ok = all(key(r) == key(base) and all(p.ok for p in r.points) for r, _ in results)
