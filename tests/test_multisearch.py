@@ -262,6 +262,31 @@ def test_progress_streams_per_search_and_aggregate_records(karate):
     assert [len(p.searches) for p in run_many(karate, [0, 1, 2, 3, 4], "closeness", steps=3)] == [2, 2, 1]
 
 
+def test_a_search_table_reads_as_its_records_and_travels_as_columns():
+    import pickle
+
+    from explorer.multisearch.records import SearchStats, SearchTable
+
+    t = SearchTable(row=[0, 1, 2], source=[7, 5, 9], batch=1, levels=[3, 4, 2], visited=[10, 11, 4],
+                    time_ms=[0.5, 0.25, 1.0])
+    assert t[1] == SearchStats(row=1, source=5, batch=1, levels=4, visited=11, edges_examined=None, time_ms=0.25)
+    assert list(t) == [t[0], t[1], t[2]] and t[-1].source == 9 and len(t[1:]) == 2
+    with pytest.raises(IndexError):
+        t[3]
+    back = pickle.loads(pickle.dumps(t))
+    assert back == t and back.column("edges_examined") is None
+    moved = t.replace(row=t.column("row") + 4, batch=0)
+    assert [s.row for s in moved] == [4, 5, 6] and {s.batch for s in moved} == {0} and t.column("row")[0] == 0
+    both = SearchTable.concat([t, SearchTable.empty(), moved])
+    assert [s.row for s in both] == [0, 1, 2, 4, 5, 6] and both.column("time_ms").tolist() == [0.5, 0.25, 1.0] * 2
+    with pytest.raises(ValueError, match="time_ms"):
+        SearchTable.concat([t, SearchTable(row=[0], source=[0], batch=0, levels=[1], visited=[1])])
+    with pytest.raises(ValueError, match="levels"):
+        SearchTable(row=[0, 1], source=[0, 1], batch=0, levels=[1], visited=[1, 1])
+    with pytest.raises(ValueError):
+        t.column("row")[0] = 5  # read-only: a result's records cannot be edited through a column
+
+
 def _free(monkeypatch, usable):
     monkeypatch.setattr(run_mod, "free_device_memory", lambda rt: (int(usable / 0.9) + 1, "test"))
 

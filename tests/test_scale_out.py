@@ -74,6 +74,17 @@ def test_every_application_over_two_workers_equals_one_process(cluster, graph, a
     assert [s.levels for s in many.searches] == [s.levels for s in one.searches]
 
 
+def test_each_search_names_its_batch_when_a_chunk_runs_several(cluster, graph):
+    # k=2 searches a batch: each of the 3 chunks runs several batches; the merged result numbers
+    # them one after another, and every search names the batch that ran it.
+    many = run_many(graph, "all", "closeness", method="warp-thread", k=2, client=cluster, chunks=3).complete()
+    assert len(many.batches) > 3 and [b.batch for b in many.batches] == list(range(len(many.batches)))
+    per_batch = np.bincount(many.searches.column("batch"), minlength=len(many.batches))
+    assert per_batch.tolist() == [b.searches for b in many.batches]
+    rows = many.searches.column("row")
+    assert all(np.all(np.diff(rows[many.searches.column("batch") == b]) == 1) for b in range(len(many.batches)))
+
+
 def test_a_distributed_run_says_what_it_will_do_before_it_runs(cluster, graph):
     run = run_many(graph, "all", "closeness", client=cluster)
     assert run.describe() == (f"{graph.num_vertices} searches in {len(run.ranges)} chunks over 2 Dask workers; "

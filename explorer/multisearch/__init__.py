@@ -10,7 +10,7 @@ MS-BFS's bit-parallel form (Then et al., VLDB 2014).
     run = run_many(g, "all", "betweenness", method="warp-thread", T="auto")
     for p in run:                  # a Progress record per step, as it completes
         print(f"{p.searches_done}/{p.searches_total} searches, {p.elapsed_ms:.1f} ms")
-    result = run.result            # values, a SearchStats per search, a BatchStats per batch
+    result = run.result            # values, a SearchStats per search (a SearchTable), a BatchStats per batch
     result.ranked("betweenness", top=10)
 
 run_many(graph, sources, application, method=, T=, k=, session=, on_progress=, ...)
@@ -108,7 +108,7 @@ from .apps import (APPLICATIONS, ArraySpec, Application, Betweenness, Closeness,
 from .energy import EnergyMeter, EnergyReading
 from .methods import Method
 from .plan import BatchPlan, MultiSearchMemoryError, plan_batches
-from .records import BatchStats, MultiSearchResult, Progress, SearchStats
+from .records import BatchStats, MultiSearchResult, Progress, SearchStats, SearchTable
 from .run import MultiSearchRun, resolve_sources, run_many
 from .threshold import T_DEFAULT, T_INFINITE, ThresholdChoice, choose_threshold, threshold_costs
 
@@ -128,5 +128,5 @@ __all__ = [
     "choose_threshold", "threshold_costs", "Application", "ArraySpec", "FinishContext", "APPLICATIONS",
     "application", "Distances", "HopCounts", "Closeness", "Eccentricity", "Reachability", "Betweenness",
     "rescale_betweenness", "BatchPlan", "MultiSearchMemoryError", "plan_batches", "EnergyMeter",
-    "EnergyReading", "Progress", "SearchStats", "BatchStats", "MultiSearchResult", "Callbacks", "Search",
+    "EnergyReading", "Progress", "SearchStats", "SearchTable", "BatchStats", "MultiSearchResult", "Callbacks", "Search",
 ]

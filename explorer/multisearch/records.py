@@ -2,7 +2,8 @@
 single-source levels), and the whole run's result."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 
@@ -20,6 +21,95 @@ class SearchStats:
     visited: int  # vertices reached, the source included
     edges_examined: int | None  # adjacency entries it inspected (None: MS-BFS shares them)
     time_ms: float | None  # its duration on its SM (cycles at the boost clock); None for MS-BFS
+
+
+class SearchTable(Sequence):
+    """Finished searches as columns, a numpy array per SearchStats field (edges_examined or time_ms
+    None: the method measures none): what a step, a batch and a result hold, and what a Dask worker
+    sends back. Its items are SearchStats, built when read: a batch of 4,096 searches would
+    otherwise build, pickle and send 4,096 objects (tens of ms on a GPU host's cores)."""
+
+    FIELDS = tuple(f.name for f in fields(SearchStats))
+    OPTIONAL = ("edges_examined", "time_ms")
+
+    def __init__(self, row, source, batch, levels, visited, edges_examined=None, time_ms=None):
+        n = len(row)
+        cols = {"row": row, "source": source, "batch": batch, "levels": levels, "visited": visited,
+                "edges_examined": edges_examined, "time_ms": time_ms}
+        for name, col in cols.items():
+            if col is None and name in self.OPTIONAL:
+                continue
+            col = np.asarray(col, dtype=np.float64 if name == "time_ms" else np.int64)
+            cols[name] = np.broadcast_to(col, (n,)).copy() if col.ndim == 0 else col
+            if cols[name].shape != (n,):
+                raise ValueError(f"SearchTable column {name!r} has shape {cols[name].shape}, not ({n},)")
+        self._cols = cols
+
+    @classmethod
+    def empty(cls) -> "SearchTable":
+        return cls(*([np.zeros(0, np.int64)] * 5))
+
+    @classmethod
+    def concat(cls, tables) -> "SearchTable":
+        """The tables' searches one after another (a column None in one must be None in all)."""
+        tables = [t for t in tables if len(t)]
+        if not tables:
+            return cls.empty()
+        cols = {}
+        for name in cls.FIELDS:
+            parts = [t._cols[name] for t in tables]
+            if all(p is None for p in parts):
+                cols[name] = None
+            elif any(p is None for p in parts):
+                raise ValueError(f"cannot join searches with and without {name}")
+            else:
+                cols[name] = np.concatenate(parts)
+        return cls(**cols)
+
+    def column(self, name: str) -> np.ndarray | None:
+        """One field of every search (None where the method measures none); read-only."""
+        col = self._cols[name]
+        if col is not None:
+            col = col.view()
+            col.flags.writeable = False
+        return col
+
+    def take(self, index) -> "SearchTable":
+        """The searches at `index` (a slice, an index array or a boolean mask), in its order."""
+        return SearchTable(**{k: None if c is None else c[index] for k, c in self._cols.items()})
+
+    def replace(self, **columns) -> "SearchTable":
+        """The same searches with the named columns replaced (a number: the same in every search)."""
+        return SearchTable(**{**self._cols, **columns})
+
+    def __len__(self) -> int:
+        return len(self._cols["row"])
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.take(i)
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"search {i} of {n}")
+        return SearchStats(**{k: None if c is None else c[i].item() for k, c in self._cols.items()})
+
+    def __iter__(self):
+        n = len(self)
+        lists = [[None] * n if c is None else c.tolist() for c in (self._cols[k] for k in self.FIELDS)]
+        for values in zip(*lists):
+            yield SearchStats(*values)
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, SearchTable):
+            return NotImplemented
+        return len(self) == len(other) and all(
+            (a is None and b is None) or (a is not None and b is not None and np.array_equal(a, b))
+            for a, b in ((self._cols[k], other._cols[k]) for k in self.FIELDS))
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        return f"SearchTable({len(self)} searches)"
 
 
 @dataclass(frozen=True)
@@ -49,7 +139,7 @@ class Progress:
     edges_examined: int  # cumulative adjacency entries inspected ((arc, word) pairs for MS-BFS)
     time_ms: float  # this step's GPU time (host time under the simulator)
     elapsed_ms: float  # cumulative step time
-    searches: tuple = ()  # SearchStats of the searches this step finished
+    searches: Sequence = ()  # the searches this step finished (a SearchTable of SearchStats)
     level: int | None = None  # MS-BFS: the level this step reached
     direction: Direction | None = None  # MS-BFS: top-down (push) or bottom-up (pull)
     batch_done: BatchStats | None = None  # set on a batch's last step
@@ -74,7 +164,7 @@ class MultiSearchResult:
     method: str
     sources: np.ndarray
     values: dict
-    searches: list
+    searches: SearchTable
     batches: list
     plan: object  # plan.BatchPlan
     T: int | None = None
@@ -115,8 +205,8 @@ class MultiSearchResult:
 
     @property
     def edges_examined(self) -> int | None:
-        e = [s.edges_examined for s in self.searches]
-        return None if any(x is None for x in e) else int(sum(e))
+        e = self.searches.column("edges_examined")
+        return None if e is None else int(e.sum())
 
     def ranked(self, key: str | None = None, top: int | None = 20) -> list[tuple[int, float]]:
         """(id, value) from the highest value down, the id the graph's own (a file's label, as

@@ -36,7 +36,7 @@ from .energy import EnergyMeter, pci_bus_id
 from .methods import implementation
 from .methods.base import BatchLoop, ManyContext, Settings, Step
 from .plan import BatchPlan, free_device_memory
-from .records import BatchStats, MultiSearchResult, Progress, SearchStats
+from .records import BatchStats, MultiSearchResult, Progress, SearchTable
 from .threshold import ThresholdChoice, parse_T
 
 #: MS-BFS: heavy vertices get a warp per chunk of arcs (kernels.multisearch.BP_HEAVY, BP_CHUNK).
@@ -226,8 +226,8 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
                     elif a.scope == "run":
                         values[a.name] = rt.to_host(arrays[a.name])
         self.raw = dict(values)  # before finish: what explorer.scale_out merges across workers
-        searches = loop.searches
-        levels = np.array([s.levels for s in searches], dtype=np.int64)
+        searches = SearchTable.concat(loop.searches)
+        levels = searches.column("levels")
         all_sources = len(self.sources) == n and np.array_equal(np.sort(self.sources), np.arange(n))
         fctx = FinishContext(graph=g, sources=self.sources, levels=levels, all_sources=bool(all_sources))
         self._result = MultiSearchResult(
@@ -247,7 +247,7 @@ class BatchSteps:
     def __init__(self, impl, ctx: ManyContext, meter: EnergyMeter):
         self.impl, self.ctx, self.meter = impl, ctx, meter
         self.per_search: dict = {a.name: [] for a in ctx.app.arrays if a.scope == "search"}
-        self.searches: list[SearchStats] = []
+        self.searches: list[SearchTable] = []  # a table a batch
         self.batches: list[BatchStats] = []
         self.step = self.done = self.visited = self.edges = 0
         self.elapsed = 0.0
@@ -286,7 +286,7 @@ class BatchSteps:
             values, stats = self.batch.finish()
             for name in self.per_search:
                 self.per_search[name].append(values[name])
-            self.searches.extend(stats)
+            self.searches.append(stats)
             reading = self.meter.take()
             lo, hi = plan.batches[self.b]
             bs = BatchStats(self.b, hi - lo, self.batch_ms, None if reading is None else reading.joules,

@@ -18,7 +18,7 @@ import numpy as np
 from ..multisearch.apps import Application, ArraySpec
 from ..multisearch.methods.base import BatchLoop, ManyContext, MultiSearchMethod, Settings, Step
 from ..multisearch.plan import USABLE_SHARE, BatchPlan, _batches, _refuse, format_bytes, free_device_memory
-from ..multisearch.records import SearchStats
+from ..multisearch.records import SearchTable
 
 
 class WeightedMethod(str, enum.Enum):
@@ -101,7 +101,7 @@ class WeightedBatch(BatchLoop):
         self.steps = 0
         self.reached = np.ones(self.rows, np.int64)
         self.edges = np.zeros(self.rows, np.int64)
-        self.done: list[SearchStats] = []
+        self.done: list[SearchTable] = []
 
     def launch(self, go) -> None:
         go.zero(self.stats)
@@ -120,17 +120,17 @@ class WeightedBatch(BatchLoop):
             raise RuntimeError("weighted searches did not settle within n + 1 steps: a negative cycle escaped the "
                                "potentials' check; this is a bug, please report it")
         self.active &= ~ended
-        finished = tuple(SearchStats(row=self.lo + int(i), source=int(self.ctx.sources[self.lo + int(i)]), batch=self.b,
-                                     levels=self.steps, visited=int(self.reached[i]), edges_examined=int(self.edges[i]),
-                                     time_ms=None)
-                         for i in np.flatnonzero(ended))
-        self.done += finished
+        i = np.flatnonzero(ended)
+        finished = SearchTable(row=self.lo + i, source=self.ctx.sources[self.lo + i], batch=self.b, levels=self.steps,
+                               visited=self.reached[i], edges_examined=self.edges[i])
+        self.done.append(finished)
         self.converged = not self.active.any()
         return Step(done=len(finished), visited=int(st[:, K.ST_REACHED].sum()), edges=int(st[:, K.ST_RELAXED].sum()),
                     searches=finished)
 
-    def finish(self) -> tuple[dict, list]:
-        return {"distances": self.ctx.runtime.to_host(self.dist)}, sorted(self.done, key=lambda s: s.row)
+    def finish(self) -> tuple[dict, SearchTable]:
+        done = SearchTable.concat(self.done)
+        return {"distances": self.ctx.runtime.to_host(self.dist)}, done.take(np.argsort(done.column("row"), kind="stable"))
 
 
 def weighted_searches(graph, weights: np.ndarray, inf, *, sources=None, k: int | None = None, session=None,

@@ -6,16 +6,19 @@ device at once (`plan`: a BatchPlan), and `start_batch(ctx, b, lo, hi)`, the unt
 batch that returns a `BatchLoop`. The run (explorer.multisearch.run) walks the batches' steps
 through the engine's `Enactor`: while a batch has not converged it times `launch(go)`, reads
 `readback` back, and adds up what `collect(ms)` returns (a `Step`) into a Progress record; once
-the batch has converged, `finish()` gives its per-search values and SearchStats. No method writes
-a loop over steps, times anything or yields.
+the batch has converged, `finish()` gives its per-search values and its searches' records. No
+method writes a loop over steps, times anything or yields.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Sequence
 
 from ...stats import Direction
 from ..threshold import T_label
+
+if TYPE_CHECKING:
+    from ..records import SearchTable
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class Step:
     done: int  # searches it finished
     visited: int  # (vertex, search) pairs it reached
     edges: int  # adjacency entries it inspected
-    searches: tuple = ()  # SearchStats of the searches it finished
+    searches: Sequence = ()  # the searches it finished (records.SearchTable)
     level: int | None = None  # MS-BFS: the level it reached
     direction: Direction | None = None  # MS-BFS: top-down (push) or bottom-up (pull)
 
@@ -88,8 +91,9 @@ class BatchLoop:
     def collect(self, ms: float) -> Step:
         raise NotImplementedError
 
-    def finish(self) -> tuple[dict, list]:
-        """(the batch's per-search values by array name, rows in source order; a SearchStats per search)."""
+    def finish(self) -> tuple[dict, SearchTable]:
+        """(the batch's per-search values by array name, rows in source order; its searches, a
+        records.SearchTable)."""
         raise NotImplementedError
 
 

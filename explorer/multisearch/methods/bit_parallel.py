@@ -13,7 +13,7 @@ import numpy as np
 
 from ...stats import Direction
 from ..plan import per_search_rows, plan_words, words_for
-from ..records import SearchStats
+from ..records import SearchTable
 from . import Method
 from .base import BatchLoop, ManyContext, MultiSearchMethod, Step
 
@@ -170,7 +170,7 @@ class WordBatch(BatchLoop):
                                     and self.push_cost * ALPHA > self.pull_cost)
         return step
 
-    def finish(self) -> tuple[dict, list]:
+    def finish(self) -> tuple[dict, SearchTable]:
         ctx, rt, rows, n = self.ctx, self.ctx.runtime, self.rows, self.n
         C = np.stack(self.counts)
         dist_host = rt.to_host(self.dist)[:rows * n].reshape(rows, n) if self.write_dist else None
@@ -181,6 +181,6 @@ class WordBatch(BatchLoop):
         values = ctx.app.from_levels(C, dist_host, seen, n)
         found = C > 0
         depth = C.shape[0] - np.argmax(found[::-1], axis=0)
-        stats = [SearchStats(row=self.lo + i, source=int(ctx.sources[self.lo + i]), batch=self.b, levels=int(depth[i]),
-                             visited=int(C[:, i].sum()), edges_examined=None, time_ms=None) for i in range(rows)]
+        stats = SearchTable(row=self.lo + np.arange(rows), source=ctx.sources[self.lo:self.lo + rows], batch=self.b,
+                            levels=depth, visited=C.sum(axis=0))
         return values, stats

@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from ..plan import per_search_rows, plan_slots
-from ..records import SearchStats
+from ..records import SearchTable
 from .base import BatchLoop, ManyContext, MultiSearchMethod, Step
 
 #: Progress steps a batch of searches is launched in, at most.
@@ -91,7 +91,7 @@ class SearchBatch(BatchLoop):
         self.per_step = -(-self.rows // min(count, self.rows))
         self.c0 = 0
         self.cpm = _cycles_per_ms(rt)
-        self.done: list[SearchStats] = []
+        self.done: list[SearchTable] = []
 
     @property
     def count(self) -> int:
@@ -109,17 +109,16 @@ class SearchBatch(BatchLoop):
     def collect(self, ms: float) -> Step:
         km, c0, cnt, lo = self.km, self.c0, self.count, self.lo
         st = self.stats_host[c0:c0 + cnt]
-        finished = tuple(SearchStats(row=lo + c0 + i, source=int(self.ctx.sources[lo + c0 + i]), batch=self.b,
-                                     levels=int(r[km.ST_LEVELS]), visited=int(r[km.ST_VISITED]),
-                                     edges_examined=int(r[km.ST_EDGES]), time_ms=float(r[km.ST_CYCLES]) / self.cpm)
-                         for i, r in enumerate(st))
-        self.done += finished
+        finished = SearchTable(row=lo + c0 + np.arange(cnt), source=self.ctx.sources[lo + c0:lo + c0 + cnt],
+                               batch=self.b, levels=st[:, km.ST_LEVELS], visited=st[:, km.ST_VISITED],
+                               edges_examined=st[:, km.ST_EDGES], time_ms=st[:, km.ST_CYCLES] / self.cpm)
+        self.done.append(finished)
         self.c0 += cnt
         self.converged = self.c0 == self.rows
         return Step(done=cnt, visited=int(st[:, km.ST_VISITED].sum()), edges=int(st[:, km.ST_EDGES].sum()),
                     searches=finished)
 
-    def finish(self) -> tuple[dict, list]:
+    def finish(self) -> tuple[dict, SearchTable]:
         rt = self.ctx.runtime
         values = {name: rt.to_host(arr)[:self.rows] for name, arr in self.ctx.search_arrays.items()}
-        return values, self.done
+        return values, SearchTable.concat(self.done)
