@@ -61,22 +61,23 @@ ROOTS, ROOTS_SEED = 64, 18
 #: --configs name -> kind of graph -> [(label, knobs)]; the defaults come first.
 CONFIGS = {
     "final": {
-        "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
-        "small": [("defaults", {}), ("blocks of 512", {"block_threads": 512})],
-        "high": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+        "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000}),
+                  ("blocks of 1024", {"block_threads": 1024})],
+        "small": [("defaults", {}), ("blocks of 1024", {"block_threads": 1024})],
+        "high": [("defaults", {}), ("blocks of 1024", {"block_threads": 1024}),
                  ("block_visited global", {"block_visited": "global"})],
     },
     "explore": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000}),
-                  ("blocks of 512", {"block_threads": 512}), ("block_visited global", {"block_visited": "global"})],
-        "small": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+                  ("blocks of 1024", {"block_threads": 1024}), ("block_visited global", {"block_visited": "global"})],
+        "small": [("defaults", {}), ("blocks of 1024", {"block_threads": 1024}),
                   ("one block up to 65,536 vertices", {"one_block_vertices": 65536}),
-                  ("one block up to 65,536 vertices, blocks of 512",
-                   {"one_block_vertices": 65536, "block_threads": 512}),
+                  ("one block up to 65,536 vertices, blocks of 1024",
+                   {"one_block_vertices": 65536, "block_threads": 1024}),
                   ("the grid (one_block_vertices 0)", {"one_block_vertices": 0})],
-        "high": [("defaults", {}), ("blocks of 512", {"block_threads": 512}),
+        "high": [("defaults", {}), ("blocks of 1024", {"block_threads": 1024}),
                  ("block_visited global", {"block_visited": "global"}), ("order rcm", {"order": "rcm"}),
-                 ("narrow up to 65,536 edges", {"narrow_edges": 65536})],
+                 ("narrow up to 8,192 edges", {"narrow_edges": 8192}), ("narrow up to 512 edges", {"narrow_edges": 512})],
     },
     # Knobs every version of the technique has (another checkout's code, run by this script).
     "common": {
