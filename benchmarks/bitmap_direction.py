@@ -79,6 +79,14 @@ CONFIGS = {
                  ("block_visited global", {"block_visited": "global"}), ("order rcm", {"order": "rcm"}),
                  ("narrow up to 8,192 edges", {"narrow_edges": 8192}), ("narrow up to 512 edges", {"narrow_edges": 512})],
     },
+    # The defaults of narrow_edges (2,048) and block_threads (512) beside the values around them and
+    # the former defaults (8,192 edges, 1,024 threads), every graph the same configurations.
+    "knobs": {kind_: [("defaults", {}), ("narrow up to 1,024 edges", {"narrow_edges": 1024}),
+                      ("narrow up to 4,096 edges", {"narrow_edges": 4096}),
+                      ("narrow up to 8,192 edges", {"narrow_edges": 8192}),
+                      ("blocks of 1024", {"block_threads": 1024}),
+                      ("8,192 edges, blocks of 1024 (the former defaults)", {"narrow_edges": 8192, "block_threads": 1024})]
+              for kind_ in ("large", "small", "high")},
     # Knobs every version of the technique has (another checkout's code, run by this script).
     "common": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
