@@ -274,9 +274,9 @@ def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, ch
             hook(chunk)
         run = run_many(graph, Vertices(rows), application, session=_session(graph), **options)
         res = run.complete()
-    return {"chunk": chunk, "raw": run.raw, "searches": res.searches.replace(row=res.searches.column("row") + lo), "batches": res.batches,
-            "device": res.device, "T": res.T, "threshold": res.threshold, "plan": res.plan,
-            "energy_note": res.energy_note}
+    searches = res.searches.replace(row=res.searches.column("row") + lo)  # rows as the whole run numbers them
+    return {"chunk": chunk, "raw": run.raw, "searches": searches, "batches": res.batches, "device": res.device,
+            "T": res.T, "threshold": res.threshold, "plan": res.plan, "energy_note": res.energy_note}
 
 
 # ------------------------------------------------------------------ on the caller
@@ -442,7 +442,7 @@ class DistributedManyRun:
         done = visited = edges = 0
         elapsed = 0.0
         try:
-            # with_results: each chunk's result is fetched as it finishes, not one round trip after another here
+            # with_results: each chunk's result is fetched as it finishes, not one after another here
             for step, (_, part) in enumerate(as_completed(futures, with_results=True)):
                 i = part["chunk"]
                 if i in parts:  # merged once, whatever Dask retried

@@ -52,9 +52,9 @@ BETA = KnobSpec("beta", "β: bottom-up levels go on while the frontier grows or 
 NARROW_EDGES = KnobSpec(
     "narrow_edges", "a top-down level (after a top-down one) whose frontier has at most this many edges runs in one "
     "block (block barriers, about 0.1 µs, instead of grid barriers) while the others wait, whatever α says: long "
-    "thin searches, and the first and last levels of short ones; 0: never (2,048 was the fastest of 0, 1,024, "
-    "2,048 and 4,096 on an H100 on the 1000² grid and delaunay_n16, and no slower on the other graphs)", 2048,
-    low=0, high=1 << 30,
+    "thin searches, and the first and last levels of short ones; 0: never (on an H100, 2,048 against 4,096 and "
+    "8,192: the 1000² grid 6.5 ms against 7.7 and 12.4, delaunay_n16 0.65 against 0.72 and 1.06; 1,024 within "
+    "the spread)", 2048, low=0, high=1 << 30,
     section="BFS-4K §5.5 (single block), inside the one launch")
 ONE_BLOCK_VERTICES = KnobSpec(
     "one_block_vertices", "a graph with at most this many vertices that may find a parent bottom-up runs every "
@@ -71,8 +71,8 @@ SOLO_PAIRS = KnobSpec(
     section=SECTION)
 BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (the narrow levels' block too); "
                          "the kernel is compiled for a block an SM with the whole register file (64 registers a "
-                         "thread for 1024, which spill, 128 for 512, which do not; on an H100 512 was faster on 8 "
-                         "of 12 graphs, 1024 on the uniform and small-world graphs' wide levels)", 512,
+                         "thread for 1024, which spill, 128 for 512, which do not; on an H100 512 was faster on 7 "
+                         "of 12 graphs, 1024 on the uniform, small-world, facebook and Wiki-Vote graphs)", 512,
                          choices=POW2_BLOCKS, section="BLEST §4")
 BLOCKS_PER_SM = KnobSpec("blocks_per_sm", "blocks per SM; 0: as many as the GPU holds at once, which a "
                          "cooperative launch may not exceed", 0, low=0, high=8, section="BLEST §4")
