@@ -333,7 +333,7 @@ def write(args, env: dict, rows: list) -> None:
           *harness.markdown_table(["workload", "GPUs", "how", "s", "runs s", "speed-up", "GPU s", "busiest worker s",
                                    "result"],
                                   [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}",
-                                    ", ".join(f"{t:.2f}" for t in r.get("times_s", [r["s"]])), f"{r['speedup']:.2f}",
+                                    _list(r.get("times_s", [r["s"]])), f"{r['speedup']:.2f}",
                                     "" if r.get("gpu_s") is None else f"{r['gpu_s']:.2f}",
                                     "" if r.get("busiest_s") is None else f"{r['busiest_s']:.2f}", r["result"]]
                                    for r in rows], right={1, 3, 5, 6, 7})]
