@@ -453,7 +453,8 @@ class DistributedManyRun:
                 found = part["searches"]
                 done += len(found)
                 visited += int(found.column("visited").sum())
-                edges += 0 if found.column("edges_examined") is None else int(found.column("edges_examined").sum())
+                examined = found.column("edges_examined")  # None: the method counts none (MS-BFS)
+                edges += 0 if examined is None else int(examined.sum())
                 rec = Progress(step=step, batch=i, batches=len(self.ranges), searches_done=done,
                                searches_total=len(self.sources), visited=visited, edges_examined=edges,
                                time_ms=ms, elapsed_ms=elapsed, searches=found.replace(batch=i))
