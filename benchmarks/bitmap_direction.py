@@ -87,6 +87,15 @@ CONFIGS = {
                       ("blocks of 1024", {"block_threads": 1024}),
                       ("8,192 edges, blocks of 1024 (the former defaults)", {"narrow_edges": 8192, "block_threads": 1024})]
               for kind_ in ("large", "small", "high")},
+    # One thread-block cluster for the whole search (knob cluster) beside the defaults, whatever the
+    # graph's size (cluster_arcs out of the way); the small graphs leave their one block for it.
+    "cluster": {kind_: [("defaults", {})] + [
+        (label, {"cluster": c, "cluster_arcs": 1 << 40, "one_block_vertices": 0, **extra})
+        for label, c, extra in (("one cluster of 16", 16, {}), ("one cluster of 8", 8, {}),
+                                ("one cluster of 16, blocks of 1024", 16, {"block_threads": 1024}),
+                                ("one cluster of 16, no narrow levels", 16, {"narrow_edges": 0}),
+                                ("one cluster of 16, narrow up to 8,192 edges", 16, {"narrow_edges": 8192}))]
+        for kind_ in ("large", "small", "high")},
     # Knobs every version of the technique has (another checkout's code, run by this script).
     "common": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],

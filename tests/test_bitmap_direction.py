@@ -236,6 +236,26 @@ def test_a_small_graph_runs_every_level_in_one_block(kron):
     assert all(lv.kernel is Kernel.MULTI_BLOCK for lv in grid)
 
 
+def test_a_graph_within_cluster_arcs_runs_in_one_cluster(monkeypatch, kron):
+    """Knob cluster: a graph of at most cluster_arcs arcs runs in one cluster launch of `cluster`
+    blocks, with the same decisions and counts as the grid; a larger graph stays on the grid."""
+    from kernels.bitmap_direction import kernel as kk
+
+    builds = []
+    search_kernel = kk.search_kernel
+    monkeypatch.setattr(kk, "search_kernel", lambda *a: builds.append(a[2:]) or search_kernel(*a))
+    source = int(np.argmax(kron.degrees()))
+    knobs = {**SMALL, "narrow_edges": 64, "one_block_vertices": 0, "cluster": 2}
+    levels, r = _run(kron, source, {**knobs, "cluster_arcs": kron.num_arcs})
+    assert builds[-1] == (True,)  # the run's build (the last asked for): its barriers are the cluster's
+    assert {lv.kernel for lv in levels} == {Kernel.SINGLE_BLOCK, Kernel.CLUSTER}
+    grid, g = _run(kron, source, {**knobs, "cluster_arcs": kron.num_arcs - 1})
+    assert builds[-1] == (False,) and Kernel.CLUSTER not in {lv.kernel for lv in grid}
+    fields = ("direction", "frontier_in", "edges_examined", "discovered", "m_f", "m_u", "words_tested")
+    assert [[getattr(lv, f) for f in fields] for lv in levels] == [[getattr(lv, f) for f in fields] for lv in grid]
+    assert np.array_equal(r.distances, g.distances) and np.array_equal(r.parents, g.parents)
+
+
 @pytest.mark.parametrize("where,copy", [("shared", 3), ("shared", 8), ("global", 8)])
 def test_block_levels_keep_visited_where_asked_and_spill_their_queue_copy(monkeypatch, where, copy):
     """The block levels' shared memory: visited there or in global memory (knob block_visited),
@@ -297,15 +317,20 @@ def test_any_dynamic_shared_memory_is_opted_in_to(monkeypatch):
     calls = []
     ok = object()
     drv = types.SimpleNamespace(
-        CUfunction_attribute=types.SimpleNamespace(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES="max-dynamic"),
+        CUfunction_attribute=types.SimpleNamespace(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES="max-dynamic",
+                                                   CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED="big-cluster"),
         CUresult=types.SimpleNamespace(CUDA_SUCCESS=ok),
         cuKernelSetAttribute=lambda attr, value, handle, device: calls.append((attr, value, handle, device)) or (ok,))
     monkeypatch.setitem(sys.modules, "cuda.bindings", types.SimpleNamespace(driver=drv))
     monkeypatch.setitem(sys.modules, "cuda.bindings.driver", drv)
     plan = types.SimpleNamespace(handle="kernel", cufunc=types.SimpleNamespace(device=types.SimpleNamespace(id=0)))
     for size in (0, 40_592, 47_096, 160_000):
-        bitmap_direction._allow_shared(plan, size)
+        bitmap_direction._allow(plan, size, 0)
     assert calls == [("max-dynamic", size, "kernel", 0) for size in (40_592, 47_096, 160_000)]
+    calls.clear()
+    for cluster in (2, 8, 16):  # clusters of more than 8 blocks are not portable: they opt in too
+        bitmap_direction._allow(plan, 0, cluster)
+    assert calls == [("big-cluster", 1, "kernel", 0)]
 
 
 def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
@@ -339,6 +364,9 @@ def test_bad_knobs_are_named():
         run_bfs(graphs.generate("grid2d", rows=3, cols=3), 0, "bitmap-direction", {"order": "bfs"})
     with pytest.raises(KnobError, match="narrow_edges"):
         run_bfs(graphs.generate("grid2d", rows=3, cols=3), 0, "bitmap-direction", {"narrow_edges": -1})
+    for bad in (1, 17):
+        with pytest.raises(KnobError, match=f"cluster={bad}|cluster.*{bad}"):
+            run_bfs(graphs.generate("grid2d", rows=3, cols=3), 0, "bitmap-direction", {"cluster": bad})
 
 
 # ------------------------------------------------------------------------------ streaming
@@ -357,7 +385,7 @@ def test_the_host_reads_levels_while_the_launch_runs():
     from explorer.techniques.bitmap_direction import _Loop
 
     loop = object.__new__(_Loop)
-    loop.L, loop.gpu, loop.ended, loop.first_row = L, True, _Event(), True
+    loop.L, loop.gpu, loop.ended, loop.first_row, loop.cluster = L, True, _Event(), True, 0
     loop.ctx = type("Ctx", (), {"instrument": True})()
     loop.log = np.zeros(L.log_size(8), np.int64)
     loop.log[L.H_GT0] = 1_000_000

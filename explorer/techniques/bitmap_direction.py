@@ -11,7 +11,9 @@ Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as dist
   top-down levels (m_f <= narrow_edges) run in block 0 alone with block barriers while the other
   blocks sleep, its visited bitmap and queues' first entries in shared memory (knob block_visited);
   a graph of at most one_block_vertices pulling vertices runs every level, bottom-up ones too, in
-  one block: an ordinary launch of one block, its bitmaps in shared memory.
+  one block: an ordinary launch of one block, its bitmaps in shared memory; a graph of at most
+  cluster_arcs arcs runs in one thread-block cluster of `cluster` blocks, the grid's code with the
+  cluster's hardware barrier in place of the grid's.
 * Live records: block 0 logs each level in device memory and copies the new rows into host memory
   the GPU writes (mapped), at most every 100 µs in the grid and every 64 levels in one block; the
   host hands each level over as it appears (`streamed`), while the kernel runs, and reads the rows
@@ -81,6 +83,17 @@ BLOCK_VISITED = KnobSpec(
     "when it fits beside the queues' copies: claims are shared atomics) or 'global'; a small graph's "
     "(one_block_vertices) is always shared", "shared", choices=("shared", "global"), kind=str,
     section="BFS-4K §5.5 (single block)")
+CLUSTER = KnobSpec(
+    "cluster", "a graph of at most cluster_arcs arcs that is not one block's runs its whole search in one "
+    "thread-block cluster of this many blocks (an SM each; compute capability 9.0+, more than 8 where the GPU "
+    "allows it, 16 on an H100): a level ends at the cluster's hardware barrier instead of a grid barrier over "
+    "every SM; 0: never (on an H100, with one_block_vertices 0: the 1000² grid 6.0 ms against the grid's 6.6, "
+    "Wiki-Vote 0.058 against one block's 0.064, facebook_combined 0.073 against 0.078; p2p-Gnutella31 0.137 "
+    "against 0.116 and the 3-D grid 128³ 5.8 against 2.8, whose wide levels want every SM)", 0, low=0, high=16,
+    section="BFS-4K §5.5 (single block), over a cluster")
+CLUSTER_ARCS = KnobSpec(
+    "cluster_arcs", "the most arcs a graph may have for its search to run in one cluster (knob cluster): beyond "
+    "it the wide levels want every SM", 1 << 22, low=0, high=1 << 40, section="BFS-4K §5.5 (single block), over a cluster")
 MAX_BLOCKS = KnobSpec("max_blocks", "at most this many blocks in all (a grid barrier costs more with more blocks: "
                       "small graphs may not need them); 0: no cap", 0, low=0, high=1 << 16, section="BLEST §4")
 
@@ -99,6 +112,13 @@ class BitmapDirectionKnobs(KnobSet):
     blocks_per_sm: int = knob(BLOCKS_PER_SM)
     max_blocks: int = knob(MAX_BLOCKS)
     block_visited: str = knob(BLOCK_VISITED)
+    cluster: int = knob(CLUSTER)
+    cluster_arcs: int = knob(CLUSTER_ARCS)
+
+    def check(self) -> None:
+        if self.cluster == 1:
+            raise KnobError("knob cluster=1: a cluster of one block is the narrow levels' block; use 0 (no cluster) "
+                            "or 2 to 16 blocks")
 
 
 _A = "Array({}, 1, 'C', False, aligned=True)"
@@ -115,7 +135,7 @@ STATIC_SHARED = 16 * 1024
 class BitmapDirection(BFSTechnique):
     technique = Technique.BITMAP_DIRECTION
     Knobs = BitmapDirectionKnobs
-    kernel_kinds = (Kernel.MULTI_BLOCK, Kernel.SINGLE_BLOCK)
+    kernel_kinds = (Kernel.MULTI_BLOCK, Kernel.SINGLE_BLOCK, Kernel.CLUSTER)
     directions = (Direction.TOP_DOWN, Direction.BOTTOM_UP)
     extras = (
         Extra("frontier_form", "how the level read its frontier: queue (top-down) or bitmap (bottom-up)", kind=str),
@@ -138,6 +158,7 @@ class BitmapDirection(BFSTechnique):
     simulator_knobs = {"block_threads": 32, "blocks_per_sm": 1}
     test_knobs = (
         {"narrow_edges": 0, "one_block_vertices": 0},  # every level in the grid
+        {"one_block_vertices": 0, "cluster": 2},  # one cluster: narrow levels in its block 0, the rest in all
         {"narrow_edges": 0, "one_block_vertices": 0, "alpha": 1_000_000, "beta": 1, "order": "degree",
          "max_blocks": 1},  # bottom-up at once
         {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 1 << 30, "solo_pairs": 1},  # warps alone
@@ -152,6 +173,9 @@ class BitmapDirection(BFSTechnique):
         if knobs.block_threads > limits.max_threads_per_block:
             raise KnobError(f"knob block_threads={knobs.block_threads} exceeds this GPU's "
                             f"{limits.max_threads_per_block} threads per block")
+        if knobs.cluster and not limits.clusters:
+            raise KnobError(f"knob cluster={knobs.cluster} needs thread-block clusters (compute capability 9.0 or "
+                            f"later); {limits.name} has none: use cluster=0")
 
     # The graph preparation's CPU code (explorer.graphs.prepare: rows check, renumbering, packing),
     # compiled in helper processes beside the kernels on a first run (explorer.warmup.compile_ahead).
@@ -165,10 +189,13 @@ class BitmapDirection(BFSTechnique):
     def kernel_signatures(self, knobs, instrument: bool) -> list:
         from kernels.bitmap_direction import kernel as kk
 
-        # The graph decides which search runs (a graph that one block pulls: the block kernel): the
-        # grid's first, the slower to compile; their builds depend on the knobs only.
+        # The graph decides which search runs (a graph that one block pulls: the block kernel; one of
+        # at most cluster_arcs arcs: the cluster's build): the grid's first, the slower to compile;
+        # their builds depend on the knobs only.
         regs = kk.registers(knobs.block_threads)
         searches = (kk.search_kernel(bool(instrument), regs), kk.block_kernel(bool(instrument), regs))
+        if knobs.cluster:
+            searches += (kk.search_kernel(bool(instrument), regs, True),)
         return declared(*searches, kk.bitmap_clear, kk.bitmap_start)
 
     def start(self, ctx: RunContext) -> LevelLoop:
@@ -195,18 +222,23 @@ def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[b
     return False, (words if visited == "shared" and words + 2 * qcap <= room else 0), qcap
 
 
-def _allow_shared(plan, shared: int) -> None:
+def _allow(plan, shared: int, cluster: int) -> None:
     """Let the plan's kernel have `shared` bytes of dynamic shared memory, before the occupancy query,
-    which counts them. Any size opts in: without it, static and dynamic shared memory together
-    may not pass 48 KB (the kernels' own static arrays take up to STATIC_SHARED of that)."""
-    if shared <= 0:
-        return
+    which counts them, and clusters of `cluster` blocks. Any size opts in: without it, static and
+    dynamic shared memory together may not pass 48 KB (the kernels' own static arrays take up to
+    STATIC_SHARED of that); clusters of more than 8 blocks are not portable and must opt in too."""
     from cuda.bindings import driver as drv
 
-    attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
-    err, = drv.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id)
-    if err != drv.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: {err.name}")
+    attrs = drv.CUfunction_attribute
+    for attr, value, what in ((attrs.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared,
+                               f"{shared:,} B of shared memory"),
+                              (attrs.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, int(cluster > 8),
+                               f"clusters of {cluster} blocks (knob cluster)")):
+        if value <= 0:
+            continue
+        err, = drv.cuKernelSetAttribute(attr, value, plan.handle, plan.cufunc.device.id)
+        if err != drv.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"allowing the bitmap-direction search {what} failed: {err.name}")
 
 
 class _DirectLaunch:
@@ -216,7 +248,7 @@ class _DirectLaunch:
     graph's whole search. Its marshalled arguments are the launcher's (Launcher.prepare, with this
     run's argument objects)."""
 
-    def __init__(self, plan, blocks: int, threads: int, shared: int, cooperative: bool):
+    def __init__(self, plan, blocks: int, threads: int, shared: int, cooperative: bool, cluster: bool):
         import ctypes
         from itertools import chain
 
@@ -229,19 +261,24 @@ class _DirectLaunch:
         self.address = ctypes.addressof(self.params)
         self.dims = (blocks, threads, shared)
         self.cfg = None
-        if cooperative:
+        if cooperative or cluster:  # a cooperative grid, or the whole launch one cluster
             cfg = drv.CUlaunchConfig()
             cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
             cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
             cfg.sharedMemBytes = shared
             attr = drv.CUlaunchAttribute()
-            attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-            attr.value.cooperative = 1
+            if cluster:
+                attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+                attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = blocks, 1, 1
+            else:
+                attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+                attr.value.cooperative = 1
             cfg.attrs = [attr]
             cfg.numAttrs = 1
             self.cfg = cfg
         self.ok = drv.CUresult.CUDA_SUCCESS
-        self.what = f"{blocks} block{'s' * (blocks > 1)} of {threads} threads, {shared:,} B of shared memory"
+        self.what = (f"{'one cluster of ' if cluster else ''}{blocks} block{'s' * (blocks > 1)} of {threads} threads, "
+                     f"{shared:,} B of shared memory")
 
     def __call__(self) -> None:
         if self.cfg is None:
@@ -250,7 +287,9 @@ class _DirectLaunch:
         else:
             err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
         if err != self.ok:
-            raise RuntimeError(f"launching the bitmap-direction search ({self.what}) failed: {err.name}")
+            hint = (": the GPU cannot place a cluster this large with this much shared memory; choose a smaller "
+                    "knob cluster (or 0)") if self.cfg is not None and "CLUSTER" in err.name else ""
+            raise RuntimeError(f"launching the bitmap-direction search ({self.what}) failed: {err.name}{hint}")
 
 
 class _Loop(LevelLoop):
@@ -316,9 +355,14 @@ class _Loop(LevelLoop):
         ctx.launch_now(common.set_source, 1, 1, 0, self.dist, self.parent, self.search.queues[0], self.dist, source)
         ctx.launch_now(kk.bitmap_start, 1, 1, 0, self.search, source, rt.to_device(st))
 
-        # A small graph: the whole search in one block, an ordinary launch; else the cooperative grid.
-        make = kk.block_kernel if self.small else kk.search_kernel
-        self.kernel = make(bool(ctx.instrument), kk.registers(k.block_threads))
+        # A small graph: the whole search in one block, an ordinary launch; a graph of at most
+        # cluster_arcs arcs: one cluster; else the cooperative grid.
+        self.cluster = 0 if self.small or g.num_arcs > k.cluster_arcs else k.cluster
+        regs = kk.registers(k.block_threads)
+        if self.small:
+            self.kernel = kk.block_kernel(bool(ctx.instrument), regs)
+        else:
+            self.kernel = kk.search_kernel(bool(ctx.instrument), regs, self.cluster > 0)
         self.args = (self.graph, self.search, self.params, self.log)
         self.threads = k.block_threads
         plan = None
@@ -326,8 +370,9 @@ class _Loop(LevelLoop):
             rt.launcher.prepare(self.kernel, 1, self.threads, self.shared, *self.args, on_compile=ctx.compiling)
             plan = getattr(rt.launcher, "_plans", {}).get(self.kernel)
             if plan is not None:
-                _allow_shared(plan, self.shared)
-        fits = 1 if self.small else _cooperative_blocks(self.kernel, self.args, self.threads, self.shared)
+                _allow(plan, self.shared, self.cluster)
+        fits = 1 if self.small or self.cluster else _cooperative_blocks(self.kernel, self.args, self.threads,
+                                                                       self.shared)
         if fits < 1:
             raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU "
                             f"(with {self.shared:,} B of shared memory for its block levels): choose fewer threads")
@@ -337,7 +382,10 @@ class _Loop(LevelLoop):
             self.blocks = min(self.blocks, k.max_blocks)
         if self.small:  # block 0 runs every level: the others would only wait
             self.blocks = 1
-        self.direct = plan and _DirectLaunch(plan, self.blocks, self.threads, self.shared, not self.small)
+        elif self.cluster:
+            self.blocks = self.cluster
+        self.direct = plan and _DirectLaunch(plan, self.blocks, self.threads, self.shared,
+                                             not self.small and not self.cluster, self.cluster > 0)
         self.first_row = True
 
     # ---- one launch (timed by the engine)
@@ -346,6 +394,8 @@ class _Loop(LevelLoop):
             self.direct()
         elif self.small:
             go(self.kernel, 1, self.threads, self.shared, *self.args)
+        elif self.cluster:
+            go.cluster(self.kernel, self.blocks, self.blocks, self.threads, self.shared, *self.args)
         else:
             go.cooperative(self.kernel, self.blocks, self.threads, self.shared, *self.args)
         if self.gpu:
@@ -393,7 +443,7 @@ class _Loop(LevelLoop):
             frontier_in=r[L.R_FRONTIER], edges_examined=measured(inst, r[L.R_EXAMINED]) if bu else r[L.R_EXAMINED],
             discovered=r[L.R_NEXT], frontier_out=r[L.R_NEXT],  # one claim a vertex: no duplicates
             dup_generated=measured(inst, 0), dup_detected=0, dup_undetected=measured(inst, 0),
-            kernel=Kernel.SINGLE_BLOCK if r[L.R_NARROW] else Kernel.MULTI_BLOCK,
+            kernel=Kernel.SINGLE_BLOCK if r[L.R_NARROW] else Kernel.CLUSTER if self.cluster else Kernel.MULTI_BLOCK,
             direction=Direction.BOTTOM_UP if bu else Direction.TOP_DOWN, launches=1 if self.first_row else 0,
             frontier_form="bitmap" if bu else "queue", frontier_converted=bool(r[L.R_CONVERTED]),
             words_tested=measured(inst, r[L.R_WORDS]), candidates_found=measured(inst, r[L.R_CANDS]),

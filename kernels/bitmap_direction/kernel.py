@@ -17,6 +17,10 @@ block holds:
 * bottom-up in the grid: a warp per visited word; each unvisited vertex ANDs its bit-packed
   in-adjacency with the frontier bitmap.
 
+`search_kernel(instrument, registers, cluster=True)` is the same search launched as one
+thread-block cluster (a graph of at most cluster_arcs arcs): every grid barrier is the cluster's
+hardware barrier, and the blocks wait for block 0's narrow levels in it instead of polling.
+
 `block_kernel(instrument, registers)` returns `bitmap_block(g, s, p, log)`: a small graph's whole
 search (Params.small) in one block, every level a block level, bottom-up ones too; an ordinary
 launch of one block (no grid barrier in its code).
@@ -38,6 +42,7 @@ from numba import cuda, int32, int64, uint32
 
 from .. import cudasim as _sim
 from ..args import I64, V64
+from ..cluster import cluster_sync
 from ..primitives import clock64
 from . import block as B
 from . import device as D
@@ -73,11 +78,13 @@ def _options(registers: int) -> dict:
     return {} if _sim.simulator_enabled() else {"max_registers": registers}
 
 
-def search_kernel(instrument: bool, registers: int = 64):
+def search_kernel(instrument: bool, registers: int = 64, cluster: bool = False):
     """bitmap_search with or without the bottom-up counts (fixed at compile time: the code of the
-    other case is dropped), with at most `registers` a thread (registers()). Compiled on first use,
-    cached on disk."""
-    return _search_kernel(instrument, registers, PHASE_CLOCKS)
+    other case is dropped), with at most `registers` a thread (registers()). With `cluster`, the
+    build launched as one thread-block cluster: its barriers are the cluster's (hardware, a fraction
+    of a grid barrier's cost) and the blocks never wait for block 0's narrow levels by polling.
+    Compiled on first use, cached on disk."""
+    return _search_kernel(instrument, registers, PHASE_CLOCKS, cluster)
 
 
 def block_kernel(instrument: bool, registers: int = 64):
@@ -85,14 +92,22 @@ def block_kernel(instrument: bool, registers: int = 64):
     return _block_kernel(instrument, registers, PHASE_CLOCKS)
 
 
+@cuda.jit(device=True)
+def barrier(grid, cluster):
+    """Every thread of the launch: the cluster's barrier when the launch is one cluster, else the grid's."""
+    if cluster:
+        cluster_sync()
+    else:
+        grid.sync()
+
+
 @functools.cache
-def _search_kernel(instrument: bool, registers: int, phases: bool):
-    @cuda.jit(cache=True, **_options(registers))
+def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool):
     def bitmap_search(g: GraphArrays, s: SearchArrays, p: Params, log: V64):
-        # `registers` and `phases` are read here so that they are cells of this closure: the disk
-        # cache keys on those (not on max_registers), and a 128-register build must not load for
-        # 1024 threads.
-        if registers == 0 or phases is None:
+        # `registers`, `phases` and `cluster` are read here so that they are cells of this closure:
+        # the disk cache keys on those (not on max_registers), and a 128-register build must not load
+        # for 1024 threads.
+        if registers == 0 or phases is None or cluster is None:
             return
         grid = cuda.cg.this_grid()
         st = cuda.shared.array(NUM_T, int64)
@@ -128,9 +143,9 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
                         D.save_state(st, s.ctr, L.HANDOFF)
                         cuda.threadfence()
                         cuda.atomic.max(s.ctr, L.NARROW_DONE, st[L.T_LEVEL])
-                else:
+                elif not cluster:  # a cluster's blocks wait in its hardware barrier instead
                     D.sleep_until_narrow_done(s.ctr, st[L.T_LEVEL])
-                grid.sync()
+                barrier(grid, cluster)
                 if tid == 0:
                     D.load_state(st, s.ctr, L.HANDOFF)  # block 0's: its levels, rows logged and decisions
                 cuda.syncthreads()
@@ -152,10 +167,10 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
                 D.clear_row(s.fronts, nb, words, me, team)
                 if bu:
                     D.clear_row(s.fronts, cur, words, me, team)
-                grid.sync()
+                barrier(grid, cluster)
                 if bu:
                     D.queue_to_bits(s.queues[qcur], st[L.T_SIZE], s.fronts, cur, me, team)
-                    grid.sync()
+                    barrier(grid, cluster)
                     if tid == 0:
                         st[L.T_CONV] = 1
             elif leader:
@@ -173,13 +188,13 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
                 D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                 if timed:
                     D.mark(s.rows, st, 2, t0, 0)
-                grid.sync()
+                barrier(grid, cluster)
                 if timed:
                     D.mark(s.rows, st, 3, t0, 0)
             else:
                 if st[L.T_QUEUE] == 0:  # after a bottom-up level: the frontier into a queue first
                     D.bits_to_queue(s.fronts, cur, words, src, s.ctr, slot + L.C_QUEUED, me, team)
-                    grid.sync()
+                    barrier(grid, cluster)
                     if tid == 0:
                         st[L.T_CONV] = 1
                 sink = (s.visited, True, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE, stc, 0, True)
@@ -189,14 +204,14 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
                 D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                 if timed:
                     D.mark(s.rows, st, 2, t0, 0)
-                grid.sync()
+                barrier(grid, cluster)
                 if timed:
                     D.mark(s.rows, st, 3, t0, 0)
                 packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
                     D.heavy(g, s, packed, int32(lv + 1), (me, team), sink, acc)
                     D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
-                    grid.sync()
+                    barrier(grid, cluster)
             if timed:
                 D.mark(s.rows, st, 4, t0, 0)
             if tid == 0:
@@ -216,7 +231,9 @@ def _search_kernel(instrument: bool, registers: int, phases: bool):
         if leader:  # every block has read the start state: it passed a grid barrier since
             D.save_state(st, s.ctr, L.STATE)  # the host reads it, and the rows not published, after the launch
 
-    return bitmap_search
+    if cluster:  # a name of its own: the warm-up finds each build by name
+        bitmap_search.__name__ = bitmap_search.__qualname__ = "bitmap_cluster"
+    return cuda.jit(cache=True, **_options(registers))(bitmap_search)
 
 
 @functools.cache
