@@ -1,6 +1,7 @@
 """Tests for explorer.reference: cpu_bfs, traversed_edges, the Graph500 validator."""
 from __future__ import annotations
 
+import types
 from collections import deque
 
 import networkx as nx
@@ -667,6 +668,34 @@ def test_check_result_takes_the_result_and_its_source_a_vertex_not_an_id():
         check_result(g, 1, d, p)  # arrays with a source beside them: the source could be an id
     with pytest.raises(TypeError, match="takes a RunResult, not tuple.*assert_valid_bfs"):
         check_result(g, (d, p))
+
+
+@settings(max_examples=80, deadline=None)
+@given(graphs_and_sources(), st.data())
+def test_the_one_pass_check_passes_exactly_the_results_validate_and_the_reference_pass(gs, data):
+    # check_result first tries one pass against the reference's distances and falls back to the
+    # Graph500 rules for a report: that pass must accept a result exactly when the rules and the
+    # comparison both do, in either form, whatever was broken.
+    from explorer.reference.validate import _agrees_with_reference
+
+    G, s = gs
+    g = _csr(G)
+    expected = bfs_distances(g, s)
+    d, p = cpu_bfs(g, s)
+    d, p = d.astype(np.int32), p.astype(np.int32)
+    for _ in range(data.draw(st.integers(0, 3))):
+        v = data.draw(st.integers(0, g.num_vertices - 1))
+        if data.draw(st.booleans()):
+            p[v] = data.draw(st.integers(-2, g.num_vertices))
+        else:
+            d[v] = data.draw(st.integers(-1, g.num_vertices - 1))
+    args = (g.offsets, g.indices, d, p, expected.astype(np.int32), s, g.directed)
+    one_pass = _agrees_with_reference.serial(*args)
+    assert _agrees_with_reference.parallel(*args) == one_pass
+    full = validate(g, s, d, p, reference_distances=expected)
+    assert one_pass == (full.ok and compare_distances(expected, d) is None)
+    report = check_result(g, types.SimpleNamespace(source=s, distances=d, parents=p), expected=expected)
+    assert report.ok == one_pass and (one_pass or report.rule in (full.rule, "distances"))
 
 
 @settings(max_examples=60, deadline=None)
