@@ -537,7 +537,7 @@ FIRST_RUN_FUNCTIONS = (
     (("explorer.graphs.build", "_bucket_rows.serial", f"({_V64}, {_V64}, int64, bool, int64, {_V32}, {_V64}, {_V64}, none, none)"),),
     (("explorer.graphs.csr", "_decreases.serial", f"({_V64},)"), ("explorer.graphs.csr", "_id_range.serial", f"({_V32},)")),
     (("explorer.reference.bfs", "_self_loops_per_vertex", f"({_V64}, {_V32})"),
-     ("explorer.reference.bfs", "_count_reached_arcs", f"({_V64}, {_V32}, {_A.format('bool')})"),
+     ("explorer.reference.bfs", "_count_reached_arcs.serial", f"({_V64}, {_V32}, {_V32})"),
      ("explorer.reference.bfs", "_bfs_kernel", f"({_V64}, {_V32}, int64)"),
      ("explorer.reference.bfs", "_distances_kernel.serial", f"({_V64}, {_V32}, int64, bool)"),
      ("explorer.reference.validate", "_vertex_on_cycle", f"({_V32}, int64)"),

@@ -8,6 +8,7 @@ make them read or write out of bounds instead of failing.
 from __future__ import annotations
 
 import operator
+import functools
 from dataclasses import dataclass, field
 
 import numba
@@ -91,6 +92,11 @@ class CSRGraph:
 
     def degrees(self) -> np.ndarray:
         return np.diff(self.offsets)
+
+    @functools.cached_property
+    def max_degree(self) -> int:
+        """The largest out-degree (0 without vertices), computed once: a run asks for it."""
+        return int(self.degrees().max()) if self.num_vertices else 0
 
     def neighbors(self, v: int) -> np.ndarray:
         return self.indices[self.offsets[v]:self.offsets[v + 1]]

@@ -281,15 +281,16 @@ def _loops_of(graph: CSRLike) -> np.ndarray:
     return loops
 
 
-@numba.njit(cache=True)
-def _count_reached_arcs(offsets, loops_per_vertex, reached):
-    """(arcs leaving reached vertices, self-loop arcs among them); loops_per_vertex empty: none."""
+@two_forms
+def _count_reached_arcs(offsets, loops_per_vertex, distances):
+    """(arcs leaving reached vertices (distance >= 0), self-loop arcs among them); loops_per_vertex
+    empty: none. Integer sums: both forms give the same counts."""
     n = offsets.shape[0] - 1
     has_loops = loops_per_vertex.shape[0] > 0
     arcs = 0
     loops = 0
-    for u in range(n):
-        if reached[u]:
+    for u in prange(n):
+        if distances[u] >= 0:
             arcs += offsets[u + 1] - offsets[u]
             if has_loops:
                 loops += loops_per_vertex[u]
@@ -314,8 +315,7 @@ def traversed_edges(graph: CSRLike, distances) -> int:
         raise ValueError(
             f"distances has shape {d.shape}, expected ({graph.num_vertices},) for graph {graph.name!r}"
         )
-    reached = d >= 0
-    arcs, loops = _count_reached_arcs(graph.offsets, _loops_of(graph), reached)
+    arcs, loops = _count_reached_arcs.at(len(d))(graph.offsets, _loops_of(graph), d)
     if graph.directed:
         return int(arcs)
     return int((arcs - loops) // 2 + loops)

@@ -108,7 +108,7 @@ class ExpandLoop(LevelLoop):
         self.parts = ctx.buffer("parts", g.num_arcs // self.chunk + 2 if self.partitioned else 1, np.int64)
         self.kernel = LB.level_kernel(expand, ctx.instrument, atomic, culling)
         self.shared = LBL.shared_bytes(expand, B, self.p1, self.p2, bool(culling & LBL.CULL_WARP), self.history)
-        self.max_degree = int(g.degrees().max()) if n else 0
+        self.max_degree = g.max_degree
         self.res_blocks = max(1, limits.res_threads // B)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
         ctx.launch_now(common.zero_int64, 1, 32, 0, self.counters)

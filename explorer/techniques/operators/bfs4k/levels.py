@@ -136,7 +136,7 @@ class BFS4KLevels(LevelLoop):
                 lay.frontier_capacity * self.C, lay.frontier_capacity, knobs.K1, self.heavy_lim, knobs.K3, knobs.K4,
                 max(lay.hash_entries - 1, 0), knobs.K7, lay.region0_words, lay.bitmap_words)
 
-        self.frontier = FrontierStats.of_vertices(ctx.graph.degrees()[[ctx.source]])
+        self.frontier = FrontierStats.of_vertices(np.diff(ctx.graph.offsets[ctx.source:ctx.source + 2]))
         self.level, self.in_a = 0, True
         self.plan = self._plan()
         # Compile (or load from the disk cache) every kernel the run may use before its clock
