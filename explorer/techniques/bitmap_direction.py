@@ -202,13 +202,6 @@ class BitmapDirection(BFSTechnique):
         return _Loop(ctx)
 
 
-def _cooperative_blocks(kernel, args, threads, shared) -> int:
-    """Blocks of `kernel` the GPU holds at once (the simulator's cap under it)."""
-    typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
-    key = None if typeof is None else tuple(typeof(a) for a in args)
-    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, shared))
-
-
 def block_memory(n: int, small: bool, shared_room: int, visited: str) -> tuple[bool, int, int]:
     """(small, shared_words, qcap) of the block levels (layout.Params): a small graph keeps its
     visited and frontier bitmaps in shared memory and as many queue entries as fit (it is no longer
@@ -371,8 +364,8 @@ class _Loop(LevelLoop):
             plan = getattr(rt.launcher, "_plans", {}).get(self.kernel)
             if plan is not None:
                 _allow(plan, self.shared, self.cluster)
-        fits = 1 if self.small or self.cluster else _cooperative_blocks(self.kernel, self.args, self.threads,
-                                                                       self.shared)
+        fits = 1 if self.small or self.cluster else common.coresident_blocks(self.kernel, self.args, self.threads,
+                                                                            self.shared)
         if fits < 1:
             raise KnobError(f"knob block_threads={self.threads}: no block of the search fits on an SM of this GPU "
                             f"(with {self.shared:,} B of shared memory for its block levels): choose fewer threads")
