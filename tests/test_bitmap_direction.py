@@ -333,6 +333,31 @@ def test_any_dynamic_shared_memory_is_opted_in_to(monkeypatch):
     assert calls == [("big-cluster", 1, "kernel", 0)]
 
 
+def test_a_cluster_launch_asks_the_driver_how_many_clusters_fit(monkeypatch):
+    """The set-up asks the driver's occupancy query how many clusters of the launch's shape fit (none:
+    a knob error naming cluster, before anything runs); a fake driver here, which the launch's
+    configuration reaches: the simulator places any cluster."""
+    import sys
+    import types
+
+    from explorer.techniques import bitmap_direction
+
+    ok = object()
+    for fits in (0, 3):
+        drv = types.SimpleNamespace(
+            CUresult=types.SimpleNamespace(CUDA_SUCCESS=ok), CUlaunchConfig=types.SimpleNamespace,
+            CUlaunchAttribute=lambda: types.SimpleNamespace(value=types.SimpleNamespace(
+                clusterDim=types.SimpleNamespace())),
+            CUlaunchAttributeID=types.SimpleNamespace(CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION="cluster"),
+            cuKernelGetFunction=lambda handle: (ok, ("function", handle)),
+            cuOccupancyMaxActiveClusters=lambda func, cfg, fits=fits: (ok, fits))
+        monkeypatch.setitem(sys.modules, "cuda.bindings", types.SimpleNamespace(driver=drv))
+        monkeypatch.setitem(sys.modules, "cuda.bindings.driver", drv)
+        plan = types.SimpleNamespace(handle="kernel", chunks=[])
+        launch = bitmap_direction._DirectLaunch(plan, 16, 512, 40_000, False, True)
+        assert launch.cfg.attrs[0].value.clusterDim.x == 16 and launch.clusters_fit() == fits
+
+
 def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
     from explorer.techniques import bitmap_direction
 

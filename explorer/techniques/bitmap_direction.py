@@ -273,6 +273,15 @@ class _DirectLaunch:
         self.what = (f"{'one cluster of ' if cluster else ''}{blocks} block{'s' * (blocks > 1)} of {threads} threads, "
                      f"{shared:,} B of shared memory")
 
+    def clusters_fit(self) -> int:
+        """Clusters of this launch's shape the GPU can hold at once (the driver's occupancy query)."""
+        err, func = self.drv.cuKernelGetFunction(self.handle)
+        if err == self.ok:
+            err, count = self.drv.cuOccupancyMaxActiveClusters(func, self.cfg)
+        if err != self.ok:
+            raise RuntimeError(f"asking how many clusters of {self.what} fit failed: {err.name}")
+        return int(count)
+
     def __call__(self) -> None:
         if self.cfg is None:
             blocks, threads, shared = self.dims
@@ -379,6 +388,10 @@ class _Loop(LevelLoop):
             self.blocks = self.cluster
         self.direct = plan and _DirectLaunch(plan, self.blocks, self.threads, self.shared,
                                              not self.small and not self.cluster, self.cluster > 0)
+        if self.direct and self.cluster and self.direct.clusters_fit() < 1:
+            raise KnobError(f"knob cluster={self.cluster}: this GPU cannot place a cluster of {self.cluster} blocks of "
+                            f"{self.threads} threads with {self.shared:,} B of shared memory each; choose a smaller "
+                            "cluster, fewer block_threads, or cluster=0")
         self.first_row = True
 
     # ---- one launch (timed by the engine)
