@@ -554,7 +554,7 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
                              workers=None if workers[0] is None else [workers[i % len(workers)]],
                              allow_other_workers=True): i
                for i in range(len(plan.points))}
-    ready = as_completed(list(futures))
+    ready = as_completed(list(futures), with_results=True)  # each point's result fetched as it finishes
     while not ready.is_empty():
         if stop is not None and stop():
             client.cancel([f for f in futures if not f.done()])
@@ -562,8 +562,8 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
         if not ready.has_ready():
             time.sleep(POLL_S)
             continue
-        for fut in ready.next_batch(block=False):
-            on_point(futures[fut], *fut.result())
+        for fut, result in ready.next_batch(block=False):
+            on_point(futures[fut], *result)
             fut.release()
     return False
 
