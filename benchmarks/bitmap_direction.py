@@ -579,6 +579,10 @@ def section_roots(b: Bench) -> None:
 
 
 def section_instrument(b: Bench) -> None:
+    """The counts' cost on Kronecker 22: runs without and with them in turns (a drift of the GPU or
+    the host touches both alike), the cost from their medians and from the pairs' ratios, with a
+    95 % bootstrap interval of the pairs' median ratio (the noise that decides whether a cost is
+    shown below a goal)."""
     from explorer.engine import Session
 
     name = "kron22"
@@ -586,29 +590,49 @@ def section_instrument(b: Bench) -> None:
     rows = []
     with Session(g) as s:
         for label, knobs in b.configs(name):
-            off = harness.measure(g, source, TECH, knobs, label=label, repeats=b.args.repeats, session=s,
-                                  expected=expected)
-            on = _instrumented(g, source, knobs, b.args.repeats, s, expected)
-            cost = on / off.median_ms - 1 if off.median_ms and on else None
-            rows.append({"graph": name, "config": label, "off_ms": _ms(off.median_ms), "on_ms": _ms(on),
-                         "cost": None if cost is None else round(cost, 4), "correct": off.correct})
-            print(f"  instrumentation ({label}): off {off.median_ms} ms, on {on} ms, cost {cost}", flush=True)
-    b.write("instrument", {"repeats": b.args.repeats}, rows, harness.markdown_table(
-        ["graph", "configuration", "counts off ms", "counts on ms", "cost", "correct"],
-        [[r["graph"], r["config"], r["off_ms"], r["on_ms"], r["cost"], r["correct"]] for r in rows], {2, 3, 4}),
-        f"bitmap-direction: the per-level counts' cost, {b.env['gpu']}")
+            off, on = _in_turns(g, source, knobs, b.args.repeats, s, expected)
+            if off is None:
+                rows.append({"graph": name, "config": label, "correct": False})
+                print(f"  instrumentation ({label}): a run was wrong", flush=True)
+                continue
+            ratios = np.array(on) / np.array(off)
+            low, high = _median_interval(ratios)
+            row = {"graph": name, "config": label, "runs": len(off), "off_ms": _ms(statistics.median(off)),
+                   "on_ms": _ms(statistics.median(on)),
+                   "cost": round(statistics.median(on) / statistics.median(off) - 1, 4),
+                   "paired_cost": round(float(np.median(ratios)) - 1, 4),
+                   "interval": [round(low - 1, 4), round(high - 1, 4)], "correct": True}
+            rows.append(row)
+            print(f"  instrumentation ({label}): off {row['off_ms']} ms, on {row['on_ms']} ms, cost {row['cost']}, "
+                  f"paired {row['paired_cost']} (95 % {row['interval']})", flush=True)
+    b.write("instrument", {"repeats": b.args.repeats, "design": "counts off and on in turns, each run checked"},
+            rows, harness.markdown_table(
+                ["graph", "configuration", "pairs", "counts off ms", "counts on ms", "cost (medians)",
+                 "cost (pairs' median)", "95 % interval", "correct"],
+                [[r["graph"], r["config"], r.get("runs"), r.get("off_ms"), r.get("on_ms"), r.get("cost"),
+                  r.get("paired_cost"), r.get("interval"), r["correct"]] for r in rows], {2, 3, 4, 5, 6}),
+            f"bitmap-direction: the per-level counts' cost, {b.env['gpu']}")
 
 
-def _instrumented(g, source, knobs, repeats, session, expected) -> float | None:
-    """Median elapsed ms of `repeats` instrumented runs after a warm-up, each checked (None if one is wrong)."""
-    times = []
+def _in_turns(g, source, knobs, repeats, session, expected) -> tuple[list, list] | tuple[None, None]:
+    """Elapsed ms of `repeats` runs without the counts and `repeats` with them, one of each in turn
+    after a warm-up of each, every run checked ((None, None) if one is wrong)."""
+    off, on = [], []
     for i in range(repeats + 1):
-        r = harness.start_bfs(g, source, TECH, knobs, instrument=True, session=session).complete()
-        if not harness.check(g, r, expected, full=False).ok:
-            return None
-        if i:
-            times.append(r.elapsed_ms)
-    return statistics.median(times)
+        for instrument, times in ((False, off), (True, on)):
+            r = harness.start_bfs(g, source, TECH, knobs, instrument=instrument, session=session).complete()
+            if not harness.check(g, r, expected, full=False).ok:
+                return None, None
+            if i:
+                times.append(r.elapsed_ms)
+    return off, on
+
+
+def _median_interval(x: np.ndarray, resamples: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95 % percentile-bootstrap interval of x's median."""
+    rng = np.random.default_rng(seed)
+    medians = np.median(rng.choice(x, size=(resamples, len(x)), replace=True), axis=1)
+    return float(np.quantile(medians, 0.025)), float(np.quantile(medians, 0.975))
 
 
 def section_streaming(b: Bench) -> None:
