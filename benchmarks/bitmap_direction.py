@@ -96,6 +96,15 @@ CONFIGS = {
                                 ("one cluster of 16, no narrow levels", 16, {"narrow_edges": 0}),
                                 ("one cluster of 16, narrow up to 8,192 edges", 16, {"narrow_edges": 8192}))]
         for kind_ in ("large", "small", "high")},
+    # Small low-diameter graphs pulled at every level (alpha and beta at their top: bottom-up from the
+    # source on), in one block and in one cluster, beside the cluster's best so far.
+    "throughout": {kind_: [("defaults", {}), ("bottom-up throughout", {"alpha": 1_000_000, "beta": 1_000_000})] + [
+        (label, {"cluster": c, "cluster_arcs": 1 << 40, "one_block_vertices": 0, "narrow_edges": 0, **extra})
+        for label, c, extra in (("one cluster of 16, no narrow levels", 16, {}),
+                                ("one cluster of 16, bottom-up after the first level", 16, {"beta": 1_000_000}),
+                                ("one cluster of 16, bottom-up throughout", 16, {"alpha": 1_000_000, "beta": 1_000_000}),
+                                ("one cluster of 8, bottom-up throughout", 8, {"alpha": 1_000_000, "beta": 1_000_000}))]
+        for kind_ in ("large", "small", "high")},
     # Knobs every version of the technique has (another checkout's code, run by this script).
     "common": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
