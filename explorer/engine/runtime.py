@@ -70,19 +70,21 @@ class _EventClock(_HostClock):
 
         self._cuda = cuda
         self._start, self._stop = cuda.event(), cuda.event()
+        self._step = self._start  # the running step's start event
 
     def start(self, go) -> None:
         self._commit_holds()
-        if self._begin is None:  # the run's clock starts with its first step
-            self._begin = self._cuda.event()
-            go.record(self._begin)
-        go.record(self._start)
+        if self._begin is None:  # the run's clock starts with its first step, whose start it is:
+            self._begin = self._step = self._cuda.event()  # no second event before its launch
+        else:
+            self._step = self._start
+        go.record(self._step)
 
     def stop(self, go) -> None:
         go.record(self._stop)
 
     def step_ms(self) -> float:
-        return self._cuda.event_elapsed_time(self._start, self._stop)
+        return self._cuda.event_elapsed_time(self._step, self._stop)
 
     def elapsed_ms(self) -> float:
         if self._begin is None:
