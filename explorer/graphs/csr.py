@@ -7,8 +7,8 @@ make them read or write out of bounds instead of failing.
 """
 from __future__ import annotations
 
-import operator
 import functools
+import operator
 from dataclasses import dataclass, field
 
 import numba

@@ -88,8 +88,9 @@ CLUSTER = KnobSpec(
     "thread-block cluster of this many blocks (an SM each; compute capability 9.0+, more than 8 where the GPU "
     "allows it, 16 on an H100): a level ends at the cluster's hardware barrier instead of a grid barrier over "
     "every SM; 0: never (on an H100, with one_block_vertices 0: the 1000² grid 6.0 ms against the grid's 6.6, "
-    "Wiki-Vote 0.058 against one block's 0.064, facebook_combined 0.073 against 0.078; p2p-Gnutella31 0.137 "
-    "against 0.116 and the 3-D grid 128³ 5.8 against 2.8, whose wide levels want every SM)", 0, low=0, high=16,
+    "Wiki-Vote 0.058 against one block's 0.064, facebook_combined 0.073 against 0.078, and pulling at every level "
+    "(alpha and beta 10⁶) 0.047; p2p-Gnutella31 0.137 against 0.116 and the 3-D grid 128³ 5.8 against 2.8, whose "
+    "wide levels want every SM)", 0, low=0, high=16,
     section="BFS-4K §5.5 (single block), over a cluster")
 CLUSTER_ARCS = KnobSpec(
     "cluster_arcs", "the most arcs a graph may have for its search to run in one cluster (knob cluster): beyond "
