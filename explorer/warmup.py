@@ -543,8 +543,7 @@ FIRST_RUN_FUNCTIONS = (
      ("explorer.reference.validate", "_vertex_on_cycle", f"({_V32}, int64)"),
      ("explorer.reference.validate", "_first_parent_without_arc.serial", f"({_V64}, {_V32}, {_V32}, int64, bool)"),
      ("explorer.reference.validate", "_first_bad_arc.serial", f"({_V64}, {_V32}, {_V32}, bool)"),
-     ("explorer.reference.validate", "_agrees_with_reference.serial",
-      f"({_V64}, {_V32}, {_V32}, {_V32}, {_V32}, int64, bool)")),
+     ("explorer.reference.validate", "_levels_agree.serial", f"({_V32}, {_V32}, {_V32}, int64)")),
 )
 
 

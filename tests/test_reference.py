@@ -672,11 +672,12 @@ def test_check_result_takes_the_result_and_its_source_a_vertex_not_an_id():
 
 @settings(max_examples=80, deadline=None)
 @given(graphs_and_sources(), st.data())
-def test_the_one_pass_check_passes_exactly_the_results_validate_and_the_reference_pass(gs, data):
-    # check_result first tries one pass against the reference's distances and falls back to the
-    # Graph500 rules for a report: that pass must accept a result exactly when the rules and the
-    # comparison both do, in either form, whatever was broken.
-    from explorer.reference.validate import _agrees_with_reference
+def test_the_quick_check_passes_exactly_the_results_validate_and_the_reference_pass(gs, data):
+    # check_result first checks the levels against the reference's distances and the parents' arcs,
+    # and falls back to the Graph500 rules for a report: that quick check must accept a result
+    # exactly when the rules and the comparison both do, in either form, whatever was broken.
+    from explorer._twoform import parallel_forms
+    from explorer.reference.validate import _agrees_with_reference, _levels_agree
 
     G, s = gs
     g = _csr(G)
@@ -689,13 +690,15 @@ def test_the_one_pass_check_passes_exactly_the_results_validate_and_the_referenc
             p[v] = data.draw(st.integers(-2, g.num_vertices))
         else:
             d[v] = data.draw(st.integers(-1, g.num_vertices - 1))
-    args = (g.offsets, g.indices, d, p, expected.astype(np.int32), s, g.directed)
-    one_pass = _agrees_with_reference.serial(*args)
-    assert _agrees_with_reference.parallel(*args) == one_pass
+    e = expected.astype(np.int32)
+    assert _levels_agree.serial(d, p, e, s) == _levels_agree.parallel(d, p, e, s)
+    quick = _agrees_with_reference(g, s, d, p, e)
+    with parallel_forms():
+        assert _agrees_with_reference(g, s, d, p, e) == quick
     full = validate(g, s, d, p, reference_distances=expected)
-    assert one_pass == (full.ok and compare_distances(expected, d) is None)
+    assert quick == (full.ok and compare_distances(expected, d) is None)
     report = check_result(g, types.SimpleNamespace(source=s, distances=d, parents=p), expected=expected)
-    assert report.ok == one_pass and (one_pass or report.rule in (full.rule, "distances"))
+    assert report.ok == quick and (quick or report.rule in (full.rule, "distances"))
 
 
 @settings(max_examples=60, deadline=None)

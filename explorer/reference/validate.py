@@ -176,24 +176,13 @@ def _first_bad_arc(offsets, indices, dist, directed):
 
 
 @two_forms
-def _agrees_with_reference(offsets, indices, dist, parents, expected, source, directed):
-    """Whether a result is a BFS tree with exactly the reference's distances, in one pass over the
-    vertices (and, on a directed graph, one over the arcs): every distance equals `expected`'s, the
-    source is its own parent, an unreached vertex has none, and every other reached vertex's parent
-    is a vertex one level nearer with an arc to it. That proves every rule of `validate`: levels
-    fall by one along parent pointers (no cycle), and exact BFS distances put every edge's ends at
-    most a level apart, so the arc scan of graph-edge-levels is not needed. A result that fails
-    here goes through `validate` for its report."""
-    n = offsets.shape[0] - 1
+def _levels_agree(dist, parents, expected, source):
+    """Whether every distance equals `expected`'s, the source is its own parent, an unreached vertex
+    has none, and every other reached vertex's parent is a vertex one level nearer: one pass over
+    the vertices (the parents' arcs are _first_parent_without_arc's)."""
+    n = dist.shape[0]
     size = (n + PARTS - 1) // PARTS
     bad = np.zeros(PARTS, np.bool_)
-    found = np.zeros(n if directed else 0, np.bool_)
-    if directed:
-        for u in prange(n):
-            for k in range(offsets[u], offsets[u + 1]):
-                v = indices[k]
-                if parents[v] == u:
-                    found[v] = True  # every writer stores True
     for c in prange(PARTS):
         for v in range(c * size, min(n, (c + 1) * size)):
             dv = dist[v]
@@ -204,20 +193,22 @@ def _agrees_with_reference(offsets, indices, dist, parents, expected, source, di
                 bad[c] = pv != source
             elif dv < 0:
                 bad[c] = pv != -1
-            elif pv < 0 or dist[pv] != dv - 1:
-                bad[c] = True
-            elif directed:
-                bad[c] = not found[v]
             else:
-                ok = False
-                for k in range(offsets[v], offsets[v + 1]):
-                    if indices[k] == pv:
-                        ok = True
-                        break
-                bad[c] = not ok
+                bad[c] = pv < 0 or dist[pv] != dv - 1
             if bad[c]:
                 break
     return not bad.any()
+
+
+def _agrees_with_reference(graph: CSRLike, source: int, d: np.ndarray, p: np.ndarray, expected: np.ndarray) -> bool:
+    """Whether a result (int32 arrays) is a BFS tree with exactly the reference's distances: the
+    levels agree (_levels_agree) and every parent has an arc to its child. That proves every rule
+    of `validate`: levels fall by one along parent pointers (no cycle), and exact BFS distances put
+    every edge's ends at most a level apart, so the arc scan of graph-edge-levels is not needed. A
+    result that fails here goes through `validate` for its report."""
+    m = graph.indices.shape[0]
+    return bool(_levels_agree.at(len(d))(d, p, expected, source) and
+                _first_parent_without_arc.at(m)(graph.offsets, graph.indices, p, source, graph.directed) < 0)
 
 
 def _describe_cycle(parents: np.ndarray, u: int, limit: int = 8) -> str:
@@ -409,8 +400,7 @@ def _check(graph: CSRLike, source, distances, parents, expected) -> CheckReport:
     d, p, e = np.asarray(distances), np.asarray(parents), np.asarray(expected)
     n = graph.num_vertices
     if (all(a.dtype == np.int32 and a.shape == (n,) for a in (d, p, e)) and
-            _agrees_with_reference.at(graph.indices.shape[0])(graph.offsets, graph.indices, d, p, e,
-                                                              _check_source(source, n), graph.directed)):
+            _agrees_with_reference(graph, _check_source(source, n), d, p, e)):
         return CheckReport(True, None, f"{_valid_message(source, d)}; distances equal the CPU reference BFS", expected)
     report = validate(graph, source, distances, parents, reference_distances=expected)
     if not report.ok:
