@@ -186,6 +186,7 @@ class RecordingDriver:
         self._driver = driver
         self._result = getattr(driver.CUresult, result)
         self.launches = []
+        self.configs = []
         self.attributes = []
 
     def __getattr__(self, name):
@@ -194,6 +195,7 @@ class RecordingDriver:
     def cuLaunchKernelEx(self, cfg, handle, params, extra):
         attrs = [(a.id, a.value.cooperative) for a in cfg.attrs[:cfg.numAttrs]]
         self.launches.append((cfg.gridDimX, cfg.blockDimX, cfg.sharedMemBytes, attrs, handle, params))
+        self.configs.append(cfg)
         return (self._result,)
 
     def cuKernelSetAttribute(self, attr, value, handle, device):
@@ -225,6 +227,20 @@ def test_cooperative_launch_sets_the_cooperative_attribute():
     assert lau._driver.attributes == [(driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                        16384)]
     assert params == lau._plans[disp].params_address() and lau._plans[disp].args == [6, True]
+
+
+def test_cluster_launch_sets_the_cluster_dimension_and_opts_in_beyond_8_blocks():
+    from cuda.bindings import driver
+
+    lau, disp = _cooperative_launcher()
+    lau.cluster(disp, 16, 32, 256, 0, 6, True)
+    (cfg,) = lau._driver.configs
+    (attr,) = cfg.attrs[:cfg.numAttrs]
+    assert (cfg.gridDimX, cfg.blockDimX, cfg.sharedMemBytes) == (32, 256, 0)
+    assert attr.id == driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+    assert (attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z) == (16, 1, 1)
+    assert lau._driver.attributes == [
+        (driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)]
 
 
 def test_grid_barrier_kernel_through_a_plain_launch_is_refused():

@@ -250,6 +250,28 @@ def _fast_type(value):
     return getattr(value, "_numba_type_", None)
 
 
+def launch_config(driver, blocks: int, threads: int, shared: int, *, cooperative: bool = False, cluster: int = 0):
+    """A cuLaunchKernelEx configuration of `blocks` blocks of `threads` threads and `shared` bytes of
+    dynamic shared memory: cooperative (every block resident at once, for a grid barrier), or in
+    clusters of `cluster` blocks."""
+    cfg = driver.CUlaunchConfig()
+    cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
+    cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
+    cfg.sharedMemBytes = shared
+    attr = driver.CUlaunchAttribute()
+    if cluster:
+        attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
+        attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = cluster, 1, 1
+    elif cooperative:
+        attr.id = driver.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+        attr.value.cooperative = 1
+    else:
+        raise ValueError("launch_config: a cooperative launch or a cluster size")
+    cfg.attrs = [attr]
+    cfg.numAttrs = 1
+    return cfg
+
+
 class Launcher:
     """`launcher(kernel, blocks, threads, shared_bytes, *args)` launches on the default stream.
 
@@ -321,15 +343,7 @@ class Launcher:
             self._set_attribute(plan, "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED", 1,
                                 f"allowing {name} clusters of more than 8 blocks")
             plan.cluster_ok = cluster_size
-        cfg = drv.CUlaunchConfig()
-        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
-        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-        cfg.sharedMemBytes = shared
-        dim = drv.CUlaunchAttribute()
-        dim.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-        dim.value.clusterDim.x, dim.value.clusterDim.y, dim.value.clusterDim.z = cluster_size, 1, 1
-        cfg.attrs = [dim]
-        cfg.numAttrs = 1
+        cfg = launch_config(drv, blocks, threads, shared, cluster=cluster_size)
         err, = drv.cuLaunchKernelEx(cfg, plan.handle, plan.params_address(), 0)
         if err != self._ok:
             raise RuntimeError(f"launching {name} ({blocks} blocks of {threads} threads in clusters of "
@@ -341,15 +355,7 @@ class Launcher:
         overload's max_cooperative_grid_blocks(threads, shared): the driver refuses larger grids."""
         drv = self._driver
         plan = self._plan(kernel, blocks, threads, shared, args)
-        cfg = drv.CUlaunchConfig()
-        cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
-        cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-        cfg.sharedMemBytes = shared
-        attr = drv.CUlaunchAttribute()
-        attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-        attr.value.cooperative = 1
-        cfg.attrs = [attr]
-        cfg.numAttrs = 1
+        cfg = launch_config(drv, blocks, threads, shared, cooperative=True)
         err, = drv.cuLaunchKernelEx(cfg, plan.handle, plan.params_address(), 0)
         if err != self._ok:
             raise RuntimeError(f"launching {kernel.py_func.__name__} cooperatively ({blocks} blocks of {threads} "

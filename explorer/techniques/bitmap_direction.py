@@ -248,6 +248,8 @@ class _DirectLaunch:
 
         from cuda.bindings import driver as drv
 
+        from ..engine.launcher import launch_config
+
         self.drv, self.handle = drv, plan.handle
         self.chunks = [list(c) for c in plan.chunks]  # kept alive with the pointers to them
         ptrs = [ctypes.addressof(c) for c in chain.from_iterable(self.chunks)]
@@ -256,20 +258,8 @@ class _DirectLaunch:
         self.dims = (blocks, threads, shared)
         self.cfg = None
         if cooperative or cluster:  # a cooperative grid, or the whole launch one cluster
-            cfg = drv.CUlaunchConfig()
-            cfg.gridDimX, cfg.gridDimY, cfg.gridDimZ = blocks, 1, 1
-            cfg.blockDimX, cfg.blockDimY, cfg.blockDimZ = threads, 1, 1
-            cfg.sharedMemBytes = shared
-            attr = drv.CUlaunchAttribute()
-            if cluster:
-                attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
-                attr.value.clusterDim.x, attr.value.clusterDim.y, attr.value.clusterDim.z = blocks, 1, 1
-            else:
-                attr.id = drv.CUlaunchAttributeID.CU_LAUNCH_ATTRIBUTE_COOPERATIVE
-                attr.value.cooperative = 1
-            cfg.attrs = [attr]
-            cfg.numAttrs = 1
-            self.cfg = cfg
+            self.cfg = launch_config(drv, blocks, threads, shared, cooperative=cooperative,
+                                     cluster=blocks if cluster else 0)
         self.ok = drv.CUresult.CUDA_SUCCESS
         self.what = (f"{'one cluster of ' if cluster else ''}{blocks} block{'s' * (blocks > 1)} of {threads} threads, "
                      f"{shared:,} B of shared memory")
