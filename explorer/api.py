@@ -17,16 +17,17 @@ from __future__ import annotations
 from typing import Callable
 
 from . import backend
+from .auto import AUTO, choose, is_auto
 from .engine import BFSRun, DeviceLimits, Session
 from .graphs import CSRGraph, Vertex, Vertices, resolve_source  # noqa: F401  (Vertices: run_many's sources)
-from .knobs import KnobSet
+from .knobs import KnobError, KnobSet
 from .multisearch import run_many  # noqa: F401  (many simultaneous searches: explorer.multisearch)
 from .sssp import run_sssp  # noqa: F401  (weighted shortest paths from one source: explorer.sssp)
 from .sssp.apsp import run_apsp  # noqa: F401  (all pairs: explorer.sssp.apsp)
 from .techniques import Technique, implementation, make_knobs
 
 
-def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = Technique.TOPDOWN_QUEUE,
+def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = AUTO,
             knobs: KnobSet | dict | None = None, *, instrument: bool = True, seed: int = 0,
             on_status: Callable[[str], None] | None = None, limits: DeviceLimits | None = None,
             session: Session | None = None) -> BFSRun:
@@ -36,7 +37,10 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = T
     (see resolve_source). The run and its RunResult hold the vertex (`source`) and the user's id
     (`RunResult.source_id`).
 
-    `knobs` are the technique's (a dict, or its KnobSet). `session` keeps the graph's device arrays
+    `technique` "auto" (the default) chooses the technique and its knobs for this graph and device
+    (explorer.auto: a cost model calibrated on a GPU); the run's `choice` and its RunResult's say
+    what was chosen and why. `knobs` are the technique's (a dict, or its KnobSet); "auto" sets its
+    own, so it takes none. `session` keeps the graph's device arrays
     and buffers between runs (see explorer.engine.Session); without one, the run has its own.
     `limits` overrides the device constraints a technique's policy uses (tests use small ones so
     that every decision is exercised on small graphs).
@@ -46,11 +50,30 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = T
     if session is not None and session.graph is not graph:
         raise ValueError(f"the session holds graph {session.graph.name!r}, not {graph.name!r}: "
                          "open a Session for this graph")
+    choice = None
+    if is_auto(technique):
+        if knobs:
+            raise KnobError("technique 'auto' chooses its own knobs: name a technique to set knobs")
+        src = resolve_source(graph, source, seed)
+        choice = _choose(graph, limits)
+        technique, knobs = choice.technique, choice.knobs
     impl = implementation(technique)
     knobs = make_knobs(impl.technique, knobs)
-    src = resolve_source(graph, source, seed)
+    if choice is None:
+        src = resolve_source(graph, source, seed)
     if impl.runtimes != frozenset({"cpu"}):
         backend.check_graph_size(graph.num_arcs)
-    run = BFSRun(impl, graph, src, knobs, bool(instrument), on_status, limits, session)
+    run = BFSRun(impl, graph, src, knobs, bool(instrument), on_status, limits, session, choice)
     impl.check(graph, knobs, run.runtime.limits)  # e.g. too little shared memory: fail now
     return run
+
+
+def _choose(graph: CSRGraph, limits: DeviceLimits | None):
+    """auto's choice on the selected backend: the GPU, the simulator, or without either the CPU."""
+    try:
+        info = backend.current()
+    except backend.NoGPUError:
+        return choose(graph, limits, None)
+    if limits is None:
+        limits = DeviceLimits.simulator() if info.is_simulator else DeviceLimits.from_current_device()
+    return choose(graph, limits, info.kind)

@@ -156,6 +156,8 @@ class RunResult(RecordFiles):
     # The input's own id of each vertex (a file's ids, when its loader remapped them), else None:
     # `source` and the arrays' indices are vertices 0..n-1; `source_id` is the input's id.
     original_ids: np.ndarray | None = field(default=None, repr=False)
+    # What technique "auto" chose and why (explorer.auto.Choice.as_dict()); None when the caller named one.
+    choice: dict | None = None
 
     @property
     def source_id(self) -> int:
@@ -199,6 +201,7 @@ class RunResult(RecordFiles):
             "instrumented": self.instrumented,
             "device": self.device,
             "knobs": self.knobs,
+            **({"chosen": self.choice} if self.choice is not None else {}),
         }
 
     def level_rows(self) -> list[dict]:

@@ -47,7 +47,8 @@ def bfs4k(*args, cwd, umask=None, timeout=300):
 
 def test_run_prints_the_level_table_and_writes_json_and_csv(tmp_path, capsys):
     j, c = tmp_path / "run.json", tmp_path / "levels.csv"
-    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", *SIM, "--json", str(j), "--csv", str(c))
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", "--technique", "topdown-queue", *SIM,
+                             "--json", str(j), "--csv", str(c))
     assert code == 0, err
     lines = out.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["level", "frontier_in"])
@@ -68,7 +69,7 @@ def test_run_prints_the_level_table_and_writes_json_and_csv(tmp_path, capsys):
 
 def test_run_without_instrumentation_and_with_a_generator(capsys):
     code, out, err = run_cli(capsys, "run", "gen:grid2d:rows=3,cols=4", "--source", "0", "--no-instrument",
-                             "--knob", "block_threads=32", *SIM)
+                             "--technique", "topdown-queue", "--knob", "block_threads=32", *SIM)
     assert code == 0, err
     assert "grid2d_3x4" in out and re.search(r"^duplicates\s+not measured$", out, re.M)
 
@@ -93,9 +94,10 @@ BAD_INPUTS = [
      "not implemented yet" if missing_techniques() else "unknown technique"),
     (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "K3=5000"], "knob K3=5000 is out of range: int in [1, 1024]"),
     (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "K1=3"], "one of 1, 2, 4, 8, 16, 32"),
-    (["bfs4k_fig2", "--knob", "K9=1"], "unknown knob 'K9'"),
+    (["bfs4k_fig2", "--technique", "topdown-queue", "--knob", "K9=1"], "unknown knob 'K9'"),
+    (["bfs4k_fig2", "--knob", "block_threads=32"], "--technique auto chooses its own knobs"),
     (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "K3=many"], "knob K3='many' is invalid"),
-    (["bfs4k_fig2", "--knob", "K3"], "expected NAME=VALUE"),
+    (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "K3"], "expected NAME=VALUE"),
     (["bfs4k_fig2", "--technique", "bfs4k", "--knob", "hash_entries=3"], "power of two"),
     (["{tmp}/missing.txt"], "missing.txt: no such file"),
     (["{bad}"], "line 3: malformed edge line '2 x3'"),
@@ -136,12 +138,18 @@ def test_bad_input_is_one_clear_line_and_exit_2(tmp_path, capsys, monkeypatch, a
 
 
 @pytest.mark.skipif(GPU, reason="a GPU is present")
-def test_without_gpu_run_needs_simulator_flag():
-    p = subprocess.run([sys.executable, "-m", "explorer", "run", "bfs4k_fig2"], capture_output=True, text=True,
-                       env=clean_env(), timeout=120)
+@pytest.mark.skipif(not SIM, reason="no GPU only")
+def test_without_gpu_a_gpu_technique_needs_simulator_flag_and_auto_takes_the_cpu():
+    p = subprocess.run([sys.executable, "-m", "explorer", "run", "bfs4k_fig2", "--technique", "bfs4k"],
+                       capture_output=True, text=True, env=clean_env(), timeout=120)
     assert p.returncode == 2
     assert "No CUDA GPU is available" in p.stderr and "--simulator" in p.stderr
     assert p.stderr.count("\n") == 1
+    p = subprocess.run([sys.executable, "-m", "explorer", "run", "bfs4k_fig2"], capture_output=True, text=True,
+                       env=clean_env(), timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert re.search(r"^auto: cpu-\S+ .*no GPU and no simulator: the CPU techniques$", p.stdout, re.M)
+    assert re.search(r"^validation\s+ok$", p.stdout, re.M)
 
 
 def test_run_needs_neither_bokeh_nor_ipywidgets(tmp_path):
@@ -189,8 +197,8 @@ def test_the_demo_report_is_ignored_by_git():
 
 def test_counts_not_measured_are_a_dash_on_screen_and_an_empty_csv_cell(tmp_path):
     # With --no-instrument the counts not measured are empty cells, never -1.
-    p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--simulator", "--no-instrument", "--csv", "r.csv",
-              cwd=tmp_path)
+    p = bfs4k("run", "bfs4k_fig2", "--source", "0", "--technique", "topdown-queue", "--simulator",
+              "--no-instrument", "--csv", "r.csv", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     lines = p.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["level", "frontier_in"])
@@ -461,7 +469,8 @@ def test_output_to_a_fifo_or_a_device_is_written_in_place_never_replaced(tmp_pat
         os.mknod(tmp_path / "full", stat.S_IFCHR | 0o666, os.makedev(1, 7))
     except PermissionError:
         return  # not root: the FIFO has shown it
-    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", *SIM, "--csv", str(tmp_path / "full"))
+    code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", "--technique", "topdown-queue", *SIM,
+                             "--csv", str(tmp_path / "full"))  # a technique with no preparation to report
     assert code == 2 and err == f"bfs4k: error: cannot write {tmp_path}/full: No space left on device\n"
     assert stat.S_ISCHR((tmp_path / "full").lstat().st_mode)
 

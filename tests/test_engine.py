@@ -156,7 +156,7 @@ def test_a_row_the_record_cannot_hold_is_refused_naming_its_fields(problem):
 
 
 def test_instrumentation_off_marks_counts_unmeasured():
-    r = run_bfs(SMALL["karate"], 0, instrument=False).complete()
+    r = run_bfs(SMALL["karate"], 0, "topdown-queue", instrument=False).complete()
     assert all(lv.dup_generated is None and lv.edges_examined is None for lv in r.levels)
     assert r.to_csv().splitlines()[1].split(",")[2] == ""  # not measured: an empty cell
     assert not r.instrumented

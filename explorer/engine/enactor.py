@@ -220,9 +220,11 @@ class BFSRun(EnactedRun[LevelStats, RunResult]):
     _core_row = frozenset(LEVEL_FIELDS) - frozenset(("level", "technique", "time_ms"))
 
     def __init__(self, impl, graph, source: int, knobs, instrument: bool,
-                 on_status: Callable[[str], None] | None, limits=None, session: Session | None = None):
+                 on_status: Callable[[str], None] | None, limits=None, session: Session | None = None,
+                 choice=None):
         super().__init__(impl, graph, source, knobs, on_status, limits, session)
         self.instrument = instrument
+        self.choice = choice  # explorer.auto.Choice when technique "auto" chose this run's technique
 
     def _context(self, rt, session, pool) -> RunContext:
         return RunContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=self.instrument,
@@ -241,4 +243,4 @@ class BFSRun(EnactedRun[LevelStats, RunResult]):
             distances=distances, parents=parents, levels=levels, total_ms=sum(lv.time_ms for lv in levels),
             elapsed_ms=elapsed_ms, traversed_edges=traversed_edges(self.graph, distances),
             device=self.runtime.device_dict(ctx.limits), instrumented=self.instrument, extras=self.impl.extras,
-            original_ids=self.graph.original_ids)
+            original_ids=self.graph.original_ids, choice=None if self.choice is None else self.choice.as_dict())

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.reference.bfs import cpu_bfs
+from dataclasses import asdict, dataclass
+
+from explorer.reference.bfs import bfs_distances, cpu_bfs
 
 from .csr import CSRGraph
 
-__all__ = ["degree_histogram", "graph_stats"]
+__all__ = ["SearchFeatures", "degree_histogram", "graph_stats", "search_features"]
 
 
 def degree_histogram(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
@@ -50,3 +52,43 @@ def graph_stats(graph: CSRGraph) -> dict:
         mode_degree=int(np.argmax(np.bincount(deg))),
     )
     return out
+
+
+@dataclass(frozen=True)
+class SearchFeatures:
+    """What makes one BFS technique faster than another on a graph: its size, its degrees and the
+    shape of a search, from one probe (a CPU BFS from the max-degree vertex)."""
+
+    vertices: int
+    arcs: int
+    directed: bool
+    avg_degree: float  # arcs / vertices
+    max_degree: int
+    levels: int  # the probe's levels (its depth + 1)
+    peak: float  # the probe's widest level, as a share of the vertices
+    reached: float  # the share of the vertices the probe reached
+
+    @property
+    def skew(self) -> float:
+        """Largest degree over the mean: 1 on a regular graph, hundreds on a Kronecker graph."""
+        return self.max_degree / max(self.avg_degree, 1.0)
+
+    def as_dict(self) -> dict:
+        return {**asdict(self), "skew": round(self.skew, 2)}
+
+    def describe(self) -> str:
+        return (f"{self.levels:,} levels expected, {self.vertices:,} vertices, mean degree {self.avg_degree:.3g}, "
+                f"degree skew {self.skew:.3g}, widest level {self.peak:.1%} of the vertices")
+
+
+def search_features(graph: CSRGraph) -> SearchFeatures:
+    """The graph's SearchFeatures; `graph.search_features` computes them once and keeps them."""
+    n = graph.num_vertices
+    if n == 0:
+        return SearchFeatures(0, 0, bool(graph.directed), 0.0, 0, 0, 0.0, 0.0)
+    start = int(np.argmax(graph.degrees()))
+    dist = bfs_distances(graph, start)
+    counts = np.bincount(dist[dist >= 0])
+    return SearchFeatures(vertices=n, arcs=graph.num_arcs, directed=bool(graph.directed),
+                          avg_degree=graph.num_arcs / n, max_degree=graph.max_degree, levels=len(counts),
+                          peak=float(counts.max() / n), reached=float(counts.sum() / n))

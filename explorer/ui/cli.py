@@ -24,6 +24,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from ..auto import AUTO, is_auto
 from ..backend import simulator_knobs_note
 from ..techniques import Technique, implementation, implemented_techniques, knobs_of, make_knobs, missing_techniques
 from .cli_input import (PROG, UsageError, _arc_limit, _vertex_text, _wrap, add_source_flags, check_output_flags,
@@ -94,16 +95,16 @@ def _closed_streams_to_devnull() -> None:
 
 def cmd_run(args) -> int:
     from .. import api
-    from . import report
-    from ..reference import check_result
-    from ..warmup import compile_notices, load_for_run
+    from ..warmup import load_for_run
 
     check_output_flags(args, "distances and parents")
     check_source(args.source)
+    say = lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    if is_auto(args.technique):
+        return _run(args, say, *_auto_choice(args, say))
     tech = Technique.parse(args.technique)
     knob_values = parse_knob_values(tech, args.knob)
     on_cpu = implementation(tech).runtimes == frozenset({"cpu"})
-    say = lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True)  # noqa: E731
     # The simulator's size limit before a generator builds (and caches) a graph it would refuse.
     # On a GPU the run's kernels compile in helper processes meanwhile, when not yet in the disk cache.
     graph = load_for_run(
@@ -120,14 +121,39 @@ def cmd_run(args) -> int:
     if info.is_simulator and simulator_knobs(tech, knob_values):
         print(simulator_knobs_note(simulator_knobs(tech, knob_values)) + "; --knob overrides")
         knob_values = {**simulator_knobs(tech, knob_values), **knob_values}
-    knobs = make_knobs(tech, knob_values)
-    kind = "directed" if graph.directed else "undirected"
-    print(f"graph: {graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs ({kind}); "
-          f"source {_vertex_text(graph, source)}; technique {tech.value}; "
-          f"instrumentation {'on' if args.instrument else 'off'}")
+    return _run(args, say, graph, source, tech, make_knobs(tech, knob_values))
+
+
+def _auto_choice(args, say):
+    """(graph, source, "auto", None) for cmd_run's technique "auto": the graph loaded, then the
+    backend selected (with no GPU and no --simulator, auto chooses among the CPU techniques)."""
+    from .. import api, backend
+    from ..warmup import compile_notices
+
+    if args.knob:
+        raise UsageError("--technique auto chooses its own knobs: name a technique to set --knob")
+    with compile_notices(say):
+        graph = load_graph_spec(args.graph, args.undirected, _arc_limit(args.simulator))
+    source = api.resolve_source(graph, args.source, args.seed)
+    if args.simulator or backend.simulator_requested() or backend.gpu_present()[0]:
+        select_backend(args.simulator)
+    return graph, source, "auto", None
+
+
+def _run(args, say, graph, source, tech, knobs) -> int:
+    from .. import api
+    from . import report
+    from ..reference import check_result
+    from ..warmup import compile_notices
 
     run = api.run_bfs(graph, api.Vertex(source), tech, knobs, instrument=args.instrument, on_status=say)
-    printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True), extras=implementation(tech).extras)
+    if run.choice is not None:
+        print(run.choice.reason())
+    kind = "directed" if graph.directed else "undirected"
+    print(f"graph: {graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs ({kind}); "
+          f"source {_vertex_text(graph, source)}; technique {run.technique.value}; "
+          f"instrumentation {'on' if args.instrument else 'off'}")
+    printer = report.LevelTablePrinter(write=lambda s: print(s, flush=True), extras=run.impl.extras)
     printer.header()
     for level in run:  # rows appear as levels complete
         printer.row(level)
@@ -145,6 +171,32 @@ def cmd_run(args) -> int:
     print(report.format_summary(result))
     write_result_files(args, result)
     return status
+
+
+def cmd_calibrate(args) -> int:
+    from ..auto import calibrate as cal
+    from ..auto.candidates import CANDIDATES, by_name
+    from ..auto.model import user_path
+
+    info = select_backend(args.simulator)
+    if info.is_simulator and not args.out:
+        raise UsageError("calibrate --simulator needs --out: auto never reads a simulator's times")
+    out = Path(args.out) if args.out else user_path(info.device_name)
+    if args.out:
+        check_output_path(args.out, "--out", make_parents=True)
+    candidates = tuple(by_name(n) for n in args.candidate) if args.candidate else CANDIDATES
+    ladder = cal.SMOKE_LADDER if args.smoke else cal.LADDER
+    print(f"calibrating auto on {info.describe()}: {len(candidates)} candidates on {len(ladder)} graphs, "
+          f"{args.repeats} runs each")
+    # Saved after every graph: an interrupted calibration keeps the graphs it measured.
+    result = cal.calibrate(ladder, candidates, repeats=args.repeats, after_graph=lambda c: c.save(out))
+    for i, g in enumerate(result.graphs):
+        ts = {name: t[i] for name, t in result.times.items() if t[i] is not None}
+        best = min(ts, key=ts.get) if ts else None
+        print(f"  {g['name']:>14}: " + (f"{best} {ts[best]:.4g} ms" if best else "nothing could run"))
+    result.save(out)
+    print(f"written to {out}" + ("" if args.out else ": auto reads it on this GPU from now on"))
+    return EXIT_OK
 
 
 def _missing(*modules: str) -> list[str]:
@@ -383,8 +435,10 @@ def build_parser() -> argparse.ArgumentParser:
             Leave --simulator out to run on a GPU."""))
     r.add_argument("graph", metavar="GRAPH", help="sample name, graph file or gen:KIND:param=value,...")
     add_source_flags(r)
-    r.add_argument("--technique", default=Technique.TOPDOWN_QUEUE.value,
-                   help=f"BFS technique (default %(default)s); implemented: {techs}; see `{PROG} techniques`")
+    r.add_argument("--technique", default=AUTO,
+                   help=f"BFS technique (default %(default)s: chosen for the graph and the device by a cost "
+                        f"model calibrated on a GPU, the reason printed; `{PROG} calibrate` measures yours); "
+                        f"implemented: {techs}; see `{PROG} techniques`")
     r.add_argument("--knob", action="append", metavar="NAME=VALUE",
                    help=f"set a knob of the technique, repeatable (e.g. --knob K1=8); see `{PROG} knobs`")
     r.add_argument("--no-instrument", dest="instrument", action="store_false",
@@ -432,6 +486,19 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--jobs", type=int, metavar="N",
                    help="processes compiling side by side (default: one per CPU core)")
     w.set_defaults(func=cmd_warmup)
+
+    c = sub.add_parser(
+        "calibrate", formatter_class=fmt, help="time auto's candidates on this GPU (a few minutes)",
+        description="Time every configuration `--technique auto` chooses among on a ladder of generated\n"
+                    "graphs on this GPU, and store the times in the cache directory under the GPU's name,\n"
+                    "where auto reads them from then on (until then it uses the calibration shipped for\n"
+                    "this GPU, or the H100's). Every result is checked against the CPU reference.")
+    c.add_argument("--repeats", type=int, default=5, metavar="N", help="timed runs a configuration (default 5)")
+    c.add_argument("--candidate", action="append", metavar="NAME", help="only this configuration, repeatable")
+    c.add_argument("--smoke", action="store_true", help="three graphs of tens of vertices (to try the command)")
+    c.add_argument("--simulator", action="store_true", help="on the CUDA simulator (needs --out; auto never reads it)")
+    c.add_argument("--out", metavar="PATH", help="write here instead of the cache directory")
+    c.set_defaults(func=cmd_calibrate)
 
     sub.add_parser("graphs", help="list sample graphs and generators",
                    description="List the sample graphs, the generators with their parameters, and file formats."

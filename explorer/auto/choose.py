@@ -1,0 +1,125 @@
+"""`choose`: the candidate the cost model predicts fastest among those that can run here, and why."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+from ..graphs.stats import SearchFeatures
+from ..knobs import KnobError
+from .candidates import CANDIDATES, knob_values
+from .model import Calibration, CalibrationError, CostModel, find
+
+AUTO = "auto"
+
+
+def is_auto(technique) -> bool:
+    return isinstance(technique, str) and technique.strip().lower() == AUTO
+
+
+@dataclass(frozen=True)
+class Choice:
+    """What `auto` chose for a graph, and why."""
+
+    candidate: str  # the candidate's name (candidates.py)
+    technique: str
+    knobs: dict  # the knobs it runs with (the simulator's where it runs there)
+    predicted: dict  # candidate -> predicted ms, those that can run here, fastest first
+    excluded: dict  # candidate -> why it cannot run here
+    features: SearchFeatures
+    calibration: str  # whose measurements: the GPU, and the file
+    notes: tuple = field(default=())  # what else the user should know (another GPU's calibration, ...)
+
+    @property
+    def predicted_ms(self) -> float:
+        return self.predicted[self.candidate]
+
+    def runner_up(self) -> tuple[str, float] | None:
+        """The next candidate of another technique, and how many times slower it is predicted."""
+        tech = {c.name: c.technique for c in CANDIDATES}
+        for name, ms in self.predicted.items():
+            if tech.get(name) != self.technique:
+                return name, ms / self.predicted_ms
+        return None
+
+    def reason(self) -> str:
+        """One line: what was chosen, the graph features that decided it, the runner-up."""
+        f = self.features
+        text = (f"auto: {self.candidate} ({f.levels:,} levels expected, mean degree {f.avg_degree:.3g}, "
+                f"degree skew {f.skew:.3g}; predicted {self.predicted_ms:.3g} ms")
+        ru = self.runner_up()
+        if ru is not None:
+            text += f"; {ru[0]} predicted {ru[1]:.2g}x slower"
+        return text + f"; calibrated on {self.calibration})" + "".join(f"; {n}" for n in self.notes)
+
+    def as_dict(self) -> dict:
+        return {"candidate": self.candidate, "technique": self.technique, "knobs": dict(self.knobs),
+                "reason": self.reason(), "predicted_ms": {k: round(v, 5) for k, v in self.predicted.items()},
+                "excluded": dict(self.excluded), "features": self.features.as_dict(),
+                "calibration": self.calibration}
+
+
+@functools.lru_cache(maxsize=8)
+def _model(path: str, mtime: float) -> CostModel:
+    return CostModel(Calibration.load(path))
+
+
+def model_for(gpu: str) -> CostModel:
+    """The cost model of `gpu`'s calibration (model.find), fitted once while its file is unchanged."""
+    from pathlib import Path
+
+    cal = find(gpu)
+    return _model(cal.origin, Path(cal.origin).stat().st_mtime)
+
+
+def choose(graph, limits, backend_kind: str | None, model: CostModel | None = None) -> Choice:
+    """The candidate predicted fastest on `graph` among those that can run on `backend_kind` ("gpu",
+    "simulator", or None: no GPU and no simulator, the CPU techniques only) with `limits` (the
+    device's DeviceLimits): its knobs pass their rules and the technique's check of this device.
+    Under the simulator a candidate runs with its technique's simulator knobs (candidates.knob_values).
+    Deterministic for a given calibration; raises KnobError when no candidate can run."""
+    from ..techniques import implementation, make_knobs
+
+    notes = []
+    if model is None:
+        gpu = limits.name if backend_kind == "gpu" else None
+        from .model import DEFAULT_GPU
+
+        model = model_for(gpu or DEFAULT_GPU)
+        if gpu and model.calibration.gpu != gpu:
+            notes.append(f"this GPU ({gpu}) has no calibration of its own: python3 -m explorer calibrate")
+    if backend_kind is None:
+        notes.append("no GPU and no simulator: the CPU techniques")
+    if backend_kind == "simulator":
+        notes.append("simulator: the GPU's choice, with the simulator's block sizes and clusters of 2")
+    features = graph.search_features
+    predicted = model.predict(features)
+    runnable, excluded = {}, {}
+    for cand in CANDIDATES:
+        if cand.name not in predicted:
+            excluded[cand.name] = "not in the calibration"
+            continue
+        impl = implementation(cand.technique)
+        where = "cpu" if impl.runtimes == frozenset({"cpu"}) else backend_kind
+        if where is None or where not in impl.runtimes:
+            excluded[cand.name] = f"runs on {', '.join(sorted(impl.runtimes))}, not available here"
+            continue
+        values = knob_values(cand, impl, where == "simulator")
+        try:
+            knobs = make_knobs(cand.technique, values)
+            if where != "cpu":
+                impl.check(graph, knobs, limits)
+        except KnobError as err:
+            excluded[cand.name] = str(err)
+            continue
+        runnable[cand.name] = (cand, knobs.as_dict(), predicted[cand.name])
+    if not runnable:
+        raise KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+    order = sorted(runnable, key=lambda name: (runnable[name][2], name))
+    cand, knobs, _ = runnable[order[0]]
+    cal = model.calibration
+    return Choice(candidate=cand.name, technique=cand.technique, knobs=knobs,
+                  predicted={name: runnable[name][2] for name in order}, excluded=excluded, features=features,
+                  calibration=f"{cal.gpu}, {cal.device.get('date', '?')[:10]}", notes=tuple(notes))
+
+
+__all__ = ["AUTO", "CalibrationError", "Choice", "choose", "is_auto", "model_for"]

@@ -1,0 +1,187 @@
+"""`auto`: the features it reads, its cost model, what it may choose, and run_bfs, the CLI and the
+calibration command with it (under the simulator in CI; the same tests on a GPU)."""
+import json
+
+import numpy as np
+import pytest
+
+from explorer import api, backend
+from explorer.auto import AUTO, Calibration, CalibrationError, CostModel, choose
+from explorer.auto.candidates import CANDIDATES, SIMULATOR_CAPS
+from explorer.auto.model import SHIPPED, DEFAULT_GPU, file_name
+from explorer.device import DeviceLimits
+from explorer.graphs import generate
+from explorer.knobs import KnobError
+from explorer.reference import check_result
+from explorer.ui import cli
+
+from _support import small_graphs
+
+SMALL = small_graphs()
+SHIPPED_H100 = SHIPPED / file_name(DEFAULT_GPU)
+H100 = DeviceLimits(name=DEFAULT_GPU, sm_count=132, max_threads_per_sm=2048, shared_per_block_optin=227 * 1024,
+                    clusters=True)
+
+
+def _calibration(times: dict, graphs) -> Calibration:
+    return Calibration(device={"name": "test GPU", "date": "2026-01-01"},
+                       graphs=[{"name": g.name, "features": g.search_features.__dict__} for g in graphs],
+                       times=times)
+
+
+def test_features_come_from_one_probe_and_are_kept():
+    star = SMALL["star40"]
+    f = star.search_features
+    assert f is star.search_features  # computed once
+    assert (f.vertices, f.arcs, f.levels, f.max_degree) == (41, 80, 2, 40)
+    assert f.peak == pytest.approx(40 / 41) and f.reached == 1.0
+    assert f.skew == pytest.approx(40 / (80 / 41))
+    path = SMALL["path25"].search_features  # from vertex 1 (the first of degree 2): 24 levels to vertex 24
+    assert path.levels == 24 and path.reached == 1.0
+    assert SMALL["two-parts"].search_features.reached == pytest.approx(4 / 9)
+
+
+def test_the_model_reproduces_the_ladder_and_ranks_by_shape():
+    long_, short = SMALL["path25"], SMALL["kron6"]
+    cal = _calibration({"a": [1.0, 0.2], "b": [0.3, 0.5]}, [long_, short])
+    m = CostModel(cal)
+    assert m.predict(long_.search_features) == pytest.approx({"a": 1.0, "b": 0.3})
+    assert m.predict(short.search_features) == pytest.approx({"a": 0.2, "b": 0.5})
+    grid = SMALL["grid6x7"].search_features  # between them: a prediction for each, both positive
+    p = m.predict(grid)
+    assert set(p) == {"a", "b"} and all(v > 0 for v in p.values())
+    assert m.predict(grid) == p  # deterministic
+
+
+def test_a_candidate_that_cannot_run_somewhere_is_left_out_there_only():
+    g1, g2 = SMALL["path25"], SMALL["kron6"]
+    m = CostModel(_calibration({"a": [None, 0.2], "b": [0.3, 0.5]}, [g1, g2]))
+    assert m.predict(g1.search_features)["a"] > 0  # still predicted, from where it ran
+
+
+def test_the_shipped_calibration_covers_every_candidate_and_its_own_ladder():
+    cal = Calibration.load(SHIPPED_H100)
+    assert cal.gpu == DEFAULT_GPU and set(cal.times) == {c.name for c in CANDIDATES}
+    m = CostModel(cal)
+    for i, f in enumerate(cal.features()):  # on a ladder graph the measured best is chosen
+        measured = {k: t[i] for k, t in cal.times.items() if t[i] is not None}
+        p = m.predict(f)
+        assert min(p, key=p.get) == min(measured, key=measured.get), cal.graphs[i]["name"]
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{not json", "line 1: not JSON"),
+    ('{"format": 99}', "not a calibration of format"),
+    ('{"format": 1, "device": {}, "graphs": [], "times": {"a": [1.0]}}', "one positive time"),
+    ('{"format": 1, "device": {}, "graphs": [{"name": "g"}], "times": {}}', "missing or malformed"),
+])
+def test_a_bad_calibration_file_is_named_with_its_problem(tmp_path, text, message):
+    p = tmp_path / "cal.json"
+    p.write_text(text)
+    with pytest.raises(CalibrationError, match=message) as err:
+        Calibration.load(p)
+    assert str(p) in str(err.value)
+
+
+def test_choice_is_deterministic_explained_and_runnable():
+    g = SMALL["kron6"]
+    a, b = choose(g, H100, "gpu"), choose(g, H100, "gpu")
+    assert a == b
+    assert a.candidate == next(iter(a.predicted)) and a.predicted_ms == min(a.predicted.values())
+    text = a.reason()
+    assert text.startswith(f"auto: {a.candidate} (") and f"{g.search_features.levels} levels expected" in text
+    assert "predicted" in text and DEFAULT_GPU in text
+    ru = a.runner_up()
+    assert ru is not None and ru[1] >= 1.0 and f"{ru[0]} predicted" in text
+
+
+def test_no_cluster_is_chosen_where_the_gpu_has_none():
+    old = DeviceLimits(name="NVIDIA A100-SXM4-80GB", sm_count=108, max_threads_per_sm=2048,
+                       shared_per_block_optin=163 * 1024, clusters=False)
+    for g in SMALL.values():
+        c = choose(g, old, "gpu")
+        assert "cluster" not in c.candidate and c.knobs.get("cluster", 0) <= 1  # bfs4k: 1 is one block
+        assert any("cluster" in why for why in c.excluded.values())
+        assert "has no calibration of its own" in c.reason()
+
+
+def test_without_a_gpu_auto_chooses_among_the_cpu_techniques():
+    c = choose(SMALL["karate"], None, None)
+    assert c.technique.startswith("cpu-") and "no GPU" in c.reason()
+    assert all(name.startswith("cpu-") for name in c.predicted)
+
+
+def test_nothing_runnable_is_an_error_naming_why():
+    g = SMALL["kron6"]
+    m = CostModel(_calibration({"bitmap-direction, one cluster of 16": [0.1]}, [g]))
+    old = DeviceLimits(name="old", sm_count=4, max_threads_per_sm=1024, clusters=False)
+    with pytest.raises(KnobError, match="no technique can run here.*cluster"):
+        choose(g, old, "gpu", model=m)
+
+
+def test_under_the_simulator_the_choice_keeps_to_its_sizes():
+    for g in SMALL.values():
+        c = choose(g, DeviceLimits.simulator(), "simulator")
+        assert all(c.knobs.get(k, 0) <= cap for k, cap in SIMULATOR_CAPS.items())
+        assert "simulator" in c.reason()
+
+
+@pytest.mark.parametrize("name", ["karate", "grid6x7", "directed", "two-parts"])
+def test_run_bfs_chooses_by_default_and_is_exact(name):
+    g = SMALL[name]
+    run = api.run_bfs(g, "max-degree")
+    r = run.complete()
+    assert check_result(g, r).ok
+    assert run.choice is not None and r.technique == run.choice.technique
+    assert r.choice["reason"] == run.choice.reason() and r.summary()["chosen"]["technique"] == r.technique
+    assert all(lv.technique == r.technique for lv in r.levels)
+    named = api.run_bfs(g, "max-degree", "topdown-queue").complete()
+    assert named.choice is None and "chosen" not in named.summary()
+
+
+def test_auto_takes_no_knobs():
+    with pytest.raises(KnobError, match="chooses its own knobs"):
+        api.run_bfs(SMALL["karate"], 0, AUTO, {"K1": 2})
+    with pytest.raises(KnobError, match="chooses its own knobs"):
+        api.run_bfs(SMALL["karate"], 0, "Auto", {"block_threads": 32})
+
+
+def test_cli_run_prints_the_choice_in_one_line(capsys):
+    code = cli.main(["run", "gen:grid2d:rows=5,cols=6", "--source", "0", "--simulator"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = [line for line in out.splitlines() if line.startswith("auto: ")]
+    assert len(lines) == 1 and "levels expected" in lines[0]
+    assert "validation" in out and "ok" in out
+
+
+def test_cli_run_auto_refuses_knobs(capsys):
+    code = cli.main(["run", "bfs4k_fig2", "--source", "0", "--simulator", "--knob", "K1=2"])
+    _, err = capsys.readouterr()
+    assert code != 0 and "chooses its own knobs" in err
+
+
+def test_calibrate_writes_what_auto_reads(tmp_path, capsys):
+    out = tmp_path / "cal.json"
+    code = cli.main(["calibrate", "--simulator", "--smoke", "--repeats", "1", "--candidate", "cpu-topdown",
+                     "--candidate", "hybrid", "--out", str(out)])
+    text, err = capsys.readouterr()
+    assert code == 0, err
+    cal = Calibration.load(out)
+    assert set(cal.times) == {"cpu-topdown", "hybrid"} and len(cal.graphs) == 3
+    assert all(t > 0 for ts in cal.times.values() for t in ts)
+    assert cal.device["backend"] == backend.current().kind and f"written to {out}" in text
+    g = generate("grid2d", rows=5, cols=5)
+    assert choose(g, DeviceLimits.simulator(), "simulator", model=CostModel(cal)).candidate in cal.times
+    data = json.loads(out.read_text())
+    assert data["graphs"][0]["params"] == {"scale": 5, "edge_factor": 4, "seed": 1}
+
+
+def test_calibrate_refuses_an_unknown_candidate_and_a_simulator_file_auto_would_read(tmp_path, capsys):
+    assert cli.main(["calibrate", "--simulator", "--smoke", "--candidate", "nope", "--out",
+                     str(tmp_path / "c.json")]) != 0
+    assert "unknown auto candidate 'nope'" in capsys.readouterr()[1]
+    if backend.current().is_simulator:
+        assert cli.main(["calibrate", "--simulator", "--smoke"]) != 0
+        assert "needs --out" in capsys.readouterr()[1]
+    assert not list(tmp_path.iterdir())
