@@ -316,6 +316,74 @@ def test_extra_parameters_and_their_errors():
         nx.closeness_centrality(G, multisearch="nope", **BK)
 
 
+@pytest.fixture
+def bfs4k_config():
+    """nx.config.backends.bfs4k, restored after the test."""
+    cfg = nx.config.backends.bfs4k
+    old = dict(cfg)
+    yield cfg
+    for k, v in old.items():
+        setattr(cfg, k, v)
+
+
+def test_auto_is_the_default_and_gives_networkx_answers():
+    assert get_info()["default_config"]["technique"] == "auto" == nx.config.backends.bfs4k.technique
+    # auto applies the simulator's knobs itself: none are merged into its (they would raise)
+    opts = searches.Options.of()
+    assert (opts.technique, opts.knobs, opts.named) == ("auto", {}, False)
+    G, D = undirected(), directed()
+    searches.STORE.clear()
+    before = dict(searches.RUNS)
+    same(nx.bfs_edges, G, "a")
+    same(nx.bfs_layers, G, "a")
+    same(nx.bfs_layers, G, ["a", "x"])  # one search from a super-source
+    same(nx.single_source_shortest_path_length, G, "a")
+    same(nx.shortest_path_length, G, "a", "e")
+    assert same(nx.connected_components, G) == list(nx.connected_components(G))
+    same(nx.is_connected, G)
+    same(nx.descendants, D, (0, "n0"))
+    same(nx.ancestors, D, (0, "n0"))  # the in-arcs
+    assert searches.RUNS["run_bfs"] > before["run_bfs"] and searches.RUNS["run_many"] == before["run_many"]
+    last = searches.LAST
+    assert last["technique"] != "auto" and last["reason"].startswith("auto: "), last
+    assert sum(searches.CHOSEN.values()) >= searches.RUNS["run_bfs"] - before["run_bfs"]
+    # technique="auto" named: a search, stored rows or not
+    runs = searches.RUNS["run_bfs"]
+    assert nx.descendants(G, "a", technique="auto", **BK) == nx.descendants(G, "a")
+    assert searches.RUNS["run_bfs"] == runs + 1 and searches.LAST["reason"].startswith("auto: ")
+
+
+def test_knobs_with_auto_are_an_error_that_names_the_option(bfs4k_config):
+    G = nx.path_graph(6)
+    with pytest.raises(KnobError, match=r"technique 'auto' \(nx.config.backends.bfs4k.technique\) chooses its "
+                                        r"own knobs, but knobs= gives \{'K1': 8\}"):
+        nx.descendants(G, 0, knobs={"K1": 8}, **BK)
+    with pytest.raises(KnobError, match="technique='auto' chooses its own knobs, but knobs= gives"):
+        list(nx.bfs_layers(G, 0, technique="auto", knobs={"K1": 8}, **BK))
+    bfs4k_config.knobs = {"K1": 8}
+    with pytest.raises(KnobError, match=r"but nx.config.backends.bfs4k.knobs gives \{'K1': 8\}: name a technique"):
+        nx.descendants(G, 0, **BK)
+    with pytest.raises(KnobError, match="nx.config.backends.bfs4k.knobs"):
+        nx.closeness_centrality(G, **BK)  # the config is checked on every call
+    # a named technique takes the config's knobs
+    assert nx.descendants(G, 0, technique="bfs4k", **BK) == {1, 2, 3, 4, 5}
+    assert searches.LAST["technique"] == "bfs4k" and searches.LAST["knobs"]["K1"] == 8
+    assert searches.LAST["reason"] is None
+
+
+def test_a_named_technique_runs_with_its_knobs(bfs4k_config):
+    G = undirected()
+    searches.STORE.clear()
+    assert list(nx.bfs_layers(G, "a", technique="bfs4k", knobs={"K1": 8}, **BK)) == list(nx.bfs_layers(G, "a"))
+    assert searches.LAST["technique"] == "bfs4k" and searches.LAST["knobs"]["K1"] == 8
+    bfs4k_config.technique, bfs4k_config.knobs = "bfs4k", {"K1": 4}
+    searches.STORE.clear()
+    assert list(nx.bfs_edges(G, "a", **BK)) == list(nx.bfs_edges(G, "a"))
+    assert searches.LAST["technique"] == "bfs4k" and searches.LAST["knobs"]["K1"] == 4
+    with pytest.raises(KnobError, match="K1"):
+        nx.descendants(G, "a", knobs={"K1": 10**9}, **BK)
+
+
 def test_can_run_declines_what_the_engine_cannot_honour():
     G, D = undirected(), directed()
     cases = [("bfs_edges", (G, "a"), {"sort_neighbors": sorted}, "sort_neighbors"),
@@ -458,8 +526,10 @@ def test_summaries_of_processes_side_by_side_merge_into_one(tmp_path):
                 "failed": [test] if outcome == "failed" else [],
                 "per_test": {test: {"outcome": outcome, "dispatched": {"bfs_edges": calls}, "fell_back": {}}}}
 
-    s = testing.merge([part("a", "passed", 2, 5.0), part("b", "failed", 3, 7.0)])
+    a = {**part("a", "passed", 2, 5.0), "auto_chose": {"bfs4k, one block of 1024": 2}}
+    s = testing.merge([a, part("b", "failed", 3, 7.0)])
     assert s["tests"] == {"total": 2, "passed": 1, "failed": 1} and s["failed"] == ["b"]
+    assert s["auto_chose"] == {"bfs4k, one block of 1024": 2}
     assert s["calls_dispatched"] == {"bfs_edges": 5} and s["engine_runs"] == {"run_bfs": 5}
     assert s["calls_fell_back"] == {"bfs_edges": {"calls": 2, "why": {"sort_neighbors": 2}}}
     assert s["seconds"] == 7.0 and s["result_store"] == {"hits": 2, "misses": 4, "bytes": 6}

@@ -2,12 +2,14 @@
 point). networkx calls get_info() while it is being imported: this module imports nothing."""
 
 _TECHNIQUE = ("technique : str, optional",
-              "The explorer technique a single-source search runs (`python3 -m explorer techniques`); "
-              "default nx.config.backends.bfs4k.technique ('bfs4k'). Naming it always runs it.")
+              "The explorer technique a single-source search runs (`python3 -m explorer techniques`), or "
+              "'auto': the technique and its knobs chosen per graph by a calibrated cost model "
+              "(explorer.auto); default nx.config.backends.bfs4k.technique ('auto'). Naming a technique "
+              "always runs it, with the given knobs.")
 _KNOBS = ("knobs : dict, optional",
-          "The technique's knobs (`python3 -m explorer knobs --technique NAME`); default "
+          "The named technique's knobs (`python3 -m explorer knobs --technique NAME`); default "
           "nx.config.backends.bfs4k.knobs. Under the simulator the technique's small simulator "
-          "knobs come first.")
+          "knobs come first. 'auto' sets its own: knobs with it (here or in the config) are an error.")
 _METHOD = ("multisearch : str, optional",
            "The multi-search method (explorer.multisearch.Method: 'warp-thread', 'warp-based', "
            "'work-efficient', 'edge-parallel', 'bit-parallel'); default nx.config.backends.bfs4k.method.")
@@ -77,8 +79,9 @@ FUNCTIONS = {
 
 #: nx.config.backends.bfs4k
 DEFAULT_CONFIG = {
-    # Single-source searches run this technique with these knobs (a call's technique=/knobs= win).
-    "technique": "bfs4k",
+    # Single-source searches run this technique with these knobs (a call's technique=/knobs= win);
+    # "auto" chooses the technique and its knobs per graph (explorer.auto), so it takes no knobs.
+    "technique": "auto",
     "knobs": {},
     # The multi-search method of the all-sources functions.
     "method": "warp-thread",

@@ -1,8 +1,10 @@
-"""The searches the backend's functions run on the explorer's engine: which technique and knobs,
-whether kernels can run here, single-source searches (explorer.api.run_bfs), several sources at
-once (one search from a super-source), and multi-search runs (explorer.multisearch.run_many) for
-the all-sources functions. Every vertex here is a BFS4KGraph vertex 0..n-1 (the functions convert
-networkx's nodes once, graph.py), passed to the engine as Vertex / Vertices.
+"""The searches the backend's functions run on the explorer's engine: which technique and knobs
+(by default technique "auto": run_bfs chooses both per graph, explorer.auto; LAST says what the
+latest search ran and why), whether kernels can run here, single-source searches
+(explorer.api.run_bfs), several sources at once (one search from a super-source), and multi-search
+runs (explorer.multisearch.run_many) for the all-sources functions. Every vertex here is a
+BFS4KGraph vertex 0..n-1 (the functions convert networkx's nodes once, graph.py), passed to the
+engine as Vertex / Vertices.
 
 Results are kept. A BFS's distances depend only on the graph's structure, so rows are stored under
 the graph's fingerprint (BFS4KGraph.fingerprint: directedness and arcs in order) in a
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -99,20 +101,32 @@ class Options:
 
     @classmethod
     def of(cls, technique=None, knobs=None, multisearch=None) -> "Options":
+        from ..auto import AUTO, is_auto
+        from ..knobs import KnobError
         from ..techniques import implementation, make_knobs
 
         cfg = config()
         named = technique is not None
-        tech = technique if named else (cfg.get("technique") or "bfs4k")
-        impl = implementation(tech)  # unknown or missing technique: ValueError naming the choices
-        if knobs is None:
+        tech = technique if named else (cfg.get("technique") or AUTO)
+        method = multisearch or cfg.get("method") or "warp-thread"
+        given = knobs is not None
+        if not given:
             knobs = cfg.get("knobs") or {}
+        if is_auto(tech):
+            # auto sets its own knobs, the simulator's included (run_bfs): knobs beside it are a mistake
+            if knobs:
+                where = "knobs=" if given else "nx.config.backends.bfs4k.knobs"
+                chosen = "technique='auto'" if named else "technique 'auto' (nx.config.backends.bfs4k.technique)"
+                raise KnobError(f"{chosen} chooses its own knobs, but {where} gives {knobs!r}: name a "
+                                "technique (technique=..., or nx.config.backends.bfs4k.technique) to set knobs")
+            return cls(AUTO, {}, method, named)
+        impl = implementation(tech)  # unknown or missing technique: ValueError naming the choices
         if not isinstance(knobs, dict):
             raise TypeError(f"knobs must be a dict of {impl.technique.value}'s knobs, not {type(knobs).__name__}")
         base = dict(impl.simulator_knobs) if on_simulator() else {}
         values = {**base, **knobs}
         make_knobs(impl.technique, values)  # bad names and values raise KnobError now
-        return cls(impl.technique.value, values, multisearch or cfg.get("method") or "warp-thread", named)
+        return cls(impl.technique.value, values, method, named)
 
 
 # ------------------------------------------------------------------------------------ results
@@ -166,6 +180,11 @@ STORE = ResultStore()
 
 #: Engine runs made by this process, by kind (the networkx test run reports them).
 RUNS = {"run_bfs": 0, "run_many": 0, "run_sssp": 0, "run_apsp": 0}
+#: auto's single-source searches by the candidate it chose (the networkx test run reports them).
+CHOSEN: Counter = Counter()
+#: This process's latest single-source search: its technique, its knobs, and where technique
+#: "auto" chose them, why (explorer.auto.Choice.reason(); else None).
+LAST: dict = {}
 
 
 def _csr(bg, reverse: bool):
@@ -177,7 +196,15 @@ def _run_bfs(csr, source: int, opts: Options, session=None) -> np.ndarray:
 
     RUNS["run_bfs"] += 1
     _tell_where()
-    res = run_bfs(csr, Vertex(source), opts.technique, opts.knobs, instrument=False, session=session).complete()
+    run = run_bfs(csr, Vertex(source), opts.technique, opts.knobs, instrument=False, session=session)
+    res = run.complete()
+    reason = None
+    if run.choice is not None:
+        reason = run.choice.reason()
+        CHOSEN[run.choice.candidate] += 1
+        _log.debug("%s: %s", csr.name, reason)
+    LAST.clear()
+    LAST.update(technique=res.technique, knobs=dict(res.knobs), reason=reason)
     return np.asarray(res.distances, dtype=np.int32)
 
 

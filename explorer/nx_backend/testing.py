@@ -9,7 +9,7 @@ It reads networkx's own dispatch log (logger "networkx.utils.backends", DEBUG: "
 "can't run ... because", "Falling back", "does not implement"), kept from propagating so that the
 records do not pile up in pytest's log capture. The summary (JSON, and Markdown beside it) has the
 totals, per function the calls dispatched and fallen back (with the reasons), per test its outcome
-and calls, and the engine's run counts.
+and calls, the engine's run counts and the candidates technique "auto" chose.
 
 `--bfs4k-max-cases=N` keeps at most N cases of each parametrized test, evenly spread over its
 parameter grid, and `--bfs4k-max-cases=TEST=N` N of the test function TEST (networkx's
@@ -193,6 +193,7 @@ def summary() -> dict:
                             for k, v in calls_back.most_common() if k in ours},
         "calls_fell_back_other_functions": sum(v for k, v in calls_back.items() if k not in ours),
         "engine_runs": dict(searches.RUNS),
+        "auto_chose": dict(searches.CHOSEN.most_common()),
         "result_store": {"hits": searches.STORE.hits, "misses": searches.STORE.misses, "bytes": searches.STORE.nbytes},
         "failed": [t for t in tested if _OUTCOMES[t] == "failed"],
         "sampled": dict(_SAMPLED),
@@ -216,16 +217,18 @@ def merge(parts: list[dict]) -> dict:
         out[key] = sum(p[key] for p in parts)
     out["seconds"] = max(p["seconds"] for p in parts)  # the processes ran side by side
     out["processes"] = len(parts)
-    calls, runs, back, why = Counter(), Counter(), Counter(), defaultdict(Counter)
+    calls, runs, chose, back, why = Counter(), Counter(), Counter(), Counter(), defaultdict(Counter)
     for p in parts:
         calls.update(p["calls_dispatched"])
         runs.update(p["engine_runs"])
+        chose.update(p.get("auto_chose", {}))
         for name, b in p["calls_fell_back"].items():
             back[name] += b["calls"]
             why[name].update(b["why"])
     out["calls_dispatched"] = dict(calls.most_common())
     out["calls_fell_back"] = {k: {"calls": v, "why": dict(why[k].most_common())} for k, v in back.most_common()}
     out["engine_runs"] = dict(runs)
+    out["auto_chose"] = dict(chose.most_common())
     out["result_store"] = {k: sum(p["result_store"][k] for p in parts) for k in ("hits", "misses", "bytes")}
     out["failed"] = sorted(t for p in parts for t in p["failed"])
     out["sampled"] = {k: v for p in parts for k, v in p.get("sampled", {}).items()}
@@ -254,6 +257,7 @@ def markdown(s: dict) -> str:
              f"{t.get('xfailed', 0)} | {s['tests_dispatching_to_bfs4k']} | "
              f"{s['tests_whose_bfs4k_functions_all_fell_back']} | {s['tests_calling_no_bfs4k_function']} |",
              "", f"Engine runs: {s['engine_runs']}; stored results reused {s['result_store']['hits']} times.",
+             *(["", f"auto's choices (searches by candidate): {s['auto_chose']}."] if s.get("auto_chose") else []),
              "", "| function | calls run by bfs4k | calls run by networkx | why |", "|---|---|---|---|"]
     names = sorted(set(s["calls_dispatched"]) | set(s["calls_fell_back"]))
     for name in names:
