@@ -9,7 +9,7 @@ import json
 import time
 
 from explorer import backend, graphs
-from explorer.ui import widgets
+from explorer.ui import tools, widgets
 from explorer.techniques import KnobError, implemented_techniques, knobs_of, missing_techniques
 from explorer.ui.widgets import Explorer
 
@@ -165,7 +165,7 @@ def test_bad_input_shows_one_line_in_the_status(explorer, kwargs, message):
 
 
 def test_controls_are_generated_from_the_declarations(explorer):
-    assert list(explorer.technique.options) == [t.value for t in implemented_techniques()]
+    assert list(explorer.technique.options) == ["auto", *(t.value for t in implemented_techniques())]
     for t in missing_techniques():
         assert t.value in explorer.missing_note.value
     for t in implemented_techniques():
@@ -193,6 +193,91 @@ def test_knob_errors_name_the_range(explorer):
     explorer.technique.value = "topdown-queue"
     with pytest.raises(KnobError, match="unknown knob 'hash_entries' of topdown-queue"):
         explorer.set_knobs({"hash_entries": 4})
+
+
+# ------------------------------------------------------------------ auto, the default technique
+
+def test_the_technique_starts_at_auto_which_has_no_knobs_to_set():
+    ex = Explorer(graph="bfs4k_fig2", source=0)
+    assert ex.technique.value == "auto" and ex.technique.options[0] == "auto"
+    doc = html.unescape(ex.technique_doc.value)
+    assert "cost model calibrated on a GPU" in doc and "python3 -m explorer calibrate" in doc
+    # No knob to set: an empty page, 'defaults' disabled with the reason as its tooltip.
+    page = ex.knob_pages.children[ex.knob_pages.selected_index]
+    assert ex.knob_widgets == {} and ex.knob_values() == {} and isinstance(page, W.HTML)
+    assert ex.knobs_panel.titles == ("Knobs (auto sets its own)",)
+    assert ex.knob_reset.disabled and "auto sets its own knobs" in ex.knob_reset.tooltip
+    assert ex.reset_knobs() == {} and ex.knob_sim_note.value == ""
+    with pytest.raises(KnobError, match="'auto' chooses its own knobs"):
+        ex.set_knobs({"block_threads": 64})
+    # A named technique is as before: its knobs, 'defaults' enabled; and back to auto.
+    ex.technique.value = "bfs4k"
+    assert list(ex.knob_widgets) == [s.name for s in knobs_of("bfs4k").specs()] and not ex.knob_reset.disabled
+    ex.set_knobs({"K1": 8})
+    assert ex.knob_values()["K1"] == 8 and ex.knobs_panel.titles == ("Knobs of bfs4k",)
+    ex.technique.value = "auto"
+    assert ex.knob_values() == {} and ex.knob_reset.disabled
+    assert Explorer(graph="bfs4k_fig2", technique="topdown-queue").technique.value == "topdown-queue"
+    assert Explorer(graph="bfs4k_fig2", technique="auto").technique.value == "auto"
+
+
+def test_a_run_of_auto_says_why_and_its_label_names_what_ran(monkeypatch):
+    from explorer import api
+
+    ex = Explorer(graph="bfs4k_fig2", source=0)
+    calls = []
+    real = api.run_bfs
+
+    def spy(graph, source, technique, knobs, **kw):
+        calls.append((technique, knobs))
+        return real(graph, source, technique, knobs, **kw)
+    monkeypatch.setattr(api, "run_bfs", spy)
+    result = ex.run()
+    assert calls == [("auto", None)]  # auto sets its own knobs
+    chosen = result.choice["technique"]
+    assert result.validation == "ok" and result.technique == chosen
+    label = ex.history[-1][0]
+    assert label == f"#1 auto → {chosen} (bfs4k_fig2)"
+    assert label in ex.stream.sources and html.escape(label) in ex.summary.value
+    assert f"✓ {label}: " in html.unescape(ex.status.value)
+    assert result.choice["reason"] in html.unescape(ex.technique_doc.value)  # beside the technique
+    # A named technique's run overlays it under its own label; the reason shows only with auto picked.
+    ex.run(technique="topdown-queue")
+    assert calls[-1][0] == "topdown-queue" and calls[-1][1] is not None
+    assert ex.history[-1][0] == "#2 topdown-queue (bfs4k_fig2)" and len(ex.stream.sources) == 2
+    assert "Last run" not in ex.technique_doc.value
+    ex.technique.value = "auto"
+    assert result.choice["reason"] in html.unescape(ex.technique_doc.value)
+    with pytest.raises(KnobError, match="'auto' chooses its own knobs"):
+        ex.run(knobs={"block_threads": 64})
+    assert "chooses its own knobs" in html.unescape(ex.status.value) and len(ex.history) == 2
+
+
+def test_the_tools_and_the_classroom_resolve_auto():
+    ex = Explorer(graph="bfs4k_fig2", source=0)
+    chosen = ex.run().technique
+    # Tuning: auto has no knobs to sweep, and says so.
+    tuning = ex.tools.panel("tuning")
+    assert tuning.run_button.disabled and "none to sweep" in html.unescape(tuning.status.value)
+    with pytest.raises(ValueError, match="none to sweep"):
+        tuning.run_sweep(knob1="block_threads")
+    ex.technique.value = "topdown-queue"
+    assert "block_threads" in tuning.knob1.options and not tuning.run_button.disabled
+    assert tuning.status.value == tools.status_html("")
+    ex.technique.value = "auto"
+    # Comparison: auto is an entry; its label names what it chose.
+    compare = ex.tools.panel("comparison")
+    assert compare.techniques.options[0] == "auto"
+    compare.add_current.click()
+    assert compare.entries == [("auto", {})] and list(compare.entry_list.options) == ["A auto"]
+    (label, result), = compare.compare()
+    assert label == f"A auto → {chosen}" and result.validation == "ok"
+    with pytest.raises(KnobError, match="'auto' chooses its own knobs"):
+        compare.add(("auto", {"K1": 4}))
+    # The classroom steps through the technique auto chooses.
+    room = ex.open_classroom()
+    assert room is not None and room.technique.value == chosen and room.result.technique == chosen
+    assert "(auto's choice)" in html.unescape(ex.status.value)
 
 
 @pytest.mark.skipif(backend.gpu_present()[0], reason="checks the no-GPU path (backend.select is faked)")
@@ -230,6 +315,9 @@ def test_section7_advice_follows_the_knobs_and_the_graph():
     ex.set_knobs({"K1": 8})  # K1 no longer follows the advice: its line goes, the others stay
     assert "<b>K1=" not in ex.knob_advice.value and "<b>K4=1</b>" in ex.knob_advice.value
     ex.set_knobs({"K1": 4})
+    assert "<b>K1=4</b>" in ex.knob_advice.value
+    ex.technique.value = "auto"  # the advice reads BFS-4K's knobs, whichever technique is picked
+    ex.knob_widgets_of["topdown-queue"]["block_threads"].value = 64
     assert "<b>K1=4</b>" in ex.knob_advice.value
     ex.set_graph("bfs4k_fig2")  # another graph: the advice was not for it
     assert ex.knob_advice.value == ""

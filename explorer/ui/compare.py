@@ -7,6 +7,8 @@ runs by time with the speed-up against the first.
     panel = ex.tools.panel("comparison")
     panel.compare(["topdown-queue", ("bfs4k", {"K1": 32}), ("bfs4k", {"K1": 4})])
 
+"auto" is an entry too: its label then names the technique it chose ("A auto → bfs4k").
+
 `TimelinePlot` is usable alone: a row per run, a cell per level coloured by what ran there
 (technique · kernel · direction), sharing its x axis with the frontier plot.
 """
@@ -20,14 +22,16 @@ from bokeh.plotting import figure
 
 from .live import LiveBokehModel
 from .. import api
+from ..auto import AUTO, is_auto
 from ..engine import Session
 from ..reference import bfs_distances, check_result
 from ..stats import LevelStats, RunResult
 from ..techniques import implemented_techniques
 from .plots import LevelStream
 from .sssp_view import BFS
-from .tools import MAX_RUNS, TABLE_CSS, Entries, Picks, StatusLine, esc, html_table, picked_source
-from .widgets import PLOT_WIDTH
+from .tools import (MAX_RUNS, TABLE_CSS, Entries, Picks, StatusLine, entry_label, esc, html_table,
+                    picked_source)
+from .widgets import PLOT_WIDTH, ran_label
 
 #: Colours of what ran at a level (technique · kernel · direction), in order of appearance.
 STEP_PALETTE = (*Category10_10, *Set3_12)
@@ -108,7 +112,7 @@ class ComparePanel(StatusLine, Entries, W.VBox):
         self.stream: LevelStream | None = None
         self.timeline: TimelinePlot | None = None
         entries = self.entry_controls(picks or Picks(explorer, BFS),
-                                      [t.value for t in implemented_techniques()], rows=6)
+                                      [AUTO, *(t.value for t in implemented_techniques())], rows=6)
         self.status = W.HTML()
         self.plot_box = W.Box()
         self.table = W.HTML()
@@ -140,8 +144,10 @@ class ComparePanel(StatusLine, Entries, W.VBox):
             for i, (tech, knobs) in enumerate(self.entries):
                 label = self._label(i, tech, knobs)
                 self._set_status(f"running {label} on {g.name} from vertex {own_id} ...", "busy")
-                run = api.run_bfs(g, api.Vertex(src), tech, knobs, instrument=self.ex.instrument.value,
-                                  session=self._session)
+                run = api.run_bfs(g, api.Vertex(src), tech, None if is_auto(tech) else knobs,
+                                  instrument=self.ex.instrument.value, session=self._session)
+                if run.choice is not None:  # the label names what auto chose
+                    label = entry_label(i, ran_label(run), {})
                 for lv in run:
                     self.stream.push(lv, label)
                     self.timeline.add([lv], label)

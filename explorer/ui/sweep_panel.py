@@ -26,14 +26,19 @@ from bokeh.plotting import figure
 
 from .live import LiveBokehModel
 from .. import backend
+from ..auto import is_auto
 from ..sweep import (SIMULATOR_SWEEP_MAX_ARCS, SIMULATOR_SWEEP_MAX_RUNS, SweepPoint, SweepResult, check_sweep_size,
                      load_sweep, plan_sweep, problem_of, run_sweep)
 from .cli_input import parse_knob_values
 from .layout import button_px, fit_description, labelled, text_px
 from .sssp_view import BFS
-from .tools import TABLE_CSS, Picks, StatusLine, Worker, esc, html_table, picked_source
+from .tools import TABLE_CSS, Picks, StatusLine, Worker, esc, html_table, picked_source, status_html
 
 NONE = "(none)"
+RUN_TIP = "time every setting on the Explorer's graph and source; each run is checked"
+#: Why the Tuning tab sweeps nothing while the Explorer's technique is auto.
+AUTO_NOTE = ("The Explorer's technique is auto, which chooses its own knobs for each run: there are none to "
+             "sweep. Pick a technique in the Explorer to sweep its knobs.")
 #: Columns of a sweep plot's source: one row per finished point.
 POINT_COLUMNS = ("x", "y", "median_ms", "min_ms", "max_ms", "kernel_ms", "runs", "status", "knobs", "time_text",
                  "cell_text", "text_color")
@@ -231,8 +236,7 @@ class SweepPanel(StatusLine, W.VBox):
             value=3, min=1, max=1000, description="repeats", layout=W.Layout(width="150px"),
             tooltip="runs per point; the point's time is their median, their range its spread (3 or more to "
                     "tell a difference from noise)"))
-        self.run_button = W.Button(description="Run sweep", icon="play", button_style="primary",
-                                   tooltip="time every setting on the Explorer's graph and source; each run is checked")
+        self.run_button = W.Button(description="Run sweep", icon="play", button_style="primary", tooltip=RUN_TIP)
         self.stop_button = W.Button(description="Stop", icon="stop", disabled=True,
                                     tooltip="stop after the run in progress (the points so far are kept)")
         self.progress = W.IntProgress(value=0, min=0, max=1, layout=W.Layout(width="300px"))
@@ -291,13 +295,22 @@ class SweepPanel(StatusLine, W.VBox):
                     "ticked).")
         return "Every run is checked against the CPU reference."
 
+    def _auto(self) -> bool:
+        return not self.picks.shortest_paths and is_auto(self.picks.technique.value)
+
     def _refresh_knobs(self) -> None:
-        names = [s.name for s in self.picks.knobs_of(self.picks.technique.value).specs()]
+        auto = self._auto()
+        names = [] if auto else [s.name for s in self.picks.knobs_of(self.picks.technique.value).specs()]
         self.knob1.options = names or [NONE]
         self.knob1.value = self.knob1.options[0]  # ipywidgets leaves a drop-down blank when its options change
         self.knob2.options = [NONE, *names]
         self.knob2.value = NONE
         self.run_button.disabled = not names
+        self.run_button.tooltip = AUTO_NOTE if auto else RUN_TIP
+        if auto:
+            self._set_status(AUTO_NOTE)
+        elif self.status.value == status_html(AUTO_NOTE):  # a technique picked: the note no longer holds
+            self._set_status("")
 
     def _sync_mode(self) -> None:
         random = self.mode.value == "random"
@@ -330,6 +343,8 @@ class SweepPanel(StatusLine, W.VBox):
                   background: bool = False) -> SweepResult | None:
         """Set the given controls, then sweep as the Run sweep button does. From code (background
         False) it returns the SweepResult; the button runs it in a thread so Stop is heard."""
+        if self._auto():
+            raise ValueError(AUTO_NOTE)
         for widget, value in ((self.knob1, knob1), (self.values1, values1), (self.knob2, knob2),
                               (self.values2, values2), (self.mode, mode), (self.repeats, repeats)):
             if value is not None:

@@ -18,6 +18,8 @@ from typing import Callable
 import ipywidgets as W
 
 from .. import backend
+from ..auto import AUTO, is_auto
+from ..knobs import KnobError
 from .sssp_view import SHORTEST_PATHS
 
 #: Input problems the status line explains in one line (KnobError and GraphError are ValueErrors;
@@ -38,6 +40,9 @@ SSSP_PANELS = {
     "Duplicates": ("sssp_tools", "SSSPDuplicatesPanel"),
     "Export": ("sssp_report", "SSSPExportPanel"),
 }
+#: Why "auto" (the BFS technique chosen for each run) takes no knobs.
+AUTO_TAKES_NO_KNOBS = "technique 'auto' chooses its own knobs: name a technique to set knobs"
+
 _KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison", "duplicates": "Duplicates",
          "export": "Export"}
 
@@ -147,9 +152,12 @@ class Picks:
         return problem_of(self.sweep_problem).knobs_of(technique)
 
     def parse(self, technique) -> str:
-        """The technique's name (an unknown one raises ValueError naming the problem's techniques)."""
+        """The technique's name, or "auto" for BFS (an unknown one raises ValueError naming the
+        problem's techniques)."""
         from ..sweep import problem_of
 
+        if not self.shortest_paths and is_auto(technique):
+            return AUTO
         return problem_of(self.sweep_problem).parse(technique)
 
     def make_knobs(self, technique: str, values: dict):
@@ -160,6 +168,8 @@ class Picks:
 
     def changed_knobs(self, technique: str, knobs: dict) -> dict:
         """The knobs that differ from the technique's defaults (the rest go without saying)."""
+        if is_auto(technique):
+            return {}
         defaults = self.knobs_of(technique).defaults()
         return {k: v for k, v in dict(knobs).items() if defaults.get(k, object()) != v}
 
@@ -250,15 +260,19 @@ class Entries:
                                                layout=W.Layout(flex="0 0 auto"))])
 
     def add(self, *items) -> None:
-        """Add runs: a technique name (its knobs as the Explorer has them), or (technique, knobs)."""
+        """Add runs: a technique name (its knobs as the Explorer has them), or (technique, knobs);
+        "auto" takes no knobs (it chooses them at the run)."""
         for item in items:
             tech, knobs = item if isinstance(item, (tuple, list)) else (item, None)
             tech = self.picks.parse(tech)
-            if knobs is None:
+            auto = is_auto(tech)
+            if auto and knobs:
+                raise KnobError(AUTO_TAKES_NO_KNOBS)
+            if knobs is None and not auto:
                 knobs = {name: w.value for name, w in self.picks.knob_widgets_of[tech].items()}
             if len(self.entries) >= MAX_RUNS:
                 raise ValueError(f"a comparison holds at most {MAX_RUNS} runs (one colour each)")
-            self.entries.append((tech, self.picks.make_knobs(tech, knobs).as_dict()))
+            self.entries.append((tech, {} if auto else self.picks.make_knobs(tech, knobs).as_dict()))
         self._show_entries()
 
     def add_explorer_setting(self) -> None:

@@ -12,7 +12,9 @@ the engine yields them (LevelStream through a live.LevelFeed into a live.LiveBok
 reaches the browser before the run goes on, and a view drawn later, or after the page reloads,
 shows every run so far). The problem switch turns it to shortest paths (sssp_view.py: the SSSP
 techniques, their knobs, a row per iteration; the Classroom button then opens sssp_classroom.py's
-weighted step-through). No kernel module is imported here.
+weighted step-through). The technique starts at "auto" (explorer.auto): each run chooses its
+technique and knobs, says why beside the drop-down, and its label names what ran. No kernel module
+is imported here.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ import ipywidgets as W
 from bokeh.layouts import column
 
 from .. import api, backend, graphs
+from ..auto import AUTO, is_auto
 from ..backend import simulator_knobs_note
 from .cli_input import parse_generator
 from .layout import knob_grid, knob_widget, labelled, select_px, text_px
@@ -38,11 +41,11 @@ from .report import graph_stats_html, summary_table_html
 from ..engine import Session
 from ..stats import RunResult
 from .tables import run_label
-from .tools import USER_ERRORS, ToolTabs
-from ..techniques import (Technique, implementation, implemented_techniques, knobs_of, make_knobs,
+from .tools import AUTO_TAKES_NO_KNOBS, USER_ERRORS, ToolTabs
+from ..techniques import (KnobError, Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
 from ..techniques.bfs4k import recommend_knobs
-from ..warmup import load_for_run
+from ..warmup import compile_notices, load_for_run
 
 log = logging.getLogger("explorer")
 
@@ -59,6 +62,13 @@ _LABEL_WIDTH = "130px"  # the same, for a control behind `labelled`
 #: Shown while the explorer works: a Font Awesome spinner (ipywidgets ships the font, as for the
 #: buttons' icons) beside words that say what is happening; no emoji font needed.
 BUSY_ICON = "<i class='fa fa-spinner fa-spin' aria-hidden='true'></i> "
+#: What the technique "auto" does, under the drop-down while it is picked.
+AUTO_DOC = ("auto chooses the technique and its knobs for the graph and the device from a cost model "
+            "calibrated on a GPU (python3 -m explorer calibrate measures yours); each run's label names "
+            "the technique that ran.")
+KNOB_RESET_TIP = ("reset the technique's knobs to their defaults (under the simulator, with its knobs: "
+                  "32-thread blocks)")
+AUTO_RESET_TIP = "auto sets its own knobs for each run: pick a technique to set or reset knobs"
 
 
 def _esc(x) -> str:
@@ -95,6 +105,18 @@ def on_simulator() -> bool:
         return True
 
 
+def technique_value(technique) -> str:
+    """The technique drop-down's value for `technique`: "auto" or an implemented technique's name
+    (an unknown one raises ValueError naming the techniques)."""
+    return AUTO if is_auto(technique) else Technique.parse(technique).value
+
+
+def ran_label(run) -> str:
+    """The technique a run's label names: "auto → bfs4k" where auto chose it, so that runs of auto
+    that chose differently stay apart."""
+    return f"{AUTO} → {run.technique.value}" if run.choice is not None else run.technique.value
+
+
 def param_widget(name: str, default: Any, tooltip: str) -> W.ValueWidget:
     """A control for one generator parameter, typed like its default."""
     common = dict(description=name, tooltip=tooltip, style=_LABEL, layout=_WIDE)
@@ -125,6 +147,7 @@ class Explorer(W.VBox):
         self._graph_object: CSRGraph | None = None  # a CSRGraph handed to run()/__init__ directly
         self._running = False
         self._last_validation = None  # the last run's reference.CheckReport
+        self._auto_reason: tuple[str, str] | None = None  # (graph, why) of the last run auto chose
         self._session = None  # engine.Session of the graph last run: its device arrays stay for the next run
         # The last §7 advice: (the graph it is for, its name, {knob: (value, why)}). It is shown
         # only while that graph is picked, and only for the knobs that still have its values.
@@ -177,12 +200,12 @@ class Explorer(W.VBox):
                               layout=W.Layout(width="140px"), tooltip="seed of the random source")
         self.source_mode.observe(lambda _: self._sync_source_controls(), names="value")
 
-        # ---- technique: only implemented ones are offered; the missing ones are listed, not hidden
+        # ---- technique: auto first, then the implemented ones; the missing ones are listed, not hidden
         impl = implemented_techniques()
-        self.technique = W.Dropdown(options=[t.value for t in impl], description="technique",
+        self.technique = W.Dropdown(options=[AUTO, *(t.value for t in impl)], description="technique",
                                     layout=W.Layout(width="210px"),
-                                    tooltip="the BFS technique to run (implemented ones; what it does is "
-                                            "written below)")
+                                    tooltip="the BFS technique to run: auto (chosen for the graph and the device) "
+                                            "or an implemented one; what it does is written below")
         self.technique_doc = W.HTML()
         missing = missing_techniques()
         note = ("Not implemented yet: " + ", ".join(
@@ -192,15 +215,16 @@ class Explorer(W.VBox):
 
         # ---- knobs: each technique's, generated from its declaration; the panel shows the chosen one's
         self.knob_widgets_of = {t.value: {s.name: knob_widget(s) for s in knobs_of(t).specs()} for t in impl}
-        self.knob_reset = W.Button(description="defaults", layout=W.Layout(width="90px"),
-                                   tooltip="reset the technique's knobs to their defaults (under the simulator, "
-                                           "with its knobs: 32-thread blocks)")
+        self.knob_reset = W.Button(description="defaults", layout=W.Layout(width="90px"), tooltip=KNOB_RESET_TIP)
         self.knob_reset.on_click(lambda _: self.reset_knobs())
         self.knob_sim_note = W.HTML(layout=W.Layout(flex="1 1 0%"))  # wraps beside the button
         self.knob_advice_button = W.Button(description="§7 advice", layout=W.Layout(width="100px"),
                                            tooltip="set K1..K7 by BFS-4K §7's rules of thumb for this graph")
         self.knob_advice_button.on_click(lambda _: self.apply_recommended_knobs())
-        self.knob_pages = W.Stack([self._knob_page(t.value) for t in impl])
+        # auto's page last, so a technique's page sits at its index in knob_widgets_of
+        self.knob_pages = W.Stack([*(self._knob_page(t.value) for t in impl), W.HTML(
+            "<small>auto sets the knobs of the technique it chooses for each run (the summary shows them); "
+            "pick a technique to set knobs.</small>")])
         for w in [*(w for ws in self.knob_widgets_of.values() for w in ws.values()), self.graph_mode,
                   self.sample, self.file_path, self.file_undirected, self.generator]:
             w.observe(self._show_advice, names="value")
@@ -264,7 +288,7 @@ class Explorer(W.VBox):
         self.set_graph(graph)
         self.set_source(source)
         if technique is not None:
-            self.technique.value = Technique.parse(technique).value
+            self.technique.value = technique_value(technique)
         self.instrument.value = bool(instrument)
         self._check_backend(preset_knobs=knobs is None)
         if knobs:
@@ -342,25 +366,36 @@ class Explorer(W.VBox):
 
     @property
     def knob_widgets(self) -> dict[str, W.ValueWidget]:
-        """The chosen technique's knob controls, by knob name."""
-        return self.knob_widgets_of[self.technique.value]
+        """The chosen technique's knob controls, by knob name (none for auto)."""
+        return {} if is_auto(self.technique.value) else self.knob_widgets_of[self.technique.value]
 
     def set_knobs(self, values: dict) -> None:
         """Set the chosen technique's knob controls; names and values are checked against its
-        declaration (KnobError names the knob and its range)."""
+        declaration (KnobError names the knob and its range; auto takes none)."""
+        if is_auto(self.technique.value):
+            if values:
+                raise KnobError(AUTO_TAKES_NO_KNOBS)
+            return
         make_knobs(self.technique.value, {**self.knob_values(), **values})
         for name, value in values.items():
             self.knob_widgets[name].value = value
 
     def simulator_knobs(self, technique: str | None = None) -> dict:
-        """The knobs `technique` (the chosen one) runs with under the simulator; {} on a GPU."""
-        return dict(implementation(technique or self.technique.value).simulator_knobs) if on_simulator() else {}
+        """The knobs `technique` (the chosen one) runs with under the simulator; {} on a GPU and for
+        auto, which applies them itself."""
+        technique = technique or self.technique.value
+        if is_auto(technique) or not on_simulator():
+            return {}
+        return dict(implementation(technique).simulator_knobs)
 
     def reset_knobs(self) -> dict:
         """The chosen technique's declared defaults; under the simulator with its simulator knobs
         (32-thread blocks: a 1,024-thread block makes a tiny BFS take minutes there), and the
-        status says which. Returns the values set."""
+        status says which. Returns the values set (none for auto, which sets its own)."""
         tech = self.technique.value
+        if is_auto(tech):
+            self._set_status(AUTO_RESET_TIP)
+            return {}
         sim = self.simulator_knobs(tech)
         values = {**knobs_of(tech).defaults(), **sim}
         self.set_knobs(values)
@@ -404,7 +439,8 @@ class Explorer(W.VBox):
             if graph != self._graph_identity():
                 self._advice = None
             else:
-                now = self.knob_values()
+                # BFS-4K's controls, which the advice set: another technique's (or auto's none) lack them
+                now = {k: w.value for k, w in self.knob_widgets_of[Technique.BFS4K.value].items()}
                 lines = [f"<b>{k}={_esc(v)}</b>: {_esc(why)}" for k, (v, why) in advice.items() if now[k] == v]
                 if lines:
                     lines.insert(0, f"BFS-4K §7 advice for {_esc(name)} (a knob you change leaves this list):")
@@ -457,12 +493,21 @@ class Explorer(W.VBox):
             "</small>" if sim else "")
 
     def _show_technique(self) -> None:
-        """The chosen technique's description and knobs."""
+        """The chosen technique's description and knobs; for auto what it chose last and why, and
+        no knobs to set."""
         self._show_knob_sim_note()
         tech = self.technique.value
-        self.technique_doc.value = f"<small style='color:#444'>{_esc(Technique(tech).doc)}</small>"
-        self.knob_pages.selected_index = list(self.knob_widgets_of).index(tech)
-        self.knobs_panel.titles = (f"Knobs of {tech}",)
+        auto = is_auto(tech)
+        doc = _esc(AUTO_DOC if auto else Technique(tech).doc)
+        if auto and self._auto_reason is not None:
+            graph, why = self._auto_reason
+            doc += f"<br><b>Last run ({_esc(graph)})</b>: {_esc(why)}"
+        self.technique_doc.value = f"<small style='color:#444'>{doc}</small>"
+        pages = list(self.knob_widgets_of)
+        self.knob_pages.selected_index = len(pages) if auto else pages.index(tech)
+        self.knobs_panel.titles = ("Knobs (auto sets its own)" if auto else f"Knobs of {tech}",)
+        self.knob_reset.disabled = auto
+        self.knob_reset.tooltip = AUTO_RESET_TIP if auto else KNOB_RESET_TIP
 
     def _knob_page(self, tech: str) -> W.Widget:
         widgets = self.knob_widgets_of[tech]
@@ -586,7 +631,7 @@ class Explorer(W.VBox):
                 if unit_weights is not None:
                     self.sssp.unit_weights.value = bool(unit_weights)
             elif technique is not None:
-                self.technique.value = Technique.parse(technique).value
+                self.technique.value = technique_value(technique)
             if knobs and not self.shortest_paths:
                 self.set_knobs(knobs)
             if instrument is not None:
@@ -630,20 +675,29 @@ class Explorer(W.VBox):
             if not self._check_backend(preset_knobs=False):
                 raise backend.NoGPUError("no CUDA GPU: read the note above and click 'Use the CUDA simulator'")
             return self.sssp.execute()
-        tech = Technique.parse(self.technique.value)
-        knobs = make_knobs(tech, self.knob_values())
+        # auto chooses its technique and knobs in run_bfs, from the loaded graph: it takes none here
+        auto = is_auto(self.technique.value)
+        tech = AUTO if auto else Technique.parse(self.technique.value)
+        knobs = None if auto else make_knobs(tech, self.knob_values())
         if not self._check_backend(preset_knobs=False):
             raise backend.NoGPUError("no CUDA GPU: read the note above and click 'Use the CUDA simulator'")
-        # Says when the loaders compile; on a GPU the run's kernels compile meanwhile in helper processes.
-        g = load_for_run(self.current_graph, tech, knobs, self.instrument.value, lambda m: self._set_status(m, "busy"))
+        busy = lambda m: self._set_status(m, "busy")  # noqa: E731
+        if auto:  # its kernels are known only once it has chosen, on the loaded graph: none compile ahead
+            with compile_notices(busy):
+                g = self.current_graph()
+        else:  # says when the loaders compile; on a GPU the run's kernels compile meanwhile in helper processes
+            g = load_for_run(self.current_graph, tech, knobs, self.instrument.value, busy)
         if self._session is None or self._session.graph is not g:
             if self._session is not None:
                 self._session.close()
             self._session = Session(g)
         run = api.run_bfs(g, self._source_value(), tech, knobs, instrument=self.instrument.value,
-                          seed=self.seed.value, session=self._session,
-                          on_status=lambda m: self._set_status(m, "busy"))
-        label = run_label(len(self.history) + 1, tech.value, g.name)
+                          seed=self.seed.value, session=self._session, on_status=busy)
+        # An auto run's label names what ran, so that overlaid runs of auto stay apart.
+        label = run_label(len(self.history) + 1, ran_label(run), g.name)
+        if run.choice is not None:
+            self._auto_reason = (g.name, run.choice.reason())
+            self._show_technique()
         self._set_status(f"running {label} from vertex {g.to_original(run.source)} ...", "busy")
         plotting = 0.0  # seconds spent here between levels, which the engine's clock leaves out
         # The levels reach the plots as the engine yields them (in batches when they come faster
@@ -689,9 +743,13 @@ class Explorer(W.VBox):
 
             return open_for_explorer(self, USER_ERRORS)
         try:
-            defaults = knobs_of(self.technique.value).defaults()
-            room = Classroom(graph=self.current_graph(), source=self._source_value(), technique=self.technique.value,
-                             knobs={k: v for k, v in self.knob_values().items() if v != defaults[k]})
+            tech, values, chosen = self.technique.value, self.knob_values(), ""
+            if is_auto(tech):  # the technique auto chooses for this graph (nothing runs until iterated)
+                choice = api.run_bfs(self.current_graph(), self._source_value(), AUTO, seed=self.seed.value).choice
+                tech, values, chosen = choice.technique, choice.knobs, " (auto's choice)"
+            defaults = knobs_of(tech).defaults()
+            room = Classroom(graph=self.current_graph(), source=self._source_value(), technique=tech,
+                             knobs={k: v for k, v in values.items() if v != defaults[k]})
             room.run()
         except USER_ERRORS as err:
             self._show_error(err)
@@ -700,7 +758,7 @@ class Explorer(W.VBox):
         old, self.classroom_box.children = self.classroom_box.children, [room]
         for w in old:
             w.close()
-        self._set_status(f"classroom below: step through {room.result.technique} on {room.graph.name}", "ok")
+        self._set_status(f"classroom below: step through {room.result.technique}{chosen} on {room.graph.name}", "ok")
         return room
 
     def clear(self) -> None:
@@ -711,6 +769,8 @@ class Explorer(W.VBox):
             return
         old = self.plot_view
         self.history.clear()
+        self._auto_reason = None
+        self._show_technique()
         self._new_stream()
         old.close()
         self._render_summary()
