@@ -14,6 +14,7 @@ JSON and CSV report the user's ids. Code that holds a vertex already passes `Ver
 """
 from __future__ import annotations
 
+import functools
 from typing import Callable
 
 from . import backend
@@ -75,5 +76,11 @@ def _choose(graph: CSRGraph, limits: DeviceLimits | None):
     except backend.NoGPUError:
         return choose(graph, limits, None)
     if limits is None:
-        limits = DeviceLimits.simulator() if info.is_simulator else DeviceLimits.from_current_device()
+        limits = DeviceLimits.simulator() if info.is_simulator else _gpu_limits()
     return choose(graph, limits, info.kind)
+
+
+@functools.lru_cache(maxsize=1)
+def _gpu_limits() -> DeviceLimits:
+    """This process's GPU's limits, read once: the driver's attribute queries cost more than a choice."""
+    return DeviceLimits.from_current_device()

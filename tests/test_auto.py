@@ -18,6 +18,7 @@ from explorer.ui import cli
 from _support import small_graphs
 
 SMALL = small_graphs()
+SIM = ["--simulator"] if backend.current().is_simulator else []
 SHIPPED_H100 = SHIPPED / file_name(DEFAULT_GPU)
 H100 = DeviceLimits(name=DEFAULT_GPU, sm_count=132, max_threads_per_sm=2048, shared_per_block_optin=227 * 1024,
                     clusters=True)
@@ -147,7 +148,7 @@ def test_auto_takes_no_knobs():
 
 
 def test_cli_run_prints_the_choice_in_one_line(capsys):
-    code = cli.main(["run", "gen:grid2d:rows=5,cols=6", "--source", "0", "--simulator"])
+    code = cli.main(["run", "gen:grid2d:rows=5,cols=6", "--source", "0", *SIM])
     out, err = capsys.readouterr()
     assert code == 0, err
     lines = [line for line in out.splitlines() if line.startswith("auto: ")]
@@ -156,14 +157,14 @@ def test_cli_run_prints_the_choice_in_one_line(capsys):
 
 
 def test_cli_run_auto_refuses_knobs(capsys):
-    code = cli.main(["run", "bfs4k_fig2", "--source", "0", "--simulator", "--knob", "K1=2"])
+    code = cli.main(["run", "bfs4k_fig2", "--source", "0", *SIM, "--knob", "K1=2"])
     _, err = capsys.readouterr()
     assert code != 0 and "chooses its own knobs" in err
 
 
 def test_calibrate_writes_what_auto_reads(tmp_path, capsys):
     out = tmp_path / "cal.json"
-    code = cli.main(["calibrate", "--simulator", "--smoke", "--repeats", "1", "--candidate", "cpu-topdown",
+    code = cli.main(["calibrate", *SIM, "--smoke", "--repeats", "1", "--candidate", "cpu-topdown",
                      "--candidate", "hybrid", "--out", str(out)])
     text, err = capsys.readouterr()
     assert code == 0, err
@@ -178,7 +179,7 @@ def test_calibrate_writes_what_auto_reads(tmp_path, capsys):
 
 
 def test_calibrate_refuses_an_unknown_candidate_and_a_simulator_file_auto_would_read(tmp_path, capsys):
-    assert cli.main(["calibrate", "--simulator", "--smoke", "--candidate", "nope", "--out",
+    assert cli.main(["calibrate", *SIM, "--smoke", "--candidate", "nope", "--out",
                      str(tmp_path / "c.json")]) != 0
     assert "unknown auto candidate 'nope'" in capsys.readouterr()[1]
     if backend.current().is_simulator:

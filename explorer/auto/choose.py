@@ -65,10 +65,22 @@ def _model(path: str, mtime: float) -> CostModel:
 
 def model_for(gpu: str) -> CostModel:
     """The cost model of `gpu`'s calibration (model.find), fitted once while its file is unchanged."""
-    from pathlib import Path
+    path = find(gpu)
+    return _model(str(path), path.stat().st_mtime)
 
-    cal = find(gpu)
-    return _model(cal.origin, Path(cal.origin).stat().st_mtime)
+
+@functools.lru_cache(maxsize=None)
+def _prepared(name: str, where: str):
+    """(candidate, its implementation, its KnobSet) on `where` ("gpu", "simulator", "cpu"), or the
+    KnobError its knobs' own rules raise: the same for every graph, so built once."""
+    from ..techniques import implementation, make_knobs
+
+    cand = next(c for c in CANDIDATES if c.name == name)
+    impl = implementation(cand.technique)
+    try:
+        return cand, impl, make_knobs(cand.technique, knob_values(cand, impl, where == "simulator"))
+    except KnobError as err:
+        return cand, impl, err
 
 
 def choose(graph, limits, backend_kind: str | None, model: CostModel | None = None) -> Choice:
@@ -77,8 +89,6 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
     device's DeviceLimits): its knobs pass their rules and the technique's check of this device.
     Under the simulator a candidate runs with its technique's simulator knobs (candidates.knob_values).
     Deterministic for a given calibration; raises KnobError when no candidate can run."""
-    from ..techniques import implementation, make_knobs
-
     notes = []
     if model is None:
         gpu = limits.name if backend_kind == "gpu" else None
@@ -98,26 +108,27 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
         if cand.name not in predicted:
             excluded[cand.name] = "not in the calibration"
             continue
-        impl = implementation(cand.technique)
-        where = "cpu" if impl.runtimes == frozenset({"cpu"}) else backend_kind
-        if where is None or where not in impl.runtimes:
-            excluded[cand.name] = f"runs on {', '.join(sorted(impl.runtimes))}, not available here"
+        runtimes = _prepared(cand.name, "cpu")[1].runtimes
+        where = "cpu" if runtimes == frozenset({"cpu"}) else backend_kind
+        if where is None or where not in runtimes:
+            excluded[cand.name] = f"runs on {', '.join(sorted(runtimes))}, not available here"
             continue
-        values = knob_values(cand, impl, where == "simulator")
+        _, impl, knobs = _prepared(cand.name, where)
         try:
-            knobs = make_knobs(cand.technique, values)
+            if isinstance(knobs, KnobError):
+                raise knobs
             if where != "cpu":
                 impl.check(graph, knobs, limits)
         except KnobError as err:
             excluded[cand.name] = str(err)
             continue
-        runnable[cand.name] = (cand, knobs.as_dict(), predicted[cand.name])
+        runnable[cand.name] = (cand, knobs, predicted[cand.name])
     if not runnable:
         raise KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     order = sorted(runnable, key=lambda name: (runnable[name][2], name))
     cand, knobs, _ = runnable[order[0]]
     cal = model.calibration
-    return Choice(candidate=cand.name, technique=cand.technique, knobs=knobs,
+    return Choice(candidate=cand.name, technique=cand.technique, knobs=knobs.as_dict(),
                   predicted={name: runnable[name][2] for name in order}, excluded=excluded, features=features,
                   calibration=f"{cal.gpu}, {cal.device.get('date', '?')[:10]}", notes=tuple(notes))
 

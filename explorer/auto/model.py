@@ -108,12 +108,12 @@ def user_path(gpu: str) -> Path:
     return cache_dir() / "calibration" / file_name(gpu)
 
 
-def find(gpu: str) -> Calibration:
-    """The calibration for `gpu`: the user's own (`python3 -m explorer calibrate`), else the one shipped
-    for it, else the shipped DEFAULT_GPU's."""
+def find(gpu: str) -> Path:
+    """The calibration file for `gpu`: the user's own (`python3 -m explorer calibrate`), else the one
+    shipped for it, else the shipped DEFAULT_GPU's."""
     for path in (user_path(gpu), SHIPPED / file_name(gpu), SHIPPED / file_name(DEFAULT_GPU)):
         if path.is_file():
-            return Calibration.load(path)
+            return path
     raise CalibrationError(f"no calibration for {gpu} and none shipped ({SHIPPED}): run python3 -m explorer calibrate")
 
 
