@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks import harness
 from benchmarks.harness import record
-from explorer import api, graphs
+from explorer import api, backend, graphs
 
 
 @pytest.mark.parametrize("name", [n for n, s in harness.GRAPHS.items() if s.kind != "sample"])
@@ -194,3 +194,18 @@ def test_the_table_and_a_configuration_set_run_on_the_harness(tmp_path, monkeypa
     rows = json.loads(next(tmp_path.glob("*/luo-smoke.json")).read_text())["results"]
     assert len(rows) == len(bfs.LUO) and all(r["correct"] and r["layer_levels"] for r in rows)
     assert "| grid3d | luo-hierarchical defaults" in next(tmp_path.glob("*/luo-smoke.md")).read_text()
+
+
+def test_the_auto_benchmark_puts_auto_beside_the_oracle(tmp_path):
+    from benchmarks import auto
+
+    if not backend.current().is_simulator:
+        pytest.skip("--smoke selects the simulator: on a GPU the benchmark itself runs")
+    assert auto.main(["--smoke", "--graphs", "grid1000", "--configs", "cpu-topdown", "edge-parallel", "--repeats",
+                      "1", "--no-roots", "--no-peers", "--out", str(tmp_path)]) == 0
+    rows = json.loads(next(tmp_path.glob("*/auto-smoke.json")).read_text())["results"]
+    by = {r["config"]: r for r in rows}
+    assert set(by) == {"auto", "cpu-topdown", "edge-parallel", "scipy breadth_first_order (1 thread)"}
+    assert all(r["correct"] for r in rows) and by["auto"]["chosen"] and by["auto"]["choose_us"] > 0
+    md = next(tmp_path.glob("*/auto-smoke.md")).read_text()
+    assert "| grid1000 |" in md and "Geometric mean of auto / oracle over 1 graphs" in md

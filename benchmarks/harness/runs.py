@@ -233,14 +233,17 @@ def _run(g, source, technique, knobs, session, instrument=False, limit_s=None):
 
 def measure(g, source: int, technique, knobs=None, *, label: str | None = None, repeats: int = 5,
             warmup: int = 1, session=None, expected=None, limit_s: float | None = None,
-            instrumented: bool = False, summarize: Callable[[list], dict] | None = None) -> Measurement:
+            instrumented: bool = False, summarize: Callable[[list], dict] | None = None,
+            stop_above_ms: float | None = None) -> Measurement:
     """`warmup` untimed runs (they compile), then `repeats` timed ones, instrumentation off, each
     checked (see the module's docstring). limit_s: a run whose levels pass that many seconds of
     wall time is stopped, and the configuration skipped ("> limit_s s") once a second warm-up try
     (the first may have compiled) is stopped too. instrumented: one more run with the per-level
     instrumentation, its time recorded apart. summarize(results) adds fields of its own (a
-    technique's extras). Any exception is recorded in the Measurement, not raised: one failing
-    configuration must not hide the others."""
+    technique's extras). stop_above_ms: a first timed run slower than that ends the timing there,
+    one run kept (extra "one_run"): a configuration far behind another needs no median to lose. Any
+    exception is recorded in the Measurement, not raised: one failing configuration must not hide
+    the others."""
     from explorer.engine import Session
 
     m = Measurement(label or str(technique), str(getattr(technique, "value", technique)), dict(knobs or {}))
@@ -274,6 +277,9 @@ def measure(g, source: int, technique, knobs=None, *, label: str | None = None, 
             m.times_ms.append(r.elapsed_ms)
             m.kernels_ms.append(r.total_ms)
             results.append(r)
+            if stop_above_ms is not None and i == 0 and r.elapsed_ms > stop_above_ms:
+                m.extra["one_run"] = f"over {stop_above_ms:.4g} ms"
+                break
         if instrumented:
             ri, _ = _run(g, source, technique, knobs, s, instrument=True)
             c = check(g, ri, expected, full=False)
