@@ -4,7 +4,8 @@ A technique gets these tests by being registered; they run under the simulator i
 
 Each run must give exact distances and a Graph500-valid parent tree (one `check_result`), one
 record per level in order whose core fields agree with each other and with the answer, and the
-extras its technique declares."""
+extras its technique declares. Technique "auto" runs on every graph too, its choice held to the
+same rules."""
 import numpy as np
 import pytest
 
@@ -126,6 +127,23 @@ def test_conformance(tech, name, knobs):
         if knobs in impl.test_knobs or not knobs:
             raise  # the declared grid must run everywhere
         pytest.skip(f"this device cannot run it: {err}")
+    _check_run(g, impl, full, run)
+
+
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_auto_conforms(name):
+    """Technique "auto" (run_bfs's default) on every graph: the technique it chose, held to the same
+    rules, and named in every record."""
+    g = GRAPHS[name]
+    source = int(np.argmax(g.degrees())) if g.num_vertices else 0
+    run = run_bfs(g, Vertex(source))
+    impl = implementation(run.choice.technique)
+    _check_run(g, impl, impl.Knobs.from_dict(run.choice.knobs), run)
+    assert run.result.choice == run.choice.as_dict()
+
+
+def _check_run(g, impl, full, run) -> None:
+    tech = impl.name
     levels = list(run)
     r = run.result
 
