@@ -194,11 +194,12 @@ def plan(mode: str) -> list[Unit]:
     GPU kernel variant), "simulator" or "cpu" (loaders and CPU techniques: the simulator runs kernels
     as Python, and without a GPU there is nothing to compile them for).
 
-    On a GPU each distinct kernel variant is one unit: those of every GPU technique's defaults,
-    instrumented or not (the simulator's knobs only ever run under the simulator, which compiles
+    On a GPU each distinct kernel variant is one unit: those of every GPU technique's defaults and
+    of the settings technique "auto" may choose, instrumented or not (the simulator's knobs only ever run under the simulator, which compiles
     no kernel). What needs a graph runs on the warm-up graphs once the loaders are ready: the CPU
     techniques, the presets chosen per graph (after the technique's kernels: they load them), and
     a GPU technique that declares no kernels. Ordered by `warmup_ledger.by_priority` when warmed."""
+    from .auto.candidates import CANDIDATES
     from .techniques import implementation, implemented_techniques
 
     if mode not in ("gpu", "simulator", "cpu"):
@@ -226,9 +227,12 @@ def plan(mode: str) -> list[Unit]:
         if mode != "gpu":
             continue
         mine = []
+        # its defaults', then the variants technique "auto" may choose (explorer.auto.candidates)
+        settings = [{}] + [dict(c.knobs) for c in CANDIDATES if c.technique == tech.value and c.knobs]
         for instrument in (True, False):
             if impl.kernel_signatures(impl.Knobs(), instrument):
-                mine += [u for u in kernel_units(tech.value, {}, instrument, seen) if u not in mine]
+                for knobs in settings:
+                    mine += [u for u in kernel_units(tech.value, knobs, instrument, seen) if u not in mine]
             else:  # its kernels' types are known once a graph is: its runs compile them
                 run(tech, {}, instrument, None)
         kernels += [u for u in mine if u not in kernels]

@@ -236,6 +236,14 @@ def test_plan_covers_every_registered_technique_and_preset():
         for instrument, sigs in declared.items():
             for name, kernel, args in sigs:
                 assert warmup._variant_key(kernel, args) in variants, (tech.value, instrument, name)
+    # What technique "auto" may choose compiles ahead as well.
+    from explorer.auto.candidates import CANDIDATES
+
+    for c in CANDIDATES:
+        if implementation(c.technique).kernel_signatures(make_knobs(c.technique, c.knobs), True):
+            for instrument in (True, False):
+                for name, kernel, args in warmup.signatures(c.technique, c.knobs, instrument):
+                    assert warmup._variant_key(kernel, args) in variants, (c.name, instrument, name)
     # The simulator's knobs only run under the simulator, which compiles no kernel.
     sim_threads = warmup.signatures("bfs4k", implementation("bfs4k").simulator_knobs, True)[0]
     assert warmup._variant_key(*sim_threads[1:]) not in variants

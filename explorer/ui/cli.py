@@ -477,8 +477,8 @@ def build_parser() -> argparse.ArgumentParser:
         "warmup", formatter_class=fmt, help="compile the graph loaders and every kernel the presets use, once",
         description="Compile, once for this environment, what a first run would compile: the graph loaders\n"
                     "(each file format, the generators), the CPU reference and, for every technique, the kernel\n"
-                    "variants its defaults, its simulator knobs and the Explorer's presets (BFS-4K's section 7\n"
-                    "advice) use, with and without instrumentation. Numba keeps them in its disk cache, so a\n"
+                    "variants its defaults, its simulator knobs, the settings auto may choose and the Explorer's\n"
+                    "presets (BFS-4K's section 7 advice) use, with and without instrumentation. Numba keeps them in its disk cache, so a\n"
                     "later first run starts at once: run it before class. Under the simulator the kernels\n"
                     "need no compiling (they run as Python); the loaders and CPU techniques still do.")
     w.add_argument("--simulator", action="store_true",
