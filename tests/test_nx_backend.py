@@ -641,3 +641,16 @@ def _running(pid: int) -> bool:
         except ProcessLookupError:
             return False
         return True
+
+
+def test_a_super_source_search_takes_the_graphs_features_without_a_second_probe(monkeypatch):
+    from explorer.graphs import stats
+
+    G = nx.grid_2d_graph(5, 6)
+    want = list(nx.bfs_layers(G, [(0, 0), (4, 5)]))
+    list(nx.bfs_layers(G, (0, 0), backend="bfs4k"))  # the converted graph's features, probed once
+    probes = []
+    real = stats.search_features
+    monkeypatch.setattr(stats, "search_features", lambda g: probes.append(g.name) or real(g))
+    assert list(nx.bfs_layers(G, [(0, 0), (4, 5)], backend="bfs4k")) == want
+    assert not [p for p in probes if "super-source" in p]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter, OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -294,5 +294,10 @@ def multi_source(bg, sources: np.ndarray, opts: Options, reverse: bool = False) 
     indices = np.concatenate([csr.indices, src]).astype(np.int32)
     # Directed: the super-source's arcs go one way, whatever the input graph was.
     sup = CSRGraph(offsets, indices, True, f"{csr.name} + super-source")
+    from ..auto import is_auto
+
+    if is_auto(opts.technique):  # what auto reads: the graph's own, one vertex and level more, not a new probe
+        f = csr.search_features
+        sup.search_features = replace(f, vertices=n + 1, arcs=f.arcs + src.size, levels=f.levels + 1)
     d = _run_bfs(sup, n, opts)[:n]
     return np.where(d > 0, d - 1, -1).astype(np.int32)
