@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from ..graphs.stats import SearchFeatures
 from ..knobs import KnobError
-from .candidates import CANDIDATES, knob_values
-from .model import Calibration, CalibrationError, CostModel, find
+from .candidates import CANDIDATES, by_name, knob_values
+from .model import DEFAULT_GPU, Calibration, CalibrationError, CostModel, find
 
 AUTO = "auto"
 
@@ -26,7 +26,7 @@ class Choice:
     predicted: dict  # candidate -> predicted ms, those that can run here, fastest first
     excluded: dict  # candidate -> why it cannot run here
     features: SearchFeatures
-    calibration: str  # whose measurements: the GPU, and the file
+    calibration: str  # whose measurements: the GPU and the date
     notes: tuple = field(default=())  # what else the user should know (another GPU's calibration, ...)
 
     @property
@@ -70,17 +70,17 @@ def model_for(gpu: str) -> CostModel:
 
 
 @functools.lru_cache(maxsize=None)
-def _prepared(name: str, where: str):
-    """(candidate, its implementation, its KnobSet) on `where` ("gpu", "simulator", "cpu"), or the
-    KnobError its knobs' own rules raise: the same for every graph, so built once."""
+def _prepared(name: str, simulator: bool):
+    """(its implementation, its KnobSet, or the KnobError its knobs' own rules raise) of candidate
+    `name`, under the simulator or not: the same for every graph, so built once."""
     from ..techniques import implementation, make_knobs
 
-    cand = next(c for c in CANDIDATES if c.name == name)
+    cand = by_name(name)
     impl = implementation(cand.technique)
     try:
-        return cand, impl, make_knobs(cand.technique, knob_values(cand, impl, where == "simulator"))
+        return impl, make_knobs(cand.technique, knob_values(cand, impl, simulator and "cpu" not in impl.runtimes))
     except KnobError as err:
-        return cand, impl, err
+        return impl, err
 
 
 def choose(graph, limits, backend_kind: str | None, model: CostModel | None = None) -> Choice:
@@ -92,8 +92,6 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
     notes = []
     if model is None:
         gpu = limits.name if backend_kind == "gpu" else None
-        from .model import DEFAULT_GPU
-
         model = model_for(gpu or DEFAULT_GPU)
         if gpu and model.calibration.gpu != gpu:
             notes.append(f"this GPU ({gpu}) has no calibration of its own: python3 -m explorer calibrate")
@@ -108,12 +106,11 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
         if cand.name not in predicted:
             excluded[cand.name] = "not in the calibration"
             continue
-        runtimes = _prepared(cand.name, "cpu")[1].runtimes
-        where = "cpu" if runtimes == frozenset({"cpu"}) else backend_kind
-        if where is None or where not in runtimes:
-            excluded[cand.name] = f"runs on {', '.join(sorted(runtimes))}, not available here"
+        impl, knobs = _prepared(cand.name, backend_kind == "simulator")
+        where = "cpu" if impl.runtimes == frozenset({"cpu"}) else backend_kind
+        if where is None or where not in impl.runtimes:
+            excluded[cand.name] = f"runs on {', '.join(sorted(impl.runtimes))}, not available here"
             continue
-        _, impl, knobs = _prepared(cand.name, where)
         try:
             if isinstance(knobs, KnobError):
                 raise knobs
