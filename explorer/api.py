@@ -18,7 +18,7 @@ import functools
 from typing import Callable
 
 from . import backend
-from .auto import AUTO, choose, is_auto
+from .auto import AUTO, TAKES_NO_KNOBS, choose, is_auto
 from .engine import BFSRun, DeviceLimits, Session
 from .graphs import CSRGraph, Vertex, Vertices, resolve_source  # noqa: F401  (Vertices: run_many's sources)
 from .knobs import KnobError, KnobSet
@@ -54,7 +54,7 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = A
     choice = None
     if is_auto(technique):
         if knobs:
-            raise KnobError("technique 'auto' chooses its own knobs: name a technique to set knobs")
+            raise KnobError(TAKES_NO_KNOBS)
         src = resolve_source(graph, source, seed)
         choice = _choose(graph, limits)
         technique, knobs = choice.technique, choice.knobs

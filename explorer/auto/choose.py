@@ -10,6 +10,8 @@ from .candidates import CANDIDATES, by_name, knob_values
 from .model import DEFAULT_GPU, Calibration, CalibrationError, CostModel, find
 
 AUTO = "auto"
+#: Why knobs beside "auto" are refused.
+TAKES_NO_KNOBS = "technique 'auto' chooses its own knobs: name a technique to set knobs"
 
 
 def is_auto(technique) -> bool:
@@ -130,4 +132,4 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
                   calibration=f"{cal.gpu}, {cal.device.get('date', '?')[:10]}", notes=tuple(notes))
 
 
-__all__ = ["AUTO", "CalibrationError", "Choice", "choose", "is_auto", "model_for"]
+__all__ = ["AUTO", "TAKES_NO_KNOBS", "CalibrationError", "Choice", "choose", "is_auto", "model_for"]

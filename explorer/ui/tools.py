@@ -18,7 +18,7 @@ from typing import Callable
 import ipywidgets as W
 
 from .. import backend
-from ..auto import AUTO, is_auto
+from ..auto import AUTO, TAKES_NO_KNOBS, is_auto
 from ..knobs import KnobError
 from .sssp_view import SHORTEST_PATHS
 
@@ -40,9 +40,6 @@ SSSP_PANELS = {
     "Duplicates": ("sssp_tools", "SSSPDuplicatesPanel"),
     "Export": ("sssp_report", "SSSPExportPanel"),
 }
-#: Why "auto" (the BFS technique chosen for each run) takes no knobs.
-AUTO_TAKES_NO_KNOBS = "technique 'auto' chooses its own knobs: name a technique to set knobs"
-
 _KEYS = {"tuning": "Tuning", "comparison": "Comparison", "compare": "Comparison", "duplicates": "Duplicates",
          "export": "Export"}
 
@@ -267,7 +264,7 @@ class Entries:
             tech = self.picks.parse(tech)
             auto = is_auto(tech)
             if auto and knobs:
-                raise KnobError(AUTO_TAKES_NO_KNOBS)
+                raise KnobError(TAKES_NO_KNOBS)
             if knobs is None and not auto:
                 knobs = {name: w.value for name, w in self.picks.knob_widgets_of[tech].items()}
             if len(self.entries) >= MAX_RUNS:

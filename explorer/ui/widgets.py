@@ -27,7 +27,7 @@ import ipywidgets as W
 from bokeh.layouts import column
 
 from .. import api, backend, graphs
-from ..auto import AUTO, is_auto
+from ..auto import AUTO, TAKES_NO_KNOBS, is_auto
 from ..backend import simulator_knobs_note
 from .cli_input import parse_generator
 from .layout import knob_grid, knob_widget, labelled, select_px, text_px
@@ -41,7 +41,7 @@ from .report import graph_stats_html, summary_table_html
 from ..engine import Session
 from ..stats import RunResult
 from .tables import run_label
-from .tools import AUTO_TAKES_NO_KNOBS, USER_ERRORS, ToolTabs
+from .tools import USER_ERRORS, ToolTabs
 from ..techniques import (KnobError, Technique, implementation, implemented_techniques, knobs_of, make_knobs,
                          missing_techniques)
 from ..techniques.bfs4k import recommend_knobs
@@ -374,7 +374,7 @@ class Explorer(W.VBox):
         declaration (KnobError names the knob and its range; auto takes none)."""
         if is_auto(self.technique.value):
             if values:
-                raise KnobError(AUTO_TAKES_NO_KNOBS)
+                raise KnobError(TAKES_NO_KNOBS)
             return
         make_knobs(self.technique.value, {**self.knob_values(), **values})
         for name, value in values.items():
