@@ -26,7 +26,8 @@ from pathlib import Path
 
 from ..auto import AUTO, is_auto
 from ..backend import simulator_knobs_note
-from ..techniques import Technique, implementation, implemented_techniques, knobs_of, make_knobs, missing_techniques
+from ..techniques import (Technique, TechniqueNotImplemented, implementation, implemented_techniques, knobs_of,
+                          make_knobs, missing_techniques)
 from .cli_input import (PROG, UsageError, _arc_limit, _vertex_text, _wrap, add_source_flags, check_output_flags,
                         check_output_path, check_source, load_graph_spec, parse_knob_values, select_backend,
                         write_result_files, _no_gpu_message)
@@ -102,7 +103,12 @@ def cmd_run(args) -> int:
     say = lambda msg: print(f"  ... {msg}", file=sys.stderr, flush=True)  # noqa: E731
     if is_auto(args.technique):
         return _run(args, say, *_auto_choice(args, say))
-    tech = Technique.parse(args.technique)
+    try:
+        tech = Technique.parse(args.technique)
+    except TechniqueNotImplemented:
+        raise
+    except ValueError as err:
+        raise UsageError(f"{err}; or {AUTO} (the default: chosen for the graph)") from None
     knob_values = parse_knob_values(tech, args.knob)
     on_cpu = implementation(tech).runtimes == frozenset({"cpu"})
     # The simulator's size limit before a generator builds (and caches) a graph it would refuse.
@@ -374,6 +380,10 @@ def cmd_graphs(args) -> int:
 
 
 def cmd_techniques(args) -> int:
+    from .. import auto
+
+    print(f"  {AUTO}")
+    print(_wrap(auto.DOC, "      "))
     print("Implemented:")
     for t in implemented_techniques():
         print(f"  {t.value}")

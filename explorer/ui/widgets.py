@@ -27,7 +27,7 @@ import ipywidgets as W
 from bokeh.layouts import column
 
 from .. import api, backend, graphs
-from ..auto import AUTO, TAKES_NO_KNOBS, is_auto
+from ..auto import AUTO, DOC, TAKES_NO_KNOBS, is_auto
 from ..backend import simulator_knobs_note
 from .cli_input import parse_generator
 from .layout import knob_grid, knob_widget, labelled, select_px, text_px
@@ -63,9 +63,7 @@ _LABEL_WIDTH = "130px"  # the same, for a control behind `labelled`
 #: buttons' icons) beside words that say what is happening; no emoji font needed.
 BUSY_ICON = "<i class='fa fa-spinner fa-spin' aria-hidden='true'></i> "
 #: What the technique "auto" does, under the drop-down while it is picked.
-AUTO_DOC = ("auto chooses the technique and its knobs for the graph and the device from a cost model "
-            "calibrated on a GPU (python3 -m explorer calibrate measures yours); each run's label names "
-            "the technique that ran.")
+AUTO_DOC = DOC + " A run's label names the technique that ran."
 KNOB_RESET_TIP = ("reset the technique's knobs to their defaults (under the simulator, with its knobs: "
                   "32-thread blocks)")
 AUTO_RESET_TIP = "auto sets its own knobs for each run: pick a technique to set or reset knobs"
