@@ -2,7 +2,7 @@
 on a GPU (`python3 -m explorer calibrate`), turned into a prediction for any graph.
 
 A candidate's prediction is a sum of costs the searches have (a fixed part, per level, per arc, per
-vertex, per vertex and level, per arc of the largest degree), its coefficients fitted non-negative
+vertex, per vertex and level, per unit of the largest degree: a hub one thread walks), its coefficients fitted non-negative
 to the ladder's times by relative error, then corrected by how far the fit missed on the ladder
 graphs nearest in shape (levels, mean degree, skew, size): on a ladder graph itself the prediction
 is its measured time. The calibration file keeps the measurements, never the fit: a model is
@@ -24,10 +24,10 @@ SHIPPED = Path(__file__).parent / "calibrations"
 #: The calibration used on a GPU that has none of its own (shipped with the package).
 DEFAULT_GPU = "NVIDIA H100 80GB HBM3"
 #: The squared distance at which a ladder graph's miss weighs e^-1/2 of the nearest one's: small, so
-#: that a ladder graph's prediction is its own measurement (leave-one-graph-out on the H100's ladder
-#: picks within 1.12x of the best on the geometric mean, for any value from 0.1 to 2).
+#: that a ladder graph's prediction is its own measurement. Leave-one-graph-out on the H100's ladder,
+#: its picks are 1.12x the best on the geometric mean with 0.1, 1.12-1.19x with values up to 2.
 NEAR = 0.1
-TERMS = ("fixed", "per level", "per arc", "per vertex", "per vertex and level", "per arc of the largest degree")
+TERMS = ("fixed", "per level", "per arc", "per vertex", "per vertex and level", "per unit of the largest degree")
 
 
 class CalibrationError(ValueError):

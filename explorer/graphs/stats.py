@@ -1,9 +1,9 @@
-"""BFS-4K Table 1 statistics of a graph."""
+"""BFS-4K Table 1 statistics of a graph, and the features `auto` chooses by."""
 from __future__ import annotations
 
-import numpy as np
-
 from dataclasses import asdict, dataclass
+
+import numpy as np
 
 from explorer.reference.bfs import bfs_distances, cpu_bfs
 
@@ -75,10 +75,6 @@ class SearchFeatures:
 
     def as_dict(self) -> dict:
         return {**asdict(self), "skew": round(self.skew, 2)}
-
-    def describe(self) -> str:
-        return (f"{self.levels:,} levels expected, {self.vertices:,} vertices, mean degree {self.avg_degree:.3g}, "
-                f"degree skew {self.skew:.3g}, widest level {self.peak:.1%} of the vertices")
 
 
 def search_features(graph: CSRGraph) -> SearchFeatures:
