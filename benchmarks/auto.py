@@ -80,13 +80,14 @@ def scipy_ms(g, source, expected, repeats) -> harness.Timed:
 
 def run_graph(name, args, env) -> list[dict]:
     from explorer.engine import Session
+    from explorer.graphs import search_features
 
     t0 = time.perf_counter()
     g = harness.load(name, small=args.smoke)
     source = harness.source_of(name, g, small=args.smoke)
     expected = harness.reference(g, source)
     t = time.perf_counter()
-    f = g.search_features
+    f = search_features(g)
     stats_s = time.perf_counter() - t
     us, choice = choosing_us(g)
     print(f"{name}: {g.num_vertices:,} vertices, {g.num_arcs:,} arcs, source {source}; statistics {stats_s:.3f} s "

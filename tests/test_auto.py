@@ -10,7 +10,7 @@ from explorer.auto import AUTO, Calibration, CalibrationError, CostModel, choose
 from explorer.auto.candidates import CANDIDATES, SIMULATOR_CAPS
 from explorer.auto.model import SHIPPED, DEFAULT_GPU, file_name
 from explorer.device import DeviceLimits
-from explorer.graphs import generate
+from explorer.graphs import generate, search_features
 from explorer.knobs import KnobError
 from explorer.reference import check_result
 from explorer.ui import cli
@@ -26,29 +26,29 @@ H100 = DeviceLimits(name=DEFAULT_GPU, sm_count=132, max_threads_per_sm=2048, sha
 
 def _calibration(times: dict, graphs) -> Calibration:
     return Calibration(device={"name": "test GPU", "date": "2026-01-01"},
-                       graphs=[{"name": g.name, "features": g.search_features.__dict__} for g in graphs],
+                       graphs=[{"name": g.name, "features": search_features(g).__dict__} for g in graphs],
                        times=times)
 
 
 def test_features_come_from_one_probe_and_are_kept():
     star = SMALL["star40"]
-    f = star.search_features
-    assert f is star.search_features  # computed once
+    f = search_features(star)
+    assert f is search_features(star)  # computed once
     assert (f.vertices, f.arcs, f.levels, f.max_degree) == (41, 80, 2, 40)
     assert f.peak == pytest.approx(40 / 41) and f.reached == 1.0
     assert f.skew == pytest.approx(40 / (80 / 41))
-    path = SMALL["path25"].search_features  # from vertex 1 (the first of degree 2): 24 levels to vertex 24
+    path = search_features(SMALL["path25"])  # from vertex 1 (the first of degree 2): 24 levels to vertex 24
     assert path.levels == 24 and path.reached == 1.0
-    assert SMALL["two-parts"].search_features.reached == pytest.approx(4 / 9)
+    assert search_features(SMALL["two-parts"]).reached == pytest.approx(4 / 9)
 
 
 def test_the_model_reproduces_the_ladder_and_ranks_by_shape():
     long_, short = SMALL["path25"], SMALL["kron6"]
     cal = _calibration({"a": [1.0, 0.2], "b": [0.3, 0.5]}, [long_, short])
     m = CostModel(cal)
-    assert m.predict(long_.search_features) == pytest.approx({"a": 1.0, "b": 0.3})
-    assert m.predict(short.search_features) == pytest.approx({"a": 0.2, "b": 0.5})
-    grid = SMALL["grid6x7"].search_features  # between them: a prediction for each, both positive
+    assert m.predict(search_features(long_)) == pytest.approx({"a": 1.0, "b": 0.3})
+    assert m.predict(search_features(short)) == pytest.approx({"a": 0.2, "b": 0.5})
+    grid = search_features(SMALL["grid6x7"])  # between them: a prediction for each, both positive
     p = m.predict(grid)
     assert set(p) == {"a", "b"} and all(v > 0 for v in p.values())
     assert m.predict(grid) == p  # deterministic
@@ -57,7 +57,7 @@ def test_the_model_reproduces_the_ladder_and_ranks_by_shape():
 def test_a_candidate_that_cannot_run_somewhere_is_left_out_there_only():
     g1, g2 = SMALL["path25"], SMALL["kron6"]
     m = CostModel(_calibration({"a": [None, 0.2], "b": [0.3, 0.5]}, [g1, g2]))
-    assert m.predict(g1.search_features)["a"] > 0  # still predicted, from where it ran
+    assert m.predict(search_features(g1))["a"] > 0  # still predicted, from where it ran
 
 
 def test_the_shipped_calibration_covers_every_candidate_and_its_own_ladder():
@@ -90,7 +90,7 @@ def test_choice_is_deterministic_explained_and_runnable():
     assert a == b
     assert a.candidate == next(iter(a.predicted)) and a.predicted_ms == min(a.predicted.values())
     text = a.reason()
-    assert text.startswith(f"auto: {a.candidate} (") and f"{g.search_features.levels} levels expected" in text
+    assert text.startswith(f"auto: {a.candidate} (") and f"{search_features(g).levels} levels expected" in text
     assert "predicted" in text and DEFAULT_GPU in text
     ru = a.runner_up()
     assert ru is not None and ru[1] >= 1.0 and f"{ru[0]} predicted" in text

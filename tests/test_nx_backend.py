@@ -650,7 +650,7 @@ def test_a_super_source_search_takes_the_graphs_features_without_a_second_probe(
     want = list(nx.bfs_layers(G, [(0, 0), (4, 5)]))
     list(nx.bfs_layers(G, (0, 0), backend="bfs4k"))  # the converted graph's features, probed once
     probes = []
-    real = stats.search_features
-    monkeypatch.setattr(stats, "search_features", lambda g: probes.append(g.name) or real(g))
+    real = stats.probe_features
+    monkeypatch.setattr(stats, "probe_features", lambda g: probes.append(g.name) or real(g))
     assert list(nx.bfs_layers(G, [(0, 0), (4, 5)], backend="bfs4k")) == want
     assert not [p for p in probes if "super-source" in p]

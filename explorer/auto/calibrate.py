@@ -51,7 +51,7 @@ def calibrate(ladder=LADDER, candidates: tuple[Candidate, ...] = CANDIDATES, rep
 
     from .. import api, backend
     from ..engine import Session
-    from ..graphs import generate
+    from ..graphs import generate, search_features
     from ..reference import bfs_distances
 
     if repeats < 1:
@@ -66,7 +66,7 @@ def calibrate(ladder=LADDER, candidates: tuple[Candidate, ...] = CANDIDATES, rep
         g.name = name
         source = api.Vertex(int(np.argmax(g.degrees())))
         expected = bfs_distances(g, source.vertex)
-        graphs.append({"name": name, "generator": kind, "params": params, "features": asdict(g.search_features)})
+        graphs.append({"name": name, "generator": kind, "params": params, "features": asdict(search_features(g))})
         best = math.inf
         with Session(g) as session:
             for cand in candidates:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field
 
-from ..graphs.stats import SearchFeatures
+from ..graphs.stats import SearchFeatures, search_features
 from ..knobs import KnobError
 from .candidates import CANDIDATES, by_name, knob_values
 from .model import DEFAULT_GPU, Calibration, CalibrationError, CostModel, find
@@ -101,7 +101,7 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
         notes.append("no GPU and no simulator: the CPU techniques")
     if backend_kind == "simulator":
         notes.append("simulator: the GPU's choice, with the simulator's block sizes and clusters of 2")
-    features = graph.search_features
+    features = search_features(graph)
     predicted = model.predict(features)
     runnable, excluded = {}, {}
     for cand in CANDIDATES:

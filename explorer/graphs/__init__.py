@@ -39,7 +39,7 @@ from .generators import (GENERATORS, GeneratorSpec, generate, generator_size, gr
                          kronecker, luo_scale_free, uniform_random, watts_strogatz)
 from .io import load_graph, load_matrix_market, load_metis, load_snap
 from .samples import SAMPLE_GRAPHS, SAMPLES_DIR, SampleGraph, sample_graph, sample_graph_path
-from .stats import SearchFeatures, degree_histogram, graph_stats, search_features
+from .stats import SearchFeatures, degree_histogram, graph_stats, keep_search_features, search_features
 from .weights import WEIGHT_KINDS, unit_weights, with_weights
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "watts_strogatz",
     "graph_stats",
     "search_features",
+    "keep_search_features",
     "SearchFeatures",
     "degree_histogram",
     "cache_dir",

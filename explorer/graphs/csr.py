@@ -98,13 +98,6 @@ class CSRGraph:
         """The largest out-degree (0 without vertices), computed once: a run asks for it."""
         return int(self.degrees().max()) if self.num_vertices else 0
 
-    @functools.cached_property
-    def search_features(self):
-        """explorer.graphs.stats.SearchFeatures, computed once (a CPU BFS probe): what `auto` reads."""
-        from .stats import search_features
-
-        return search_features(self)
-
     def neighbors(self, v: int) -> np.ndarray:
         return self.indices[self.offsets[v]:self.offsets[v + 1]]
 

@@ -1,6 +1,7 @@
 """BFS-4K Table 1 statistics of a graph, and the features `auto` chooses by."""
 from __future__ import annotations
 
+import weakref
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -9,7 +10,8 @@ from explorer.reference.bfs import bfs_distances, cpu_bfs
 
 from .csr import CSRGraph
 
-__all__ = ["SearchFeatures", "degree_histogram", "graph_stats", "search_features"]
+__all__ = ["SearchFeatures", "degree_histogram", "graph_stats", "keep_search_features", "probe_features",
+           "search_features"]
 
 
 def degree_histogram(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
@@ -57,7 +59,7 @@ def graph_stats(graph: CSRGraph) -> dict:
 @dataclass(frozen=True)
 class SearchFeatures:
     """What makes one BFS technique faster than another on a graph: its size, its degrees and the
-    shape of a search, from one probe (a CPU BFS from the max-degree vertex)."""
+    shape of a search, from one probe (a CPU BFS from the max-degree vertex): what `auto` reads."""
 
     vertices: int
     arcs: int
@@ -77,8 +79,25 @@ class SearchFeatures:
         return {**asdict(self), "skew": round(self.skew, 2)}
 
 
+#: Each graph's SearchFeatures while the graph lives: computed once, by search_features.
+_FEATURES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def search_features(graph: CSRGraph) -> SearchFeatures:
-    """The graph's SearchFeatures; `graph.search_features` computes them once and keeps them."""
+    """The graph's SearchFeatures: probed once (probe_features), then kept while the graph lives."""
+    f = _FEATURES.get(graph)
+    if f is None:
+        f = _FEATURES[graph] = probe_features(graph)
+    return f
+
+
+def keep_search_features(graph: CSRGraph, features: SearchFeatures) -> None:
+    """Give `graph` features known without a probe (a graph built from one whose features are known)."""
+    _FEATURES[graph] = features
+
+
+def probe_features(graph: CSRGraph) -> SearchFeatures:
+    """SearchFeatures from one CPU BFS from the max-degree vertex."""
     n = graph.num_vertices
     if n == 0:
         return SearchFeatures(0, 0, bool(graph.directed), 0.0, 0, 0, 0.0, 0.0)
