@@ -31,7 +31,8 @@ from .plots import LevelStream
 from .sssp_view import BFS
 from .tools import (MAX_RUNS, TABLE_CSS, Entries, Picks, StatusLine, entry_label, esc, html_table,
                     picked_source)
-from .widgets import PLOT_WIDTH, ran_label
+from .technique_panel import ran_label
+from .widgets import PLOT_WIDTH
 
 #: Colours of what ran at a level (technique · kernel · direction), in order of appearance.
 STEP_PALETTE = (*Category10_10, *Set3_12)
