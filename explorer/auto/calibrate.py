@@ -22,17 +22,19 @@ from .model import Calibration
 
 #: (name, generator, its parameters): the families whose best techniques differ (skewed, uniform,
 #: small-world, long thin rings, 2-D and 3-D grids, hubs), each at sizes from a launch's cost to a
-#: few tens of millions of arcs.
+#: few tens of millions of arcs, in steps of 4x in vertices (a step of 16x left graphs in between
+#: to the model's extrapolation, and the best candidate changes there).
 LADDER: tuple[tuple[str, str, dict], ...] = (
-    *((f"kron{s}", "kronecker", {"scale": s, "edge_factor": 16, "seed": 1}) for s in (10, 14, 18, 20)),
+    *((f"kron{s}", "kronecker", {"scale": s, "edge_factor": 16, "seed": 1}) for s in (10, 12, 14, 16, 18, 20)),
     *((f"uniform{s}", "uniform_random", {"n": 1 << s, "m": 1 << (s + d), "seed": 1})
-      for s, d in ((10, 3), (14, 4), (18, 4), (20, 5))),
-    *((f"smallworld{s}", "watts_strogatz", {"n": 1 << s, "k": 10, "p": 0.3, "seed": 1}) for s in (10, 14, 18, 20)),
+      for s, d in ((10, 3), (12, 4), (14, 4), (16, 4), (18, 4), (20, 5))),
+    *((f"smallworld{s}", "watts_strogatz", {"n": 1 << s, "k": 10, "p": 0.3, "seed": 1})
+      for s in (10, 12, 14, 16, 18, 20)),
     *((f"ring{s}", "watts_strogatz", {"n": 1 << s, "k": 2, "p": p, "seed": 1})
-      for s, p in ((12, 0.02), (16, 0.005))),
-    *((f"grid{r}", "grid2d", {"rows": r, "cols": r}) for r in (32, 128, 512, 1000)),
-    *((f"grid3d{r}", "grid3d", {"nx": r, "ny": r, "nz": r}) for r in (10, 32, 64, 100)),
-    *((f"hubs{s}", "luo_scale_free", {"n": 1 << s, "seed": 1}) for s in (14, 18)),
+      for s, p in ((12, 0.02), (14, 0.01), (16, 0.005))),
+    *((f"grid{r}", "grid2d", {"rows": r, "cols": r}) for r in (32, 64, 128, 256, 512, 1000)),
+    *((f"grid3d{r}", "grid3d", {"nx": r, "ny": r, "nz": r}) for r in (10, 16, 32, 40, 64, 100)),
+    *((f"hubs{s}", "luo_scale_free", {"n": 1 << s, "seed": 1}) for s in (14, 16, 18)),
 )
 #: Graphs of tens of vertices, for the simulator (the command's own test, not a GPU's calibration).
 SMOKE_LADDER: tuple[tuple[str, str, dict], ...] = (
