@@ -12,12 +12,14 @@ Each configuration: a warm-up, then --repeats uninstrumented runs, every result 
 (benchmarks.harness.measure); one whose first timed run is over --stop times the fastest so far on
 that graph keeps that one run (it cannot be the oracle). auto is timed as users run it: through
 run_bfs's "auto", its choice made for each run from the graph's statistics (computed once, their
-cost shown apart); the choice alone is timed too, over many calls. "within noise": auto's runs and
+cost shown apart); the choice alone is timed too: the first (on a GPU, with the trials of auto's
+close contenders, kept for the graph), then over many calls. "within noise": auto's runs and
 the oracle's overlap. Writes results/<GPU>/auto[-TAG].{json,md}.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import time
@@ -54,16 +56,20 @@ def configs(g, simulator: bool = False, only=None) -> list[tuple[str, str, dict 
     return out
 
 
-def choosing_us(g, n: int = 200) -> tuple[float, object]:
-    """Median µs of auto's choice on g (its statistics already computed), and the choice."""
+def choosing(g, source: int, n: int = 200) -> tuple[float, float, object]:
+    """auto's choice on g from `source` (its statistics already computed): the seconds of the first
+    (on a GPU, with the trials of its contenders), the median µs of the next `n`, and the choice."""
     from explorer import api
 
-    times = []
+    t = time.perf_counter()
+    choice = api._choose(g, None, source, None)
+    first = time.perf_counter() - t
+    times = [math.nan]
     for _ in range(n):
         t = time.perf_counter()
-        choice = api._choose(g, None)
+        choice = api._choose(g, None, source, None)
         times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e6, choice
+    return first, statistics.median(times[1:] or times) * 1e6, choice
 
 
 def scipy_ms(g, source, expected, repeats) -> harness.Timed:
@@ -89,11 +95,13 @@ def run_graph(name, args, env) -> list[dict]:
     t = time.perf_counter()
     f = search_features(g)
     stats_s = time.perf_counter() - t
-    us, choice = choosing_us(g)
+    first_s, us, choice = choosing(g, source)
     print(f"{name}: {g.num_vertices:,} vertices, {g.num_arcs:,} arcs, source {source}; statistics {stats_s:.3f} s "
-          f"(once), choice {us:.0f} µs\n  {choice.reason()}", flush=True)
+          f"(once), first choice {first_s:.3f} s{' (with its trials)' if choice.measured else ''}, then {us:.0f} µs\n"
+          f"  {choice.reason()}", flush=True)
     common = {"graph": name, "vertices": g.num_vertices, "arcs": g.num_arcs, "source": source,
-              "features": f.as_dict(), "statistics_s": round(stats_s, 4), "choose_us": round(us, 1),
+              "features": f.as_dict(), "statistics_s": round(stats_s, 4), "first_choice_s": round(first_s, 4),
+              "choose_us": round(us, 1),
               "chosen": choice.candidate, "reason": choice.reason()}
     rows, best = [], float("inf")
     with Session(g) as session:
@@ -135,7 +143,7 @@ def run_roots(args, measured: list[dict]) -> list[dict]:
     if ours:
         top = [r["config"] for r in ours[:3]]
     else:
-        _, choice = choosing_us(g, 1)
+        _, _, choice = choosing(g, int(roots[0]), 0)
         top = list(choice.predicted)[:3]
     by = {label: (tech, knobs) for label, tech, knobs in configs(g, args.smoke)}
     cfgs = [("auto", "auto", None), *((label, *by[label]) for label in top),
@@ -163,10 +171,11 @@ def markdown(rows: list[dict], args) -> list[str]:
         if "roots" not in r:
             by.setdefault(r["graph"], []).append(r)
     out = [f"Median of {args.repeats} runs (ms), every result checked; auto runs as users run it (its choice made "
-           "each run). Oracle: the fastest of auto's candidates, every registered technique's defaults and BFS-4K's "
+           "each run; on a GPU its close contenders are timed at the graph's first choice, before the timed runs: "
+           "\"first choice s\", with the calibration's first reading). Oracle: the fastest of auto's candidates, every registered technique's defaults and BFS-4K's "
            "§7 advice, in the same call. \"within noise\": auto's runs and the oracle's overlap.", ""]
     head = ["graph", "auto's choice", "auto", "oracle (configuration)", "oracle", "auto / oracle", "within noise",
-            "scipy", "BLEST", "Gunrock", "choice µs", "statistics s (once)"]
+            "scipy", "BLEST", "Gunrock", "choice µs", "first choice s", "statistics s (once)"]
     table, ratios = [], []
     for name, rs in by.items():
         ours = [r for r in rs if r.get("correct") and r.get("median_ms") is not None
@@ -175,7 +184,7 @@ def markdown(rows: list[dict], args) -> list[str]:
         oracle = min((r for r in ours if r["config"] != "auto"), key=lambda r: r["median_ms"], default=None)
         peer = {r["technique"]: r.get("median_ms") for r in rs if r["technique"] in ("scipy", "blest", "gunrock")}
         if auto is None or oracle is None:
-            table.append([name, rs[0]["chosen"], "-", "-", "-", "-", "-", "", "", "", "", ""])
+            table.append([name, rs[0]["chosen"], "-", "-", "-", "-", "-", "", "", "", "", "", ""])
             continue
         ratio = auto["median_ms"] / oracle["median_ms"]
         ratios.append(ratio)
@@ -183,7 +192,7 @@ def markdown(rows: list[dict], args) -> list[str]:
         fmt = lambda x: "" if x is None else f"{x:.4g}"  # noqa: E731
         table.append([name, rs[0]["chosen"], fmt(auto["median_ms"]), oracle["config"], fmt(oracle["median_ms"]),
                       f"{ratio:.2f}", noise, fmt(peer.get("scipy")), fmt(peer.get("blest")), fmt(peer.get("gunrock")),
-                      f"{rs[0]['choose_us']:.0f}", f"{rs[0]['statistics_s']:.3g}"])
+                      f"{rs[0]['choose_us']:.0f}", f"{rs[0]['first_choice_s']:.3g}", f"{rs[0]['statistics_s']:.3g}"])
     out += harness.markdown_table(head, table)
     if ratios:
         out += ["", f"Geometric mean of auto / oracle over {len(ratios)} graphs: "

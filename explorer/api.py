@@ -56,7 +56,7 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = A
         if knobs:
             raise KnobError(TAKES_NO_KNOBS)
         src = resolve_source(graph, source, seed)
-        choice = _choose(graph, limits)
+        choice = _choose(graph, limits, src, session)
         technique, knobs = choice.technique, choice.knobs
     impl = implementation(technique)
     knobs = make_knobs(impl.technique, knobs)
@@ -69,15 +69,28 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = A
     return run
 
 
-def _choose(graph: CSRGraph, limits: DeviceLimits | None):
-    """auto's choice on the selected backend: the GPU, the simulator, or without either the CPU."""
+def _choose(graph: CSRGraph, limits: DeviceLimits | None, src: int, session: Session | None):
+    """auto's choice on the selected backend: the GPU, the simulator, or without either the CPU. On a
+    GPU its close contenders are timed from `src` (a vertex 0..n-1) at the graph's first choice."""
     try:
         info = backend.current()
     except backend.NoGPUError:
         return choose(graph, limits, None)
-    if limits is None:
-        limits = DeviceLimits.simulator() if info.is_simulator else _gpu_limits()
-    return choose(graph, limits, info.kind)
+    if info.is_simulator:  # its times are the simulator's, not a GPU's: the model alone
+        return choose(graph, limits or DeviceLimits.simulator(), info.kind)
+    opened: list[Session] = []
+
+    def timer(technique, knobs) -> float:
+        if session is None and not opened:
+            opened.append(Session(graph))  # one upload of the graph for every trial run
+        return run_bfs(graph, Vertex(src), technique, knobs, instrument=False, limits=limits,
+                       session=session or opened[0]).complete().elapsed_ms
+
+    try:
+        return choose(graph, limits or _gpu_limits(), info.kind, timer=timer)
+    finally:
+        for s in opened:
+            s.close()
 
 
 @functools.lru_cache(maxsize=1)

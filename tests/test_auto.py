@@ -7,6 +7,7 @@ import pytest
 
 from explorer import api, backend
 from explorer.auto import AUTO, Calibration, CalibrationError, CostModel, choose
+from explorer.auto.choose import CONTENDERS, TRIAL_RUNS, WITHIN
 from explorer.auto.candidates import CANDIDATES, SIMULATOR_CAPS
 from explorer.auto.model import SHIPPED, DEFAULT_GPU, file_name
 from explorer.device import DeviceLimits
@@ -96,6 +97,52 @@ def test_choice_is_deterministic_explained_and_runnable():
     assert ru is not None and ru[1] >= 1.0 and f"{ru[0]} predicted" in text
 
 
+def test_close_contenders_are_timed_once_per_graph_and_the_fastest_kept():
+    g = generate("kronecker", scale=6, edge_factor=4, seed=3)  # a graph of its own: trials are kept with it
+    names = [c.name for c in CANDIDATES]
+    slow_first = {n: [0.10 + 0.001 * i] for i, n in enumerate(names)}  # the model's order: names' order
+    m = CostModel(_calibration(slow_first, [g]))
+    calls = []
+
+    def timer(technique, knobs):  # the model's last contender runs fastest here
+        calls.append((technique, knobs.as_dict()))
+        return 1.0 / len(calls)
+
+    c = choose(g, H100, "gpu", model=m, timer=timer)
+    plain = choose(g, H100, "gpu", model=m)
+    contenders = [n for n in plain.predicted if plain.predicted[n] <= min(plain.predicted.values()) * WITHIN]
+    contenders = contenders[:CONTENDERS]
+    assert len(contenders) == CONTENDERS and len(calls) == CONTENDERS * TRIAL_RUNS
+    assert list(c.measured) == contenders and c.candidate == contenders[-1] != plain.candidate
+    assert c.measured[c.candidate] == min(c.measured.values())
+    assert "timed on this graph" in c.reason() and "timed on this graph" not in plain.reason()
+    again = choose(g, H100, "gpu", model=m, timer=timer)
+    assert len(calls) == CONTENDERS * TRIAL_RUNS and again == c  # kept with the graph: no second trial
+
+
+def test_a_graph_built_from_another_shares_its_trials():
+    from explorer.auto.choose import share_trials
+    from explorer.graphs import CSRGraph
+
+    g = generate("kronecker", scale=6, edge_factor=4, seed=7)
+    sup = CSRGraph(np.append(g.offsets, g.offsets[-1] + 1), np.append(g.indices, 0), True, "with a super-source")
+    names = [c.name for c in CANDIDATES]
+    m = CostModel(_calibration({n: [0.10 + 0.001 * i] for i, n in enumerate(names)}, [g]))
+    calls = []
+    share_trials(sup, g)
+    first = choose(sup, H100, "gpu", model=m, timer=lambda t, k: calls.append(t) or 1.0)
+    assert len(calls) == CONTENDERS * TRIAL_RUNS and first.measured
+    assert choose(g, H100, "gpu", model=m, timer=lambda t, k: pytest.fail("timed again")).measured == first.measured
+
+
+def test_a_clear_favourite_is_not_timed():
+    g = generate("kronecker", scale=6, edge_factor=4, seed=4)
+    names = [c.name for c in CANDIDATES]
+    m = CostModel(_calibration({n: [0.1 if i == 0 else 1.0] for i, n in enumerate(names)}, [g]))
+    c = choose(g, H100, "gpu", model=m, timer=lambda technique, knobs: pytest.fail("timed a clear favourite"))
+    assert c.measured == {} and c.candidate == names[0]
+
+
 def test_no_cluster_is_chosen_where_the_gpu_has_none():
     old = DeviceLimits(name="NVIDIA A100-SXM4-80GB", sm_count=108, max_threads_per_sm=2048,
                        shared_per_block_optin=163 * 1024, clusters=False)
@@ -136,6 +183,11 @@ def test_run_bfs_chooses_by_default_and_is_exact(name):
     assert run.choice is not None and r.technique == run.choice.technique
     assert r.choice["reason"] == run.choice.reason() and r.summary()["chosen"]["technique"] == r.technique
     assert all(lv.technique == r.technique for lv in r.levels)
+    measured = run.choice.measured
+    if backend.current().is_simulator:  # simulated times would decide nothing: the model alone
+        assert measured == {}
+    elif measured:  # a GPU's trials: the fastest contender, each timed from this source
+        assert set(measured) <= set(run.choice.predicted) and measured[run.choice.candidate] == min(measured.values())
     named = api.run_bfs(g, "max-degree", "topdown-queue").complete()
     assert named.choice is None and "chosen" not in named.summary()
 

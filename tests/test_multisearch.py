@@ -761,3 +761,65 @@ def test_kernels_compile_for_the_gpu():
     assert "compiled 17 kernels" in out.stdout
 
 
+
+
+# ------------------------------------------------------------------ method "auto"
+
+def test_auto_method_runs_the_chosen_method_and_says_why():
+    from explorer import backend
+
+    g = graphs.generate("kronecker", scale=5, edge_factor=4, seed=2)
+    run = run_many(g, "all", "closeness", method="auto")
+    res = run.complete()
+    c = run.method_choice
+    assert res.method == c.method and res.summary()["chosen"]["method"] == c.method
+    same = run_many(g, "all", "closeness", method=c.method).complete()
+    assert np.array_equal(res.values["closeness"], same.values["closeness"])
+    if backend.current().is_simulator:  # simulated times decide nothing: the default, untimed
+        assert c.method == "warp-thread" and c.measured == {} and "simulator" in c.reason()
+
+
+class _Timed:
+    def __init__(self, ms):
+        self.time_ms = ms
+
+
+def test_auto_method_times_each_able_method_once_per_graph_and_application(monkeypatch):
+    from explorer.multisearch import choose as ch
+
+    g = graphs.generate("kronecker", scale=7, edge_factor=4, seed=5)
+    app = run_mod._apps.application("betweenness")
+    monkeypatch.setattr(ch, "EDGE_PARALLEL_ARCS", 0)
+    speed = {"warp-thread": 3.0, "warp-based": 1.0, "work-efficient": 2.0}
+    timed = []
+
+    def run(m, sample):
+        timed.append((m.value, len(sample)))
+        return _Timed(speed[m.value] * len(sample))
+
+    srcs = np.arange(g.num_vertices)
+    c = ch.choose_method(g, srcs, app, simulator=False, resident=40, run=run)
+    assert c.method == "warp-based" and list(c.measured) == ["warp-based", "work-efficient", "warp-thread"]
+    assert c.measured["warp-based"] == pytest.approx(1.0) and c.sample == 32 == timed[0][1]
+    assert "bit-parallel" in c.excluded and "every arc" in c.excluded["edge-parallel"]
+    assert f"timed on 32 of the {g.num_vertices} sources" in c.reason()
+    again = ch.choose_method(g, srcs, app, simulator=False, resident=40, run=run)
+    assert len(timed) == 3 and again.method == c.method and "earlier run" in again.reason()
+
+
+def test_auto_method_with_too_few_sources_takes_the_default_untimed():
+    from explorer.multisearch import choose as ch
+
+    g = graphs.generate("kronecker", scale=5, edge_factor=4, seed=6)
+    app = run_mod._apps.application("closeness")
+    c = ch.choose_method(g, np.arange(100), app, simulator=False, resident=1000,
+                         run=lambda m, s: pytest.fail("timed with too few sources"))
+    assert c.method == "warp-thread" and c.measured == {} and "fewer than 128 sources" in c.reason()
+
+
+@pytest.mark.parametrize("kwargs, message", [({"T": 8}, "warp-thread method's"),
+                                             ({"client": object()}, "this process's GPU")])
+def test_auto_method_refuses_what_it_cannot_honour(kwargs, message):
+    g = graphs.generate("kronecker", scale=4, edge_factor=4, seed=1)
+    with pytest.raises(ValueError, match=message):
+        run_many(g, "all", "closeness", method="auto", **kwargs)

@@ -7,7 +7,8 @@ from .model import Calibration, CalibrationError, CostModel
 #: What "auto" is, where a technique's doc would be (the CLI's `techniques`, the Explorer).
 DOC = ("The default: the technique and its knobs chosen for the graph and the device, among the "
        "configurations that can run here, by a cost model calibrated on a GPU (python3 -m explorer "
-       "calibrate measures yours; the H100's ships); each run says what it chose and why.")
+       "calibrate measures yours; the H100's ships); on a GPU the model's close contenders are timed "
+       "on the graph at its first search. Each run says what it chose and why.")
 
 __all__ = ["AUTO", "DOC", "TAKES_NO_KNOBS", "Calibration", "CalibrationError", "Choice", "CostModel", "choose",
            "is_auto", "model_for"]

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from dataclasses import dataclass, field
+from typing import Callable
 
 from ..graphs.stats import SearchFeatures, search_features
 from ..knobs import KnobError
@@ -12,6 +14,12 @@ from .model import DEFAULT_GPU, Calibration, CalibrationError, CostModel, find
 AUTO = "auto"
 #: Why knobs beside "auto" are refused.
 TAKES_NO_KNOBS = "technique 'auto' chooses its own knobs: name a technique to set knobs"
+#: On a GPU, the candidates predicted within WITHIN times the fastest (at most CONTENDERS of them)
+#: are timed on the graph itself at its first search, TRIAL_RUNS runs each, and the fastest is kept
+#: for the graph: the model sees sizes and shapes, not everything (on facebook_combined it ranked
+#: the grid form first and one cluster of 8 fourth, 1.11x slower, which is 1.3x faster there; on
+#: the ladder's kron12 they are even).
+WITHIN, CONTENDERS, TRIAL_RUNS = 1.25, 4, 3
 
 
 def is_auto(technique) -> bool:
@@ -30,6 +38,7 @@ class Choice:
     features: SearchFeatures
     calibration: str  # whose measurements: the GPU and the date
     notes: tuple = field(default=())  # what else the user should know (another GPU's calibration, ...)
+    measured: dict = field(default_factory=dict)  # contender -> its fastest trial run on this graph (ms)
 
     @property
     def predicted_ms(self) -> float:
@@ -51,13 +60,15 @@ class Choice:
         ru = self.runner_up()
         if ru is not None:
             text += f"; {ru[0]} predicted {ru[1]:.2g}x slower"
+        if self.measured:
+            text += "; timed on this graph: " + ", ".join(f"{name} {ms:.3g} ms" for name, ms in self.measured.items())
         return text + f"; calibrated on {self.calibration})" + "".join(f"; {n}" for n in self.notes)
 
     def as_dict(self) -> dict:
         return {"candidate": self.candidate, "technique": self.technique, "knobs": dict(self.knobs),
                 "reason": self.reason(), "predicted_ms": {k: round(v, 5) for k, v in self.predicted.items()},
                 "excluded": dict(self.excluded), "features": self.features.as_dict(),
-                "calibration": self.calibration}
+                "calibration": self.calibration, "measured_ms": {k: round(v, 5) for k, v in self.measured.items()}}
 
 
 @functools.lru_cache(maxsize=8)
@@ -85,12 +96,19 @@ def _prepared(name: str, simulator: bool):
         return impl, err
 
 
-def choose(graph, limits, backend_kind: str | None, model: CostModel | None = None) -> Choice:
+#: Each graph's trials while the graph lives: {(calibration file, limits): {contender: ms}}.
+_TRIALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def choose(graph, limits, backend_kind: str | None, model: CostModel | None = None,
+           timer: Callable[[str, object], float] | None = None) -> Choice:
     """The candidate predicted fastest on `graph` among those that can run on `backend_kind` ("gpu",
     "simulator", or None: no GPU and no simulator, the CPU techniques only) with `limits` (the
     device's DeviceLimits): its knobs pass their rules and the technique's check of this device.
     Under the simulator a candidate runs with its technique's simulator knobs (candidates.knob_values).
-    Deterministic for a given calibration; raises KnobError when no candidate can run."""
+    `timer(technique, knobs)`: the ms of a search of `graph` with them (run_bfs gives one on a GPU);
+    with it, the contenders (WITHIN) are timed once per graph and the fastest is chosen. Without it,
+    deterministic for a given calibration. Raises KnobError when no candidate can run."""
     notes = []
     if model is None:
         gpu = limits.name if backend_kind == "gpu" else None
@@ -125,11 +143,33 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
     if not runnable:
         raise KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     order = sorted(runnable, key=lambda name: (runnable[name][2], name))
-    cand, knobs, _ = runnable[order[0]]
+    measured = _trials(graph, (model.calibration.origin, limits), runnable, order, timer) if timer else {}
+    pick = min(measured, key=measured.get) if measured else order[0]
+    cand, knobs, _ = runnable[pick]
     cal = model.calibration
     return Choice(candidate=cand.name, technique=cand.technique, knobs=knobs.as_dict(),
                   predicted={name: runnable[name][2] for name in order}, excluded=excluded, features=features,
-                  calibration=f"{cal.gpu}, {cal.device.get('date', '?')[:10]}", notes=tuple(notes))
+                  calibration=f"{cal.gpu}, {cal.device.get('date', '?')[:10]}", notes=tuple(notes), measured=measured)
 
 
-__all__ = ["AUTO", "TAKES_NO_KNOBS", "CalibrationError", "Choice", "choose", "is_auto", "model_for"]
+def share_trials(graph, like) -> None:
+    """Let `graph` and `like` (a graph built from it, e.g. with a super-source) keep one record of
+    trials: the contenders timed on either are not timed again on the other."""
+    _TRIALS[graph] = _TRIALS.setdefault(like, {})
+
+
+def _trials(graph, key, runnable: dict, order: list, timer) -> dict:
+    """{contender: its fastest of TRIAL_RUNS timed searches}, measured at the graph's first choice
+    under `key` and kept with the graph; empty when only one candidate is a contender."""
+    contenders = [n for n in order[:CONTENDERS] if runnable[n][2] <= runnable[order[0]][2] * WITHIN]
+    if len(contenders) < 2:
+        return {}
+    kept = _TRIALS.setdefault(graph, {})
+    if key not in kept:
+        kept[key] = {n: min(timer(runnable[n][0].technique, runnable[n][1]) for _ in range(TRIAL_RUNS))
+                     for n in contenders}
+    return {n: ms for n, ms in kept[key].items() if n in runnable}  # shared trials: what runs on this graph
+
+
+__all__ = ["AUTO", "CONTENDERS", "TAKES_NO_KNOBS", "TRIAL_RUNS", "WITHIN", "CalibrationError", "Choice", "choose", "is_auto",
+           "model_for", "share_trials"]

@@ -106,6 +106,7 @@ Races you must guard against
 from .apps import (APPLICATIONS, ArraySpec, Application, Betweenness, Closeness, Distances, Eccentricity,
                    FinishContext, HopCounts, Reachability, application, rescale_betweenness)
 from .energy import EnergyMeter, EnergyReading
+from .choose import MethodChoice
 from .methods import Method
 from .plan import BatchPlan, MultiSearchMemoryError, plan_batches
 from .records import BatchStats, MultiSearchResult, Progress, SearchStats, SearchTable
@@ -124,7 +125,7 @@ def __getattr__(name):
 
 
 __all__ = [
-    "run_many", "MultiSearchRun", "resolve_sources", "Method", "T_DEFAULT", "T_INFINITE", "ThresholdChoice",
+    "run_many", "MultiSearchRun", "resolve_sources", "Method", "MethodChoice", "T_DEFAULT", "T_INFINITE", "ThresholdChoice",
     "choose_threshold", "threshold_costs", "Application", "ArraySpec", "FinishContext", "APPLICATIONS",
     "application", "Distances", "HopCounts", "Closeness", "Eccentricity", "Reachability", "Betweenness",
     "rescale_betweenness", "BatchPlan", "MultiSearchMemoryError", "plan_batches", "EnergyMeter",

@@ -176,6 +176,7 @@ class MultiSearchResult:
     #: The graph's own ids (CSRGraph.original_ids; None: they are 0..n-1): `sources` and the values
     #: are indexed by vertex 0..n-1, `source_ids` and `ranked()` speak the user's ids.
     original_ids: np.ndarray | None = None
+    method_choice: object = None  # choose.MethodChoice when method "auto" chose the method
 
     def own_ids(self, vertices) -> np.ndarray:
         """The graph's own ids of `vertices` (0..n-1)."""
@@ -230,4 +231,5 @@ class MultiSearchResult:
                 "time_ms": round(t, 4), "searches_per_s": round(len(self.sources) / (t / 1e3), 1) if t else None,
                 "edges_examined": e, "geps": round(e / (t * 1e6), 3) if e is not None and t else None,
                 "energy_j": self.energy_j, "watts": self.watts, "energy_note": self.energy_note,
-                "plan": self.plan.describe(), "device": self.device}
+                "plan": self.plan.describe(), "device": self.device,
+                **({"chosen": self.method_choice.as_dict()} if self.method_choice is not None else {})}

@@ -29,9 +29,10 @@ from ..engine.enactor import Enactor, WalkedOnce
 from ..engine.launcher import compile_status
 from ..engine.runtime import STEP_LOCK, DeviceLimits, for_technique
 from ..engine.session import run_pool
-from ..graphs import CSRGraph, GraphError
+from ..graphs import CSRGraph, GraphError, Vertices
 from . import apps as _apps
 from .apps import Application, FinishContext
+from .choose import DEFAULT, MethodChoice, choose_method, is_auto
 from .energy import EnergyMeter, pci_bus_id
 from .methods import implementation
 from .methods.base import BatchLoop, ManyContext, Settings, Step
@@ -50,8 +51,6 @@ def resolve_sources(graph: CSRGraph, sources, seed: int = 0) -> np.ndarray:
     sequence of vertex ids, the graph's own ids as run_bfs takes them (a file's ids where its
     loader kept them; repeats allowed: each is its own search), or `Vertices(vs)` (vertices
     0..n-1 themselves, for code that holds them)."""
-    from ..graphs import Vertices
-
     n = graph.num_vertices
     if isinstance(sources, str):
         if sources.strip().lower() != "all":
@@ -99,7 +98,10 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     (the graph's own ids, as run_bfs takes them). The result's sources and values are indexed by
     vertex 0..n-1 (graph.original_ids gives each one's own id).
     application: a name of explorer.multisearch.APPLICATIONS or an Application.
-    method: a Method value ("hybrid", its former name, still works, with a FutureWarning);
+    method: a Method value ("hybrid", its former name, still works, with a FutureWarning), or "auto":
+    each method that can run the application timed on a sample of the sources on this GPU, the
+    fastest per search chosen and kept with the graph (explorer.multisearch.choose; run.method_choice
+    says what and why; under the simulator, warp-thread untimed);
     T: the warp-thread hybrid's threshold (None: 16, an int, math.inf or "auto").
     k: the most searches in one batch (None: what free device memory holds; run.plan says it).
     session: keeps the graph's device arrays and buffers between runs.
@@ -127,7 +129,13 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     if session is not None and session.graph is not graph:
         raise ValueError(f"the session holds graph {session.graph.name!r}, not {graph.name!r}: open a Session for this graph")
     app = _apps.application(application)
-    impl = implementation(method)
+    auto = is_auto(method)
+    if auto and T is not None:
+        raise ValueError(f"T={T!r} is the warp-thread method's: method='auto' chooses the method; name it to set T")
+    if auto and client is not None:
+        raise ValueError("method='auto' times the methods on this process's GPU: over a client= name the method "
+                         "(run_many(..., method='auto') here first says which)")
+    impl = implementation(DEFAULT if auto else method)
     srcs = resolve_sources(graph, sources, seed)
     app.check(graph, srcs)
     impl.check(app)
@@ -162,13 +170,23 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
         raise ValueError(f"block_threads={block_threads!r} is invalid: a multiple of 32 from 32 to 1024")
     lim = rt.limits
     resident = 2 if rt.kind == "simulator" else lim.sm_count * max(1, lim.max_threads_per_sm // threads)
+    method_choice = None
+    if auto:
+        def trial(m, sample):
+            return run_many(graph, Vertices(sample), app, method=m, k=k, session=session, seed=seed,
+                            block_threads=block_threads, slots=slots, word_bits=word_bits, direction=direction,
+                            heavy=heavy, chunk=chunk, limits=limits).complete()
+
+        method_choice = choose_method(graph, srcs, app, simulator=rt.kind == "simulator", resident=resident, run=trial)
+        impl = implementation(method_choice.method)
+        T, choice = impl.threshold(None, graph)
     free, note = free_device_memory(rt)
     plan = impl.plan(graph, len(srcs), app, resident_slots=resident, free=free, memory_note=note, k=k,
                      word_bits=word_bits, slots=slots)
     settings = Settings(T=T, threads=int(threads), word_bits=word_bits, direction=direction, heavy=int(heavy),
                         chunk=int(chunk), steps=steps)
     return MultiSearchRun(graph, srcs, app, impl, plan, rt, settings, session=session, threshold=choice,
-                          on_progress=on_progress, on_status=on_status)
+                          on_progress=on_progress, on_status=on_status, method_choice=method_choice)
 
 
 class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
@@ -177,8 +195,10 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
     _what, _again = "the multi-search", "run_many"
 
     def __init__(self, graph, sources, app: Application, impl, plan: BatchPlan, runtime, settings: Settings, *,
-                 session, threshold: ThresholdChoice | None, on_progress, on_status):
+                 session, threshold: ThresholdChoice | None, on_progress, on_status,
+                 method_choice: MethodChoice | None = None):
         self.graph, self.sources, self.app, self.plan = graph, sources, app, plan
+        self.method_choice = method_choice  # method "auto": what it chose and why
         self.impl, self.method = impl, impl.method
         self.runtime, self.session, self.settings = runtime, session, settings
         self.T, self.threshold = settings.T, threshold
@@ -234,7 +254,8 @@ class MultiSearchRun(WalkedOnce[Progress, MultiSearchResult]):
             graph=g.name, application=app.name, method=self.method.value, sources=self.sources,
             values=app.finish(values, fctx), searches=searches, batches=loop.batches, plan=self.plan, T=self.T,
             threshold=self.threshold, device=rt.device_dict(rt.limits), energy_note=meter.note,
-            per_vertex=app.per_vertex, per_search=app.per_search, original_ids=g.original_ids)
+            per_vertex=app.per_vertex, per_search=app.per_search, original_ids=g.original_ids,
+            method_choice=self.method_choice)
 
 
 class BatchSteps:

@@ -295,10 +295,12 @@ def multi_source(bg, sources: np.ndarray, opts: Options, reverse: bool = False) 
     # Directed: the super-source's arcs go one way, whatever the input graph was.
     sup = CSRGraph(offsets, indices, True, f"{csr.name} + super-source")
     from ..auto import is_auto
+    from ..auto.choose import share_trials
     from ..graphs.stats import keep_search_features, search_features
 
     if is_auto(opts.technique):  # what auto reads: the graph's own, one vertex and level more, not a new probe
         f = search_features(csr)
         keep_search_features(sup, replace(f, vertices=n + 1, arcs=f.arcs + src.size, levels=f.levels + 1))
+        share_trials(sup, csr)  # a GPU times auto's contenders once for the graph, not at every call
     d = _run_bfs(sup, n, opts)[:n]
     return np.where(d > 0, d - 1, -1).astype(np.int32)

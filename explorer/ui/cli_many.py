@@ -162,6 +162,8 @@ def cmd_many(args) -> int:
         kind = "directed" if graph.directed else "undirected"
         print(f"graph: {graph.name}: {graph.num_vertices:,} vertices, {graph.num_arcs:,} arcs ({kind}); "
               f"{len(run.sources):,} sources; {args.application} by {args.method}", flush=True)
+        if getattr(run, "method_choice", None) is not None:
+            print(run.method_choice.reason(), flush=True)
         bar = tqdm(total=len(run.sources), desc="searches", unit="search", file=sys.stderr, dynamic_ncols=True)
         try:
             for rec in run:
@@ -205,7 +207,9 @@ def add_parser(sub, fmt=argparse.RawDescriptionHelpFormatter) -> None:
     m.add_argument("--application", default="closeness", help=f"{', '.join(APPLICATIONS)} (default %(default)s)")
     m.add_argument("--sources", default="all",
                    help="'all' (default), a number of sources sampled at random (--seed), or ids such as 0,5,9")
-    m.add_argument("--method", default="warp-thread", help=f"{', '.join(x.value for x in Method)} (default %(default)s)")
+    m.add_argument("--method", default="warp-thread",
+                   help=f"{', '.join(x.value for x in Method)} or auto (timed on a sample of the sources; not with "
+                        "--gpus or --scheduler) (default %(default)s)")
     m.add_argument("--seed", type=int, default=0, help="seed of a sampled --sources (default 0)")
     m.add_argument("--top", type=int, default=10, help="values printed, highest first (default 10)")
     m.add_argument("--simulator", action="store_true", help="run on Numba's CUDA simulator instead of a GPU")

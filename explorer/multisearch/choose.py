@@ -1,0 +1,120 @@
+"""run_many's method "auto": the methods that can run the application timed on a sample of the
+sources on this GPU, and the fastest per search chosen.
+
+Many searches take seconds to minutes, so timing every method on a device-filling sample (the
+searches one GPU runs side by side, at most a quarter of the sources) costs a small share of the
+run and measures what a model would guess. The choice is kept with the graph for the application,
+so a second run of it times nothing. Under the simulator the times would be the simulator's: the
+default method, warp-thread, which runs every application, and the choice says so."""
+from __future__ import annotations
+
+import time
+import weakref
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .methods import Method, implementation
+
+AUTO = "auto"
+#: The method chosen without timing: under the simulator, or with too few sources to time on. The
+#: paper's fastest on 10 of its 12 graphs, and it runs every application.
+DEFAULT = Method.WARP_THREAD
+#: Fewest sources a sample may have: below it, per-search times are launch costs.
+FEWEST = 32
+#: Above this many arcs edge-parallel is not timed: it scans every arc at every level of every
+#: search, and was its paper's slowest method on every graph (10-100x on long ones).
+EDGE_PARALLEL_ARCS = 1 << 22
+
+
+def is_auto(method) -> bool:
+    return isinstance(method, str) and method.strip().lower() == AUTO
+
+
+@dataclass(frozen=True)
+class MethodChoice:
+    """What method "auto" chose for an application on a graph, and why."""
+
+    method: str
+    application: str
+    measured: dict  # method -> GPU ms a search in its trial, fastest first (empty: not timed)
+    excluded: dict  # method -> why it was not timed
+    sample: int  # the sources each method was timed on (0: none)
+    sources: int  # the run's sources
+    trial_s: float = 0.0  # host seconds the trials took (kernels compiled on first use included)
+    notes: tuple = field(default=())
+
+    def reason(self) -> str:
+        text = f"auto: {self.method}"
+        if self.measured:
+            times = ", ".join(f"{m} {ms:.3g} ms" for m, ms in self.measured.items())
+            text += (f" (timed on {self.sample:,} of the {self.sources:,} sources: GPU time a search {times}; "
+                     f"the trials took {self.trial_s:.2f} s)")
+        return text + "".join(f"; {n}" for n in self.notes)
+
+    def as_dict(self) -> dict:
+        return {"method": self.method, "reason": self.reason(), "measured_ms": {k: round(v, 6) for k, v in
+                                                                                  self.measured.items()},
+                "excluded": dict(self.excluded), "sample": self.sample, "sources": self.sources,
+                "trial_s": round(self.trial_s, 3)}
+
+
+#: Each graph's choices while the graph lives: {application name: MethodChoice}.
+_CHOICES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def sample_of(sources: np.ndarray, resident: int) -> np.ndarray:
+    """The sources a trial times: `resident` of them (what fills the device), at most a quarter,
+    evenly spaced through the list (sources "all" are in vertex order)."""
+    m = min(int(resident), len(sources) // 4)
+    if m < FEWEST:
+        return sources[:0]
+    return sources[np.linspace(0, len(sources) - 1, m).round().astype(np.int64)]
+
+
+def choose_method(graph, sources: np.ndarray, app, *, simulator: bool, resident: int,
+                  run: Callable[[Method, np.ndarray], object]) -> MethodChoice:
+    """The method for `app` on `graph`: each method that can run it timed by `run(method, sample)`
+    (a finished MultiSearchResult; its batches' GPU time), the fastest per search kept with the
+    graph. `sources`: the run's vertices 0..n-1; `resident`: the searches the device runs at once."""
+    kept = _CHOICES.get(graph, {}).get(app.name)
+    if kept is not None:
+        return MethodChoice(kept.method, kept.application, kept.measured, kept.excluded, kept.sample,
+                            len(sources), kept.trial_s, kept.notes + ("chosen at an earlier run on this graph",))
+    excluded, able = {}, []
+    for m in Method:
+        try:
+            implementation(m).check(app)
+        except ValueError as err:
+            excluded[m.value] = str(err)
+            continue
+        if m is Method.EDGE_PARALLEL and graph.num_arcs > EDGE_PARALLEL_ARCS:
+            excluded[m.value] = (f"not timed above {EDGE_PARALLEL_ARCS:,} arcs: it scans every arc at every level "
+                                 "of every search")
+            continue
+        able.append(m)
+    sample = sample_of(sources, resident)
+    untimed = ("simulator: its times are not a GPU's, so the default method" if simulator else
+               f"fewer than {4 * FEWEST} sources to time the methods on: the default method" if len(sample) == 0
+               else None)
+    if untimed is not None:
+        return MethodChoice(DEFAULT.value, app.name, {}, excluded, 0, len(sources), 0.0, (untimed,))
+    measured, t0 = {}, time.perf_counter()
+    for m in able:
+        try:
+            result = run(m, sample)
+        except ValueError as err:  # a setting this method refuses (slots=, word_bits=, ...)
+            excluded[m.value] = str(err)
+            continue
+        measured[m.value] = result.time_ms / len(sample)
+    if not measured:
+        raise ValueError("method='auto': no method can run this: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+    measured = dict(sorted(measured.items(), key=lambda kv: kv[1]))
+    choice = MethodChoice(next(iter(measured)), app.name, measured, excluded, len(sample), len(sources),
+                          time.perf_counter() - t0)
+    _CHOICES.setdefault(graph, {})[app.name] = choice
+    return choice
+
+
+__all__ = ["AUTO", "DEFAULT", "MethodChoice", "choose_method", "is_auto", "sample_of"]
