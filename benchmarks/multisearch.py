@@ -1,4 +1,6 @@
-"""Many searches at once on a real GPU: k = 1024 searches by every multi-search method, against
+"""Many searches at once on a real GPU: k = 1024 searches by every multi-search method and by
+method "auto" (its first run times the methods on a sample of the sources; its time is the chosen
+method's, its choice and ratio to the best method in the summary), against
 1024 single-source runs of the best single-source configuration, with time and energy; and the
 exact betweenness centrality of facebook_combined.
 
@@ -47,7 +49,7 @@ def methods(choice) -> list[tuple[str, str, dict]]:
             out += [(f"{method} {w}", method, {"word_bits": w}) for w in (64, 32)]
         else:
             out.append((method, method, {}))
-    return out
+    return out + [("auto", "auto", {})]  # the methods timed on a sample of the sources, the fastest run
 
 
 def pick_sources(g, k: int, seed: int = 1) -> np.ndarray:
@@ -125,7 +127,9 @@ def measure(g, sources, label, method, kw, session, args) -> tuple[dict, dict | 
             "energy_j": round(statistics.mean(joules), 4) if joules else None,
             "watts": round(sum(joules) / energy_s, 1) if joules and energy_s else None,
             "energy_note": r.energy_note, "runs": runs, "plan": r.plan.describe(),
-            "correct": correct, "T": r.T}, {k_: np.asarray(first.values[k_]) for k_ in CLOSENESS}
+            "correct": correct, "T": r.T,
+            **({"chosen": r.method_choice.method, "reason": r.method_choice.reason()} if r.method_choice else {})
+            }, {k_: np.asarray(first.values[k_]) for k_ in CLOSENESS}
 
 
 def single_source(g, sources, session, args, agreed) -> dict:
@@ -236,8 +240,9 @@ def markdown(rows, summary, bc) -> list[str]:
     out += harness.markdown_table(["graph", "configuration", "GPU ms", "wall s", "J", "W", "correct"], table,
                                   {2, 3, 4, 5})
     out += ["", *harness.markdown_table(
-        ["graph", "best multi-search", "speed-up (GPU time)", "speed-up (wall)"],
-        [[g, s["best"], f"{s['speedup_gpu_time']}x", f"{s['speedup_wall']}x"] for g, s in summary.items()], {2, 3})]
+        ["graph", "best multi-search", "speed-up (GPU time)", "speed-up (wall)", "auto chose", "auto / best"],
+        [[g, s["best"], f"{s['speedup_gpu_time']}x", f"{s['speedup_wall']}x", s.get("auto", ""),
+          f"{s['auto_over_best']:.2f}" if "auto_over_best" in s else ""] for g, s in summary.items()], {2, 3, 5})]
     if bc:
         out += ["", f"facebook_combined exact betweenness ({bc['sources']:,} sources): {bc['time_ms']:.1f} ms GPU "
                 f"(min {bc['min_ms']:.1f}, max {bc['max_ms']:.1f}), {bc['wall_s']:.3f} s wall; under "
@@ -298,14 +303,19 @@ def main(argv=None) -> int:
             base = single_source(g, sources, s, args, agreed)
             print("  " + _line(base), flush=True)
         ok = [m for m in results if "error" not in m and not m["extrapolated"] and m["correct"]]
-        best = min(ok, key=lambda m: m["time_ms"]) if ok else None
+        best = min((m for m in ok if m["method"] != "auto"), key=lambda m: m["time_ms"], default=None)
+        auto = next((m for m in ok if m["method"] == "auto"), None)
+        if auto:
+            print(f"  {auto['reason']}", flush=True)
         for m in results + [base]:
             m.update(graph=name, vertices=g.num_vertices, arcs=g.num_arcs, k=len(sources))
         rows += results + [base]
         if best:
             summary[name] = {"best": best["config"], "best_ms": best["time_ms"], "single_ms": base["time_ms"],
                              "speedup_gpu_time": round(base["time_ms"] / best["time_ms"], 2),
-                             "speedup_wall": round(base["wall_s"] / best["wall_s"], 2), "threshold": choice.reason}
+                             "speedup_wall": round(base["wall_s"] / best["wall_s"], 2), "threshold": choice.reason,
+                             **({"auto": auto["chosen"], "auto_over_best": round(auto["time_ms"] / best["time_ms"], 3)}
+                                if auto else {})}
             print(f"  best: {best['config']}: {summary[name]['speedup_gpu_time']}x the single-source runs' GPU "
                   f"time, {summary[name]['speedup_wall']}x their wall time", flush=True)
     bc = facebook_bc(args) if args.bc else None
