@@ -51,17 +51,19 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = A
     if session is not None and session.graph is not graph:
         raise ValueError(f"the session holds graph {session.graph.name!r}, not {graph.name!r}: "
                          "open a Session for this graph")
-    choice = None
-    if is_auto(technique):
-        if knobs:
-            raise KnobError(TAKES_NO_KNOBS)
-        src = resolve_source(graph, source, seed)
-        choice = _choose(graph, limits, src, session)
-        technique, knobs = choice.technique, choice.knobs
+    src = resolve_source(graph, source, seed)
+    if not is_auto(technique):
+        return _prepare(graph, src, technique, knobs, instrument, on_status, limits, session, None)
+    if knobs:
+        raise KnobError(TAKES_NO_KNOBS)
+    choice = _choose(graph, limits, src, session)
+    return _prepare(graph, src, choice.technique, choice.knobs, instrument, on_status, limits, session, choice)
+
+
+def _prepare(graph, src: int, technique, knobs, instrument, on_status, limits, session, choice) -> BFSRun:
+    """The run of `technique` from vertex `src` (0..n-1), its knobs checked for the graph and device."""
     impl = implementation(technique)
     knobs = make_knobs(impl.technique, knobs)
-    if choice is None:
-        src = resolve_source(graph, source, seed)
     if impl.runtimes != frozenset({"cpu"}):
         backend.check_graph_size(graph.num_arcs)
     run = BFSRun(impl, graph, src, knobs, bool(instrument), on_status, limits, session, choice)
@@ -83,8 +85,8 @@ def _choose(graph: CSRGraph, limits: DeviceLimits | None, src: int, session: Ses
     def timer(technique, knobs) -> float:
         if session is None and not opened:
             opened.append(Session(graph))  # one upload of the graph for every trial run
-        return run_bfs(graph, Vertex(src), technique, knobs, instrument=False, limits=limits,
-                       session=session or opened[0]).complete().elapsed_ms
+        return _prepare(graph, src, technique, knobs, False, None, limits, session or opened[0],
+                        None).complete().elapsed_ms
 
     try:
         return choose(graph, limits or _gpu_limits(), info.kind, timer=timer)
