@@ -804,7 +804,7 @@ def test_auto_method_times_each_able_method_once_per_graph_and_application(monke
     assert "bit-parallel" in c.excluded and "every arc" in c.excluded["edge-parallel"]
     assert f"timed on 32 of the {g.num_vertices} sources" in c.reason()
     again = ch.choose_method(g, srcs, app, simulator=False, resident=40, run=run)
-    assert len(timed) == 3 and again.method == c.method and "earlier run" in again.reason()
+    assert len(timed) == 3 and again.method == c.method and again.sample == c.sample and "earlier run" in again.reason()
 
 
 def test_auto_method_with_too_few_sources_takes_the_default_untimed():

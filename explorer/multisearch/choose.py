@@ -8,6 +8,7 @@ so a second run of it times nothing. Under the simulator the times would be the 
 default method, warp-thread, which runs every application, and the choice says so."""
 from __future__ import annotations
 
+import dataclasses
 import time
 import weakref
 from dataclasses import dataclass, field
@@ -79,9 +80,8 @@ def choose_method(graph, sources: np.ndarray, app, *, simulator: bool, resident:
     (a finished MultiSearchResult; its batches' GPU time), the fastest per search kept with the
     graph. `sources`: the run's vertices 0..n-1; `resident`: the searches the device runs at once."""
     kept = _CHOICES.get(graph, {}).get(app.name)
-    if kept is not None:
-        return MethodChoice(kept.method, kept.application, kept.measured, kept.excluded, kept.sample,
-                            len(sources), kept.trial_s, kept.notes + ("chosen at an earlier run on this graph",))
+    if kept is not None:  # its numbers are that run's
+        return dataclasses.replace(kept, notes=kept.notes + ("chosen at an earlier run of it on this graph",))
     excluded, able = {}, []
     for m in Method:
         try:
