@@ -72,18 +72,6 @@ def choosing(g, source: int, n: int = 200) -> tuple[float, float, object]:
     return first, statistics.median(times[1:] or times) * 1e6, choice
 
 
-def scipy_ms(g, source, expected, repeats) -> harness.Timed:
-    from scipy.sparse.csgraph import breadth_first_order
-
-    from benchmarks.bfs import distances_of
-
-    a = g.to_scipy()
-    times, (order, pred) = harness.time_call(
-        lambda: breadth_first_order(a, source, directed=bool(g.directed), return_predecessors=True), repeats)
-    return harness.Timed("scipy breadth_first_order (1 thread)", times,
-                         harness.check_distances(expected, distances_of(order, pred, g.num_vertices)))
-
-
 def run_graph(name, args, env) -> list[dict]:
     from explorer.engine import Session
     from explorer.graphs import search_features
@@ -112,7 +100,7 @@ def run_graph(name, args, env) -> list[dict]:
                 best = min(best, m.median_ms)
             rows.append({**common, **m.row(), "predicted_ms": choice.predicted.get(label)})
             print(f"  {label:60s} {_line(m)}", flush=True)
-    sp = scipy_ms(g, source, expected, args.repeats if g.num_arcs <= SCIPY_ARCS else min(args.repeats, 3))
+    sp = harness.scipy_bfs(g, source, expected, args.repeats if g.num_arcs <= SCIPY_ARCS else min(args.repeats, 3))
     rows.append({**common, "config": sp.label, "technique": "scipy", "median_ms": round(statistics.median(sp.times_ms), 4),
                  "min_ms": round(min(sp.times_ms), 4), "max_ms": round(max(sp.times_ms), 4), "correct": sp.check.ok,
                  "error": None if sp.check.ok else sp.check.message})
@@ -172,7 +160,8 @@ def markdown(rows: list[dict], args) -> list[str]:
             by.setdefault(r["graph"], []).append(r)
     out = [f"Median of {args.repeats} runs (ms), every result checked; auto runs as users run it (its choice made "
            "each run; on a GPU its close contenders are timed at the graph's first choice, before the timed runs: "
-           "\"first choice s\", with the calibration's first reading). Oracle: the fastest of auto's candidates, every registered technique's defaults and BFS-4K's "
+           "\"first choice s\", with the calibration's first reading). Oracle: the fastest of auto's candidates, "
+           "every registered technique's defaults and BFS-4K's "
            "§7 advice, in the same call. \"within noise\": auto's runs and the oracle's overlap.", ""]
     head = ["graph", "auto's choice", "auto", "oracle (configuration)", "oracle", "auto / oracle", "within noise",
             "scipy", "BLEST", "Gunrock", "choice µs", "first choice s", "statistics s (once)"]

@@ -174,13 +174,7 @@ def per_level(m: harness.Measurement) -> None:
 def baselines(g, source, expected, repeats) -> list[harness.Timed]:
     """scipy's breadth_first_order (one thread, its input checks included) and networkx's
     bfs_layers on small graphs, each checked against the CPU reference."""
-    from scipy.sparse.csgraph import breadth_first_order
-
-    a = g.to_scipy()
-    times, (order, pred) = harness.time_call(
-        lambda: breadth_first_order(a, source, directed=bool(g.directed), return_predecessors=True), repeats)
-    out = [harness.Timed("scipy.sparse.csgraph.breadth_first_order (1 thread)", times,
-                         harness.check_distances(expected, distances_of(order, pred, g.num_vertices)))]
+    out = [harness.scipy_bfs(g, source, expected, repeats)]
     if g.num_arcs <= NX_MAX_ARCS:
         import networkx as nx
 
@@ -191,15 +185,6 @@ def baselines(g, source, expected, repeats) -> list[harness.Timed]:
             d[list(layer)] = level
         out.append(harness.Timed(f"networkx {nx.__version__} bfs_layers", times, harness.check_distances(expected, d)))
     return out
-
-
-def distances_of(order, pred, n) -> np.ndarray:
-    """BFS distances from a BFS order and its predecessors (a vertex's predecessor comes earlier)."""
-    d = np.full(n, -1, np.int32)
-    d[order[0]] = 0
-    for v in order[1:]:
-        d[v] = d[pred[v]] + 1
-    return d
 
 
 def run_set(name: str, args, env) -> tuple[list[dict], list[str]]:

@@ -371,6 +371,21 @@ def time_call(fn: Callable[[], object], repeats: int, warmup: int = 1) -> tuple[
     return times, out
 
 
+def scipy_bfs(g, source: int, expected, repeats: int) -> "Timed":
+    """scipy's breadth_first_order from `source` (a vertex 0..n-1; one thread, its input checks
+    included), timed by time_call, its distances checked against `expected`."""
+    from scipy.sparse.csgraph import breadth_first_order
+
+    a = g.to_scipy()
+    times, (order, pred) = time_call(
+        lambda: breadth_first_order(a, source, directed=bool(g.directed), return_predecessors=True), repeats)
+    d = np.full(g.num_vertices, -1, np.int32)  # distances from the order: a predecessor comes first
+    d[order[0]] = 0
+    for v in order[1:]:
+        d[v] = d[pred[v]] + 1
+    return Timed("scipy breadth_first_order (1 thread)", times, check_distances(expected, d))
+
+
 def time_launches(repeats: int, fresh: Callable[[], tuple], launch: Callable[[tuple], None]) -> tuple[list, tuple]:
     """CUDA-event times (ms) of `repeats` launches after one that compiles: fresh() makes a
     launch's arrays (untimed), launch(arrays) runs. Returns the times and the last arrays (for

@@ -171,5 +171,5 @@ def _trials(graph, key, runnable: dict, order: list, timer) -> dict:
     return {n: ms for n, ms in kept[key].items() if n in runnable}  # shared trials: what runs on this graph
 
 
-__all__ = ["AUTO", "CONTENDERS", "TAKES_NO_KNOBS", "TRIAL_RUNS", "WITHIN", "CalibrationError", "Choice", "choose", "is_auto",
-           "model_for", "share_trials"]
+__all__ = ["AUTO", "CONTENDERS", "TAKES_NO_KNOBS", "TRIAL_RUNS", "WITHIN", "CalibrationError", "Choice", "choose",
+           "is_auto", "model_for", "share_trials"]

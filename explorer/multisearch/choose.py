@@ -109,7 +109,8 @@ def choose_method(graph, sources: np.ndarray, app, *, simulator: bool, resident:
             continue
         measured[m.value] = result.time_ms / len(sample)
     if not measured:
-        raise ValueError("method='auto': no method can run this: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+        raise ValueError("method='auto': no method can run this: "
+                         + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     measured = dict(sorted(measured.items(), key=lambda kv: kv[1]))
     choice = MethodChoice(next(iter(measured)), app.name, measured, excluded, len(sample), len(sources),
                           time.perf_counter() - t0)
