@@ -16,9 +16,9 @@ from typing import Callable
 
 import numpy as np
 
+from ..auto import AUTO, is_auto  # noqa: F401  (one spelling of "auto" for techniques and methods)
 from .methods import Method, implementation
 
-AUTO = "auto"
 #: The method chosen without timing: under the simulator, or with too few sources to time on. The
 #: paper's fastest on 10 of its 12 graphs, and it runs every application.
 DEFAULT = Method.WARP_THREAD
@@ -27,10 +27,6 @@ FEWEST = 32
 #: Above this many arcs edge-parallel is not timed: it scans every arc at every level of every
 #: search, and was its paper's slowest method on every graph (10-100x on long ones).
 EDGE_PARALLEL_ARCS = 1 << 22
-
-
-def is_auto(method) -> bool:
-    return isinstance(method, str) and method.strip().lower() == AUTO
 
 
 @dataclass(frozen=True)
