@@ -64,12 +64,12 @@ def choosing(g, source: int, n: int = 200) -> tuple[float, float, object]:
     t = time.perf_counter()
     choice = api._choose(g, None, source, None)
     first = time.perf_counter() - t
-    times = [math.nan]
+    times = []
     for _ in range(n):
         t = time.perf_counter()
         choice = api._choose(g, None, source, None)
         times.append(time.perf_counter() - t)
-    return first, statistics.median(times[1:] or times) * 1e6, choice
+    return first, statistics.median(times) * 1e6 if times else math.nan, choice
 
 
 def run_graph(name, args, env) -> list[dict]:
@@ -116,6 +116,15 @@ def run_graph(name, args, env) -> list[dict]:
     return rows
 
 
+#: Rows of the yardsticks, beside this project's configurations.
+PEER_ROWS = ("scipy", "blest", "gunrock")
+
+
+def _ours(rows: list[dict]) -> list[dict]:
+    """This project's rows (auto's and the configurations') whose runs were right and timed."""
+    return [r for r in rows if r.get("correct") and r.get("median_ms") is not None and r["technique"] not in PEER_ROWS]
+
+
 def run_roots(args, measured: list[dict]) -> list[dict]:
     """kron22 from ROOTS random roots: auto, the three configurations fastest from its max-degree
     vertex (`measured`: this call's rows; where kron22 is not among them, the three auto predicts
@@ -125,8 +134,7 @@ def run_roots(args, measured: list[dict]) -> list[dict]:
     rng = np.random.default_rng(ROOTS_SEED)
     deg = g.degrees()
     roots = rng.choice(np.flatnonzero(deg > 0), size=min(args.roots, int((deg > 0).sum())), replace=False)
-    ours = sorted((r for r in measured if r["graph"] == name and r.get("correct") and r.get("median_ms") is not None
-                   and r["config"] != "auto" and r["technique"] not in ("scipy", "blest", "gunrock")),
+    ours = sorted((r for r in _ours(measured) if r["graph"] == name and r["config"] != "auto"),
                   key=lambda r: r["median_ms"])
     if ours:
         top = [r["config"] for r in ours[:3]]
@@ -167,11 +175,10 @@ def markdown(rows: list[dict], args) -> list[str]:
             "scipy", "BLEST", "Gunrock", "choice µs", "first choice s", "statistics s (once)"]
     table, ratios = [], []
     for name, rs in by.items():
-        ours = [r for r in rs if r.get("correct") and r.get("median_ms") is not None
-                and r["technique"] not in ("scipy", "blest", "gunrock")]
+        ours = _ours(rs)
         auto = next((r for r in ours if r["config"] == "auto"), None)
         oracle = min((r for r in ours if r["config"] != "auto"), key=lambda r: r["median_ms"], default=None)
-        peer = {r["technique"]: r.get("median_ms") for r in rs if r["technique"] in ("scipy", "blest", "gunrock")}
+        peer = {r["technique"]: r.get("median_ms") for r in rs if r["technique"] in PEER_ROWS}
         if auto is None or oracle is None:
             table.append([name, rs[0]["chosen"], "-", "-", "-", "-", "-", "", "", "", "", "", ""])
             continue
