@@ -80,19 +80,16 @@ def _choose(graph: CSRGraph, limits: DeviceLimits | None, src: int, session: Ses
         return choose(graph, limits, None)
     if info.is_simulator:  # its times are the simulator's, not a GPU's: the model alone
         return choose(graph, limits or DeviceLimits.simulator(), info.kind)
-    opened: list[Session] = []
+    trials = session or Session(graph)  # one upload of the graph for every trial run (on its first)
 
     def timer(technique, knobs) -> float:
-        if session is None and not opened:
-            opened.append(Session(graph))  # one upload of the graph for every trial run
-        return _prepare(graph, src, technique, knobs, False, None, limits, session or opened[0],
-                        None).complete().elapsed_ms
+        return _prepare(graph, src, technique, knobs, False, None, limits, trials, None).complete().elapsed_ms
 
     try:
         return choose(graph, limits or _gpu_limits(), info.kind, timer=timer)
     finally:
-        for s in opened:
-            s.close()
+        if trials is not session:
+            trials.close()
 
 
 @functools.lru_cache(maxsize=1)
