@@ -613,19 +613,33 @@ def test_classroom_in_chromium_is_drawn_when_shown_and_run_and_step_recolour_it(
         return found[0]["level"] if found else None
 
     # While it runs, Step and Play cannot be pressed (a step pressed then would act on the old run).
+    # A MutationObserver gets every change of the room's DOM in order, even when a busy browser
+    # applies the run's messages in one burst, so the states are replayed rather than polled.
     browser.execute_script("""
       const room = arguments[0];
+      const watched = Array.from(room.querySelectorAll('button')).filter((x) => ['Step', 'Play'].includes(x.textContent.trim()));
+      const disabled = new Map(watched.map((b) => [b, b.disabled]));
+      const isLevel = (n) => n.nodeType === 1 && (n.matches('.bfs4k-level') || n.querySelector('.bfs4k-level'));
       window.__bfs4kBusy = [];
-      clearInterval(window.__bfs4kBusyWatch);
-      window.__bfs4kBusyWatch = setInterval(() => {
-        const b = Array.from(room.querySelectorAll('button')).filter((x) => ['Step', 'Play'].includes(x.textContent.trim()));
-        const label = room.querySelector('.bfs4k-level');
-        if (label && label.textContent.includes('running')) window.__bfs4kBusy.push(b.map((x) => x.disabled));
-      }, 20);""", room)
+      if (window.__bfs4kBusyWatch) window.__bfs4kBusyWatch.disconnect();
+      window.__bfs4kBusyWatch = new MutationObserver((records) => {
+        records.forEach((r, i) => {
+          if (r.type === 'attributes' && disabled.has(r.target)) {
+            // the value this change set is the next change's old value, or the present one
+            const next = records.slice(i + 1).find((q) => q.type === 'attributes' && q.target === r.target);
+            disabled.set(r.target, next ? next.oldValue !== null : r.target.disabled);
+          } else if (r.type === 'childList') {
+            const label = Array.from(r.addedNodes).find(isLevel);
+            if (label && label.textContent.includes('running')) window.__bfs4kBusy.push(watched.map((b) => disabled.get(b)));
+          }
+        });
+      });
+      window.__bfs4kBusyWatch.observe(room, {subtree: true, childList: true, attributes: true,
+                                             attributeFilter: ['disabled'], attributeOldValue: true});""", room)
     buttons(room, "Run")[0].click()
     wait_for("level 0 after Run", lambda: frontier_levels() == [0] and "level 0 of" in " ".join(texts(room, ".bfs4k-level")))
     wait_for("the run's status", lambda: "valid BFS" in " ".join(texts(room, ".bfs4k-status")))
-    busy = browser.execute_script("clearInterval(window.__bfs4kBusyWatch); return window.__bfs4kBusy")
+    busy = browser.execute_script("window.__bfs4kBusyWatch.disconnect(); return window.__bfs4kBusy")
     assert busy and all(all(d) for d in busy), busy
     shown = nodes()
     assert shown["line_color"][0] == "#d62728"  # the source is the frontier: ringed red
