@@ -8,7 +8,7 @@ import pytest
 from explorer import api, backend
 from explorer.auto import AUTO, Calibration, CalibrationError, CostModel, choose
 from explorer.auto.choose import CONTENDERS, TRIAL_RUNS, WITHIN
-from explorer.auto.candidates import CANDIDATES, SIMULATOR_CAPS
+from explorer.auto.candidates import CANDIDATES, SIMULATOR_CAPS, by_name
 from explorer.auto.model import SHIPPED, DEFAULT_GPU, file_name
 from explorer.device import DeviceLimits
 from explorer.graphs import generate, search_features
@@ -135,12 +135,63 @@ def test_a_graph_built_from_another_shares_its_trials():
     assert choose(g, H100, "gpu", model=m, timer=lambda t, k: pytest.fail("timed again")).measured == first.measured
 
 
-def test_a_clear_favourite_is_not_timed():
+def test_a_clear_favourite_runs_once_to_show_it_sets_up_here():
     g = generate("kronecker", scale=6, edge_factor=4, seed=4)
     names = [c.name for c in CANDIDATES]
     m = CostModel(_calibration({n: [0.1 if i == 0 else 1.0] for i, n in enumerate(names)}, [g]))
-    c = choose(g, H100, "gpu", model=m, timer=lambda technique, knobs: pytest.fail("timed a clear favourite"))
-    assert c.measured == {} and c.candidate == names[0]
+    calls = []
+    c = choose(g, H100, "gpu", model=m, timer=lambda technique, knobs: calls.append(technique) or 0.5)
+    assert c.candidate == names[0] and c.measured == {names[0]: 0.5} and len(calls) == 1
+    assert choose(g, H100, "gpu", model=m).measured == {}  # the model alone runs nothing
+
+
+def _refusing(refused: set, calls: list):
+    """A stand-in GPU timer: the candidates of `refused` (knob dicts) fail to set up, as a cluster the
+    GPU cannot place does; the others take 1 ms less a thousandth per call."""
+    def timer(technique, knobs):
+        calls.append((technique, knobs.as_dict()))
+        if (technique, tuple(sorted(knobs.as_dict().items()))) in refused:
+            raise KnobError(f"this GPU cannot launch {technique} in clusters of 16 (knob cluster)")
+        return 1.0 - 0.001 * len(calls)
+    return timer
+
+
+def _key(name):
+    from explorer.auto.choose import _prepared
+
+    _, knobs = _prepared(name, False)
+    return by_name(name).technique, tuple(sorted(knobs.as_dict().items()))
+
+
+def test_a_contender_that_cannot_set_up_is_left_out_and_the_others_run_in_its_place():
+    g = generate("kronecker", scale=6, edge_factor=4, seed=8)
+    names = [c.name for c in CANDIDATES]
+    m = CostModel(_calibration({n: [0.10 + 0.001 * i] for i, n in enumerate(names)}, [g]))
+    plain = choose(g, H100, "gpu", model=m)
+    first = plain.candidate
+    calls = []
+    c = choose(g, H100, "gpu", model=m, timer=_refusing({_key(first)}, calls))
+    assert c.candidate != first and first not in c.measured and first not in c.predicted
+    assert "knob cluster" in c.excluded[first]
+    assert len(c.measured) == CONTENDERS  # the next candidate's contenders took its place
+    assert len(calls) == 1 + CONTENDERS * TRIAL_RUNS  # it failed at its first run, and is not run again
+    again = choose(g, H100, "gpu", model=m, timer=_refusing(set(), calls))
+    assert again == c and len(calls) == 1 + CONTENDERS * TRIAL_RUNS  # kept with the graph
+
+
+def test_a_lone_favourite_that_cannot_set_up_gives_way_to_the_next():
+    g = generate("kronecker", scale=6, edge_factor=4, seed=9)
+    names = [c.name for c in CANDIDATES]
+    m = CostModel(_calibration({n: [0.1 * (i + 1)] for i, n in enumerate(names)}, [g]))  # none within WITHIN
+    order = list(choose(g, H100, "gpu", model=m).predicted)
+    calls = []
+    c = choose(g, H100, "gpu", model=m, timer=_refusing({_key(order[0]), _key(order[1])}, calls))
+    assert c.candidate == order[2] and list(c.measured) == [order[2]] and len(calls) == 3
+    assert set(c.excluded) >= {order[0], order[1]} and "auto: " + order[2] in c.reason()
+    refuse_all = {_key(n) for n in order}
+    with pytest.raises(KnobError, match="no technique can run here.*knob cluster"):
+        choose(generate("kronecker", scale=6, edge_factor=4, seed=10), H100, "gpu", model=m,
+               timer=_refusing(refuse_all, []))
 
 
 def test_no_cluster_is_chosen_where_the_gpu_has_none():

@@ -18,7 +18,8 @@ TAKES_NO_KNOBS = "technique 'auto' chooses its own knobs: name a technique to se
 #: are timed on the graph itself at its first search, TRIAL_RUNS runs each, and the fastest is kept
 #: for the graph: the model sees sizes and shapes, not everything (on facebook_combined it ranked
 #: the grid form first and one cluster of 8 fourth, 1.11x slower, which is 1.3x faster there; on
-#: the ladder's kron12 they are even).
+#: the ladder's kron12 they are even). A lone contender runs once: what a GPU can hold (a cluster
+#: with the shared memory this graph's levels need) is known only when its kernel is set up.
 WITHIN, CONTENDERS, TRIAL_RUNS = 1.25, 4, 3
 
 
@@ -96,7 +97,8 @@ def _prepared(name: str, simulator: bool):
         return impl, err
 
 
-#: Each graph's trials while the graph lives: {(calibration file, limits): {contender: ms}}.
+#: Each graph's trials while the graph lives: {(calibration file, limits): {contender: ms, or why it
+#: cannot set up}}.
 _TRIALS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -107,8 +109,9 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
     device's DeviceLimits): its knobs pass their rules and the technique's check of this device.
     Under the simulator a candidate runs with its technique's simulator knobs (candidates.knob_values).
     `timer(technique, knobs)`: the ms of a search of `graph` with them (run_bfs gives one on a GPU);
-    with it, the contenders (WITHIN) are timed once per graph and the fastest is chosen. Without it,
-    deterministic for a given calibration. Raises KnobError when no candidate can run."""
+    with it, the contenders (WITHIN) are timed once per graph and the fastest is chosen, and one that
+    cannot set up here is left out (_trials). Without it, deterministic for a given calibration.
+    Raises KnobError when no candidate can run."""
     notes = []
     if model is None:
         gpu = limits.name if backend_kind == "gpu" else None
@@ -143,7 +146,13 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
     if not runnable:
         raise KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     order = sorted(runnable, key=lambda name: (runnable[name][2], name))
-    measured = _trials(graph, (model.calibration.origin, limits), runnable, order, timer) if timer else {}
+    measured = {}
+    if timer is not None:
+        measured, failed = _trials(graph, (model.calibration.origin, limits), runnable, order, timer)
+        excluded.update(failed)
+        order = [name for name in order if name not in failed]
+        if not order:
+            raise KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
     pick = min(measured, key=measured.get) if measured else order[0]
     cand, knobs, _ = runnable[pick]
     cal = model.calibration
@@ -158,17 +167,37 @@ def share_trials(graph, like) -> None:
     _TRIALS[graph] = _TRIALS.setdefault(like, {})
 
 
-def _trials(graph, key, runnable: dict, order: list, timer) -> dict:
-    """{contender: its fastest of TRIAL_RUNS timed searches}, measured at the graph's first choice
-    under `key` and kept with the graph; empty when only one candidate is a contender."""
-    contenders = [n for n in order[:CONTENDERS] if runnable[n][2] <= runnable[order[0]][2] * WITHIN]
-    if len(contenders) < 2:
-        return {}
-    kept = _TRIALS.setdefault(graph, {})
-    if key not in kept:
-        kept[key] = {n: min(timer(runnable[n][0].technique, runnable[n][1]) for _ in range(TRIAL_RUNS))
-                     for n in contenders}
-    return {n: ms for n, ms in kept[key].items() if n in runnable}  # shared trials: what runs on this graph
+def _trials(graph, key, runnable: dict, order: list, timer) -> tuple[dict, dict]:
+    """({contender: its fastest timed search}, {candidate: why it failed to set up here}): the
+    contenders (WITHIN, CONTENDERS) run TRIAL_RUNS times each, a lone one once, at the graph's first
+    choice under `key`, and kept with the graph. A contender that cannot set up on this GPU (a
+    KnobError: a cluster it cannot place) is left out with its reason, and the contenders of the
+    candidates left are run in its place: auto never stays on a technique that cannot run."""
+    kept = _TRIALS.setdefault(graph, {}).setdefault(key, {})  # candidate -> ms, or why it failed
+    contenders = []
+    while True:
+        live = [n for n in order if not isinstance(kept.get(n), str)]
+        if not live:
+            break
+        contenders = [n for n in live[:CONTENDERS] if runnable[n][2] <= runnable[live[0]][2] * WITHIN]
+        runs = TRIAL_RUNS if len(contenders) > 1 else 1
+        for n in contenders:
+            if n not in kept:
+                kept[n] = _timed(timer, runnable[n], runs)
+        if not any(isinstance(kept[n], str) for n in contenders):
+            break
+    failed = {n: why for n, why in kept.items() if isinstance(why, str) and n in runnable}
+    return {n: kept[n] for n in contenders if not isinstance(kept[n], str)}, failed
+
+
+def _timed(timer, entry, runs: int) -> float | str:
+    """The fastest of `runs` searches of candidate `entry` (candidate, knobs, predicted), or why it
+    cannot set up here."""
+    cand, knobs, _ = entry
+    try:
+        return min(timer(cand.technique, knobs) for _ in range(runs))
+    except KnobError as err:
+        return str(err)
 
 
 __all__ = ["AUTO", "CONTENDERS", "TAKES_NO_KNOBS", "TRIAL_RUNS", "WITHIN", "CalibrationError", "Choice", "choose",

@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Callable
 
 from ..device import compile_status  # noqa: F401  (the report's status line; callers may take it from here)
+from ..knobs import KnobError
 
 
 class PlainLauncher:
@@ -250,6 +251,13 @@ def _fast_type(value):
     return getattr(value, "_numba_type_", None)
 
 
+def cluster_refused(what: str, error: str) -> KnobError:
+    """The error of a cluster launch this GPU refuses (too many blocks, or too much shared memory,
+    for the clusters it can place): the knob that asked for it, a KnobError, so that `auto` moves on
+    to another candidate."""
+    return KnobError(f"this GPU cannot launch {what} ({error}): choose a smaller knob cluster (or none)")
+
+
 def launch_config(driver, blocks: int, threads: int, shared: int, *, cooperative: bool = False, cluster: int = 0):
     """A cuLaunchKernelEx configuration of `blocks` blocks of `threads` threads and `shared` bytes of
     dynamic shared memory: cooperative (every block resident at once, for a grid barrier), or in
@@ -339,15 +347,18 @@ class Launcher:
         drv = self._driver
         plan = self._plan(kernel, blocks, threads, shared, args)
         name = kernel.py_func.__name__
+        what = f"{name} in clusters of {cluster_size} blocks of {threads} threads, {shared:,} B of shared memory each"
         if cluster_size > plan.cluster_ok:
-            self._set_attribute(plan, "CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED", 1,
-                                f"allowing {name} clusters of more than 8 blocks")
+            attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            err, = drv.cuKernelSetAttribute(attr, 1, plan.handle, plan.cufunc.device.id)
+            if err != self._ok:  # no clusters of more than 8 on this GPU
+                raise cluster_refused(what, err.name)
             plan.cluster_ok = cluster_size
         cfg = launch_config(drv, blocks, threads, shared, cluster=cluster_size)
         err, = drv.cuLaunchKernelEx(cfg, plan.handle, plan.params_address(), 0)
         if err != self._ok:
-            raise RuntimeError(f"launching {name} ({blocks} blocks of {threads} threads in clusters of "
-                               f"{cluster_size}, {shared} B shared memory) failed: {err.name}")
+            raise (cluster_refused(what, err.name) if "CLUSTER" in err.name else
+                   RuntimeError(f"launching {what} failed: {err.name}"))
 
     def cooperative(self, kernel, blocks, threads, shared, *args) -> None:
         """A kernel with a grid barrier (cuda.cg.this_grid().sync()): one cuLaunchKernelEx with the

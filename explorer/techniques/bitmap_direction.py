@@ -223,16 +223,19 @@ def _allow(plan, shared: int, cluster: int) -> None:
     STATIC_SHARED of that); clusters of more than 8 blocks are not portable and must opt in too."""
     from cuda.bindings import driver as drv
 
+    from ..engine.launcher import cluster_refused
+
     attrs = drv.CUfunction_attribute
-    for attr, value, what in ((attrs.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared,
-                               f"{shared:,} B of shared memory"),
-                              (attrs.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, int(cluster > 8),
-                               f"clusters of {cluster} blocks (knob cluster)")):
+    for attr, value in ((attrs.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared),
+                        (attrs.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, int(cluster > 8))):
         if value <= 0:
             continue
         err, = drv.cuKernelSetAttribute(attr, value, plan.handle, plan.cufunc.device.id)
-        if err != drv.CUresult.CUDA_SUCCESS:
-            raise RuntimeError(f"allowing the bitmap-direction search {what} failed: {err.name}")
+        if err == drv.CUresult.CUDA_SUCCESS:
+            continue
+        if attr == attrs.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:  # none over 8 on this GPU
+            raise cluster_refused(f"the bitmap-direction search in clusters of {cluster} blocks", err.name)
+        raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: {err.name}")
 
 
 class _DirectLaunch:
@@ -280,9 +283,11 @@ class _DirectLaunch:
         else:
             err, = self.drv.cuLaunchKernelEx(self.cfg, self.handle, self.address, 0)
         if err != self.ok:
-            hint = (": the GPU cannot place a cluster this large with this much shared memory; choose a smaller "
-                    "knob cluster (or 0)") if self.cfg is not None and "CLUSTER" in err.name else ""
-            raise RuntimeError(f"launching the bitmap-direction search ({self.what}) failed: {err.name}{hint}")
+            from ..engine.launcher import cluster_refused
+
+            if self.cfg is not None and "CLUSTER" in err.name:
+                raise cluster_refused(f"the bitmap-direction search ({self.what})", err.name)
+            raise RuntimeError(f"launching the bitmap-direction search ({self.what}) failed: {err.name}")
 
 
 class _Loop(LevelLoop):
