@@ -807,6 +807,27 @@ def test_auto_method_times_each_able_method_once_per_graph_and_application(monke
     assert len(timed) == 3 and again.method == c.method and again.sample == c.sample and "earlier run" in again.reason()
 
 
+def test_auto_methods_trials_run_each_method_for_real_and_the_choice_is_exact(monkeypatch):
+    # The GPU's path under the simulator: a sample of 2 sources allowed, the trials not skipped.
+    from explorer import backend
+    from explorer.multisearch import choose as ch
+
+    real = ch.choose_method
+    monkeypatch.setattr(ch, "FEWEST", 1)
+    monkeypatch.setattr(run_mod, "choose_method", lambda *a, simulator, **kw: real(*a, simulator=False, **kw))
+    g = graphs.generate("kronecker", scale=4, edge_factor=4, seed=11)
+    run = run_many(g, "all", "closeness", method="auto")
+    res = run.complete()
+    c = run.method_choice
+    able = {m.value for m in Method} - set(c.excluded)
+    resident = 2 if backend.current().is_simulator else g.num_vertices  # the simulator runs 2 at once
+    assert c.sample == min(resident, g.num_vertices // 4) and set(c.measured) == able and len(able) >= 3
+    assert all(ms > 0 for ms in c.measured.values()) and c.method == min(c.measured, key=c.measured.get)
+    assert res.method == c.method and f"timed on {c.sample} of the {g.num_vertices}" in c.reason()
+    ref = run_many(g, "all", "closeness", method="warp-thread").complete()
+    assert np.array_equal(res.values["closeness"], ref.values["closeness"])
+
+
 def test_auto_method_with_too_few_sources_takes_the_default_untimed():
     from explorer.multisearch import choose as ch
 
