@@ -26,6 +26,14 @@ def test_fuzz_runs_and_checks_every_result(tmp_path, capsys):
     assert "4 ok, 0 refused" in capsys.readouterr().out
 
 
+def test_fuzz_runs_auto_the_default_and_checks_it(tmp_path):
+    out = tmp_path / "fuzz.json"
+    assert _main(["--runs", "3", "--seed", "5", "--technique", "auto", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert report["counts"]["ok"] == 3 and {r["technique"] for r in report["runs"]} == {"auto"}
+    assert all(r["knobs"] == {} for r in report["runs"])  # auto sets its own
+
+
 def test_fuzz_reports_a_wrong_answer_with_what_reproduces_it(monkeypatch, capsys):
     real = api.run_bfs
 

@@ -6,16 +6,16 @@
 What the conformance suite does on named graphs with declared knob grids, on graphs and knob
 settings nobody chose: each run draws a graph family and its size (random arcs with or without
 self loops and parallel arcs, directed or not; hubs of very high degree; long paths with
-branches; grids; Kronecker), a technique among the implemented ones, every knob within its
-declared range (half of them left at their defaults; drawn again while a cross-knob rule refuses
+branches; grids; Kronecker), a technique among the implemented ones and "auto" (the default:
+the technique and knobs it chooses for the graph), every knob within its declared range (half of them left at their defaults; drawn again while a cross-knob rule refuses
 them) and a source among the vertices of degree >= 1, then checks distances and parents against
 the CPU reference and the Graph500 rules (benchmarks.harness.check). A setting still refused
 (more shared memory than the device has, say) is counted as refused, with its message; anything
 else that goes wrong is a failure, printed with what reproduces it. Exit status 1 when any run failed.
 
 --multi SHARE makes that share of the runs many searches at once (`run_many`, all-sources
-distances from up to 70 random sources by a random method, T, word size, direction, batch size
-and slots), each search checked against the CPU BFS from its source.
+distances from up to 70 random sources by a random method or "auto", T, word size, direction,
+batch size and slots), each search checked against the CPU BFS from its source.
 
 Under the simulator, graphs stay small and the knobs the technique sets for it
 (`simulator_knobs`, thread counts) stay near those values: a block of 1,024 threads is 1,024
@@ -36,6 +36,8 @@ from benchmarks import harness
 
 #: Knob settings drawn for a run before one passes the technique's cross-knob rules.
 DRAWS = 20
+#: The default technique (and multi-search method): it chooses for the graph, and takes no knobs.
+AUTO = "auto"
 
 
 def random_graph(rng: np.random.Generator, small: bool):
@@ -107,8 +109,9 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
 
     g, desc = random_graph(rng, simulator)
     tech = techs[int(rng.integers(len(techs)))]
-    impl = implementation(tech)
-    for _ in range(DRAWS):  # a cross-knob rule refuses some draws: draw again, so that most runs run
+    knobs = {}  # "auto" sets its own
+    for _ in range(DRAWS if tech != AUTO else 0):  # a cross-knob rule refuses some draws: draw again
+        impl = implementation(tech)
         knobs = random_knobs(impl, rng, simulator)
         try:
             make_knobs(impl.technique, knobs)
@@ -144,7 +147,7 @@ def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
     """run_many's "distances" (every source's BFS levels) by a random method and settings, each
     row checked against the CPU BFS from that source."""
     g, desc = random_graph(rng, simulator)
-    methods = harness.multisearch_methods()
+    methods = [*harness.multisearch_methods(), AUTO]
     method = methods[int(rng.integers(len(methods)))]
     n = g.num_vertices
     k = int(rng.integers(1, min(n, 70) + 1))
@@ -181,7 +184,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--technique", action="append", help="only these (repeatable); default: every implemented one")
+    ap.add_argument("--technique", action="append",
+                    help="only these (repeatable); default: every implemented one, and auto")
     ap.add_argument("--simulator", action="store_true", help="run on the CUDA simulator (small graphs)")
     ap.add_argument("--multi", type=float, default=0.0, metavar="SHARE",
                     help="this share of the runs (0..1) are run_many searches (all-sources distances by a "
@@ -197,8 +201,8 @@ def main(argv=None) -> int:
     from explorer.techniques import Technique, implemented_techniques
 
     info = backend.select("simulator" if args.simulator else "gpu")
-    techs = ([Technique.parse(t).value for t in args.technique] if args.technique
-             else [t.value for t in implemented_techniques()])
+    techs = ([AUTO if t.strip().lower() == AUTO else Technique.parse(t).value for t in args.technique]
+             if args.technique else [*(t.value for t in implemented_techniques()), AUTO])
     rng = np.random.default_rng(args.seed)
     print(f"fuzz: {args.runs} runs, seed {args.seed}, on {info.describe()}", flush=True)
     results, t0 = [], time.perf_counter()
