@@ -7,8 +7,8 @@ What the conformance suite does on named graphs with declared knob grids, on gra
 settings nobody chose: each run draws a graph family and its size (random arcs with or without
 self loops and parallel arcs, directed or not; hubs of very high degree; long paths with
 branches; grids; Kronecker), a technique among the implemented ones and "auto" (the default:
-the technique and knobs it chooses for the graph), every knob within its declared range (half of them left at their defaults; drawn again while a cross-knob rule refuses
-them) and a source among the vertices of degree >= 1, then checks distances and parents against
+the technique and knobs it chooses for the graph), every knob within its declared range (half
+of them left at their defaults; drawn again while a cross-knob rule refuses them) and a source among the vertices of degree >= 1, then checks distances and parents against
 the CPU reference and the Graph500 rules (benchmarks.harness.check). A setting still refused
 (more shared memory than the device has, say) is counted as refused, with its message; anything
 else that goes wrong is a failure, printed with what reproduces it. Exit status 1 when any run failed.
