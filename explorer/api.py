@@ -20,6 +20,7 @@ from typing import Callable
 from . import backend
 from .auto import AUTO, TAKES_NO_KNOBS, choose, is_auto
 from .engine import BFSRun, DeviceLimits, Session
+from .engine.session import session_or_own
 from .graphs import CSRGraph, Vertex, Vertices, resolve_source  # noqa: F401  (Vertices: run_many's sources)
 from .knobs import KnobError, KnobSet
 from .multisearch import run_many  # noqa: F401  (many simultaneous searches: explorer.multisearch)
@@ -80,16 +81,12 @@ def _choose(graph: CSRGraph, limits: DeviceLimits | None, src: int, session: Ses
         return choose(graph, limits, None)
     if info.is_simulator:  # its times are the simulator's, not a GPU's: the model alone
         return choose(graph, limits or DeviceLimits.simulator(), info.kind)
-    trials = session or Session(graph)  # one upload of the graph for every trial run (on its first)
+    with session_or_own(session, graph) as trials:  # one upload of the graph for every trial run (on its first)
 
-    def timer(technique, knobs) -> float:
-        return _prepare(graph, src, technique, knobs, False, None, limits, trials, None).complete().elapsed_ms
+        def timer(technique, knobs) -> float:
+            return _prepare(graph, src, technique, knobs, False, None, limits, trials, None).complete().elapsed_ms
 
-    try:
         return choose(graph, limits or _gpu_limits(), info.kind, timer=timer)
-    finally:
-        if trials is not session:
-            trials.close()
 
 
 @functools.lru_cache(maxsize=1)

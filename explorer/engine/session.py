@@ -86,18 +86,25 @@ class Session:
 
 
 @contextmanager
+def session_or_own(session: "Session | None", graph, on_status: Callable[[str], None] | None = None):
+    """The caller's session, or one of `graph` of its own, closed when the block ends."""
+    if session is not None:
+        yield session
+        return
+    with Session(graph, on_status) as own:
+        yield own
+
+
+@contextmanager
 def run_pool(session: "Session | None", graph, runtime: Runtime, on_status: Callable[[str], None] | None = None):
     """(session, pool) for one run: a pool of the caller's session, or of a session of the run's
     own (closed with it), given back however the run ends."""
-    own = session is None
-    s = Session(graph, on_status) if own else session
-    pool = s.acquire(runtime)
-    try:
-        yield s, pool
-    finally:
-        s.release(pool)
-        if own:
-            s.close()
+    with session_or_own(session, graph, on_status) as s:
+        pool = s.acquire(runtime)
+        try:
+            yield s, pool
+        finally:
+            s.release(pool)
 
 
 class BufferPool:

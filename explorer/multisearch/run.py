@@ -28,7 +28,7 @@ from ..engine import Session
 from ..engine.enactor import Enactor, WalkedOnce
 from ..engine.launcher import compile_status
 from ..engine.runtime import STEP_LOCK, DeviceLimits, for_technique
-from ..engine.session import run_pool
+from ..engine.session import run_pool, session_or_own
 from ..graphs import CSRGraph, GraphError, Vertices
 from . import apps as _apps
 from .apps import Application, FinishContext
@@ -172,19 +172,15 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     resident = 2 if rt.kind == "simulator" else lim.sm_count * max(1, lim.max_threads_per_sm // threads)
     method_choice = None
     if auto:
-        trials = session or Session(graph)  # one upload of the graph for every method's trial (on its first)
+        with session_or_own(session, graph) as trials:  # one upload of the graph for every method's trial
 
-        def trial(m, sample):
-            return run_many(graph, Vertices(sample), app, method=m, k=k, session=trials, seed=seed,
-                            block_threads=block_threads, slots=slots, word_bits=word_bits, direction=direction,
-                            heavy=heavy, chunk=chunk, limits=limits).complete()
+            def trial(m, sample):
+                return run_many(graph, Vertices(sample), app, method=m, k=k, session=trials, seed=seed,
+                                block_threads=block_threads, slots=slots, word_bits=word_bits, direction=direction,
+                                heavy=heavy, chunk=chunk, limits=limits).complete()
 
-        try:
             method_choice = choose_method(graph, srcs, app, simulator=rt.kind == "simulator", resident=resident,
                                           run=trial)
-        finally:
-            if trials is not session:
-                trials.close()
         impl = implementation(method_choice.method)
         T, choice = impl.threshold(None, graph)
     free, note = free_device_memory(rt)
