@@ -144,7 +144,7 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
             continue
         runnable[cand.name] = (cand, knobs, predicted[cand.name])
     if not runnable:
-        raise KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+        raise _none_runs(excluded)
     order = sorted(runnable, key=lambda name: (runnable[name][2], name))
     measured = {}
     if timer is not None:
@@ -152,13 +152,17 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
         excluded.update(failed)
         order = [name for name in order if name not in failed]
         if not order:
-            raise KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
+            raise _none_runs(excluded)
     pick = min(measured, key=measured.get) if measured else order[0]
     cand, knobs, _ = runnable[pick]
     cal = model.calibration
     return Choice(candidate=cand.name, technique=cand.technique, knobs=knobs.as_dict(),
                   predicted={name: runnable[name][2] for name in order}, excluded=excluded, features=features,
                   calibration=f"{cal.gpu}, {cal.device.get('date', '?')[:10]}", notes=tuple(notes), measured=measured)
+
+
+def _none_runs(excluded: dict) -> KnobError:
+    return KnobError("auto: no technique can run here: " + "; ".join(f"{k}: {v}" for k, v in excluded.items()))
 
 
 def share_trials(graph, like) -> None:
