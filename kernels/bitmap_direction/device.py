@@ -299,13 +299,34 @@ def heavy(g, s, packed, lv1, team, sink, acc):
 
 # ---------------------------------------------------------------------------------- bottom-up
 @cuda.jit(device=True, inline="always")
+def id_pair(u):
+    """An in-neighbour id as the pair of its one bit (0 for -1: no entry)."""
+    if u < 0:
+        return uint64(0)
+    return (uint64(u >> 5) << SHIFT32) | uint64(uint32(1) << uint32(u & 31))
+
+
+@cuda.jit(device=True, inline="always")
 def entry_pair(g, packed, e):
     """Pull entry e as a pair: the bit-packed pair, or an in-neighbour id as the pair of its one bit
     (the ids form reads 4 bytes an entry where a pair takes 8)."""
     if packed:
         return g.pairs[uidx(e)]
-    u = g.ids[uidx(e)]
-    return (uint64(u >> 5) << SHIFT32) | uint64(uint32(1) << uint32(u & 31))
+    return id_pair(g.ids[uidx(e)])
+
+
+@cuda.jit(device=True, inline="always")
+def _four(g, packed, e, lim):
+    """Pull entries e..e+3 as pairs, 0 from lim on: the four loads issued before any is used (an id
+    is made a pair only after all four are in flight)."""
+    if packed:
+        return (g.pairs[uidx(e)], g.pairs[uidx(e + 1)] if e + 1 < lim else uint64(0),
+                g.pairs[uidx(e + 2)] if e + 2 < lim else uint64(0), g.pairs[uidx(e + 3)] if e + 3 < lim else uint64(0))
+    i0 = g.ids[uidx(e)]
+    i1 = g.ids[uidx(e + 1)] if e + 1 < lim else int32(-1)
+    i2 = g.ids[uidx(e + 2)] if e + 2 < lim else int32(-1)
+    i3 = g.ids[uidx(e + 3)] if e + 3 < lim else int32(-1)
+    return id_pair(i0), id_pair(i1), id_pair(i2), id_pair(i3)
 
 
 @cuda.jit(device=True, inline="always")
@@ -377,10 +398,7 @@ def _after_head(g, p, fr, cur, vis, v, first, f, acc, instrument):
             end = g.pull_offsets[uidx(v + 1)]
             lim = min(end, e + p.solo - 1)
             while e < lim:
-                p0 = entry_pair(g, packed, e)
-                p1 = entry_pair(g, packed, e + 1) if e + 1 < lim else uint64(0)
-                p2 = entry_pair(g, packed, e + 2) if e + 2 < lim else uint64(0)
-                p3 = entry_pair(g, packed, e + 3) if e + 3 < lim else uint64(0)
+                p0, p1, p2, p3 = _four(g, packed, e, lim)
                 f0 = _and(fr, cur, p0)
                 f1 = _and(fr, cur, p1)
                 f2 = _and(fr, cur, p2)
