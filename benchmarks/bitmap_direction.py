@@ -105,20 +105,6 @@ CONFIGS = {
                                 ("one cluster of 16, bottom-up throughout", 16, {"alpha": 1_000_000, "beta": 1_000_000}),
                                 ("one cluster of 8, bottom-up throughout", 8, {"alpha": 1_000_000, "beta": 1_000_000}))]
         for kind_ in ("large", "small", "high")},
-    # The pull adjacency's two forms (knob pull_form) beside what auto takes, with the block sizes and
-    # the settings that won on each kind of graph.
-    "forms": {
-        "large": [("defaults", {})] + [
-            (f"{form}{label}", {"pull_form": form, **extra}) for form in ("pairs", "ids")
-            for label, extra in (("", {}), (", blocks of 1024", {"block_threads": 1024}),
-                                 (", bottom-up to the end (beta 10^6)", {"beta": 1_000_000}),
-                                 (", beta 10^6, blocks of 1024", {"beta": 1_000_000, "block_threads": 1024}))],
-        **{kind_: [("defaults", {})] + [
-            (f"{form}{label}", {"pull_form": form, **extra}) for form in ("pairs", "ids")
-            for label, extra in (("", {}), (", one cluster of 16", {"cluster": 16, "cluster_arcs": 1 << 40,
-                                                                     "one_block_vertices": 0}))]
-           for kind_ in ("small", "high")},
-    },
     # Knobs every version of the technique has (another checkout's code, run by this script).
     "common": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
@@ -422,7 +408,7 @@ def section_table(b: Bench) -> None:
         for order in orders:
             pg = prepare(g, order)
             prep[order] = {"seconds": round(sum(pg.seconds.values()), 3),
-                           "pairs_per_arc": round(pg.pair_count / max(g.num_arcs, 1), 3), "form": pg.form}
+                           "pairs_per_arc": round(len(pg.pairs) / max(g.num_arcs, 1), 3)}
         auto = prepare(g, "auto").order
         print(f"  preparation (auto: {auto}): {prep}", flush=True)
         ms = []
@@ -499,15 +485,13 @@ def table_markdown(rows: list[dict], args) -> list[str]:
             r.get("steps", "")[:40], result(r)] for r in rows if r["technique"] == TECH]
     out += harness.markdown_table(["graph", "configuration", "median ms", "min–max", "kernels ms", "steps", "results"],
                                   cfg, {2, 4})
-    out += ["", "Graph preparation (seconds; pairs per arc: 1 = no packing; the pull form auto takes), not in any "
-               "time above:", ""]
+    out += ["", "Graph preparation (seconds; pairs per arc: 1 = no packing), not in any time above:", ""]
     seen = set()
     for r in rows:
         if "preparation" in r and r["graph"] not in seen:
             seen.add(r["graph"])
             out.append(f"- {r['graph']} (auto: {r['auto_order']}): " + ", ".join(
-                f"{k} {v['seconds']} s, {v['pairs_per_arc']}, {v.get('form', 'pairs')}"
-                for k, v in r["preparation"].items()))
+                f"{k} {v['seconds']} s, {v['pairs_per_arc']}" for k, v in r["preparation"].items()))
     return out
 
 

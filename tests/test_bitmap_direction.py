@@ -46,7 +46,7 @@ def _run(g, source, knobs, **kw):
 @pytest.mark.parametrize("directed", [False, True])
 def test_bit_packed_in_adjacency_is_the_csr(kron, order, directed):
     g = _directed() if directed else kron
-    pg = prep._prepare(g, order, "pairs", lambda msg: None)
+    pg = prep._prepare(g, order, lambda msg: None)
     n = g.num_vertices
     # The renumbered out-adjacency is the graph's, renumbered; rows sorted.
     perm = np.arange(n) if pg.perm is None else pg.perm
@@ -59,44 +59,22 @@ def test_bit_packed_in_adjacency_is_the_csr(kron, order, directed):
     # The pairs hold exactly the in-adjacency: unpacked, it is the reverse of the renumbered CSR.
     src = np.repeat(np.arange(n), np.diff(pg.offsets))
     in_rows = [sorted(src[pg.indices == v]) for v in range(n)]
-    off, ind = prep.unpack_bits(pg.pull_offsets, pg.pairs)
+    off, ind = prep.unpack_bits(pg.pair_offsets, pg.pairs)
     assert [list(ind[off[v]:off[v + 1]]) for v in range(n)] == in_rows
     words = (pg.pairs >> np.uint64(32)).astype(np.int64)
     for v in range(n):
-        w = words[pg.pull_offsets[v]:pg.pull_offsets[v + 1]]
+        w = words[pg.pair_offsets[v]:pg.pair_offsets[v + 1]]
         assert np.all(np.diff(w) > 0), "one pair a word, words increasing"
-        assert pg.head[v] == (pg.pairs[pg.pull_offsets[v]] if len(w) else 0)
+        assert pg.head[v] == (pg.pairs[pg.pair_offsets[v]] if len(w) else 0)
     assert np.all(pg.pairs & np.uint64(0xFFFFFFFF) != 0)
     has_in = [v for v in range(n) if in_rows[v]]
     assert pg.n_pull == (max(has_in) + 1 if has_in else 0)
-    assert pg.in_edges_per_pair == pytest.approx(len(ind) / max(len(pg.pairs), 1))
-    assert pg.form == "pairs" and pg.pair_count == len(pg.pairs) and pg.in_arcs == len(ind) and len(pg.ids) == 0
-    # The ids form holds the same in-adjacency as ids (the CSR itself when undirected), its heads the
-    # first in-neighbour's pair; the pairs form's counts are kept to report what packing would give.
-    ids = prep._prepare(g, order, "ids", lambda msg: None)
-    assert ids.form == "ids" and len(ids.pairs) == 0 and ids.pair_count == pg.pair_count
-    assert [list(ids.ids[ids.pull_offsets[v]:ids.pull_offsets[v + 1]]) for v in range(n)] == in_rows
-    assert (ids.ids is ids.indices) == (not directed)
-    for v in range(n):
-        u = in_rows[v][0] if in_rows[v] else None
-        assert ids.head[v] == (0 if u is None else (np.uint64(u >> 5) << np.uint64(32)) | np.uint64(1 << (u & 31)))
-    assert ids.n_pull == pg.n_pull
-
-
-def test_auto_pull_form_packs_where_pairs_hold_two_in_edges_each():
-    ring = graphs.generate("watts_strogatz", n=4096, k=10, p=0.1, seed=3)  # neighbours share words: packing pays
-    rand = graphs.generate("uniform_random", n=4096, m=40_000, seed=3)  # a word holds about one in-edge of a row
-    for g, form in ((ring, "pairs"), (rand, "ids")):
-        pg = prep._prepare(g, "none", "auto", lambda msg: None)
-        assert pg.form == form, (g.name, pg.in_edges_per_pair)
-        assert (pg.in_edges_per_pair >= prep.PACK_MIN) == (form == "pairs")
-    with pytest.raises(ValueError, match="pull form 'bits' is unknown"):
-        prep.prepare(ring, "none", "bits")
+    assert pg.candidates_per_pair == pytest.approx(len(ind) / max(len(pg.pairs), 1))
 
 
 def test_orders(kron):
     deg = kron.degrees()
-    pg = prep._prepare(kron, "degree", "auto", lambda msg: None)
+    pg = prep._prepare(kron, "degree", lambda msg: None)
     assert list(deg[pg.perm]) == sorted(deg, reverse=True)  # hubs first, no-edge vertices last
     assert pg.n_pull == int(np.count_nonzero(deg))
     assert prep.skewed(kron) and not prep.skewed(graphs.generate("grid2d", rows=9, cols=9))
@@ -110,14 +88,11 @@ def test_preparation_is_kept_with_the_graph_and_timed():
     g = graphs.generate("kronecker", scale=6, edge_factor=4, seed=9)
     said = []
     assert not prep.is_prepared(g, "rcm")
-    first = prep.prepare(g, "rcm", status=said.append)
-    assert prep.is_prepared(g, "rcm") and prep.prepare(g, "rcm", status=said.append) is first
+    first = prep.prepare(g, "rcm", said.append)
+    assert prep.is_prepared(g, "rcm") and prep.prepare(g, "rcm", said.append) is first
     assert len(said) == 2 and "not search time" in said[-1]  # the order, then the whole cost, once
-    assert set(first.seconds) == {"order", "renumber", "pull"} and all(t >= 0 for t in first.seconds.values())
+    assert set(first.seconds) == {"order", "renumber", "pack"} and all(t >= 0 for t in first.seconds.values())
     assert prep.prepare(g, "auto") is prep.prepare(g, "degree")  # auto resolves, and is kept as what it is
-    form = first.form
-    assert prep.is_prepared(g, "rcm", form) and prep.prepare(g, "rcm", form) is first  # the form auto chose
-    assert not prep.is_prepared(g, "rcm", {"pairs": "ids", "ids": "pairs"}[form])
 
 
 def test_results_are_mapped_back_to_the_graphs_own_numbers(kron):

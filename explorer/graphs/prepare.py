@@ -11,20 +11,13 @@ Orders (`ORDERS`):
            nearby numbers, so a vertex's in-neighbours share few words (meshes, road networks);
   auto     degree when the degrees are skewed (`skewed`), else none.
 
-The pull adjacency (what a bottom-up step reads of a vertex's in-neighbours), in one of two forms
-(`FORMS`), chosen once per graph and order:
-  pairs    bit-packed (BLEST's idea, Elbek & Kaya 2025, with slices of 32 columns): v's
-           in-neighbours grouped by the 32-vertex word they fall in, one 64-bit pair per word,
-           `word << 32 | mask` (bit i of mask: vertex 32 * word + i is an in-neighbour), pairs in
-           increasing word order. A pull step tests a pair against the frontier bitmap with one
-           AND: up to 32 candidate parents at once, and the lowest set bit of the first non-zero
-           AND is the lowest-numbered parent;
-  ids      the in-neighbours' own 32-bit numbers, increasing (on an undirected graph, the CSR
-           itself: no copy): one candidate an entry, half the bytes of a pair;
-  auto     pairs when they hold at least PACK_MIN in-edges each on average (then they read fewer
-           bytes an in-edge), else ids (a random graph: a pair a word holds one in-edge).
-`head[v]` is v's first entry as a pair (an id as the pair of its one bit; 0: no in-neighbours), so
-that a warp reads 32 vertices' first entries in one coalesced load.
+The bit-packed in-adjacency (BLEST's idea, Elbek & Kaya 2025, with slices of 32 columns): vertex v's
+in-neighbours grouped by the 32-vertex word they fall in, one 64-bit pair per word,
+`word << 32 | mask` (bit i of mask: vertex 32 * word + i is an in-neighbour), pairs in increasing
+word order. A bottom-up step tests a pair against the frontier bitmap with one AND: 32 candidate
+parents at once, and the lowest set bit of the first non-zero AND is the lowest-numbered parent.
+`head[v]` repeats v's first pair (0: no in-neighbours) so that a warp reads 32 vertices' first
+pairs in one coalesced load.
 
 Results of a search on the prepared graph are in its numbering: `PreparedGraph.to_graph_ids` maps
 distances and parents back to the graph's own vertices.
@@ -41,39 +34,35 @@ import numpy as np
 from numba import prange
 
 ORDERS = ("auto", "none", "degree", "rcm")
-FORMS = ("auto", "pairs", "ids")
-#: In-edges a pair must hold on average for the pairs form to be chosen: 8 bytes a pair against 4
-#: an id, so below 2 the pairs read more bytes than the ids for the same in-edges.
-PACK_MIN = 2.0
 
 
 @dataclass(frozen=True, eq=False)
 class PreparedGraph:
-    """A graph renumbered in `order` with its pull adjacency in `form` (all arrays numpy, host)."""
+    """A graph renumbered in `order` with its bit-packed in-adjacency (all arrays numpy, host)."""
 
     order: str  # the order applied ("auto" resolved to none or degree)
-    form: str  # the pull adjacency's form ("auto" resolved to pairs or ids)
     perm: np.ndarray | None  # int32[n]: perm[new] = the graph's vertex; None for the graph's own order
     rank: np.ndarray | None  # int32[n]: rank[vertex] = its new number
     offsets: np.ndarray  # int64[n+1], out-adjacency in the new numbering, rows sorted
     indices: np.ndarray  # int32[m]
-    pull_offsets: np.ndarray  # int64[n+1]: v's entries are [pull_offsets[v], pull_offsets[v+1]) of pairs or ids
-    pairs: np.ndarray  # uint64: word << 32 | mask, increasing words per vertex (empty in the ids form)
-    ids: np.ndarray  # int32: in-neighbours, increasing per vertex (empty in the pairs form)
-    head: np.ndarray  # uint64[n]: v's first entry as a pair, 0 when v has no in-neighbour
+    pair_offsets: np.ndarray  # int64[n+1]: v's pairs are pairs[pair_offsets[v]:pair_offsets[v+1]]
+    pairs: np.ndarray  # uint64[p]: word << 32 | mask, increasing words per vertex
+    head: np.ndarray  # uint64[n]: v's first pair, 0 when v has no in-neighbour
     n_pull: int  # vertices 0..n_pull-1 may have in-neighbours; the others never get a parent by pulling
-    in_arcs: int  # in-edges (arcs) the pull adjacency holds
-    pair_count: int  # pairs the bit-packed form holds (or would hold, in the ids form)
-    seconds: dict = field(default_factory=dict)  # preparation time by stage (order, renumber, pull)
+    seconds: dict = field(default_factory=dict)  # preparation time by stage (order, renumber, pack)
 
     @property
     def num_vertices(self) -> int:
         return len(self.offsets) - 1
 
     @property
-    def in_edges_per_pair(self) -> float:
-        """In-edges a pair covers on average (1 to 32): what one AND of the pairs form tests."""
-        return self.in_arcs / self.pair_count if self.pair_count else 0.0
+    def candidates_per_pair(self) -> float:
+        """In-edges a pair covers on average (1 to 32): what one AND tests."""
+        return float(self.pair_offsets[-1] and (self.in_arcs / self.pair_offsets[-1]))
+
+    @property
+    def in_arcs(self) -> int:
+        return int(_popc_sum(self.pairs))
 
     def new_id(self, v: int) -> int:
         return int(v) if self.rank is None else int(self.rank[v])
@@ -213,20 +202,11 @@ def _fill_pairs(offsets, indices, pair_offsets, pairs, head):
         head[v] = pairs[pair_offsets[v]] if offsets[v + 1] > offsets[v] else np.uint64(0)
 
 
-def pair_counts(in_offsets: np.ndarray, in_indices: np.ndarray) -> np.ndarray:
-    """Pairs each vertex's sorted in-adjacency row packs into (int64[n])."""
-    counts = np.zeros(len(in_offsets) - 1, np.int64)
-    _pair_counts(in_offsets, in_indices, counts)
-    return counts
-
-
-def pack_bits(in_offsets: np.ndarray, in_indices: np.ndarray,
-              counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(pair_offsets int64[n+1], pairs uint64[p], head uint64[n]) from sorted in-adjacency rows
-    (`counts`: their pair_counts, when known)."""
+def pack_bits(in_offsets: np.ndarray, in_indices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pair_offsets int64[n+1], pairs uint64[p], head uint64[n]) from sorted in-adjacency rows."""
     n = len(in_offsets) - 1
-    if counts is None:
-        counts = pair_counts(in_offsets, in_indices)
+    counts = np.zeros(n, np.int64)
+    _pair_counts(in_offsets, in_indices, counts)
     pair_offsets = np.zeros(n + 1, np.int64)
     np.cumsum(counts, out=pair_offsets[1:])
     pairs = np.zeros(int(pair_offsets[-1]), np.uint64)
@@ -234,15 +214,6 @@ def pack_bits(in_offsets: np.ndarray, in_indices: np.ndarray,
     if n:
         _fill_pairs(in_offsets, in_indices, pair_offsets, pairs, head)
     return pair_offsets, pairs, head
-
-
-def id_heads(in_offsets: np.ndarray, in_indices: np.ndarray) -> np.ndarray:
-    """head uint64[n] of the ids form: each vertex's first in-neighbour as the pair of its one bit."""
-    has = np.flatnonzero(np.diff(in_offsets))
-    u = in_indices[in_offsets[has]].astype(np.uint64)
-    head = np.zeros(len(in_offsets) - 1, np.uint64)
-    head[has] = ((u >> np.uint64(5)) << np.uint64(32)) | (np.uint64(1) << (u & np.uint64(31)))
-    return head
 
 
 def unpack_bits(pair_offsets: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -258,9 +229,20 @@ def unpack_bits(pair_offsets: np.ndarray, pairs: np.ndarray) -> tuple[np.ndarray
     return offsets, (words[pair_idx] * 32 + bit).astype(np.int32)
 
 
-def _prepare(graph, order: str, form: str, status) -> PreparedGraph:
-    if form not in FORMS:
-        raise ValueError(f"pull form {form!r} is unknown: one of {', '.join(FORMS)}")
+@numba.njit(cache=True, parallel=True)
+def _popc_sum(pairs):
+    total = 0
+    for i in prange(pairs.shape[0]):
+        m = pairs[i] & np.uint64(0xFFFFFFFF)
+        c = 0
+        while m:
+            m &= m - np.uint64(1)
+            c += 1
+        total += c
+    return total
+
+
+def _prepare(graph, order: str, status) -> PreparedGraph:
     seconds = {}
     t = time.perf_counter()
     applied, perm = vertex_order(graph, order)
@@ -272,62 +254,47 @@ def _prepare(graph, order: str, form: str, status) -> PreparedGraph:
     in_offsets, in_indices = in_adjacency(offsets, indices, graph.directed)
     seconds["renumber"] = time.perf_counter() - t
     t = time.perf_counter()
-    counts = pair_counts(in_offsets, in_indices)
-    in_arcs, pair_count = int(in_offsets[-1]), int(counts.sum())
-    if form == "auto":
-        form = "pairs" if in_arcs >= PACK_MIN * pair_count else "ids"
-    if form == "pairs":
-        pull_offsets, pairs, head = pack_bits(in_offsets, in_indices, counts)
-        ids = np.zeros(0, np.int32)
-    else:
-        pull_offsets, ids, head = in_offsets, in_indices, id_heads(in_offsets, in_indices)
-        pairs = np.zeros(0, np.uint64)
-    seconds["pull"] = time.perf_counter() - t
+    pair_offsets, pairs, head = pack_bits(in_offsets, in_indices)
+    seconds["pack"] = time.perf_counter() - t
     has_in = np.flatnonzero(np.diff(in_offsets))
     rank = None
     if perm is not None:
         rank = np.empty_like(perm)
         rank[perm] = np.arange(len(perm), dtype=np.int32)
-    return PreparedGraph(applied, form, perm, rank, offsets, indices, pull_offsets, pairs, ids, head,
-                         int(has_in[-1]) + 1 if len(has_in) else 0, in_arcs, pair_count, seconds)
+    return PreparedGraph(applied, perm, rank, offsets, indices, pair_offsets, pairs, head,
+                         int(has_in[-1]) + 1 if len(has_in) else 0, seconds)
 
 
 _CACHE: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()
 
 
-def prepare(graph, order: str = "auto", form: str = "auto", *, status=None) -> PreparedGraph:
-    """The graph prepared in `order` with its pull adjacency in `form` (see the module's doc), built
-    once and kept with the graph object for as long as it lives; `status(message)` hears about a
-    preparation that runs."""
+def prepare(graph, order: str = "auto", status=None) -> PreparedGraph:
+    """The graph prepared in `order` (see the module's doc), built once and kept with the graph
+    object for as long as it lives; `status(message)` hears about a preparation that runs."""
     if order not in ORDERS:
         raise ValueError(f"vertex order {order!r} is unknown: one of {', '.join(ORDERS)}")
-    if form not in FORMS:
-        raise ValueError(f"pull form {form!r} is unknown: one of {', '.join(FORMS)}")
     status = status or (lambda msg: None)
     with _LOCK:
         per_graph = _CACHE.setdefault(graph, {})
         if order == "auto":  # resolved once a graph, and kept under the order it resolves to
             order = per_graph.setdefault("auto", "degree" if skewed(graph) else "none")
-        hit = per_graph.get((order, form))
+        hit = per_graph.get(order)
         if hit is None:
             t = time.perf_counter()
-            hit = _prepare(graph, order, form, status)
-            # kept under the form asked for and the one applied (auto resolves once per order)
-            hit = per_graph.setdefault((order, hit.form), hit)
-            per_graph[(order, form)] = hit
-            status(f"{graph.name}: prepared for bitmap searches (order '{hit.order}', pull form '{hit.form}') in "
+            hit = per_graph[order] = _prepare(graph, order, status)
+            status(f"{graph.name}: prepared for bitmap searches (order '{hit.order}') in "
                    f"{time.perf_counter() - t:.2f} s: {', '.join(f'{k} {v:.2f} s' for k, v in hit.seconds.items())} "
                    "(graph preparation, not search time)")
         return hit
 
 
-def is_prepared(graph, order: str, form: str = "auto") -> bool:
-    """Whether `prepare(graph, order, form)` would find its work done."""
+def is_prepared(graph, order: str) -> bool:
+    """Whether `prepare(graph, order)` would find its work done."""
     with _LOCK:
         per_graph = _CACHE.get(graph, {})
-        return (per_graph.get("auto", order) if order == "auto" else order, form) in per_graph
+        return per_graph.get("auto", order) in per_graph if order == "auto" else order in per_graph
 
 
-__all__ = ["FORMS", "ORDERS", "PACK_MIN", "PreparedGraph", "id_heads", "in_adjacency", "is_prepared", "pack_bits",
-           "pair_counts", "prepare", "renumbered", "skewed", "unpack_bits", "vertex_order"]
+__all__ = ["ORDERS", "PreparedGraph", "in_adjacency", "is_prepared", "pack_bits", "prepare", "renumbered",
+           "skewed", "unpack_bits", "vertex_order"]

@@ -2,12 +2,10 @@
 on bitmaps, the whole search in one cooperative launch, as BLEST runs it (Elbek & Kaya, "BLEST:
 Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as distances.
 
-* Graph preparation (explorer/graphs/prepare.py, once per graph, order and form, timed apart from
-  the search and kept with the graph): a vertex order (knob `order`), the CSR renumbered in it,
-  and the in-adjacency in the form bottom-up steps read (knob `pull_form`): bit-packed, a 64-bit
-  pair (word, 32-bit mask) for each word of 32 vertices holding in-neighbours, so that a step tests
-  up to 32 candidate parents with one AND, or, where the pairs would hold fewer than two in-edges
-  each (random graphs), the in-neighbours' 32-bit ids, half the bytes an in-edge.
+* Graph preparation (explorer/graphs/prepare.py, once per graph and order, timed apart from the
+  search and kept with the graph): a vertex order (knob `order`), the CSR renumbered in it, and
+  the in-adjacency bit-packed: a 64-bit pair (word, 32-bit mask) for each word of 32 vertices
+  holding in-neighbours, so that a bottom-up step tests 32 candidate parents with one AND.
 * One launch (kernels/bitmap_direction): a grid of co-resident blocks runs level after level with
   a grid barrier between them, each block applying Beamer's rule to the level's counts; narrow
   top-down levels (m_f <= narrow_edges) run in block 0 alone with block barriers while the other
@@ -26,7 +24,7 @@ Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as dist
 
 Results are in the graph's own numbering (the prepared numbering is mapped back when the answer
 is read). The tensor cores' AND + popc (BLEST's mma b1) is not used: a pull step's cost is its
-loads (an entry and a frontier word), not the AND, which is one integer instruction.
+loads (a pair and a frontier word), not the AND, which is one integer instruction.
 """
 from __future__ import annotations
 
@@ -69,16 +67,10 @@ HEAVY_DEGREE = KnobSpec(
     "grid, or the narrow levels' block) as one flat range after the others, each warp an equal run (BFS-4K's heavy "
     "vertices without a child launch); the others by their warp (edge-discover), whose 32 vertices' edges it "
     "walks alone", 32, low=32, high=1 << 30, section="BFS-4K §5.3")
-PULL_FORM = KnobSpec(
-    "pull_form", "graph preparation: how bottom-up steps read a vertex's in-neighbours: 'pairs' (bit-packed, a "
-    "32-vertex word and its mask in 8 bytes: up to 32 candidate parents an AND), 'ids' (the in-neighbours' own "
-    "numbers, 4 bytes and one candidate each: the undirected graph's CSR itself), 'auto' (pairs when they hold at "
-    "least 2 in-edges each on average, where they read fewer bytes an in-edge, else ids: a random graph's words "
-    "hold one in-edge each)", "auto", choices=("auto", "pairs", "ids"), kind=str, section="BLEST §3.2")
 SOLO_PAIRS = KnobSpec(
-    "solo_pairs", "bottom-up: pull entries (pairs of up to 32 candidates, or ids) an unvisited vertex's lane tests "
-    "alone, four at a time, before its warp takes the rest of a longer list, 32 entries a round", 32, low=1,
-    high=1 << 20, section=SECTION)
+    "solo_pairs", "bottom-up: adjacency pairs (32 candidates each) an unvisited vertex's lane tests alone, four at a "
+    "time, before its warp takes the rest of a longer list, 32 pairs a round", 32, low=1, high=1 << 20,
+    section=SECTION)
 BLOCK_THREADS = KnobSpec("block_threads", "threads per block of the one launch (the narrow levels' block too); "
                          "the kernel is compiled for a block an SM with the whole register file (64 registers a "
                          "thread for 1024, which spill, 128 for 512, which do not; on an H100 512 was faster on 7 "
@@ -111,7 +103,6 @@ MAX_BLOCKS = KnobSpec("max_blocks", "at most this many blocks in all (a grid bar
 class BitmapDirectionKnobs(KnobSet):
     owner = "bitmap-direction"
     order: str = knob(ORDER)
-    pull_form: str = knob(PULL_FORM)
     alpha: int = knob(ALPHA)
     beta: int = knob(BETA)
     narrow_edges: int = knob(NARROW_EDGES)
@@ -151,8 +142,8 @@ class BitmapDirection(BFSTechnique):
         Extra("frontier_form", "how the level read its frontier: queue (top-down) or bitmap (bottom-up)", kind=str),
         Extra("frontier_converted", "the level first converted its frontier into the form it reads (a bitmap from "
               "the queue, or a queue from the bitmap)", kind=bool),
-        Extra("words_tested", "bottom-up: pull entries ANDed with the frontier bitmap: pairs (up to 32 candidate "
-              "parents each) or in-neighbour ids (one each; knob pull_form); 0 top-down", "words"),
+        Extra("words_tested", "bottom-up: adjacency words (32 candidate parents each) ANDed with the frontier "
+              "bitmap; 0 top-down", "words"),
         Extra("candidates_found", "bottom-up: frontier in-neighbours those ANDs showed (a vertex takes the lowest; "
               "at least one a vertex found)", "vertices"),
         Extra("vertices_checked", "bottom-up: unvisited vertices that looked for a parent; 0 top-down", "vertices"),
@@ -170,11 +161,9 @@ class BitmapDirection(BFSTechnique):
         {"narrow_edges": 0, "one_block_vertices": 0},  # every level in the grid
         {"one_block_vertices": 0, "cluster": 2},  # one cluster: narrow levels in its block 0, the rest in all
         {"narrow_edges": 0, "one_block_vertices": 0, "alpha": 1_000_000, "beta": 1, "order": "degree",
-         "max_blocks": 1, "pull_form": "pairs"},  # bottom-up at once
-        {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 1 << 30, "solo_pairs": 1,
-         "pull_form": "ids"},  # warps alone, on in-neighbour ids
+         "max_blocks": 1},  # bottom-up at once
+        {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 1 << 30, "solo_pairs": 1},  # warps alone
         {"narrow_edges": 0, "alpha": 1_000_000},  # every level in one block, bottom-up too
-        {"narrow_edges": 0, "alpha": 1_000_000, "pull_form": "ids"},  # the same on in-neighbour ids
     )
     classroom_note = ("Watch the kernel column and the direction: the whole search is one launch. Small top-down "
                       "frontiers run in one block, the fat middle levels bottom-up over the whole GPU, where each "
@@ -312,23 +301,15 @@ class _Loop(LevelLoop):
 
         g, k, rt = ctx.graph, ctx.knobs, ctx.runtime
         self.ctx, self.L = ctx, L
-        self.prep = prep = prepare(g, k.order, k.pull_form, status=ctx.status)
+        self.prep = prep = prepare(g, k.order, ctx.status)
         n = g.num_vertices
         words = max(1, -(-n // 32))
         if prep.perm is None and prep.indices is g.indices:
             out = ctx.graph_arrays  # the graph's own rows are sorted: no second copy
         else:
             out = ctx.derived(f"bitmap-direction-out:{prep.order}", lambda _: (prep.offsets, prep.indices))
-        # The pull adjacency: (head, pull_offsets, pairs, ids), the form not in use a placeholder of one
-        # entry; the ids form of an undirected graph is the out-CSR itself, on the device once.
-        pull = f"bitmap-direction-in:{prep.order}:{prep.form}"
-        if prep.ids is prep.indices:
-            head, pairs = ctx.derived(pull, lambda _: (prep.head, np.zeros(1, np.uint64)))
-            self.graph = L.GraphArrays(*out, head, out[0], pairs, out[1])
-        else:
-            self.graph = L.GraphArrays(*out, *ctx.derived(pull, lambda _: (
-                prep.head, prep.pull_offsets, prep.pairs if len(prep.pairs) else np.zeros(1, np.uint64),
-                prep.ids if len(prep.ids) else np.zeros(1, np.int32))))
+        packed = ctx.derived(f"bitmap-direction-in:{prep.order}", lambda _: (prep.head, prep.pair_offsets, prep.pairs))
+        self.graph = L.GraphArrays(*out, *packed)
         heavy = max(1, min(n, g.num_arcs // k.heavy_degree + 1))
         self.search = L.SearchArrays(
             ctx.buffer("bd_dist", n, np.int32), ctx.buffer("bd_parent", n, np.int32),
@@ -341,8 +322,7 @@ class _Loop(LevelLoop):
                                                       ctx.limits.shared_room, k.block_visited)
         self.shared = 4 * L.block_words(n, self.small, shared_words, qcap)  # bytes of dynamic shared memory
         self.params = L.Params(*map(int, (n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree,
-                                          k.solo_pairs, LOG_ROWS, self.small, shared_words, qcap,
-                                          prep.form == "pairs")))  # int64, as declared
+                                          k.solo_pairs, LOG_ROWS, self.small, shared_words, qcap)))  # int64, as declared
         self.gpu = rt.kind == "gpu"
         if self.gpu:  # host memory the GPU writes: the host reads the levels while the kernel runs
             from numba import cuda

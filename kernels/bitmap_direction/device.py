@@ -299,39 +299,8 @@ def heavy(g, s, packed, lv1, team, sink, acc):
 
 # ---------------------------------------------------------------------------------- bottom-up
 @cuda.jit(device=True, inline="always")
-def id_pair(u):
-    """An in-neighbour id as the pair of its one bit (0 for -1: no entry)."""
-    if u < 0:
-        return uint64(0)
-    return (uint64(u >> 5) << SHIFT32) | uint64(uint32(1) << uint32(u & 31))
-
-
-@cuda.jit(device=True, inline="always")
-def entry_pair(g, packed, e):
-    """Pull entry e as a pair: the bit-packed pair, or an in-neighbour id as the pair of its one bit
-    (the ids form reads 4 bytes an entry where a pair takes 8)."""
-    if packed:
-        return g.pairs[uidx(e)]
-    return id_pair(g.ids[uidx(e)])
-
-
-@cuda.jit(device=True, inline="always")
-def _four(g, packed, e, lim):
-    """Pull entries e..e+3 as pairs, 0 from lim on: the four loads issued before any is used (an id
-    is made a pair only after all four are in flight)."""
-    if packed:
-        return (g.pairs[uidx(e)], g.pairs[uidx(e + 1)] if e + 1 < lim else uint64(0),
-                g.pairs[uidx(e + 2)] if e + 2 < lim else uint64(0), g.pairs[uidx(e + 3)] if e + 3 < lim else uint64(0))
-    i0 = g.ids[uidx(e)]
-    i1 = g.ids[uidx(e + 1)] if e + 1 < lim else int32(-1)
-    i2 = g.ids[uidx(e + 2)] if e + 2 < lim else int32(-1)
-    i3 = g.ids[uidx(e + 3)] if e + 3 < lim else int32(-1)
-    return id_pair(i0), id_pair(i1), id_pair(i2), id_pair(i3)
-
-
-@cuda.jit(device=True, inline="always")
 def test_pair(fronts, cur, pair, acc, instrument):
-    """AND one pair (word << 32 | mask) with the frontier bitmap row at cur: the lowest
+    """AND one adjacency pair (word << 32 | mask) with the frontier bitmap row at cur: the lowest
     in-neighbour in the frontier, or -1."""
     m = uint32(pair & LOW32)
     wd = int64(pair >> SHIFT32)
@@ -346,7 +315,7 @@ def test_pair(fronts, cur, pair, acc, instrument):
 
 @cuda.jit(device=True, inline="always")
 def _head(g, vis, v):
-    """v's first entry as a pair if v is unvisited (a coalesced load over the warp), else 0."""
+    """v's first pair if v is unvisited (a coalesced load over the warp), else 0."""
     if (vis >> uint32(v & 31)) & uint32(1) == uint32(0):
         return g.head[uidx(v)]
     return uint64(0)
@@ -381,9 +350,9 @@ def _parent(pair, f):
 
 @cuda.jit(device=True)
 def _after_head(g, p, fr, cur, vis, v, first, f, acc, instrument):
-    """An unvisited vertex's lane, given its first entry and that entry's AND with the frontier f
-    (the frontier bitmap row fr[cur:]):
-    (parent or -1, next entry, end of its entries), after up to `solo` entries in all, four at a time
+    """An unvisited vertex's lane, given its first pair and that pair's AND with the frontier f (the
+    frontier bitmap row fr[cur:]):
+    (parent or -1, next pair, end of its pairs), after up to `solo` pairs in all, four at a time
     (their loads, then their frontier words, in flight together)."""
     par = int32(-1)
     e = int64(0)
@@ -393,12 +362,14 @@ def _after_head(g, p, fr, cur, vis, v, first, f, acc, instrument):
         if f != uint32(0):
             par = _parent(first, f)
         else:
-            packed = p.packed != 0
-            e = g.pull_offsets[uidx(v)] + 1
-            end = g.pull_offsets[uidx(v + 1)]
+            e = g.pair_offsets[uidx(v)] + 1
+            end = g.pair_offsets[uidx(v + 1)]
             lim = min(end, e + p.solo - 1)
             while e < lim:
-                p0, p1, p2, p3 = _four(g, packed, e, lim)
+                p0 = g.pairs[uidx(e)]
+                p1 = g.pairs[uidx(e + 1)] if e + 1 < lim else uint64(0)
+                p2 = g.pairs[uidx(e + 2)] if e + 2 < lim else uint64(0)
+                p3 = g.pairs[uidx(e + 3)] if e + 3 < lim else uint64(0)
                 f0 = _and(fr, cur, p0)
                 f1 = _and(fr, cur, p1)
                 f2 = _and(fr, cur, p2)
@@ -422,8 +393,8 @@ def _after_head(g, p, fr, cur, vis, v, first, f, acc, instrument):
 
 
 @cuda.jit(device=True)
-def _finish_word(g, s, packed, bits, lv1, w, vis, found_state, acc, instrument):
-    """The rest of one word's long lists by the whole warp (32 entries a round, up to the first hit),
+def _finish_word(g, s, bits, lv1, w, vis, found_state, acc, instrument):
+    """The rest of one word's long lists by the whole warp (32 pairs a round, up to the first hit),
     then its found vertices: one store a word into visited (the warp owns it) and into the cleared
     row nb, dist and parent. Collective."""
     fr, cur, nb, visited = bits
@@ -440,7 +411,7 @@ def _finish_word(g, s, packed, bits, lv1, w, vis, found_state, acc, instrument):
             k = lb + lane
             q = int32(-1)
             if k < le:
-                q = test_pair(fr, cur, entry_pair(g, packed, k), acc, instrument)
+                q = test_pair(fr, cur, g.pairs[k], acc, instrument)
             hits = cuda.ballot_sync(FULL_MASK, q >= 0)
             if hits != 0:
                 hit = cuda.shfl_sync(FULL_MASK, q, lowest_bit(hits))
@@ -468,12 +439,10 @@ def bottom_up(g, s, p, bits, lv1, me, team, acc, instrument):
     fr[cur:], the next one fr[nb:] (clear) and the visited bitmap (global memory, or a block's
     shared copies). A warp takes up to 32 words of the visited bitmap with one load (fewer when
     there are fewer than 32 a warp) and goes through those with unvisited vertices (0..n_pull-1),
-    two at a time so that their loads are in flight together; a vertex's lane tests its first pull
-    entries alone (_after_head), its warp the rest of a long list; an entry is a pair or an
-    in-neighbour id (Params.packed), tested as a pair either way. The parent is the frontier
-    in-neighbour of lowest number. Collective."""
+    two at a time so that their loads are in flight together; a vertex's lane tests its first pairs
+    alone (_after_head), its warp the rest of a long list. The parent is the frontier in-neighbour
+    of lowest number. Collective."""
     fr, cur = bits[0], bits[1]
-    packed = p.packed != 0
     lane = cuda.laneid
     words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
     warps = team // WARP_SIZE
@@ -510,9 +479,9 @@ def bottom_up(g, s, p, bits, lv1, me, team, acc, instrument):
             fb = fr[cur + int64(hb >> SHIFT32)] & uint32(hb & LOW32)
             a = _after_head(g, p, fr, cur, vis, va, ha, fa, acc, instrument)
             b = _after_head(g, p, fr, cur, vis2, vb, hb, fb, acc, instrument)
-            _finish_word(g, s, packed, bits, lv1, w, vis, a, acc, instrument)
+            _finish_word(g, s, bits, lv1, w, vis, a, acc, instrument)
             if j2 >= 0:
-                _finish_word(g, s, packed, bits, lv1, w2, vis2, b, acc, instrument)
+                _finish_word(g, s, bits, lv1, w2, vis2, b, acc, instrument)
         w0 += warps * span
 
 

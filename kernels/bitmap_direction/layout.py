@@ -13,16 +13,14 @@ U64 = types.uint64[::1]
 
 class GraphArrays(NamedTuple):
     """The prepared graph (explorer.graphs.prepare), renumbered: the out-adjacency (top-down steps),
-    each vertex's first pull entry as a pair (0: none) and the pull adjacency, v's entries
-    [pull_offsets[v], pull_offsets[v + 1]) of `pairs` (each word << 32 | mask) when Params.packed,
-    else of `ids` (in-neighbours); the other array is a placeholder."""
+    each vertex's first in-adjacency pair (0: none) and the bit-packed in-adjacency, v's pairs
+    pairs[pair_offsets[v]:pair_offsets[v + 1]], each word << 32 | mask."""
 
     offsets: V64
     indices: V32
     head: U64
-    pull_offsets: V64
+    pair_offsets: V64
     pairs: U64
-    ids: V32
 
 
 class SearchArrays(NamedTuple):
@@ -46,7 +44,7 @@ class SearchArrays(NamedTuple):
 
 class Params(NamedTuple):
     """Scalars: vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge bound, the
-    heavy vertices' degree, the pull entries a lane tests alone, the log's rows, whether the whole search
+    heavy vertices' degree, the pairs a lane tests alone, the log's rows, whether the whole search
     runs in one block (a graph small enough that one block pulls too: the block kernel), and the
     block levels' shared memory (`block_words`): the visited words kept there (0: visited stays in
     global memory) and the entries of each frontier queue copied there."""
@@ -62,7 +60,6 @@ class Params(NamedTuple):
     small: I64
     shared_words: I64
     qcap: I64
-    packed: I64  # 1: the pull adjacency is GraphArrays.pairs, 0: GraphArrays.ids
 
 
 # ---- a level's counts: per-thread accumulators (A_*), summed a warp, each warp's sum stored in
@@ -71,7 +68,7 @@ class Params(NamedTuple):
 A_EXAMINED = 0  # top-down: the frontier's out-degree sum (every edge is read)
 A_MF = 1  # top-down: the next frontier's out-degree sum, the next level's m_f
 A_FOUND = 2  # bottom-up: vertices that found a parent
-A_TESTS = 3  # bottom-up: pull entries ANDed << 32 | frontier in-neighbours they showed (instrument)
+A_TESTS = 3  # bottom-up: adjacency words ANDed << 32 | frontier in-neighbours they showed (instrument)
 A_EDGES = 4  # bottom-up: in-edges those words cover (instrument)
 A_CHECKED = 5  # bottom-up: unvisited vertices that looked for a parent (instrument)
 NUM_ACC = 6
