@@ -110,11 +110,11 @@ def _profiled(fn, *args) -> str:
 def _worker_profile(cluster, g, run_many, sources, application, settings, n: int) -> str:
     """A chunk of the size the run's chunks had, profiled on the first worker (after the run)."""
     from explorer.multisearch.run import resolve_sources
-    from explorer.scale_out import _run_chunk, on_workers
+    from explorer.scale_out import _run_chunk, on_workers, worker_addresses
 
     every = resolve_sources(g, sources, settings.get("seed", 0))
     rows = every[: -(-len(every) // n)]
-    worker = list(cluster.client.scheduler_info()["workers"])[0]
+    worker = worker_addresses(cluster.client)[0]
     fut = cluster.client.submit(_profiled, _run_chunk, run_many, on_workers(cluster.client, g), rows, application,
                                 settings, 0, pure=False, workers=[worker], allow_other_workers=False)
     return fut.result()
@@ -123,12 +123,12 @@ def _worker_profile(cluster, g, run_many, sources, application, settings, n: int
 def _point_profile(cluster, g, source: int, plan) -> str:
     """The sweep's last point (a warm-up run, 3 timed) profiled on the first worker and in this
     process, one after the other."""
-    from explorer.scale_out import _sweep_point, on_workers, sent
+    from explorer.scale_out import _sweep_point, on_workers, sent, worker_addresses
     from explorer.sweep import problem_of, run_point
 
     expected = problem_of(plan.problem).expected(g, source)
     last = len(plan.points) - 1
-    worker = list(cluster.client.scheduler_info()["workers"])[0]
+    worker = worker_addresses(cluster.client)[0]
     fut = cluster.client.submit(_profiled, _sweep_point, run_point, on_workers(cluster.client, g), source, plan, last,
                                 sent(cluster.client, expected), 3, 1, None, pure=False, workers=[worker],
                                 allow_other_workers=False)

@@ -89,9 +89,16 @@ def _gpu_ids(gpus) -> list[str]:
     return chosen
 
 
+def worker_addresses(client) -> list[str]:
+    """The addresses of `client`'s scheduler's workers now, asked of the scheduler. Not
+    `scheduler_info()["workers"]`: that is a cached identity which the client's periodic refresh
+    replaces with one listing no workers (distributed 2026.8), so it can come back empty."""
+    return sorted(client.nthreads())
+
+
 def worker_count(client) -> int:
     """How many workers `client`'s scheduler has now."""
-    return len(client.scheduler_info()["workers"])
+    return len(worker_addresses(client))
 
 
 def dask_workers(client) -> str:
@@ -472,7 +479,7 @@ def on_every_worker(client, fn: Callable, *args) -> list:
     puts it, which need not be every worker); the results in the workers' order. A future among
     `args` is its value there."""
     client = check_client(client)
-    workers = list(client.scheduler_info()["workers"])
+    workers = worker_addresses(client)
     return client.gather([client.submit(fn, *args, pure=False, workers=[w], allow_other_workers=False)
                           for w in workers])
 
@@ -549,10 +556,12 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
     from distributed import as_completed
 
     g, exp = on_workers(client, graph), sent(client, expected)
-    workers = list(client.scheduler_info()["workers"]) or [None]
+    workers = worker_addresses(client)
+    if not workers:
+        raise RuntimeError(f"the sweep's cluster has no workers ({client.scheduler.address}): start some, or wait "
+                           "for them to join")
     futures = {client.submit(_sweep_point, run_point, g, source, plan, i, exp, repeats, warmup, limits, pure=False,
-                             workers=None if workers[0] is None else [workers[i % len(workers)]],
-                             allow_other_workers=True): i
+                             workers=[workers[i % len(workers)]], allow_other_workers=True): i
                for i in range(len(plan.points))}
     ready = as_completed(list(futures), with_results=True)  # each point's result fetched as it finishes
     while not ready.is_empty():
@@ -582,4 +591,4 @@ def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats:
 
 
 __all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "default_chunks", "forget", "guided", "merge",
-           "on_every_worker", "split", "warm", "warm_sweep"]
+           "on_every_worker", "split", "warm", "warm_sweep", "worker_addresses", "worker_count"]

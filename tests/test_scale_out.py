@@ -172,6 +172,21 @@ def test_a_sweep_over_the_workers_has_the_points_of_one_process(cluster, graph):
     assert {id(p.finished) for p in progress} >= {id(p) for p in spread.points}
 
 
+def test_the_workers_are_asked_of_the_scheduler_not_read_from_the_clients_cached_identity(cluster, graph,
+                                                                                          monkeypatch):
+    """distributed's periodic refresh leaves the client's scheduler_info() with no per-worker entries;
+    a sweep (and whatever counts or pins to the workers) must still find both workers."""
+    from explorer import scale_out
+
+    client = cluster.client
+    monkeypatch.setattr(client, "scheduler_info", lambda *a, **k: {"workers": {}})
+    assert scale_out.worker_count(client) == 2 and len(scale_out.worker_addresses(client)) == 2
+    assert len(on_every_worker(cluster, os.getpid)) == 2
+    plan = plan_sweep("topdown-queue", {"block_threads": [32, 64]})
+    spread = run_sweep(graph, 0, plan, repeats=1, client=cluster)
+    assert [p.knobs for p in spread.points] == [plan.knobs_of(q) for q in plan.points] and all(p.ok for p in spread.points)
+
+
 def test_bad_arguments_are_named(graph):
     with pytest.raises(TypeError, match="client must be a distributed.Client or an explorer.scale_out.GPUCluster"):
         run_many(graph, "all", "closeness", client="tcp://127.0.0.1:8786")

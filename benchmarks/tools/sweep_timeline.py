@@ -12,7 +12,7 @@ import time
 
 from benchmarks import harness
 from benchmarks.scale_out import ALPHAS, BETAS, _point_phases
-from explorer.scale_out import GPUCluster, on_workers, sent, warm_sweep, _sweep_point
+from explorer.scale_out import GPUCluster, on_workers, sent, warm_sweep, worker_addresses, _sweep_point
 from explorer.sweep import plan_sweep, run_point, run_sweep, problem_of
 
 
@@ -21,7 +21,7 @@ def one_sweep(cl, g, src, plan, expected, how):
 
     t0 = time.time()
     ref, exp = on_workers(cl, g), sent(cl, expected)
-    workers = list(cl.scheduler_info()["workers"])
+    workers = worker_addresses(cl)
     args = (run_point, ref, src, plan)
     if how == "submit":
         futs = {cl.submit(_sweep_point, *args, i, exp, 3, 1, None, pure=False, workers=[workers[i % len(workers)]],
@@ -63,7 +63,7 @@ def main():
         cl = c.client
         warm_sweep(c, g, src, plan_sweep("direction-optimizing", {"alpha": [2], "beta": [4]}), run_point=run_point)
         ref, exp = on_workers(cl, g), sent(cl, expected)
-        workers = list(cl.scheduler_info()["workers"])
+        workers = worker_addresses(cl)
         for conc in ((1, 2) if smoke else (1, 4, 4)):
             futs = [cl.submit(_point_phases, ref, src, plan, 1 + j, exp, pure=False, workers=[w], allow_other_workers=False)
                     for j, w in enumerate(workers[:conc])]
