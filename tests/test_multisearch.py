@@ -807,6 +807,41 @@ def test_auto_method_times_each_able_method_once_per_graph_and_application(monke
     assert len(timed) == 3 and again.method == c.method and again.sample == c.sample and "earlier run" in again.reason()
 
 
+def test_auto_method_times_again_on_twice_the_sources_while_cheap_and_judges_at_the_runs_size(monkeypatch):
+    """A method whose time hardly grows with its sources (bit-parallel on a small graph) looks slow
+    per search on a quarter of them: cheap trials go on to the whole list, where it wins."""
+    from explorer.multisearch import choose as ch
+
+    g = graphs.generate("kronecker", scale=7, edge_factor=4, seed=7)
+    app = run_mod._apps.application("closeness")
+    monkeypatch.setattr(ch, "EDGE_PARALLEL_ARCS", 0)
+    cost = {"warp-thread": lambda k: 3.0 * k, "warp-based": lambda k: 1.0 * k, "work-efficient": lambda k: 2.0 * k,
+            "bit-parallel": lambda k: 80.0}  # ms: per search, or flat
+    timed = []
+
+    def run(m, sample):
+        timed.append((m.value, len(sample)))
+        return _Timed(cost[m.value](len(sample)))
+
+    srcs = np.arange(128)
+    monkeypatch.setattr(ch, "GROW_MS", 2 * sum(f(32) for f in cost.values()))  # one round more, not two
+    c = ch.choose_method(g, srcs, app, simulator=False, resident=1000, run=run)
+    assert sorted({k for _, k in timed}) == [32, 64] and c.sample == 64 and c.method == "warp-based"
+    assert c.measured["bit-parallel"] == pytest.approx(1.25) and "timed on 64 of the 128 sources" in c.reason()
+    ch._CHOICES.pop(g, None)
+    monkeypatch.setattr(ch, "GROW_MS", 1e9)  # every round cheap: up to all 128 sources, and no further
+    timed.clear()
+    c = ch.choose_method(g, srcs, app, simulator=False, resident=1000, run=run)
+    assert sorted({k for _, k in timed}) == [32, 64, 128] and c.sample == 128
+    assert c.method == "bit-parallel" and c.measured["bit-parallel"] == pytest.approx(0.625)
+    assert len(timed) == 3 * len(c.measured)
+    ch._CHOICES.pop(g, None)
+    monkeypatch.setattr(ch, "GROW_MS", 0.0)  # no round is cheap: the quarter's per-search times decide
+    c = ch.choose_method(g, srcs, app, simulator=False, resident=1000, run=run)
+    assert c.sample == 32 and c.method == "warp-based"
+    assert list(ch.spread(srcs, 200)) == list(srcs) and len(ch.spread(srcs, 64)) == 64
+
+
 def test_auto_methods_trials_run_each_method_for_real_and_the_choice_is_exact(monkeypatch):
     # The GPU's path under the simulator: a sample of 2 sources allowed, the trials not skipped.
     from explorer import backend
@@ -814,6 +849,7 @@ def test_auto_methods_trials_run_each_method_for_real_and_the_choice_is_exact(mo
 
     real = ch.choose_method
     monkeypatch.setattr(ch, "FEWEST", 1)
+    monkeypatch.setattr(ch, "GROW_MS", 0.0)  # the first round decides: its sample is known
     monkeypatch.setattr(run_mod, "choose_method", lambda *a, simulator, **kw: real(*a, simulator=False, **kw))
     g = graphs.generate("kronecker", scale=4, edge_factor=4, seed=11)
     run = run_many(g, "all", "closeness", method="auto")
