@@ -100,8 +100,9 @@ def run_many(graph: CSRGraph, sources="all", application="closeness", *, method=
     application: a name of explorer.multisearch.APPLICATIONS or an Application.
     method: a Method value ("hybrid", its former name, still works, with a FutureWarning), or "auto":
     each method that can run the application timed on a sample of the sources on this GPU (then on
-    twice as many while cheap, up to all), the fastest per search chosen and kept with the graph (explorer.multisearch.choose; run.method_choice
-    says what and why; under the simulator, warp-thread untimed);
+    twice as many while cheap, up to all), the fastest per search chosen and kept with the graph
+    (explorer.multisearch.choose; run.method_choice says what and why; under the simulator,
+    warp-thread untimed);
     T: the warp-thread hybrid's threshold (None: 16, an int, math.inf or "auto").
     k: the most searches in one batch (None: what free device memory holds; run.plan says it).
     session: keeps the graph's device arrays and buffers between runs.
