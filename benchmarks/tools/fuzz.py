@@ -110,14 +110,15 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
     g, desc = random_graph(rng, simulator)
     tech = techs[int(rng.integers(len(techs)))]
     knobs = {}  # "auto" sets its own
-    for _ in range(DRAWS if tech != AUTO else 0):  # a cross-knob rule refuses some draws: draw again
+    if tech != AUTO:
         impl = implementation(tech)
-        knobs = random_knobs(impl, rng, simulator)
-        try:
-            make_knobs(impl.technique, knobs)
-            break
-        except KnobError:
-            continue
+        for _ in range(DRAWS):  # a cross-knob rule refuses some draws: draw again, so that most runs run
+            knobs = random_knobs(impl, rng, simulator)
+            try:
+                make_knobs(impl.technique, knobs)
+                break
+            except KnobError:
+                continue
     deg = g.degrees()
     candidates = np.flatnonzero(deg >= 1)
     source = int(rng.choice(candidates)) if len(candidates) else int(rng.integers(max(g.num_vertices, 1)))
