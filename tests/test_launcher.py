@@ -336,3 +336,21 @@ def test_signature_reads_a_kernels_annotations():
 
     with pytest.raises(TypeError, match="parameter 'graph' of bare is annotated with"):
         args.signature(bare)
+
+
+def test_a_gpu_that_refuses_clusters_of_more_than_8_blocks_names_the_knob():
+    """The opt-in the launcher and bitmap-direction's set-up share: the driver's refusal becomes a
+    KnobError naming knob cluster (so that auto moves on to another candidate)."""
+    from explorer.knobs import KnobError
+
+    calls = []
+    driver = SimpleNamespace(
+        CUfunction_attribute=SimpleNamespace(CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED="big-cluster"),
+        CUresult=SimpleNamespace(CUDA_SUCCESS="ok"),
+        cuKernelSetAttribute=lambda attr, value, handle, device: calls.append((attr, value, handle, device)) or (
+            SimpleNamespace(name="CUDA_ERROR_NOT_SUPPORTED"),))
+    plan = SimpleNamespace(handle="kernel", cufunc=SimpleNamespace(device=SimpleNamespace(id=3)))
+    with pytest.raises(KnobError, match=r"cannot launch the search in clusters of 16 blocks "
+                                        r"\(CUDA_ERROR_NOT_SUPPORTED\): choose a smaller knob cluster"):
+        launcher.allow_large_clusters(driver, plan, "the search in clusters of 16 blocks")
+    assert calls == [("big-cluster", 1, "kernel", 3)]

@@ -258,6 +258,15 @@ def cluster_refused(what: str, error: str) -> KnobError:
     return KnobError(f"this GPU cannot launch {what} ({error}): choose a smaller knob cluster (or none)")
 
 
+def allow_large_clusters(driver, plan, what: str) -> None:
+    """Opt the plan's kernel in to clusters of more than 8 blocks (not portable: a GPU may allow
+    none); refused: cluster_refused(what, ...)."""
+    attr = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+    err, = driver.cuKernelSetAttribute(attr, 1, plan.handle, plan.cufunc.device.id)
+    if err != driver.CUresult.CUDA_SUCCESS:
+        raise cluster_refused(what, err.name)
+
+
 def launch_config(driver, blocks: int, threads: int, shared: int, *, cooperative: bool = False, cluster: int = 0):
     """A cuLaunchKernelEx configuration of `blocks` blocks of `threads` threads and `shared` bytes of
     dynamic shared memory: cooperative (every block resident at once, for a grid barrier), or in
@@ -349,10 +358,7 @@ class Launcher:
         name = kernel.py_func.__name__
         what = f"{name} in clusters of {cluster_size} blocks of {threads} threads, {shared:,} B of shared memory each"
         if cluster_size > plan.cluster_ok:
-            attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-            err, = drv.cuKernelSetAttribute(attr, 1, plan.handle, plan.cufunc.device.id)
-            if err != self._ok:  # no clusters of more than 8 on this GPU
-                raise cluster_refused(what, err.name)
+            allow_large_clusters(drv, plan, what)
             plan.cluster_ok = cluster_size
         cfg = launch_config(drv, blocks, threads, shared, cluster=cluster_size)
         err, = drv.cuLaunchKernelEx(cfg, plan.handle, plan.params_address(), 0)

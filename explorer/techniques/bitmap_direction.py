@@ -223,19 +223,16 @@ def _allow(plan, shared: int, cluster: int) -> None:
     STATIC_SHARED of that); clusters of more than 8 blocks are not portable and must opt in too."""
     from cuda.bindings import driver as drv
 
-    from ..engine.launcher import cluster_refused
+    from ..engine.launcher import allow_large_clusters
 
-    attrs = drv.CUfunction_attribute
-    for attr, value in ((attrs.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared),
-                        (attrs.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, int(cluster > 8))):
-        if value <= 0:
-            continue
-        err, = drv.cuKernelSetAttribute(attr, value, plan.handle, plan.cufunc.device.id)
-        if err == drv.CUresult.CUDA_SUCCESS:
-            continue
-        if attr == attrs.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED:  # none over 8 on this GPU
-            raise cluster_refused(f"the bitmap-direction search in clusters of {cluster} blocks", err.name)
-        raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: {err.name}")
+    if shared > 0:
+        attr = drv.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        err, = drv.cuKernelSetAttribute(attr, shared, plan.handle, plan.cufunc.device.id)
+        if err != drv.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"allowing the bitmap-direction search {shared:,} B of shared memory failed: "
+                               f"{err.name}")
+    if cluster > 8:
+        allow_large_clusters(drv, plan, f"the bitmap-direction search in clusters of {cluster} blocks")
 
 
 class _DirectLaunch:
