@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import numba
 import numpy as np
 
 from . import backend
@@ -54,6 +55,10 @@ SIMULATOR_SWEEP_MAX_ARCS = 5_000
 SIMULATOR_SWEEP_MAX_RUNS = 200
 #: Values an axis gets from a numeric range when none are given.
 POINTS_PER_AXIS = 5
+#: Numba CPU threads a sweep point's host work (its runs' host side, its checks) uses at most. On a
+#: host of 64 CPUs and 4 H200s (2026-11-28) one process's 64-point sweep took 6.8 s on all 64 threads,
+#: 3.4 s on 32 and 3.4-4.0 on 16 (Kronecker 22); Kronecker 20's 2.9-3.3 s, 0.95 and 1.1.
+HOST_THREADS = 32
 FORMAT = 1  # of the saved JSON
 
 
@@ -645,6 +650,8 @@ def run_point(graph: CSRGraph, src: int, plan: SweepPlan, point: dict, *, repeat
     sp, device = SweepPoint(dict(point)), {}
     tick = on_run or (lambda runs, finished: None)
     made = 0
+    threads = numba.get_num_threads()  # this thread's own count, restored after the point
+    numba.set_num_threads(max(1, min(threads, HOST_THREADS)))
     try:
         knobs = problem.make_knobs(plan.technique, plan.knobs_of(point))
         for _ in range(warmup):
@@ -667,6 +674,8 @@ def run_point(graph: CSRGraph, src: int, plan: SweepPlan, point: dict, *, repeat
     except (KnobError, backend.BackendError, ValueError, NotImplementedError, RuntimeError) as err:
         sp.error = f"{type(err).__name__}: {err}"
         tick(repeats + warmup - made, sp)  # the point's runs not made count as done
+    finally:
+        numba.set_num_threads(threads)
     return sp, device
 
 

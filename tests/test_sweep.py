@@ -133,6 +133,23 @@ def test_a_wrong_result_is_never_the_best(monkeypatch):
     assert p.ok is False and "WRONG" in p.status() and result.best is None and result.best_knobs() == {}
 
 
+def test_a_points_host_work_runs_on_at_most_host_threads_and_the_count_comes_back(monkeypatch):
+    # On a host of many CPUs a point's checks on all of them took twice as long as on 32: the count is
+    # capped for the point, and the caller's own count restored after it, a failing point's too.
+    import numba
+    problem = sweep.problem_of("bfs")
+    seen, real_run, real_check = [], type(problem).run, type(problem).check
+    monkeypatch.setattr(type(problem), "run", lambda self, *a: seen.append(numba.get_num_threads()) or real_run(self, *a))
+    monkeypatch.setattr(type(problem), "check",
+                        lambda self, *a, **k: seen.append(numba.get_num_threads()) or real_check(self, *a, **k))
+    monkeypatch.setattr(sweep, "HOST_THREADS", 1)
+    before = numba.get_num_threads()
+    plan = plan_sweep("bfs4k", {"cluster": [2, 1]}, base={"single_block_threads": 32, "K6": 32})
+    result = run_sweep(FIG2, 0, plan, repeats=2)
+    assert result.points[0].error and result.points[1].ok
+    assert seen and set(seen) == {1} and numba.get_num_threads() == before
+
+
 def test_stop_ends_the_sweep_early():
     result = run_sweep(FIG2, 0, plan_sweep("topdown-queue", {"block_threads": [32, 64, 128]}), repeats=1,
                        stop=lambda: True)
