@@ -85,7 +85,10 @@ Limits (what still differs from hardware)
   never included (they drop out whenever they exit, so with the simple "all non-exited lanes"
   rule a lane that finishes early would make the answer depend on timing).
 * Arithmetic follows NumPy scalar rules, not Numba typing: ``int32 + int32`` stays int32 here but
-  is int64 on the GPU. Values derived from shuffles keep the dtype they had.
+  is int64 on the GPU. Values derived from shuffles keep the dtype they had. A bit intrinsic of such
+  an expression counts another width: ``clz(u - 1)`` of an int32 ``u`` is a 32-bit count here and a
+  64-bit one on the GPU (32 more), so a kernel right here can be wrong there. Cast the argument:
+  ``clz(int32(u - 1))``.
 * ``nanosleep(ns)`` really sleeps ``ns`` nanoseconds of wall time (the GPU caps it at about 1 ms);
   use it only to shake up scheduling in tests.
 """
