@@ -134,7 +134,7 @@ def test_a_wrong_result_is_never_the_best(monkeypatch):
 
 
 def test_a_points_host_work_runs_on_at_most_host_threads_and_the_count_comes_back(monkeypatch):
-    # On a host of many CPUs a point's checks on all of them took twice as long as on 32: the count is
+    # On a host of 64 CPUs a sweep's points on all of them took 2-3x as long as on 32: the count is
     # capped for the point, and the caller's own count restored after it, a failing point's too.
     import numba
     problem = sweep.problem_of("bfs")
