@@ -131,6 +131,14 @@ def browser(lab, tmp_path_factory):
             driver.quit()
 
 
+@pytest.fixture(autouse=True)
+def _own_console(request):
+    """Each test's console errors are its own: those a failed test left unread (it stopped before its
+    page check) are read and kept in the log before the next test starts, not charged to it."""
+    if "browser" in request.fixturenames:
+        console_errors(request.getfixturevalue("browser"))
+
+
 def console_errors(driver) -> list[str]:
     """The browser console's errors since the last call (a missing favicon is not one)."""
     new = driver.get_log("browser")
@@ -384,8 +392,12 @@ def contents(lab, path: str, content: bool = True) -> dict | None:
 def explorer_widget(driver):
     from selenium.webdriver.common.by import By
 
-    return wait_for("the Explorer widget", lambda: [w for w in driver.find_elements(
-        By.CSS_SELECTOR, f"{PANEL} .jp-OutputArea-output .widget-vbox") if buttons(w, "Run") and buttons(w, "Classroom")])[0]
+    try:
+        return wait_for("the Explorer widget", lambda: [w for w in driver.find_elements(
+            By.CSS_SELECTOR, f"{PANEL} .jp-OutputArea-output .widget-vbox") if buttons(w, "Run") and buttons(w, "Classroom")])[0]
+    except pytest.fail.Exception as err:  # say what the page said: a widget manager's error, say
+        driver.save_screenshot(str(artifacts_dir() / "no-explorer-widget.png"))
+        pytest.fail(f"{err}; the browser console's errors: {console_errors(driver)}")
 
 
 #: Records, from now on, when the rows of run `arguments[0]` in the `levels` sources change:
