@@ -164,6 +164,7 @@ class BitmapDirection(BFSTechnique):
          "max_blocks": 1},  # bottom-up at once
         {"narrow_edges": 0, "one_block_vertices": 0, "heavy_degree": 1 << 30, "solo_pairs": 1},  # warps alone
         {"narrow_edges": 0, "alpha": 1_000_000},  # every level in one block, bottom-up too
+        {"block_threads": 64},  # two warps a block: the block levels' keeper is not thread 0
     )
     classroom_note = ("Watch the kernel column and the direction: the whole search is one launch. Small top-down "
                       "frontiers run in one block, the fat middle levels bottom-up over the whole GPU, where each "

@@ -15,12 +15,13 @@ its frontier bitmaps too, and the first entries of each frontier queue. A level:
    sum is the next level's m_f (the rule's input), its heavy vertices are listed, and its first
    row stays in registers for step 1 of the next level;
 3. a barrier; every thread applies the rule (layout.decide) to the shared counts and takes the same
-   decision, so that no barrier hands it out; thread 0 keeps the search's state (`st`), logs the
-   level and copies the log to the host when due.
+   decision, so that no barrier hands it out; the keeper, lane 0 of the last warp (the warp the
+   frontier's entries reach last, often idle), keeps the search's state (`st`) and logs the level
+   off warp 0's path; the block copies the log to the host when due.
 
 A bottom-up level (a small graph's) runs on the shared bitmaps with one barrier; the top-down level
 after it first turns the frontier bitmap into a queue. Counts rotate over three shared slots the
-way the grid's do (level L counts into slot L % 3; thread 0 clears slot L + 1 as L starts; the
+way the grid's do (level L counts into slot L % 3; the keeper clears slot L + 1 as L starts; the
 heavy vertices of level L are listed in slot L - 1). The block enters with the search's state in
 `st` and leaves with it there, its shared copies written back to global memory.
 """
@@ -115,7 +116,7 @@ def _copy(dst, d0, src, s0, count):
 @cuda.jit(device=True)
 def block_levels(g, s, p, st, sh, log, clocks, instrument):
     """Levels in this block while the rule keeps them narrow (a small graph: every level), from the
-    state in st (block 0's thread 0 keeps it; the caller has passed a barrier since it was
+    state in st (the block's keeper keeps it here; the caller has passed a barrier since it was
     written). sh = (qc, hv, ws): shared int32[3 * QSLOT], int64[3] and int64[WS] for the counts;
     clocks: (a timing build, its level start). Ends with a barrier after the state, the log rows
     and the global copies are written."""
@@ -124,6 +125,7 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
     tid = cuda.threadIdx.x
     team = cuda.blockDim.x
     leader = tid == 0
+    keeper = tid == team - WARP_SIZE  # the last warp's lane 0
     timed = phases and leader
     bits = cuda.shared.array(0, uint32)
     qs = cuda.shared.array(0, int32)  # the same memory: the queues' part of it
@@ -165,7 +167,7 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
                             hk * L.QSLOT + L.Q_QUEUED, tid, team)
             valid = min(size, qcap)
             queued = True
-            if leader:
+            if keeper:
                 st[L.T_CONV] = 1
             cuda.syncthreads()
         u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, hv, hk), acc)
@@ -183,21 +185,21 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
         cur = fr + k * words
         nb = fr + k1 * words
         lv1 = int32(lv + 1)
-        if leader:
-            _clear_slot(qc, hv, k1, qcap)  # last read as level L - 1's heavy vertices
+        if keeper:
+            _clear_slot(qc, hv, k1, qcap)  # last read (by the keeper) as level L - 1's heavy vertices
         if small:
             D.clear_row(bits, fr + hk * words, words, tid, team)  # level L - 1 read it
         if timed:
-            D.mark(s.rows, st, 0, t0, 0)
+            D.mark(s.rows, nlev, 0, t0)
         nvalid = int64(0)
         if bu:
             D.bottom_up(g, s, p, (bits, cur, nb, bits), lv1, tid, team, acc, instrument)
             D.warp_counts(acc, ws, par, instrument)
             if timed:
-                D.mark(s.rows, st, 1, t0, 0)
+                D.mark(s.rows, nlev, 1, t0)
             cuda.syncthreads()
             if timed:
-                D.mark(s.rows, st, 2, t0, 0)
+                D.mark(s.rows, nlev, 2, t0)
             nsize = D.block_total(ws, par, L.A_FOUND)
             m_f = int64(1)  # GAP: after a bottom-up level the rule sees m_f = 1
         else:
@@ -211,31 +213,31 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
             src = (qs[qb + qcur * qcap:qb + (qcur + 1) * qcap], valid, s.queues[qcur])
             expand(g, s, p, (u0, b0, d0), src, size, lv1, (tid, team), sink, acc)
             if timed:
-                D.mark(s.rows, st, 1, t0, 0)
+                D.mark(s.rows, nlev, 1, t0)
             cuda.syncthreads()  # the next queue is complete
             if timed:
-                D.mark(s.rows, st, 2, t0, 0)
+                D.mark(s.rows, nlev, 2, t0)
             nvalid = int64(min(qc[qk + L.Q_STAGED + L.S_STAGED], qc[qk + L.Q_STAGED + L.S_VALID]))
             nsize = nvalid + qc[qk + L.Q_NEXT]
             u0, b0, d0 = load_rows(g, s, p, (shq_next, nvalid, s.queues[nq]), nsize, (tid, team, hv, k), acc)
             D.warp_counts(acc, ws, par, instrument)  # A_MF (the next rows), A_EXAMINED (this level's)
             if timed:
-                D.mark(s.rows, st, 3, t0, 0)
+                D.mark(s.rows, nlev, 3, t0)
             cuda.syncthreads()  # the next frontier's m_f and heavy vertices are counted
             if timed:
-                D.mark(s.rows, st, 4, t0, 0)
+                D.mark(s.rows, nlev, 4, t0)
             m_f = D.block_total(ws, par, L.A_MF)
         next_bu, next_narrow, mu = D.decide(bu, m_f, mu, nsize, size, p.n, p.alpha, p.beta, p.narrow_edges, small)
         stop = nsize == 0 or nlev + 1 >= p.log_rows
-        if tid < WARP_SIZE:  # warp 0: the level's record
+        if tid >= team - WARP_SIZE:  # the keeper's warp: the level's record
             examined = D.block_total(ws, par, L.A_EDGES if bu else L.A_EXAMINED)
             tests = D.block_total(ws, par, L.A_TESTS) if instrument else int64(0)
             checked = D.block_total(ws, par, L.A_CHECKED) if instrument else int64(0)
-            if leader:
+            if keeper:
                 heavy_count = int64(0) if bu else hv[hk] >> L.HEAVY_SHIFT
                 D.next_level(st, (nsize, m_f, examined, tests, checked, heavy_count), p, s.rows, True, True)
         if timed:
-            D.mark(s.rows, st, 5, t0, 1)
+            D.mark(s.rows, nlev, 5, t0)
         if not bu:
             qcur = 1 - qcur
             valid = nvalid
@@ -247,13 +249,13 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
         k, k1, hk = k1, hk, k
         par = int32(1) - par
         if not stop and nlev % L.PUBLISH_LEVELS == 0:  # the same in every thread: no barrier hands it out
-            cuda.syncthreads()  # thread 0's rows and state are written
+            cuda.syncthreads()  # the keeper's rows and state are written
             D.publish(st, s.rows, log, True)
         if timed:
-            D.mark(s.rows, st, 6, t0, 1)
+            D.mark(s.rows, nlev - 1, 6, t0)
         if stop or not next_narrow:
             if timed:
-                D.mark(s.rows, st, 7, t0, 1)
+                D.mark(s.rows, nlev - 1, 7, t0)
                 t0[0] = D.clock64()
             break
         if not queued and not bu:  # a top-down level after a bottom-up one: its bitmap into the queue
@@ -262,14 +264,14 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
                             hk * L.QSLOT + L.Q_QUEUED, tid, team)
             valid = min(size, qcap)
             queued = True
-            if leader:
+            if keeper:  # after its next_level, which cleared the flag
                 st[L.T_CONV] = 1
             cuda.syncthreads()
             u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, hv, hk), acc)
             acc[L.A_MF] = 0
             cuda.syncthreads()
         if timed:
-            D.mark(s.rows, st, 7, t0, 1)
+            D.mark(s.rows, nlev - 1, 7, t0)
             t0[0] = D.clock64()
 
     # Leave: the frontier's shared entries after its global ones, and the shared bitmaps, back into

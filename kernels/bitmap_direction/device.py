@@ -626,10 +626,10 @@ def next_level(st, counts, p, rows, leader, narrow):
 
 
 @cuda.jit(device=True)
-def mark(rows, st, k, t0, after):
+def mark(rows, nlev, k, t0):
     """A timing build's phase mark k (block 0's thread 0): cycles since the level began (t0[0]) into
-    the row of the level being run (after=0) or just logged (after=1)."""
-    rows[(st[L.T_NLEV] - after) * L.LOG_FIELDS + L.R_PHASE + k] = clock64() - t0[0]
+    the row of log level nlev (the level being run, or the one just logged)."""
+    rows[nlev * L.LOG_FIELDS + L.R_PHASE + k] = clock64() - t0[0]
 
 
 @cuda.jit(device=True)

@@ -68,7 +68,7 @@ PHASE_MARKS = {  # mark -> what had just ended (a grid level; a block level)
     2: ("the block's counts and queue flush", "the barrier after the expansion"),
     3: ("the grid barrier", "the next frontier's rows and counts (thread 0's)"),
     4: ("the heavy vertices' walk", "the barrier after them"),
-    5: ("next_level (the rule, the log row)", "next_level (the rule, the log row)"),
+    5: ("next_level (the rule, the log row)", "the rule (the log row is the keeper's, the last warp's)"),
     6: ("the block barrier after it", "publishing (every PUBLISH_LEVELS levels)"),
     7: ("publishing", "a conversion (a top-down level after a bottom-up one)"),
 }
@@ -123,6 +123,7 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
         acc = cuda.local.array(NUM_ACC, int64)
         for f in range(NUM_ACC):
             acc[f] = 0
+        zero = int64(0)
         if tid < STC:
             stc[tid] = L.STAGE if tid == L.S_VALID else 0
         if tid == 0:
@@ -178,19 +179,22 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
                     s.ctr[((lv + 1) % 3) * L.SLOT + f] = 0
             D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, me, team)
             dst = s.queues[1 - qcur]
+            counts = (zero, zero, zero, zero, zero, zero)  # the level's, loaded by thread 0 (level_counts)
             timed = phases and leader
             if timed:
-                D.mark(s.rows, st, 0, t0, 0)
+                D.mark(s.rows, st[L.T_NLEV], 0, t0)
             if bu:
                 D.bottom_up(g, s, p, (s.fronts, cur, nb, s.visited), int32(lv + 1), me, team, acc, instrument)
                 if timed:
-                    D.mark(s.rows, st, 1, t0, 0)
+                    D.mark(s.rows, st[L.T_NLEV], 1, t0)
                 D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                 if timed:
-                    D.mark(s.rows, st, 2, t0, 0)
+                    D.mark(s.rows, st[L.T_NLEV], 2, t0)
                 barrier(grid, cluster)
                 if timed:
-                    D.mark(s.rows, st, 3, t0, 0)
+                    D.mark(s.rows, st[L.T_NLEV], 3, t0)
+                if tid == 0:
+                    counts = D.level_counts(s.ctr[slot:slot + L.SLOT], bu)
             else:
                 if st[L.T_QUEUE] == 0:  # after a bottom-up level: the frontier into a queue first
                     D.bits_to_queue(s.fronts, cur, words, src, s.ctr, slot + L.C_QUEUED, me, team)
@@ -200,31 +204,35 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
                 sink = (s.visited, True, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE, stc, 0, True)
                 D.top_down(g, s, p, src, st[L.T_SIZE], int32(lv + 1), (me, team, s.ctr, slot + L.C_HEAVY), sink, acc)
                 if timed:
-                    D.mark(s.rows, st, 1, t0, 0)
+                    D.mark(s.rows, st[L.T_NLEV], 1, t0)
                 D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                 if timed:
-                    D.mark(s.rows, st, 2, t0, 0)
+                    D.mark(s.rows, st[L.T_NLEV], 2, t0)
                 barrier(grid, cluster)
                 if timed:
-                    D.mark(s.rows, st, 3, t0, 0)
+                    D.mark(s.rows, st[L.T_NLEV], 3, t0)
+                if tid == 0:  # loaded beside `packed`: one round trip for both unless heavy vertices follow
+                    counts = D.level_counts(s.ctr[slot:slot + L.SLOT], bu)
                 packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
                     D.heavy(g, s, packed, int32(lv + 1), (me, team), sink, acc)
                     D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
                     barrier(grid, cluster)
+                    if tid == 0:
+                        counts = D.level_counts(s.ctr[slot:slot + L.SLOT], bu)
             if timed:
-                D.mark(s.rows, st, 4, t0, 0)
+                D.mark(s.rows, st[L.T_NLEV], 4, t0)
             if tid == 0:
-                D.next_level(st, D.level_counts(s.ctr[slot:slot + L.SLOT], bu), p, s.rows, leader, False)
+                D.next_level(st, counts, p, s.rows, leader, False)
             if timed:
-                D.mark(s.rows, st, 5, t0, 1)
+                D.mark(s.rows, st[L.T_NLEV] - 1, 5, t0)
             cuda.syncthreads()
             if timed:
-                D.mark(s.rows, st, 6, t0, 1)
+                D.mark(s.rows, st[L.T_NLEV] - 1, 6, t0)
             if block0:
                 D.publish(st, s.rows, log, st[L.T_PUBLISH] != 0)
             if timed:
-                D.mark(s.rows, st, 7, t0, 1)
+                D.mark(s.rows, st[L.T_NLEV] - 1, 7, t0)
                 t0[0] = clock64()
             if st[L.T_STOP] != L.STOP_NO:
                 break
