@@ -195,6 +195,26 @@ def test_counts_not_measured_are_none_and_the_rest_stays(kron):
             assert b.edges_examined == a.edges_examined  # a top-down level always knows its edges
 
 
+@pytest.mark.parametrize("threads", [32, 64])
+def test_a_top_down_level_examines_its_frontier_rows(kron, threads):
+    """A top-down level's edges_examined is its frontier's out-degree sum: narrow levels in the
+    grid's block 0, a small graph's block with bottom-up levels and the conversions after them, and
+    the grid's levels after narrow ones; one warp a block and two (the keeper not thread 0)."""
+    deg = kron.degrees()
+    source = int(np.argmax(deg))
+    base = {**SMALL, "block_threads": threads}
+    checked = 0
+    for knobs in ({**base, "one_block_vertices": 0, "narrow_edges": 1 << 20}, base,
+                  {**base, "one_block_vertices": 0, "narrow_edges": 64},
+                  {**base, "alpha": 1_000_000, "beta": 4}):
+        levels, r = _run(kron, source, knobs)
+        for lv in levels:
+            if lv.direction is TD:
+                assert lv.edges_examined == int(deg[r.distances == lv.level].sum()), (knobs, lv.level)
+                checked += lv.level > 0
+    assert checked >= 4  # levels after the first
+
+
 def test_heavy_vertices_and_the_one_launch(kron):
     hub = int(np.argmax(kron.degrees()))
     for heavy, want in ((32, 1), (1 << 30, 0)):
