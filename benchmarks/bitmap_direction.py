@@ -1,6 +1,6 @@
 """bitmap-direction on a real GPU beside BLEST and Gunrock, on the benchmark harness (GPU only).
 
-    python3 -m benchmarks.bitmap_direction table roots instrument     # the comparison, 64 roots, the counts' cost
+    python3 -m benchmarks.bitmap_direction table roots instrument --before  # the comparison, 64 roots, the counts' cost
     python3 -m benchmarks.bitmap_direction phases --graphs luxembourg_osm facebook_combined
     python3 -m benchmarks.bitmap_direction table --graphs 3elt --configs explore --no-peers
     python3 -m benchmarks.bitmap_direction table roots --smoke          # the script itself, simulator
@@ -20,7 +20,9 @@ Sections (each writes results/<GPU>/bitmap-direction-SECTION[-TAG].{json,md} thr
               the 1000 x 1000 grid from its centre): graph preparation by vertex order (seconds,
               pairs per arc), then each configuration of --configs (harness.measure: median of
               --repeats uninstrumented runs after a warm-up, every run checked), BLEST and Gunrock
-              on the same graph and source (harness.run_peer; their own clocks).
+              on the same graph and source (harness.run_peer; their own clocks); with --before,
+              this project's best configuration of another technique on that graph (BEFORE_CONFIGS:
+              the techniques and settings of BEFORE's numbers) measured beside them the same way.
   roots       Kronecker scale 22, --roots random roots of non-zero degree (Graph500: each search timed
               once after a warm-up, harmonic mean of TEPS; harness.measure_roots, every root checked).
   instrument  Kronecker scale 22 from its max-degree vertex: the per-level counts on and off (medians), each
@@ -57,6 +59,23 @@ BEFORE = {"kron22": 0.502, "kron20": 0.259, "uniform": 0.986, "smallworld": 0.87
           "grid1000": 4.63, "luxembourg_osm": 3.14, "delaunay_n16": 0.629, "facebook_combined": 0.233,
           "Wiki-Vote": 0.149, "p2p-Gnutella31": 0.499, "3elt": 0.198}
 ROOTS, ROOTS_SEED = 64, 18
+
+
+def before_configs() -> dict:
+    """graph -> (label, technique, knobs, the compute capability it needs): the configuration behind
+    each of BEFORE's numbers (BFS-4K's tuned forms from benchmarks/bfs.py), which --before measures
+    in the same call as bitmap-direction."""
+    from benchmarks.bfs import DO, TUNED, TUNED_CLUSTER, TUNED_ROAD
+
+    do = ("direction-optimizing defaults", DO, {}, None)
+    hybrid = ("hybrid", "hybrid", {}, None)
+    edge = ("edge-parallel", "edge-parallel", {}, None)
+    cluster = ("bfs4k tuned, cluster form (16 x 256)", "bfs4k", TUNED_CLUSTER, 9.0)
+    return {"kron22": do, "kron20": do, "uniform": hybrid, "smallworld": hybrid,
+            "grid3d": ("luo-hierarchical defaults", "luo-hierarchical", {}, None), "grid1000": cluster,
+            "luxembourg_osm": ("bfs4k tuned, one block of 512", "bfs4k", TUNED_ROAD, None),
+            "delaunay_n16": cluster, "facebook_combined": edge, "Wiki-Vote": do, "p2p-Gnutella31": edge,
+            "3elt": ("bfs4k tuned", "bfs4k", TUNED["grid1000"], None)}
 
 #: --configs name -> kind of graph -> [(label, knobs)]; the defaults come first.
 CONFIGS = {
@@ -418,6 +437,20 @@ def section_table(b: Bench) -> None:
                                     expected=expected)
                 ms.append(m)
                 print(f"  {label:48s} {_line(m)}", flush=True)
+            if b.args.before and name in before_configs():
+                label, tech, knobs, min_cc = before_configs()[name]
+                cc = b.env.get("compute_capability")
+                if min_cc and cc and float(cc) < min_cc:
+                    print(f"  before: {label}: skipped (needs compute capability {min_cc})", flush=True)
+                else:
+                    if b.args.smoke:
+                        from explorer.techniques import implementation
+
+                        knobs = {**knobs, **implementation(tech).simulator_knobs}
+                    m = harness.measure(g, source, tech, knobs, label=f"before: {label}", repeats=b.args.repeats,
+                                        session=session, expected=expected)
+                    rows.append({**common, **m.row(), "before": True})
+                    print(f"  {'before: ' + label:48s} {_line(m)}", flush=True)
         for m in ms:
             rows.append({**common, **m.row(), "preparation": prep, "auto_order": auto, "before_ms": BEFORE.get(name)})
         if b.args.peers:
@@ -429,7 +462,7 @@ def section_table(b: Bench) -> None:
                     print(f"  {peer.name:48s} {_line(m)}", flush=True)
         print(f"  ({time.perf_counter() - t:.1f} s)", flush=True)
         b.write("table", {"configs": b.args.configs, "repeats": b.args.repeats, "graphs": b.args.graphs,
-                          "peers": b.args.peers}, rows, table_markdown(rows, b.args),
+                          "peers": b.args.peers, "before": b.args.before}, rows, table_markdown(rows, b.args),
                 f"bitmap-direction beside BLEST and Gunrock, {b.env['gpu']}")
 
 
@@ -442,14 +475,25 @@ def _line(m: harness.Measurement) -> str:
     return f"{harness.spread(m)}{k} levels {m.levels} {m.steps[:40]}"
 
 
+def _versus(a: dict | None, b: dict | None) -> str:
+    """a's median over b's (above 1: b faster), called within noise where their runs' ranges overlap."""
+    if not a or not b:
+        return ""
+    ratio = f"{a['median_ms'] / b['median_ms']:.2f}"
+    overlap = a["min_ms"] <= b["max_ms"] and b["min_ms"] <= a["max_ms"]
+    return ratio + (", within noise" if overlap else "")
+
+
 def table_markdown(rows: list[dict], args) -> list[str]:
     by_graph: dict = {}
     for r in rows:
         by_graph.setdefault(r["graph"], []).append(r)
     out = [f"Median of {args.repeats} runs a configuration (every run checked; peers: their own clocks and their "
            "distances checked). ms.", ""]
-    head = ["graph", "levels", "ours best (configuration)", "ours defaults", "BLEST", "Gunrock", "before",
-            "BLEST / ours", "every result right"]
+    measured = any(r.get("before") for r in rows)
+    head = ["graph", "levels", "ours best (configuration)", "ours defaults", "BLEST", "Gunrock",
+            "before, this call (configuration)" if measured else "before (H100, earlier)",
+            "BLEST / ours", *(["before / ours"] if measured else []), "every result right"]
     table, ratios = [], []
     for name, rs in by_graph.items():
         ours = [r for r in rs if r["technique"] == TECH and r.get("median_ms") is not None and r.get("correct")]
@@ -458,6 +502,7 @@ def table_markdown(rows: list[dict], args) -> list[str]:
         dflt = next((r for r in ours if r["config"] == "defaults"), None)
         bl = peer.get("BLEST", {}).get("median_ms")
         ratio = f"{bl / best['median_ms']:.2f}" if best and bl else ""
+        bf = next((r for r in rs if r.get("before") and r.get("median_ms") is not None and r.get("correct")), None)
         if ratio:
             ratios.append(bl / best["median_ms"])
         wrong = [r["config"] for r in rs if r.get("wrong")]
@@ -468,8 +513,9 @@ def table_markdown(rows: list[dict], args) -> list[str]:
         table.append([name, levels, f"{best['median_ms']:.4f} ({best['config']})" if best else "-",
                       dflt and dflt["median_ms"], bl or peer.get("BLEST", {}).get("skipped"),
                       peer.get("Gunrock", {}).get("median_ms") or peer.get("Gunrock", {}).get("skipped"),
-                      BEFORE.get(name), ratio, status])
-    out += harness.markdown_table(head, table, {1, 3, 4, 5, 6, 7})
+                      (f"{bf['median_ms']} ({bf['config'].removeprefix('before: ')})" if bf else "-") if measured
+                      else BEFORE.get(name), ratio, *([_versus(bf, best)] if measured else []), status])
+    out += harness.markdown_table(head, table, {1, 3, 4, 5, 6, 7, 8} if measured else {1, 3, 4, 5, 6, 7})
     if ratios:
         gm = float(np.exp(np.mean(np.log(ratios))))
         out += ["", f"Geometric mean of BLEST / ours over {len(ratios)} graphs: **{gm:.2f}** (above 1: ours faster)."]
@@ -677,6 +723,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeats", type=int, default=11)
     ap.add_argument("--roots", type=int, default=ROOTS)
     ap.add_argument("--no-peers", dest="peers", action="store_false", help="leave BLEST and Gunrock out")
+    ap.add_argument("--before", action="store_true", help="table: also this project's best configuration of "
+                    "another technique on each graph (before_configs), in the same call")
     ap.add_argument("--rcm-arcs", type=int, default=50_000_000,
                     help="preparation: time the rcm order only on graphs with at most this many arcs")
     ap.add_argument("--tag", default="", help="added to the result files' names")

@@ -16,7 +16,8 @@
 #   nx          networkx with backend="bfs4k"                coldstart  a first run in a fresh process
 #   yardsticks  the plain single-block, persistent and cluster BFS of the grid
 #   floors      what a level of the grid costs at best       launch     the host cost of a launch
-#   bitmap      bitmap-direction beside BLEST and Gunrock, 64 Graph500 roots, the counts' cost
+#   bitmap      bitmap-direction beside BLEST, Gunrock and this project's best before it, 64 Graph500
+#               roots, the counts' cost
 #   bitmap-phases  bitmap-direction: the floor, a level's phases (a timing build), streamed levels
 #   fuzz        random graphs, roots and knobs, every result checked
 #   sssp        weighted shortest paths beside scipy and Gunrock's SSSP (.gunrock/sssp_bin), Floyd-Warshall
@@ -73,7 +74,7 @@ for part in "$@"; do
             bench plain-cluster 150 yardsticks.plain_cluster ;;
         floors) bench level-floor 240 yardsticks.level_floor ;;
         launch) run launch-cost 60 python3 -m benchmarks.tools.launch_cost ;;
-        bitmap) bench bitmap-direction 540 bitmap_direction table roots instrument ;;
+        bitmap) bench bitmap-direction 540 bitmap_direction table roots instrument --before ;;
         bitmap-phases) bench bitmap-direction-phases 300 bitmap_direction compile floor phases streaming ;;
         sssp) bench sssp 480 sssp ;;
         scale) bench scale-out 570 scale_out --gpus 1 2 4 ;;

@@ -529,9 +529,13 @@ def test_the_benchmark_runs_on_the_harness(tmp_path):
     if harness.environment()["backend"] != "simulator":
         pytest.skip("--smoke selects the simulator: on a GPU the benchmark itself runs")
     assert bench.main(["table", "roots", "--smoke", "--graphs", "grid1000", "--repeats", "1", "--roots", "2",
-                       "--no-peers", "--out", str(tmp_path)]) == 0
+                       "--no-peers", "--before", "--out", str(tmp_path)]) == 0
     table = json.loads(next(tmp_path.glob("*/bitmap-direction-table-smoke.json")).read_text())["results"]
-    assert [r["config"] for r in table] == [label for label, _ in bench.CONFIGS["final"]["high"]]
+    label, technique, _, _ = bench.before_configs()["grid1000"]
+    assert [r["config"] for r in table] == [f"before: {label}"] + [lb for lb, _ in bench.CONFIGS["final"]["high"]]
+    assert table[0]["technique"] == technique and table[0]["before"]
     assert all(r["correct"] and r["levels"] == 5 for r in table)
+    md = next(tmp_path.glob("*/bitmap-direction-table-smoke.md")).read_text()
+    assert f"({label})" in md and "before / ours" in md
     roots = json.loads(next(tmp_path.glob("*/bitmap-direction-roots-smoke.json")).read_text())["results"]
     assert all(r["correct"] and r["roots"] == 2 for r in roots)
