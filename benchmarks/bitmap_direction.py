@@ -21,7 +21,7 @@ Sections (each writes results/<GPU>/bitmap-direction-SECTION[-TAG].{json,md} thr
               pairs per arc), then each configuration of --configs (harness.measure: median of
               --repeats uninstrumented runs after a warm-up, every run checked), BLEST and Gunrock
               on the same graph and source (harness.run_peer; their own clocks); with --before,
-              this project's best configuration of another technique on that graph (BEFORE_CONFIGS:
+              this project's best configuration of another technique on that graph (before_configs():
               the techniques and settings of BEFORE's numbers) measured beside them the same way.
   roots       Kronecker scale 22, --roots random roots of non-zero degree (Graph500: each search timed
               once after a warm-up, harmonic mean of TEPS; harness.measure_roots, every root checked).
