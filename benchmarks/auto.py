@@ -184,7 +184,7 @@ def markdown(rows: list[dict], args) -> list[str]:
             continue
         ratio = auto["median_ms"] / oracle["median_ms"]
         ratios.append(ratio)
-        noise = "yes" if auto["min_ms"] <= oracle["max_ms"] and oracle["min_ms"] <= auto["max_ms"] else "no"
+        noise = "yes" if harness.runs_overlap(auto, oracle) else "no"
         fmt = lambda x: "" if x is None else f"{x:.4g}"  # noqa: E731
         table.append([name, rs[0]["chosen"], fmt(auto["median_ms"]), oracle["config"], fmt(oracle["median_ms"]),
                       f"{ratio:.2f}", noise, fmt(peer.get("scipy")), fmt(peer.get("blest")), fmt(peer.get("gunrock")),

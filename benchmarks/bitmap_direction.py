@@ -437,8 +437,9 @@ def section_table(b: Bench) -> None:
                                     expected=expected)
                 ms.append(m)
                 print(f"  {label:48s} {_line(m)}", flush=True)
-            if b.args.before and name in before_configs():
-                label, tech, knobs, min_cc = before_configs()[name]
+            before = before_configs().get(name) if b.args.before else None
+            if before:
+                label, tech, knobs, min_cc = before
                 cc = b.env.get("compute_capability")
                 if min_cc and cc and float(cc) < min_cc:
                     print(f"  before: {label}: skipped (needs compute capability {min_cc})", flush=True)
@@ -479,9 +480,7 @@ def _versus(a: dict | None, b: dict | None) -> str:
     """a's median over b's (above 1: b faster), called within noise where their runs' ranges overlap."""
     if not a or not b:
         return ""
-    ratio = f"{a['median_ms'] / b['median_ms']:.2f}"
-    overlap = a["min_ms"] <= b["max_ms"] and b["min_ms"] <= a["max_ms"]
-    return ratio + (", within noise" if overlap else "")
+    return f"{a['median_ms'] / b['median_ms']:.2f}" + (", within noise" if harness.runs_overlap(a, b) else "")
 
 
 def table_markdown(rows: list[dict], args) -> list[str]:

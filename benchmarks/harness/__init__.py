@@ -9,13 +9,15 @@ from .peers import BLEST, GUNROCK, PEERS, Peer, PeerGraph, run_peer, write_csr
 from .record import FIELDS, RESULTS, describe, environment, gpu_kind, markdown_table, write_results
 from .runs import (THRESHOLD_METHOD, Check, Measurement, Timed, check, check_distances, check_sssp,
                    check_tree_levels, measure, measure_roots, multisearch_methods, reference, reference_sssp,
-                   scipy_bfs, spread, start_apsp, start_bfs, start_many, start_sssp, steps_of, time_call, time_launches)
+                   runs_overlap, scipy_bfs, spread, start_apsp, start_bfs, start_many, start_sssp, steps_of, time_call,
+                   time_launches)
 
 __all__ = [
     "GRAPHS", "GraphSpec", "UnknownGraph", "centre", "check_names", "load", "source_of", "spec",
     "BLEST", "GUNROCK", "PEERS", "Peer", "PeerGraph", "run_peer", "write_csr",
     "FIELDS", "RESULTS", "describe", "environment", "gpu_kind", "markdown_table", "write_results",
     "THRESHOLD_METHOD", "multisearch_methods", "Check", "Measurement", "Timed", "check", "check_distances",
-    "check_tree_levels", "measure", "measure_roots", "reference", "scipy_bfs", "spread", "start_bfs", "start_many",
+    "check_tree_levels", "measure", "measure_roots", "reference", "runs_overlap", "scipy_bfs", "spread", "start_bfs",
+    "start_many",
     "steps_of", "time_call", "time_launches", "check_sssp", "reference_sssp", "start_sssp", "start_apsp",
 ]

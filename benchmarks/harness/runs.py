@@ -200,6 +200,11 @@ class Measurement:
         return {**out, **self.extra}
 
 
+def runs_overlap(a: dict, b: dict) -> bool:
+    """Whether two result rows' runs overlap ([min_ms, max_ms] each): a difference within noise."""
+    return a["min_ms"] <= b["max_ms"] and b["min_ms"] <= a["max_ms"]
+
+
 def spread(m_or_times) -> str:
     """'4.618 ms (min 4.610, max 4.750)' of a Measurement or a list of times."""
     if isinstance(m_or_times, Measurement):
