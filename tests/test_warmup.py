@@ -542,8 +542,9 @@ def test_a_small_graphs_bitmap_search_comes_from_its_helper_and_the_grid_search_
         said = []
         g = warmup.load_for_run(lambda: graphs.sample_graph("bfs4k_fig2"), "bitmap-direction", {}, True, said.append)
         api.run_bfs(g, 0, "bitmap-direction", {}, on_status=said.append).complete()
+        from explorer.techniques.bitmap_direction import BLOCK_THREADS
         from kernels.bitmap_direction import kernel as kk
-        k = kk.block_kernel(True, kk.registers(1024))
+        k = kk.block_kernel(True, kk.registers(BLOCK_THREADS.default))  # the build the run launched
         print("\\n".join(said))
         print("misses", sum(k._cache_misses.values()), "hits", sum(k._cache_hits.values()), flush=True)
     """)
