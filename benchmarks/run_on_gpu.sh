@@ -79,7 +79,7 @@ for part in "$@"; do
         sssp) bench sssp 480 sssp ;;
         scale) bench scale-out 570 scale_out --gpus 1 2 4 ;;
         fuzz) run fuzz 420 python3 -m benchmarks.tools.fuzz --runs 1500 --multi 0.2 --seed "$(date +%s)" \
-                  --json "$out/fuzz.json" ;;
+                  --seconds 380 --json "$out/fuzz.json" ;;
         notebooks) run notebooks 300 python3 -m benchmarks.tools.notebooks --out "$out/notebooks" ;;
         *) echo "unknown part $part (see the head of benchmarks/run_on_gpu.sh)" ;;
     esac

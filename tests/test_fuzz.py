@@ -73,3 +73,39 @@ def test_fuzz_checks_many_searches_at_once_source_by_source(monkeypatch, capsys)
     assert _main(["--runs", "1", "--seed", "2", "--multi", "1"]) == 1
     out = capsys.readouterr().out
     assert "FAIL run 0: run_many:" in out and "vertices at the wrong level" in out
+
+
+def test_a_time_limit_keeps_the_summary_of_the_runs_done(tmp_path, capsys):
+    """--seconds stops drawing runs; the summary and the JSON say how many of those asked ran."""
+    out = tmp_path / "fuzz.json"
+    assert _main(["--runs", "50", "--seed", "3", "--technique", "cpu-topdown", "--seconds", "0.001",
+                  "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    done = len(report["runs"])
+    assert 1 <= done < 50 and report["asked"] == 50 and report["stopped"] == "--seconds 0.001 passed"
+    assert report["counts"]["ok"] == done
+    assert f"fuzz: {done} of 50 runs (--seconds 0.001 passed): {done} ok" in capsys.readouterr().out
+
+
+def test_sigterm_ends_the_fuzz_with_the_summary_of_the_runs_done(monkeypatch, tmp_path, capsys):
+    """timeout's SIGTERM mid-way: the runs done are summarized and written, none counted as an
+    error, and the process's own SIGTERM handler is back afterwards."""
+    import signal
+
+    real, calls = fuzz._fuzz_one, []
+
+    def two_then_term(i, *args):
+        calls.append(i)
+        if i == 2:
+            signal.raise_signal(signal.SIGTERM)
+        real(i, *args)
+
+    monkeypatch.setattr(fuzz, "_fuzz_one", two_then_term)
+    handler = signal.getsignal(signal.SIGTERM)
+    out = tmp_path / "fuzz.json"
+    assert _main(["--runs", "9", "--seed", "3", "--technique", "cpu-topdown", "--json", str(out)]) == 0
+    assert signal.getsignal(signal.SIGTERM) is handler
+    report = json.loads(out.read_text())
+    assert calls == [0, 1, 2] and len(report["runs"]) == 2 and report["stopped"] == "stopped by SIGTERM"
+    assert report["counts"] == {"ok": 2, "refused": 0, "wrong": 0, "error": 0}
+    assert "fuzz: 2 of 9 runs (stopped by SIGTERM): 2 ok" in capsys.readouterr().out

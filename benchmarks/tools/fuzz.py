@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 import traceback
@@ -192,9 +193,13 @@ def main(argv=None) -> int:
                     help="this share of the runs (0..1) are run_many searches (all-sources distances by a "
                     "random method), checked against the CPU BFS from each source")
     ap.add_argument("--json", type=Path, help="write every run's case and outcome here")
+    ap.add_argument("--seconds", type=float, default=None, metavar="S",
+                    help="start no run after S seconds: the summary (and --json) covers the runs done")
     args = ap.parse_args(argv)
     if args.runs < 1:
         ap.error(f"--runs {args.runs}: give at least 1")
+    if args.seconds is not None and not args.seconds > 0:
+        ap.error(f"--seconds {args.seconds}: a time limit above 0")
     if not 0 <= args.multi <= 1:
         ap.error(f"--multi {args.multi}: a share from 0 to 1")
 
@@ -207,16 +212,45 @@ def main(argv=None) -> int:
     rng = np.random.default_rng(args.seed)
     print(f"fuzz: {args.runs} runs, seed {args.seed}, on {info.describe()}", flush=True)
     results, t0 = [], time.perf_counter()
-    for i in range(args.runs):
-        multi = args.multi > 0 and rng.random() < args.multi
-        res = one_multi_run(i, rng, args.simulator) if multi else one_run(i, rng, techs, args.simulator)
-        results.append(res)
-        if res["outcome"] in ("wrong", "error"):
-            print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "
-                  f"instrument={res['instrument']}: {res['message']} (the same graph again: --seed {args.seed} "
-                  f"--runs {i + 1}{''.join(f' --technique {t}' for t in args.technique or ())})", flush=True)
-            if "traceback" in res:
-                print(res["traceback"], flush=True)
+    # A time limit from outside (timeout's SIGTERM) still gets the summary of the runs done.
+    before = signal.signal(signal.SIGTERM, _stopped)
+    stop = None
+    try:
+        for i in range(args.runs):
+            if args.seconds is not None and time.perf_counter() - t0 > args.seconds:
+                stop = f"--seconds {args.seconds:g} passed"
+                break
+            _fuzz_one(i, rng, techs, args, results)
+    except _Stopped:
+        stop = "stopped by SIGTERM"
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    return _summary(results, stop, args, info, t0)
+
+
+class _Stopped(BaseException):
+    """SIGTERM during a run: not an Exception, so no run's own handler records it as its error."""
+
+
+def _stopped(signum, frame):
+    raise _Stopped
+
+
+def _fuzz_one(i: int, rng, techs: list, args, results: list) -> None:
+    """Run i (one search, or many at once by --multi's share), its outcome appended to results."""
+    multi = args.multi > 0 and rng.random() < args.multi
+    res = one_multi_run(i, rng, args.simulator) if multi else one_run(i, rng, techs, args.simulator)
+    results.append(res)
+    if res["outcome"] in ("wrong", "error"):
+        print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "
+              f"instrument={res['instrument']}: {res['message']} (the same graph again: --seed {args.seed} "
+              f"--runs {i + 1}{''.join(f' --technique {t}' for t in args.technique or ())})", flush=True)
+        if "traceback" in res:
+            print(res["traceback"], flush=True)
+
+
+def _summary(results: list, stop: str | None, args, info, t0: float) -> int:
+    """Counts by outcome and technique, printed (and written to --json) for the runs done."""
     counts = {k: sum(r["outcome"] == k for r in results) for k in ("ok", "refused", "wrong", "error")}
     per_tech: dict = {}
     for r in results:
@@ -224,12 +258,14 @@ def main(argv=None) -> int:
         per_tech[r["technique"]][r["outcome"]] += 1
     for tech, c in sorted(per_tech.items()):
         print(f"  {tech:24s} " + ", ".join(f"{k} {v}" for k, v in sorted(c.items())))
-    print(f"fuzz: {counts['ok']} ok, {counts['refused']} refused by a knob rule or the device, "
+    done = f"{len(results)} of {args.runs} runs ({stop})" if stop else f"{len(results)} runs"
+    print(f"fuzz: {done}: {counts['ok']} ok, {counts['refused']} refused by a knob rule or the device, "
           f"{counts['wrong']} wrong, {counts['error']} errors in {time.perf_counter() - t0:.0f} s", flush=True)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"device": info.describe(), "seed": args.seed, "counts": counts,
-                                         "runs": results}, indent=1, default=str))
+                                         "asked": args.runs, "stopped": stop, "runs": results},
+                                        indent=1, default=str))
     return 1 if counts["wrong"] or counts["error"] else 0
 
 
