@@ -18,6 +18,5 @@ __all__ = [
     "FIELDS", "RESULTS", "describe", "environment", "gpu_kind", "markdown_table", "write_results",
     "THRESHOLD_METHOD", "multisearch_methods", "Check", "Measurement", "Timed", "check", "check_distances",
     "check_tree_levels", "measure", "measure_roots", "reference", "runs_overlap", "scipy_bfs", "spread", "start_bfs",
-    "start_many",
-    "steps_of", "time_call", "time_launches", "check_sssp", "reference_sssp", "start_sssp", "start_apsp",
+    "start_many", "steps_of", "time_call", "time_launches", "check_sssp", "reference_sssp", "start_sssp", "start_apsp",
 ]
