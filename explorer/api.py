@@ -32,7 +32,7 @@ from .techniques import Technique, implementation, make_knobs
 def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = AUTO,
             knobs: KnobSet | dict | None = None, *, instrument: bool = True, seed: int = 0,
             on_status: Callable[[str], None] | None = None, limits: DeviceLimits | None = None,
-            session: Session | None = None) -> BFSRun:
+            session: Session | None = None, check=None) -> BFSRun:
     """Prepare a BFS of `graph` from `source`; iterate the returned run to execute it level by level.
 
     `source`: a vertex id in the graph's own ids, "max-degree", "random" (`seed`) or Vertex(v)
@@ -45,7 +45,9 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = A
     own, so it takes none. `session` keeps the graph's device arrays
     and buffers between runs (see explorer.engine.Session); without one, the run has its own.
     `limits` overrides the device constraints a technique's policy uses (tests use small ones so
-    that every decision is exercised on small graphs).
+    that every decision is exercised on small graphs). `check` (explorer.reference.on_device's
+    DeviceCheck of this graph and source) checks the result where the run left it: passed, its
+    arrays stay there (the RunResult's are None); otherwise they are read back as without it.
     """
     if not isinstance(graph, CSRGraph):
         raise TypeError(f"graph must be a CSRGraph, not {type(graph).__name__}; see explorer.graphs loaders")
@@ -54,20 +56,21 @@ def run_bfs(graph: CSRGraph, source="max-degree", technique: Technique | str = A
                          "open a Session for this graph")
     src = resolve_source(graph, source, seed)
     if not is_auto(technique):
-        return _prepare(graph, src, technique, knobs, instrument, on_status, limits, session, None)
+        return _prepare(graph, src, technique, knobs, instrument, on_status, limits, session, None, check)
     if knobs:
         raise KnobError(TAKES_NO_KNOBS)
     choice = _choose(graph, limits, src, session)
-    return _prepare(graph, src, choice.technique, choice.knobs, instrument, on_status, limits, session, choice)
+    return _prepare(graph, src, choice.technique, choice.knobs, instrument, on_status, limits, session, choice, check)
 
 
-def _prepare(graph, src: int, technique, knobs, instrument, on_status, limits, session, choice) -> BFSRun:
+def _prepare(graph, src: int, technique, knobs, instrument, on_status, limits, session, choice,
+             check=None) -> BFSRun:
     """The run of `technique` from vertex `src` (0..n-1), its knobs checked for the graph and device."""
     impl = implementation(technique)
     knobs = make_knobs(impl.technique, knobs)
     if impl.runtimes != frozenset({"cpu"}):
         backend.check_graph_size(graph.num_arcs)
-    run = BFSRun(impl, graph, src, knobs, bool(instrument), on_status, limits, session, choice)
+    run = BFSRun(impl, graph, src, knobs, bool(instrument), on_status, limits, session, choice, check)
     impl.check(graph, knobs, run.runtime.limits)  # e.g. too little shared memory: fail now
     return run
 

@@ -138,8 +138,10 @@ class RunResult(RecordFiles):
     source: int
     technique: str
     knobs: dict
-    distances: np.ndarray  # int32[n], -1 where unreached
-    parents: np.ndarray  # int32[n], -1 where unreached, source's parent is itself
+    # int32[n], -1 where unreached; None (both) where a check on the device passed them and they
+    # stayed there (run_bfs's `check`: a sweep's repeated runs), validation then "ok".
+    distances: np.ndarray | None
+    parents: np.ndarray | None  # int32[n], -1 where unreached, source's parent is itself
     levels: list[LevelStats]
     total_ms: float  # sum of the levels' times (kernel windows; host round trips excluded)
     traversed_edges: int  # Graph500 counting: undirected edges inside the reached component

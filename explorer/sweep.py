@@ -33,6 +33,7 @@ import math
 import statistics
 import textwrap
 import time
+import weakref
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -46,6 +47,7 @@ from .engine import DeviceLimits, Session
 from .graphs import CSRGraph
 from .knobs import KnobError, KnobSpec
 from .reference import bfs_distances, check_result, compare_distances
+from .reference.on_device import DeviceCheck
 from .stats import write_text_atomic
 from .techniques import Technique, implementation, knobs_of, make_knobs
 
@@ -60,6 +62,8 @@ POINTS_PER_AXIS = 5
 #: 3.4 s on 32 and 3.4-4.0 on 16 (Kronecker 22); Kronecker 20's 2.9-3.3 s, 0.95 and 1.1.
 HOST_THREADS = 32
 FORMAT = 1  # of the saved JSON
+#: Each session's device check of its sweep's source, as (the expected distances, the check).
+_CHECKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class SweepTooLarge(backend.BackendError):
@@ -89,17 +93,33 @@ class BFSProblem:
     def expected(self, graph, src):
         return bfs_distances(graph, src)
 
-    def run(self, graph, src, technique, knobs, limits, session):
+    def device_check(self, graph, src, expected, session):
+        """The check of this source's runs where they run (on_device.DeviceCheck), one a session:
+        the expected distances copied there once. None without them (the host check computes its own)."""
+        if expected is None:
+            return None
+        held = _CHECKS.get(session) if session is not None else None
+        if held is None or held[0] is not expected or held[1].source != src:
+            held = (expected, DeviceCheck(graph, src, expected))
+            if session is not None:
+                _CHECKS[session] = held
+        return held[1]
+
+    def run(self, graph, src, technique, knobs, limits, session, check=None):
         return run_bfs(graph, Vertex(src), technique, knobs, instrument=False, limits=limits,
-                       session=session).complete()
+                       session=session, check=check).complete()
 
     def steps_of(self, result) -> int:
         return result.num_levels
 
-    def check(self, graph, result, expected, first: bool) -> tuple[bool, str]:
-        """The first run of a point by reference.check_result (Graph500 rules), the others by their
-        distances."""
-        if first:
+    def check(self, graph, result, expected, first: bool, device=None) -> tuple[bool, str]:
+        """A run `device` (its DeviceCheck) passed where it ran: by that. Else the first run of a point
+        by reference.check_result (Graph500 rules), the others by their distances; every run in full
+        where the device checked it (and it failed there) or could not (its technique's arrays are
+        the host's, or renumbered)."""
+        if result.distances is None:
+            return result.validation == "ok", device.message
+        if first or device is not None:
             rep = check_result(graph, result, expected=expected)
             return rep.ok, rep.message
         msg = compare_distances(expected, result.distances)
@@ -132,14 +152,17 @@ class SSSPProblem(BFSProblem):
         from .reference.sssp import reference_sssp
         return reference_sssp(graph, src)[0]
 
-    def run(self, graph, src, technique, knobs, limits, session):
+    def device_check(self, graph, src, expected, session):
+        return None  # every run's distances compared on the host
+
+    def run(self, graph, src, technique, knobs, limits, session, check=None):
         from .sssp import run_sssp
         return run_sssp(graph, Vertex(src), technique, knobs, limits=limits, session=session).complete()
 
     def steps_of(self, result) -> int:
         return len(result.iterations)
 
-    def check(self, graph, result, expected, first: bool) -> tuple[bool, str]:
+    def check(self, graph, result, expected, first: bool, device=None) -> tuple[bool, str]:
         from .reference.sssp import check_sssp_result
         rep = check_sssp_result(graph, result, expected=expected)
         return rep.ok, rep.message
@@ -654,17 +677,18 @@ def run_point(graph: CSRGraph, src: int, plan: SweepPlan, point: dict, *, repeat
     numba.set_num_threads(max(1, min(threads, HOST_THREADS)))
     try:
         knobs = problem.make_knobs(plan.technique, plan.knobs_of(point))
+        check = problem.device_check(graph, src, expected, session)
         for _ in range(warmup):
-            problem.run(graph, src, plan.technique, knobs, limits, session)
+            problem.run(graph, src, plan.technique, knobs, limits, session, check)
             made += 1
             tick(1, None)
         for i in range(repeats):
-            r = problem.run(graph, src, plan.technique, knobs, limits, session)
+            r = problem.run(graph, src, plan.technique, knobs, limits, session, check)
             device = device or r.device
             sp.times_ms.append(r.elapsed_ms)
             sp.kernel_ms.append(r.total_ms)
             sp.levels = problem.steps_of(r)
-            ok, msg = problem.check(graph, r, expected, first=i == 0)
+            ok, msg = problem.check(graph, r, expected, first=i == 0, device=check)
             if i == 0:
                 sp.ok, sp.check = ok, msg
             elif not ok:

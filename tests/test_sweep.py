@@ -80,7 +80,7 @@ def test_each_point_is_the_median_of_its_repeats_and_checked(fig2_sweep):
     assert [p.knobs for p in result.points] == [{"block_threads": 32}, {"block_threads": 64}]
     for p in result.points:
         assert len(p.times_ms) == 2 and p.median_ms == pytest.approx(sum(p.times_ms) / 2)
-        assert p.ok and "distances equal the CPU reference" in p.check and p.levels == 4
+        assert p.ok and "distances equal the CPU reference BFS (checked on the device)" in p.check and p.levels == 4
     assert result.best is min(result.points, key=lambda p: p.median_ms)
     assert result.best_knobs() == result.best.knobs
     assert result.device["backend"] == backend.current().kind
@@ -131,6 +131,32 @@ def test_a_wrong_result_is_never_the_best(monkeypatch):
     result = run_sweep(FIG2, 0, plan_sweep("topdown-queue", {"block_threads": [32]}), repeats=1)
     p, = result.points
     assert p.ok is False and "WRONG" in p.status() and result.best is None and result.best_knobs() == {}
+    assert "distance of vertex" in p.check  # failed where it ran, then named by the host's check
+
+
+def test_a_repeat_the_device_fails_gets_the_hosts_full_check(monkeypatch):
+    # The device finds a wrong parent in the second run: its arrays come back and the host checks
+    # them in full (a comparison of the distances alone would pass them).
+    from explorer.reference.on_device import DeviceCheck
+
+    calls = []
+    real = DeviceCheck.passes
+
+    def second_fails(self, *args):
+        calls.append(1)
+        return real(self, *args) and len(calls) != 2
+
+    def wrong_parent(graph, result, **kw):
+        if result.parents is not None:
+            result.parents[result.parents == 1] = 2
+        return real_check(graph, result, **kw)
+
+    real_check = sweep.check_result
+    monkeypatch.setattr(DeviceCheck, "passes", second_fails)
+    monkeypatch.setattr(sweep, "check_result", wrong_parent)
+    result = run_sweep(FIG2, 0, plan_sweep("topdown-queue", {"block_threads": [32]}), repeats=3, warmup=0)
+    p, = result.points
+    assert len(calls) == 3 and p.ok is False and p.check.startswith("repeat 2:"), p.check
 
 
 def test_a_points_host_work_runs_on_at_most_host_threads_and_the_count_comes_back(monkeypatch):

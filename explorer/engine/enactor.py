@@ -186,8 +186,12 @@ class EnactedRun(WalkedOnce[Rec, Res]):
                 yield rec
             elapsed = enactor.elapsed_ms()
             with STEP_LOCK:
-                outcome = loop.result()
+                outcome = self._outcome(ctx, loop)
         self._result = self._finish(ctx, outcome, records, elapsed)
+
+    def _outcome(self, ctx, loop):
+        """What _finish makes the result of: the loop's result() (its arrays, copied back)."""
+        return loop.result()
 
     def _records(self, batch: Batch, ms: float, first: int) -> list:
         rows = batch.rows
@@ -221,10 +225,21 @@ class BFSRun(EnactedRun[LevelStats, RunResult]):
 
     def __init__(self, impl, graph, source: int, knobs, instrument: bool,
                  on_status: Callable[[str], None] | None, limits=None, session: Session | None = None,
-                 choice=None):
+                 choice=None, check=None):
         super().__init__(impl, graph, source, knobs, on_status, limits, session)
         self.instrument = instrument
         self.choice = choice  # explorer.auto.Choice when technique "auto" chose this run's technique
+        if check is not None and (check.graph is not graph or check.source != source):
+            raise ValueError(f"the check is of graph {check.graph.name!r} from vertex {check.source}, not of this run "
+                             f"({graph.name!r} from vertex {source})")
+        self.check = check  # explorer.reference.on_device.DeviceCheck, or None
+
+    def _outcome(self, ctx, loop):
+        """None when the run's check passed where its arrays are (they stay there), else the arrays."""
+        arrays = loop.device_result() if self.check is not None and self.runtime.kind != "cpu" else None
+        if arrays is not None and self.check.passes(self.runtime, ctx.graph_arrays, *arrays):
+            return None
+        return loop.result()
 
     def _context(self, rt, session, pool) -> RunContext:
         return RunContext(graph=self.graph, source=self.source, knobs=self.knobs, instrument=self.instrument,
@@ -237,10 +252,11 @@ class BFSRun(EnactedRun[LevelStats, RunResult]):
     def _finish(self, ctx, outcome, levels: list, elapsed_ms: float) -> RunResult:
         from ..reference import traversed_edges
 
-        distances, parents = outcome
+        distances, parents = outcome or (None, None)
         return RunResult(
             graph=self.graph.name, source=self.source, technique=self.impl.name, knobs=self.knobs.as_dict(),
             distances=distances, parents=parents, levels=levels, total_ms=sum(lv.time_ms for lv in levels),
-            elapsed_ms=elapsed_ms, traversed_edges=traversed_edges(self.graph, distances),
+            elapsed_ms=elapsed_ms, validation=None if outcome else "ok",
+            traversed_edges=self.check.traversed_edges if outcome is None else traversed_edges(self.graph, distances),
             device=self.runtime.device_dict(ctx.limits), instrumented=self.instrument, extras=self.impl.extras,
             original_ids=self.graph.original_ids, choice=None if self.choice is None else self.choice.as_dict())

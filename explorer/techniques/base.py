@@ -88,6 +88,11 @@ class LevelLoop:
         rt = self.ctx.runtime
         return rt.to_host(self.dist), rt.to_host(self.parent)
 
+    def device_result(self) -> tuple | None:
+        """(distances, parents) where the run left them, in the graph's ids, for a check there
+        (explorer.reference.on_device); None where result() does more than copy them back."""
+        return (self.dist, self.parent) if type(self).result is LevelLoop.result else None
+
 
 class BFSTechnique:
     """A registered technique. Subclasses set the class attributes and implement `start`."""

@@ -464,3 +464,6 @@ class _Loop(LevelLoop):
     def result(self):
         rt = self.ctx.runtime
         return self.prep.to_graph_ids(rt.to_host(self.dist), rt.to_host(self.parent))
+
+    def device_result(self):
+        return (self.dist, self.parent) if self.prep.perm is None else None  # renumbered: by the host

@@ -293,3 +293,6 @@ class _Loop(LevelLoop):
 
     def result(self):
         return self.td.result()
+
+    def device_result(self):
+        return self.td.device_result()

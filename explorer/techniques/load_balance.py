@@ -197,3 +197,6 @@ class _DynamicVirtualWarps(LevelLoop):
 
     def result(self):
         return self.inner.result()
+
+    def device_result(self):
+        return self.inner.device_result()
