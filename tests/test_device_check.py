@@ -81,8 +81,14 @@ def test_unsorted_rows_are_checked_as_sorted_ones():
     g = graphs.CSRGraph(np.array([0, 3, 4, 5, 6]), np.array([3, 1, 2, 0, 0, 0], np.int32), directed=False,
                         name="unsorted")
     d, p = cpu_bfs(g, 0)
+    assert DeviceCheck(g, 0, d).marked and not DeviceCheck(UNDIRECTED, 0, bfs_distances(UNDIRECTED, 0)).marked
     assert _verdict(g, 0, d, p)
     assert not _verdict(g, 0, d, [0, 0, 1, 0])  # 1 and 2 share no arc
+    # Directed, 0 -> 2, 1 (out of order), 1 -> 3, 2 -> 4: 3's parent must be 1, not 2.
+    g = graphs.CSRGraph(np.array([0, 2, 3, 4, 4, 4]), np.array([2, 1, 3, 4], np.int32), directed=True, name="unsorted")
+    d = np.array([0, 1, 1, 2, 2], np.int32)
+    assert _verdict(g, 0, d, [0, 0, 0, 1, 2])
+    assert not _verdict(g, 0, d, [0, 0, 0, 2, 2])
 
 
 @pytest.mark.parametrize("technique,knobs,there", [
@@ -120,3 +126,17 @@ def test_a_check_of_another_source_or_graph_is_refused():
         run_bfs(g, Vertex(1), "topdown-queue", check=check)
     with pytest.raises(ValueError, match=r"shape \(3,\)"):
         DeviceCheck(g, 0, np.zeros(3, np.int32))
+
+
+def test_one_check_judges_each_result_alone():
+    # Its failure count runs on between checks: a right tree after a wrong one still passes.
+    g, source = UNDIRECTED, int(np.argmax(UNDIRECTED.degrees()))
+    rt = for_technique(frozenset({"gpu", "simulator"}))
+    check = DeviceCheck(g, source, bfs_distances(g, source))
+    (_, d_bad, p_bad), = _faults(g, source)[:1]
+    d, p = cpu_bfs(g, source)
+    with Session(g) as s:
+        verdicts = [check.passes(rt, s.graph_arrays(rt), rt.to_device(np.asarray(a, np.int32)),
+                                 rt.to_device(np.asarray(b, np.int32)))
+                    for a, b in ((d_bad, p_bad), (d, p), (d_bad, p_bad), (d, p))]
+    assert verdicts == [False, True, False, True]

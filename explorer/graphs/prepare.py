@@ -33,6 +33,8 @@ import numba
 import numpy as np
 from numba import prange
 
+from ..reference.bfs import rows_sorted
+
 ORDERS = ("auto", "none", "degree", "rcm")
 
 
@@ -132,21 +134,12 @@ def _sort_rows(offsets, indices):
         indices[offsets[v]:offsets[v + 1]].sort()
 
 
-@numba.njit(cache=True)
-def _rows_sorted(offsets, indices):
-    for v in range(offsets.shape[0] - 1):
-        for e in range(offsets[v] + 1, offsets[v + 1]):
-            if indices[e - 1] > indices[e]:
-                return False
-    return True
-
-
 def renumbered(graph, perm: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """(offsets int64[n+1], indices int32[m]) of the graph in the new numbering, rows sorted."""
     offsets = np.ascontiguousarray(graph.offsets, dtype=np.int64)
     indices = np.ascontiguousarray(graph.indices, dtype=np.int32)
     if perm is None:
-        if _rows_sorted(offsets, indices):
+        if rows_sorted(offsets, indices):
             return offsets, indices
         indices = indices.copy()
         _sort_rows(offsets, indices)

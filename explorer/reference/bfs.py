@@ -297,6 +297,16 @@ def _count_reached_arcs(offsets, loops_per_vertex, distances):
     return arcs, loops
 
 
+@numba.njit(cache=True)
+def rows_sorted(offsets, indices):
+    """Whether every row of a CSR lists its neighbours in increasing order."""
+    for v in range(offsets.shape[0] - 1):
+        for e in range(offsets[v] + 1, offsets[v + 1]):
+            if indices[e - 1] > indices[e]:
+                return False
+    return True
+
+
 def traversed_edges(graph: CSRLike, distances) -> int:
     """Edges a BFS traversed, counted the Graph500 way, for TEPS = traversed_edges / time.
 

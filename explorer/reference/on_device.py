@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .bfs import CSRLike, _check_source, traversed_edges
+from .bfs import CSRLike, _check_source, rows_sorted, traversed_edges
 from .validate import _valid_message
 
 __all__ = ["DeviceCheck"]
@@ -40,27 +40,35 @@ class DeviceCheck:
         #: What a passed result's RunResult holds, computed once from the distances it equals.
         self.traversed_edges = traversed_edges(graph, e)
         self.message = f"{_valid_message(self.source, e)}; distances equal the CPU reference BFS (checked on the device)"
-        self._arrays: dict = {}  # runtime kind -> (expected, found, wrong) where that runtime reads
+        # Sorted rows: a binary search finds each parent's arc. Else a pass over every arc marks them.
+        self.marked = not rows_sorted(np.ascontiguousarray(graph.offsets, dtype=np.int64),
+                                      np.ascontiguousarray(graph.indices, dtype=np.int32))
+        self._arrays: dict = {}  # runtime kind -> (expected, found, failures) where that runtime reads
+        self._failures: dict = {}  # runtime kind -> the failures counted there so far
 
     def passes(self, runtime, graph_arrays, dist, parent) -> bool:
         """Whether (dist, parent), device arrays of `runtime` in the graph's ids, are a BFS tree
         with exactly the expected distances. `graph_arrays`: the graph's (offsets, indices) there."""
         from kernels.args import Graph, Tree
-        from kernels.check import first_wrong_vertex, mark_parent_arcs
+        from kernels.check import mark_parent_arcs, wrong_vertices
 
         from ..device import blocks_for
 
-        arrays = self._arrays.get(runtime.kind)
+        kind, n = runtime.kind, self.graph.num_vertices
+        arrays = self._arrays.get(kind)
         if arrays is None:
-            n = self.graph.num_vertices
-            arrays = self._arrays[runtime.kind] = (runtime.to_device(self.expected),
-                                                   runtime.to_device(np.zeros(max(n, 1), np.int32)),
-                                                   runtime.to_device(np.zeros(1, np.int64)))
-        expected, found, wrong = arrays
-        n, cap = self.graph.num_vertices, runtime.limits.sm_count * BLOCKS_PER_SM
+            arrays = self._arrays[kind] = (runtime.to_device(self.expected),
+                                           runtime.to_device(np.zeros(n if self.marked else 1, np.int32)),
+                                           runtime.to_device(np.zeros(1, np.int64)))
+            self._failures[kind] = 0
+        expected, found, failures = arrays
+        graph, cap = Graph(*graph_arrays), runtime.limits.sm_count * BLOCKS_PER_SM
         quiet = lambda *a: None  # noqa: E731 (the kernels compile once, on the first check)
-        runtime.launch_now(quiet, mark_parent_arcs, min(cap, blocks_for(32 * n, THREADS)), THREADS, 0,
-                           Graph(*graph_arrays), parent, found, wrong)
-        runtime.launch_now(quiet, first_wrong_vertex, min(cap, blocks_for(n, THREADS)), THREADS, 0,
-                           Tree(dist, parent), expected, self.source, found, wrong)
-        return int(runtime.to_host(wrong)[0]) == n
+        if self.marked:
+            runtime.launch_now(quiet, mark_parent_arcs, min(cap, blocks_for(32 * n, THREADS)), THREADS, 0,
+                               graph, parent, found)
+        runtime.launch_now(quiet, wrong_vertices, min(cap, blocks_for(n, THREADS)), THREADS, 0, graph,
+                           Tree(dist, parent), expected, self.source, bool(self.graph.directed), self.marked,
+                           found, failures)
+        before, self._failures[kind] = self._failures[kind], int(runtime.to_host(failures)[0])
+        return self._failures[kind] == before

@@ -182,7 +182,7 @@ class BitmapDirection(BFSTechnique):
     # The graph preparation's CPU code (explorer.graphs.prepare: rows check, renumbering, packing),
     # compiled in helper processes beside the kernels on a first run (explorer.warmup.compile_ahead).
     first_run_functions = (
-        (("explorer.graphs.prepare", "_rows_sorted", f"({_V64}, {_V32})"),),
+        (("explorer.reference.bfs", "rows_sorted", f"({_V64}, {_V32})"),),
         (("explorer.graphs.prepare", "_renumber", f"({_V64}, {_V32}, {_V32}, {_V32}, {_V64}, {_V32})"),),
         (("explorer.graphs.prepare", "_pair_counts", f"({_V64}, {_V32}, {_V64})"),
          ("explorer.graphs.prepare", "_fill_pairs", f"({_V64}, {_V32}, {_V64}, {_U64}, {_U64})")),
