@@ -334,12 +334,13 @@ def _unpublish(client, ref: GraphRef) -> None:
 
 
 def forget(client) -> None:
-    """The graphs this process sent to `client`'s cluster, unpublished: its workers' copies stay
-    until a task names another graph."""
+    """The graphs this process sent to `client`'s cluster, unpublished, and its sweep reference
+    released: its workers' copies stay until a task names another graph."""
     for key in [k for k in _SENT if k[0] == client.id]:
         if client.status == "running":
             _unpublish(client, _SENT[key][2])
         del _SENT[key]
+    _SENT_REFERENCE.pop(client.id, None)
 
 
 def split(sources: np.ndarray, chunks: int, multiple: int = 1) -> list[tuple[int, int]]:
@@ -555,7 +556,7 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
 
     from distributed import as_completed
 
-    g, exp = on_workers(client, graph), sent(client, expected)
+    g, exp = on_workers(client, graph), _reference_sent(client, expected)
     workers = worker_addresses(client)
     if not workers:
         raise RuntimeError(f"the sweep's cluster has no workers ({client.scheduler.address}): start some, or wait "
@@ -580,6 +581,18 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
 #: How often a sweep over workers looks for finished points and asks its stop(): a point of a large
 #: graph takes about 0.08 s, and the sweep's last one is not waited for longer than this.
 POLL_S = 0.005
+
+
+def _reference_sent(client, expected):
+    """The sweep's reference answer on the workers, sent once for as long as the caller keeps it
+    (explorer.sweep keeps a graph's last): each worker's device check of it is made once too."""
+    held = _SENT_REFERENCE.get(client.id)
+    if held is None or held[0] is not expected or held[1].status in ("cancelled", "error", "lost"):
+        held = _SENT_REFERENCE[client.id] = (expected, sent(client, expected))
+    return held[1]
+
+
+_SENT_REFERENCE: dict = {}  # client id -> (the last sweep reference sent to it, its future)
 
 
 def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):

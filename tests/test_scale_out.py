@@ -265,6 +265,16 @@ def test_a_second_run_reuses_the_graph_already_on_the_workers(cluster, graph, mo
     assert sent == []
 
 
+def test_a_second_sweep_reuses_the_reference_already_on_the_workers(cluster, graph, monkeypatch):
+    from explorer import scale_out
+
+    plan = plan_sweep("topdown-queue", {"block_threads": [32, 64]})
+    first = run_sweep(graph, 0, plan, repeats=1, client=cluster)
+    monkeypatch.setattr(scale_out, "sent", lambda *a: pytest.fail("the reference was sent again"))
+    second = run_sweep(graph, 0, plan, repeats=1, client=cluster)
+    assert all(p.ok for p in first.points + second.points)
+
+
 def test_the_graph_outlives_the_worker_holding_it(cluster, graph):
     """Scattered data dies with its worker, cancelling every chunk that needs it; the graph is a
     task's result instead, which Dask computes again."""

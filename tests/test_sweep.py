@@ -1,6 +1,7 @@
 """Knob sweeps (explorer.sweep), benchmarks/sweep_knobs.py on top of it, and the Tuning panel."""
 import json
 import math
+import weakref
 
 import numpy as np
 import pytest
@@ -122,6 +123,7 @@ def test_a_failing_point_is_kept_and_the_others_run():
 
 def test_a_wrong_result_is_never_the_best(monkeypatch):
     real = sweep.bfs_distances
+    monkeypatch.setattr(sweep, "_REFERENCES", weakref.WeakKeyDictionary())  # no reference kept from before
 
     def wrong(graph, source):
         d = real(graph, source).copy()
@@ -132,6 +134,17 @@ def test_a_wrong_result_is_never_the_best(monkeypatch):
     p, = result.points
     assert p.ok is False and "WRONG" in p.status() and result.best is None and result.best_knobs() == {}
     assert "distance of vertex" in p.check  # failed where it ran, then named by the host's check
+
+
+def test_the_reference_is_computed_once_a_graph_and_source(monkeypatch):
+    calls = []
+    real = sweep.bfs_distances
+    monkeypatch.setattr(sweep, "_REFERENCES", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(sweep, "bfs_distances", lambda g, s: calls.append(s) or real(g, s))
+    plan = plan_sweep("topdown-queue", {"block_threads": [32]})
+    for source in (0, 0, 1, 0):
+        assert all(p.ok for p in run_sweep(FIG2, source, plan, repeats=1).points)
+    assert calls == [0, 1, 0]  # the graph keeps its last source's
 
 
 def test_a_repeat_the_device_fails_gets_the_hosts_full_check(monkeypatch):

@@ -14,6 +14,8 @@ its validation "ok"); one that does not is read back as any other, for check_res
 """
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .bfs import CSRLike, _check_source, rows_sorted, traversed_edges
@@ -24,6 +26,18 @@ __all__ = ["DeviceCheck"]
 #: Threads a block of the check's kernels; their blocks are capped at this many an SM.
 THREADS = 256
 BLOCKS_PER_SM = 8
+
+
+#: Whether each graph's rows are sorted (a pass over its arcs, made once a graph).
+_SORTED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _rows_sorted(graph) -> bool:
+    held = _SORTED.get(graph)
+    if held is None:
+        held = _SORTED[graph] = bool(rows_sorted(np.ascontiguousarray(graph.offsets, dtype=np.int64),
+                                                 np.ascontiguousarray(graph.indices, dtype=np.int32)))
+    return held
 
 
 class DeviceCheck:
@@ -41,8 +55,7 @@ class DeviceCheck:
         self.traversed_edges = traversed_edges(graph, e)
         self.message = f"{_valid_message(self.source, e)}; distances equal the CPU reference BFS (checked on the device)"
         # Sorted rows: a binary search finds each parent's arc. Else a pass over every arc marks them.
-        self.marked = not rows_sorted(np.ascontiguousarray(graph.offsets, dtype=np.int64),
-                                      np.ascontiguousarray(graph.indices, dtype=np.int32))
+        self.marked = not _rows_sorted(graph)
         self._arrays: dict = {}  # runtime kind -> (expected, found, failures) where that runtime reads
         self._failures: dict = {}  # runtime kind -> the failures counted there so far
 
