@@ -172,6 +172,20 @@ def test_a_sweep_over_the_workers_has_the_points_of_one_process(cluster, graph):
     assert {id(p.finished) for p in progress} >= {id(p) for p in spread.points}
 
 
+def test_a_sweeps_points_go_out_in_chunks_and_come_back_in_their_places(cluster, graph):
+    import dataclasses
+
+    from explorer.scale_out import guided
+
+    knobs = [{"block_threads": b} for b in (32, 64, 64, 32, 64, 32)]
+    plan = dataclasses.replace(plan_sweep("topdown-queue", {"block_threads": [32, 64]}), points=knobs)
+    assert max(hi - lo for lo, hi in guided(np.arange(6), 2)) > 1  # a chunk of several points
+    progress = []
+    spread = run_sweep(graph, 0, plan, repeats=1, client=cluster, on_progress=progress.append)
+    assert [p.knobs for p in spread.points] == knobs and all(p.ok for p in spread.points)
+    assert [p.done for p in progress] == list(range(1, 7))
+
+
 def test_the_workers_are_asked_of_the_scheduler_not_read_from_the_clients_cached_identity(cluster, graph,
                                                                                           monkeypatch):
     """distributed's periodic refresh leaves the client's scheduler_info() with no per-worker entries;
