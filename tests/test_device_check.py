@@ -140,3 +140,13 @@ def test_one_check_judges_each_result_alone():
                                  rt.to_device(np.asarray(b, np.int32)))
                     for a, b in ((d_bad, p_bad), (d, p), (d_bad, p_bad), (d, p))]
     assert verdicts == [False, True, False, True]
+
+
+def test_arrays_of_another_length_or_type_are_left_to_the_host():
+    g, source = UNDIRECTED, int(np.argmax(UNDIRECTED.degrees()))
+    d, p = cpu_bfs(g, source)
+    assert not _verdict(g, source, np.append(d, 0), np.append(p, 0))
+    rt = for_technique(frozenset({"gpu", "simulator"}))
+    check = DeviceCheck(g, source, bfs_distances(g, source))
+    with Session(g) as s:
+        assert not check.passes(rt, s.graph_arrays(rt), rt.to_device(d.astype(np.int64)), rt.to_device(p.astype(np.int64)))

@@ -60,14 +60,16 @@ class DeviceCheck:
         self._failures: dict = {}  # runtime kind -> the failures counted there so far
 
     def passes(self, runtime, graph_arrays, dist, parent) -> bool:
-        """Whether (dist, parent), device arrays of `runtime` in the graph's ids, are a BFS tree
-        with exactly the expected distances. `graph_arrays`: the graph's (offsets, indices) there."""
+        """Whether (dist, parent), device arrays of `runtime` in the graph's ids (int32[n]), are a BFS
+        tree with exactly the expected distances. `graph_arrays`: the graph's (offsets, indices) there."""
         from kernels.args import Graph, Tree
         from kernels.check import mark_parent_arcs, wrong_vertices
 
         from ..device import blocks_for
 
         kind, n = runtime.kind, self.graph.num_vertices
+        if any(a.shape != (n,) or a.dtype != np.int32 for a in (dist, parent)):
+            return False  # not the arrays the kernels read: the host's check has them
         arrays = self._arrays.get(kind)
         if arrays is None:
             arrays = self._arrays[kind] = (runtime.to_device(self.expected),
