@@ -1,5 +1,6 @@
 """The command line: a run prints the level table and writes JSON/CSV; every bad input is one line."""
 import csv
+import importlib.util
 import json
 import re
 import shutil
@@ -471,7 +472,9 @@ def test_output_to_a_fifo_or_a_device_is_written_in_place_never_replaced(tmp_pat
         return  # not root: the FIFO has shown it
     code, out, err = run_cli(capsys, "run", "bfs4k_fig2", "--source", "0", "--technique", "topdown-queue", *SIM,
                              "--csv", str(tmp_path / "full"))  # a technique with no preparation to report
-    assert code == 2 and err == f"bfs4k: error: cannot write {tmp_path}/full: No space left on device\n"
+    # The error is the last line (a GPU with a cold cache says first what it compiles).
+    assert code == 2 and err.splitlines()[-1].endswith(f": error: cannot write {tmp_path}/full: No space left on device")
+    assert err.count("error") == 1
     assert stat.S_ISCHR((tmp_path / "full").lstat().st_mode)
 
 
@@ -558,6 +561,8 @@ def test_the_readmes_examples_run_as_written_without_a_gpu(tmp_path):
                            timeout=600)
         assert p.returncode == 0, (command, p.stderr)
     for program in programs:
+        if "explorer.scale_out" in program and importlib.util.find_spec("distributed") is None:
+            continue  # the [dask] extra's example, where it is not installed (tests/test_scale_out.py skips too)
         p = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=clean_env(),
                            cwd=tmp_path, timeout=600)
         assert p.returncode == 0, (program, p.stderr)
