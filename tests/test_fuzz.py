@@ -62,6 +62,17 @@ def test_fuzz_reports_a_wrong_answer_with_what_reproduces_it(monkeypatch, capsys
     assert "0 ok" in out and "2 wrong" in out
 
 
+def test_fuzz_reports_a_device_check_that_disagrees_with_the_host(monkeypatch, capsys):
+    from explorer.reference.on_device import DeviceCheck
+
+    monkeypatch.setattr(DeviceCheck, "passes", lambda *a: True)  # a check that passes everything
+    assert _main(["--runs", "1", "--seed", "4", "--technique", "topdown-queue"]) == 1
+    assert "the device check passed the tree with vertex" in capsys.readouterr().out
+    monkeypatch.setattr(DeviceCheck, "passes", lambda *a: False)
+    assert _main(["--runs", "1", "--seed", "4", "--technique", "topdown-queue"]) == 1
+    assert "the device check failed a tree that the host's check passed" in capsys.readouterr().out
+
+
 def test_fuzz_checks_many_searches_at_once_source_by_source(monkeypatch, capsys):
     assert _main(["--runs", "1", "--seed", "3", "--multi", "1"]) == 0
     assert re.search(r"run_many:\S+ +ok 1\n", capsys.readouterr().out)

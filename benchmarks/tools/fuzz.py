@@ -9,7 +9,9 @@ self loops and parallel arcs, directed or not; hubs of very high degree; long pa
 branches; grids; Kronecker), a technique among the implemented ones and "auto" (the default:
 the technique and knobs it chooses for the graph), every knob within its declared range (half
 of them left at their defaults; drawn again while a cross-knob rule refuses them) and a source among the vertices of degree >= 1, then checks distances and parents against
-the CPU reference and the Graph500 rules (benchmarks.harness.check). A setting still refused
+the CPU reference and the Graph500 rules (benchmarks.harness.check), and that the device check a
+sweep's runs trust (explorer.reference.on_device) agrees: it passes the tree and fails it with a
+distance off. A setting still refused
 (more shared memory than the device has, say) is counted as refused, with its message; anything
 else that goes wrong is a failure, printed with what reproduces it. Exit status 1 when any run failed.
 
@@ -142,7 +144,33 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool)
     depth = int(expected.max()) + 1
     if [lv.level for lv in levels] != list(range(depth)):
         return {**case, "outcome": "wrong", "message": f"{len(levels)} level records for {depth} levels"}
+    wrong = device_check_disagrees(g, source, expected, r)
+    if wrong:
+        return {**case, "outcome": "wrong", "message": wrong}
     return {**case, "outcome": "ok", "levels": depth, "ms": r.total_ms}
+
+
+def device_check_disagrees(g, source: int, expected, r) -> str | None:
+    """What the device check (explorer.reference.on_device, which a sweep's runs trust) says against
+    the host's on this run's tree, which the host passed, and on the tree with its farthest vertex
+    a level too far, which it must fail; None when it agrees on both."""
+    from explorer.engine import Session
+    from explorer.engine.runtime import for_technique
+    from explorer.reference.on_device import DeviceCheck
+
+    rt = for_technique(frozenset({"gpu", "simulator"}))
+    d, p = np.asarray(r.distances, np.int32), np.asarray(r.parents, np.int32)
+    far = d.copy()
+    v = int(np.argmax(far))
+    far[v] += 1
+    check = DeviceCheck(g, source, expected)
+    with Session(g) as s:
+        arrays = s.graph_arrays(rt)
+        if not check.passes(rt, arrays, rt.to_device(d), rt.to_device(p)):
+            return "the device check failed a tree that the host's check passed"
+        if check.passes(rt, arrays, rt.to_device(far), rt.to_device(p)):
+            return f"the device check passed the tree with vertex {v} a level too far"
+    return None
 
 
 def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
