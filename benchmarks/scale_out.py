@@ -252,13 +252,11 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
     plan = plan_sweep("direction-optimizing", {"alpha": list(ALPHAS[:side]), "beta": list(BETAS[:side])})
     label = f"sweep: direction-optimizing alpha x beta, {len(plan.points)} points x {args.sweep_repeats} runs"
     first = plan_sweep("direction-optimizing", {"alpha": [ALPHAS[0]], "beta": [BETAS[0]]})  # alpha, beta: run-time values
-    # One process keeps the graph on its GPU across its sweeps, as each worker does (a Session).
-    held = Session(g)
-    run_sweep(g, source, first, repeats=1, session=held)  # compiles, the graph on the GPU; not timed
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
-    (one, base), ones, bases = _timed(args.runs, lambda: _clocked(
-        lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, session=held)))
-    held.close()
+    with Session(g) as held:  # one process keeps the graph on its GPU across its sweeps, as each worker does
+        run_sweep(g, source, first, repeats=1, session=held)  # compiles, the graph on the GPU; not timed
+        (one, base), ones, bases = _timed(args.runs, lambda: _clocked(
+            lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, session=held)))
     same = all(key(b) == key(base) and all(p.ok for p in b.points) for b in bases)
     rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "times_s": ones, "speedup": 1.0,
                  "runs_s": _runs_s(base), "result": "the reference" if same else "WRONG: one process's points differ"})

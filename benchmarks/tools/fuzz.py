@@ -11,9 +11,9 @@ the technique and knobs it chooses for the graph), every knob within its declare
 of them left at their defaults; drawn again while a cross-knob rule refuses them) and a source among the vertices of degree >= 1, then checks distances and parents against
 the CPU reference and the Graph500 rules (benchmarks.harness.check), and that the device check a
 sweep's runs trust (explorer.reference.on_device) agrees: it passes the tree and fails it with a
-distance off. A setting still refused
-(more shared memory than the device has, say) is counted as refused, with its message; anything
-else that goes wrong is a failure, printed with what reproduces it. Exit status 1 when any run failed.
+distance off. A setting still refused (more shared memory than the device has, say) is counted as
+refused, with its message; anything else that goes wrong is a failure, printed with what
+reproduces it. Exit status 1 when any run failed.
 
 --multi SHARE makes that share of the runs many searches at once (`run_many`, all-sources
 distances from up to 70 random sources by a random method or "auto", T, word size, direction,
