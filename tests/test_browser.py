@@ -193,7 +193,7 @@ def open_and_run_all(driver, lab, name: str) -> None:
         errors = error_outputs(driver)
         if errors:  # Run All stops at a failing cell: say why now, with a picture
             driver.save_screenshot(str(artifacts_dir() / f"{Path(name).stem}-error.png"))
-            pytest.fail(f"{name} failed in the browser: {errors}")
+            pytest.fail(f"{name} failed in the browser: {errors}; the console's errors: {console_errors(driver)}")
         prompts = driver.execute_script("return Array.from(document.querySelectorAll(arguments[0])).map("
                                         "(p) => p.textContent.trim())", f"{PANEL} .jp-CodeCell .jp-InputArea-prompt")
         if prompts and all(p == "[ ]:" for p in prompts) and time.monotonic() - asked > RUN_ALL_LOST_S:
