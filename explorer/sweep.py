@@ -596,10 +596,10 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
     """Run every point of `plan` on `graph` from `source`: `warmup` untimed runs (default: one on a
     GPU, none on the simulator, whose kernels need no compiling), then `repeats` timed runs,
     instrumentation off. Every BFS run is checked where it ran (reference.on_device: the tree's
-    rules and the distances; a run that fails there, or whose technique keeps its result on the
-    host, by reference.check_result, the first of a point in full, the others by their distances);
-    every run of a shortest-path point by reference.sssp.check_sssp_result. The reference (the CPU
-    BFS, scipy) is computed once a graph and source, and kept with the graph for its next sweep. A point that
+    rules and the distances); one that fails there, or whose technique keeps its result on the host
+    or renumbered, by reference.check_result in full. Every run of a shortest-path point by
+    reference.sssp.check_sssp_result. The reference (the CPU BFS, scipy) is computed once a graph
+    and source, and kept with the graph for its next sweep. A point that
     fails (a knob rule, a device limit, an error) is kept with its error: one bad setting does not
     hide the others. `on_progress(Progress)` after every run; `stop()` True ends the sweep early
     (the result says `stopped`). `client`: a distributed.Client or explorer.scale_out.GPUCluster: each
