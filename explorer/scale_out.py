@@ -156,9 +156,9 @@ class GPUCluster:
         # Nobody sees these workers' profiles (they have no dashboard). Given to each worker (a
         # restarted one too), not set around their start: that would last only as long as the block.
         config = {"distributed.worker.profile.enabled": False}
-        if not self.simulator:  # the CPU's threads shared out: a sweep point's check runs on them
-            threads = str(max(1, (os.cpu_count() or 1) // len(envs)))
-            envs = {name: {THREADS_ENV: threads, **env} for name, env in envs.items()}
+        if not self.simulator:  # the cores shared out: each worker's process, and its CPU threads, on its own
+            envs = {name: {CPUS_ENV: ",".join(map(str, cpus)), THREADS_ENV: str(len(cpus)), **env}
+                    for (name, env), cpus in zip(envs.items(), cpu_shares(_usable_cpus(), len(envs)))}
         specs = {name: {"cls": Nanny, "options": {"nthreads": 1, "env": env, "host": "127.0.0.1", "dashboard": False,
                                                   "silence_logs": logging.ERROR, "config": config}}
                  for name, env in envs.items()}
@@ -248,17 +248,21 @@ def _session(graph):
 
 
 def _on_worker() -> None:
-    """A task's start on a worker: the backend its environment asks for, and Numba's CPU threads
-    (a sweep point's check) at this worker's share of the cores (THREADS_ENV): each of 4 workers on
-    a 64-core host ran its checks on all 64, and a sweep point took 0.21 s instead of 0.08. Not
-    through NUMBA_NUM_THREADS: Numba reads it when imported, which in a worker comes before the Nanny
-    sets the worker's environment, and refuses a later change once its threads run. The count is
-    the calling thread's own, hence at every task."""
+    """A task's start on a worker: the backend its environment asks for, the process on its share
+    of the cores (CPUS_ENV, once), and Numba's CPU threads (a sweep point's check) at that share's
+    size (THREADS_ENV): each of 4 workers on a 64-core host ran its checks on all 64, and a sweep
+    point took 0.21 s instead of 0.08. Not through NUMBA_NUM_THREADS: Numba reads it when imported,
+    which in a worker comes before the Nanny sets the worker's environment, and refuses a later
+    change once its threads run. The count is the calling thread's own, hence at every task."""
     import numba
 
     from . import backend
 
     backend.select("simulator" if backend.simulator_requested() else "gpu")
+    cpus = os.environ.get(CPUS_ENV)
+    if cpus and not _PINNED:
+        pin_process({int(c) for c in cpus.split(",")})
+        _PINNED.append(cpus)
     share = os.environ.get(THREADS_ENV)
     if share and share.isdigit():
         numba.set_num_threads(max(1, min(int(share), numba.config.NUMBA_NUM_THREADS)))
@@ -266,6 +270,42 @@ def _on_worker() -> None:
 
 #: A GPU worker's share of the host's cores, for Numba's parallel CPU code (GPUCluster sets it).
 THREADS_ENV = "BFS4K_WORKER_THREADS"
+#: The cores a GPU worker's process runs on, "0,1,2,..." (GPUCluster sets it).
+CPUS_ENV = "BFS4K_WORKER_CPUS"
+_PINNED: list = []  # this worker's CPUS_ENV once applied
+
+
+def _usable_cpus() -> list[int]:
+    return sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else list(range(os.cpu_count() or 1))
+
+
+def cpu_shares(cpus: list[int], workers: int) -> list[list[int]]:
+    """`cpus` in `workers` runs of consecutive ones, as even as they go (a core each, shared in
+    turn, where there are fewer cores than workers).
+
+    Why a worker keeps to its own: four processes driving one GPU each on a 64-core host, left to
+    the kernel's scheduler, took a Kronecker 22 sweep point in 7.0-7.8 ms against 5.1 alone; each
+    on 16 cores of its own, 5.6-5.8 (three of four; the fourth 7.7). dask-cuda pins its workers the
+    same way, to the cores nearest each GPU."""
+    if len(cpus) < workers:
+        return [[cpus[k % len(cpus)]] for k in range(workers)]
+    return [list(map(int, part)) for part in np.array_split(np.asarray(cpus), workers)]
+
+
+def pin_process(cpus: set[int]) -> None:
+    """Every thread of this process on `cpus` (Linux: an affinity is a thread's own; the threads
+    started later inherit their starter's). Nothing where the system has no affinities."""
+    if not hasattr(os, "sched_setaffinity"):
+        return
+    try:
+        threads = [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        threads = [0]
+    for tid in threads:
+        try:
+            os.sched_setaffinity(tid, cpus)
+        except (ProcessLookupError, PermissionError):  # a thread that has ended, or one not ours to move
+            pass
 
 
 def _run_chunk(run_many, graph, rows: np.ndarray, application, options: dict, chunk: int, lo: int = 0,
@@ -377,6 +417,18 @@ def guided(sources: np.ndarray, workers: int, multiple: int = 1, fewest: int = F
         size = -(-max(floor, -(-(k - lo) // step)) // multiple) * multiple
         out.append((lo, min(k, lo + size)))
         lo += size
+    return out
+
+
+def deal(chunks: list[tuple[int, int]], workers: int) -> list[int]:
+    """The worker (0..workers-1) each [lo, hi) chunk goes to: the largest first, each to the worker
+    with the fewest rows so far. Dealt in turn, guided chunks gave the first of 4 workers 20 of 64
+    sweep points and the last 13: the sweep waited on the first."""
+    load = [0] * max(1, workers)
+    out = [0] * len(chunks)
+    for c in sorted(range(len(chunks)), key=lambda c: chunks[c][0] - chunks[c][1]):  # largest first
+        w = out[c] = load.index(min(load))
+        load[w] += chunks[c][1] - chunks[c][0]
     return out
 
 
@@ -550,8 +602,8 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
     yet finished; returns whether it did.
 
     The points go out in guided chunks (`guided`: the first of 1/(2 x workers) of the points, the
-    last of one), dealt to the workers in turn, each free to go to another (a worker that dies, one
-    that falls behind). A task a point cost each point a task's scheduling and set-up, about 2-4 ms
+    last of one), dealt so that each worker gets as many points (`deal`), each free to go to
+    another (a worker that dies, one that falls behind). A task a point cost each point a task's scheduling and set-up, about 2-4 ms
     on a GPU host beside a Kronecker 22 point's 8 ms; a chunk pays it once, and its points are
     reported together when it ends."""
     import time
@@ -565,8 +617,8 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
                            "for them to join")
     chunks = guided(np.arange(len(plan.points)), len(workers))
     futures = {client.submit(_sweep_points, run_point, g, source, plan, lo, hi, exp, repeats, warmup, limits,
-                             pure=False, workers=[workers[c % len(workers)]], allow_other_workers=True): lo
-               for c, (lo, hi) in enumerate(chunks)}
+                             pure=False, workers=[workers[w]], allow_other_workers=True): lo
+               for (lo, hi), w in zip(chunks, deal(chunks, len(workers)))}
     ready = as_completed(list(futures), with_results=True)  # each chunk's points fetched as it finishes
     while not ready.is_empty():
         if stop is not None and stop():
@@ -613,5 +665,5 @@ def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats:
     return _sweep_points(run_point, graph, source, plan, i, i + 1, expected, repeats, warmup, limits)[0]
 
 
-__all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "default_chunks", "forget", "guided", "merge",
-           "on_every_worker", "split", "warm", "warm_sweep", "worker_addresses", "worker_count"]
+__all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "cpu_shares", "deal", "default_chunks",
+           "forget", "guided", "merge", "on_every_worker", "pin_process", "split", "warm", "warm_sweep", "worker_addresses", "worker_count"]

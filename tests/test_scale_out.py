@@ -242,6 +242,54 @@ def test_the_default_chunks_shrink_so_the_run_ends_on_small_ones():
                                                                    (12288, 16384)]
 
 
+def test_chunks_are_dealt_so_each_worker_gets_as_many_rows():
+    from explorer.scale_out import deal
+
+    for k, workers in ((64, 4), (64, 2), (7, 3), (262144, 4), (3, 4)):
+        chunks = guided(np.arange(k), workers)
+        dealt = deal(chunks, workers)
+        assert len(dealt) == len(chunks) and set(dealt) <= set(range(workers))
+        load = [sum(hi - lo for (lo, hi), w in zip(chunks, dealt) if w == x) for x in range(workers)]
+        assert sum(load) == k
+        assert max(load) - min(load) <= max(hi - lo for lo, hi in chunks[-workers:]), (k, workers, load)
+    # in turn, 4 workers got 20, 16, 15 and 13 of a 64-point sweep's guided chunks
+    chunks = guided(np.arange(64), 4)
+    assert max(sum(hi - lo for (lo, hi), w in zip(chunks, deal(chunks, 4)) if w == x) for x in range(4)) <= 17
+
+
+def test_each_worker_gets_cores_of_its_own():
+    from explorer.scale_out import cpu_shares
+
+    shares = cpu_shares(list(range(64)), 4)
+    assert shares == [list(range(16 * k, 16 * k + 16)) for k in range(4)]
+    assert [len(s) for s in cpu_shares(list(range(10)), 4)] == [3, 3, 2, 2]
+    assert sum(cpu_shares([3, 5, 7, 9, 11], 2), []) == [3, 5, 7, 9, 11]
+    assert cpu_shares([0, 1], 3) == [[0], [1], [0]]  # fewer cores than workers: shared in turn
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="this system has no CPU affinities")
+def test_a_worker_keeps_every_thread_of_its_process_on_its_cores():
+    # In a process of its own: the test's pytest worker keeps all its cores.
+    import subprocess
+
+    cpu = min(os.sched_getaffinity(0))
+    code = f"""
+import os, threading, time
+from explorer import scale_out
+stop = threading.Event()
+before = threading.Thread(target=stop.wait); before.start()
+os.environ[scale_out.CPUS_ENV] = "{cpu}"
+scale_out._on_worker()
+after = threading.Thread(target=lambda: print(sorted(os.sched_getaffinity(0)))); after.start(); after.join()
+print(sorted({{c for t in os.listdir("/proc/self/task") for c in os.sched_getaffinity(int(t))}}))
+stop.set(); before.join()
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONPATH": os.getcwd()})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == [f"[{cpu}]", f"[{cpu}]"]  # a thread started later; every thread, the earlier too
+
+
 def test_warm_runs_on_every_worker_and_leaves_the_graph_there(cluster, graph):
     from explorer import scale_out
 
