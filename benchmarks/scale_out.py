@@ -11,7 +11,8 @@ run of 64 sources on every worker of that cluster that sends the graph and loads
   sweep         direction-optimizing over an 8 x 8 grid of alpha and beta on --sweep-graph from its
                 max-degree vertex, --sweep-repeats timed runs a point (each point on one GPU). One
                 process holds the graph on its GPU across its sweeps (a Session), as a worker does;
-                the reference distances are computed once, in the untimed first sweep.
+                the reference distances are computed once, in the untimed first sweep. Each
+                cluster's sweeps alternate with one process's, its speed-up taken against those.
 Times are the caller's wall time of the whole run (scheduling, transfers of results and the merge
 included), the median of --runs timed runs; one-process runs without Dask are timed too. Writes
 results/<GPU>/scale-out.{json,md}.
@@ -23,6 +24,7 @@ import contextlib
 import cProfile
 import io
 import pstats
+import statistics
 import time
 
 import numpy as np
@@ -255,25 +257,33 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
     with Session(g) as held:  # one process keeps the graph on its GPU across its sweeps, as each worker does
         run_sweep(g, source, first, repeats=1, session=held)  # compiles, the graph on the GPU; not timed
-        (one, base), ones, bases = _timed(args.runs, lambda: _clocked(
-            lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, session=held)))
-    same = all(key(b) == key(base) and all(p.ok for p in b.points) for b in bases)
-    rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "times_s": ones, "speedup": 1.0,
-                 "runs_s": _runs_s(base), "result": "the reference" if same else "WRONG: one process's points differ"})
-    print(f"  sweep: one process {one:.2f} s (runs {_list(ones)}); runs {_runs_s(base):.2f} s", flush=True)
-    for n in args.gpus:
-        with _cluster(n, args.smoke) as c:
-            warm_sweep(c, g, source, first, run_point=run_point)  # every worker: kernels, graph; untimed
-            (s, (res, seen)), times, results = _timed_watched(
-                args.runs, c, args.profile, lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c))
-            if args.profile:
-                print(_point_profile(c, g, source, plan), flush=True)
-        ok = all(key(r) == key(base) and all(p.ok for p in r.points) for r, _ in results)
-        rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "times_s": times,
-                     "speedup": one / s, **seen, "runs_s": _runs_s(res),
-                     "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
-        print(f"  sweep: {n} GPU(s) {s:.2f} s (runs {_list(times)}), {one / s:.2f}x, ok={ok}; runs {_runs_s(res):.2f} s; "
-              f"{_tasks_line(seen)}", flush=True)
+        here = lambda: _clocked(lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, session=held))  # noqa: E731
+        (one, base), ones, bases = _timed(args.runs, here)
+        same = all(key(b) == key(base) and all(p.ok for p in b.points) for b in bases)
+        rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "times_s": ones, "speedup": 1.0,
+                     "runs_s": _runs_s(base), "result": "the reference" if same else "WRONG: one process's points differ"})
+        print(f"  sweep: one process {one:.2f} s (runs {_list(ones)}); runs {_runs_s(base):.2f} s", flush=True)
+        for n in args.gpus:
+            with _cluster(n, args.smoke) as c:
+                warm_sweep(c, g, source, first, run_point=run_point)  # every worker: kernels, graph; untimed
+                turns = []  # one process's sweeps in turns with the cluster's: a host's speed drifts over a call
+
+                def turn():
+                    turns.append(here()[0])
+                    with _watched(c, args.profile) as seen:
+                        t, value = _clocked(lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c))
+                    return t, (value, seen)
+
+                (s, (res, seen)), times, results = _timed(args.runs, turn)
+                if args.profile:
+                    print(_point_profile(c, g, source, plan), flush=True)
+            ok = all(key(r) == key(base) and all(p.ok for p in r.points) for r, _ in results)
+            beside = statistics.median(turns)
+            rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "times_s": times,
+                         "speedup": beside / s, "one_in_turns_s": turns, **seen, "runs_s": _runs_s(res),
+                         "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
+            print(f"  sweep: {n} GPU(s) {s:.2f} s (runs {_list(times)}), {beside / s:.2f}x of one process in turns "
+                  f"{beside:.2f} s ({_list(turns)}), ok={ok}; runs {_runs_s(res):.2f} s; {_tasks_line(seen)}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -331,16 +341,18 @@ def write(args, env: dict, rows: list) -> None:
     md = ["Wall time of each whole run on the caller (s): the median of --runs timed runs (every run's in "
           "'runs s'), after an untimed one on the same cluster (the kernels compiled on every worker by a run "
           "of 64 sources, or of each sweep point once); speed-up: one process's median (without Dask, on one "
-          "GPU of the same machine) over this one. GPU s: the many searches' batches' kernel time, summed over "
+          "GPU of the same machine) over this one; a sweep's, of one process's sweeps taken in turns with this "
+          "cluster's (in 'one process in turns s'), since a host's speed drifts over a call. GPU s: the many searches' batches' kernel time, summed over "
           "the GPUs that ran them (a sweep's: none listed); busiest worker s: the compute time of the worker "
           "that computed longest in the median run (Dask's task stream). Every run's result is compared.", "",
-          *harness.markdown_table(["workload", "GPUs", "how", "s", "runs s", "speed-up", "GPU s", "busiest worker s",
-                                   "result"],
+          *harness.markdown_table(["workload", "GPUs", "how", "s", "runs s", "speed-up", "one process in turns s",
+                                   "GPU s", "busiest worker s", "result"],
                                   [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}",
                                     _list(r.get("times_s", [r["s"]])), f"{r['speedup']:.2f}",
+                                    _list(r.get("one_in_turns_s", [])),
                                     "" if r.get("gpu_s") is None else f"{r['gpu_s']:.2f}",
                                     "" if r.get("busiest_s") is None else f"{r['busiest_s']:.2f}", r["result"]]
-                                   for r in rows], right={1, 3, 5, 6, 7})]
+                                   for r in rows], right={1, 3, 5, 7, 8})]
     harness.write_results(args.out, args.name, env, vars(args), rows, md, "Scale-out over GPUs through Dask")
 
 
