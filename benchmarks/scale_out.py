@@ -12,7 +12,8 @@ run of 64 sources on every worker of that cluster that sends the graph and loads
                 max-degree vertex, --sweep-repeats timed runs a point (each point on one GPU). One
                 process holds the graph on its GPU across its sweeps (a Session), as a worker does;
                 the reference distances are computed once, in the untimed first sweep. Each
-                cluster's sweeps alternate with one process's, its speed-up taken against those.
+                cluster's sweeps alternate with one process's, shown beside (the speed-up is over
+                one process alone).
 Times are the caller's wall time of the whole run (scheduling, transfers of results and the merge
 included), the median of --runs timed runs; one-process runs without Dask are timed too. Writes
 results/<GPU>/scale-out.{json,md}.
@@ -252,7 +253,8 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
 
     side = 3 if args.smoke else len(ALPHAS)  # the simulator's sweeps are small
     plan = plan_sweep("direction-optimizing", {"alpha": list(ALPHAS[:side]), "beta": list(BETAS[:side])})
-    label = f"sweep: direction-optimizing alpha x beta, {len(plan.points)} points x {args.sweep_repeats} runs"
+    label = (f"sweep of {args.sweep_graph}: direction-optimizing alpha x beta, {len(plan.points)} points x "
+             f"{args.sweep_repeats} runs")
     first = plan_sweep("direction-optimizing", {"alpha": [ALPHAS[0]], "beta": [BETAS[0]]})  # alpha, beta: run-time values
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
     with Session(g) as held:  # one process keeps the graph on its GPU across its sweeps, as each worker does
@@ -280,10 +282,12 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
             ok = all(key(r) == key(base) and all(p.ok for p in r.points) for r, _ in results)
             beside = statistics.median(turns)
             rows.append({"workload": label, "gpus": n, "how": f"Dask, {n} worker(s)", "s": s, "times_s": times,
-                         "speedup": beside / s, "one_in_turns_s": turns, **seen, "runs_s": _runs_s(res),
+                         "speedup": one / s, "one_in_turns_s": turns, "speedup_in_turns": beside / s, **seen,
+                         "runs_s": _runs_s(res),
                          "result": "every point checked, as one process's" if ok else "WRONG: points differ"})
-            print(f"  sweep: {n} GPU(s) {s:.2f} s (runs {_list(times)}), {beside / s:.2f}x of one process in turns "
-                  f"{beside:.2f} s ({_list(turns)}), ok={ok}; runs {_runs_s(res):.2f} s; {_tasks_line(seen)}", flush=True)
+            print(f"  sweep: {n} GPU(s) {s:.2f} s (runs {_list(times)}), {one / s:.2f}x; one process in turns "
+                  f"{beside:.2f} s ({_list(turns)}), {beside / s:.2f}x of that; ok={ok}; runs {_runs_s(res):.2f} s; "
+                  f"{_tasks_line(seen)}", flush=True)
 
 
 def main(argv=None) -> int:
@@ -341,18 +345,20 @@ def write(args, env: dict, rows: list) -> None:
     md = ["Wall time of each whole run on the caller (s): the median of --runs timed runs (every run's in "
           "'runs s'), after an untimed one on the same cluster (the kernels compiled on every worker by a run "
           "of 64 sources, or of each sweep point once); speed-up: one process's median (without Dask, on one "
-          "GPU of the same machine) over this one; a sweep's, of one process's sweeps taken in turns with this "
-          "cluster's (in 'one process in turns s'), since a host's speed drifts over a call. GPU s: the many searches' batches' kernel time, summed over "
+          "GPU of the same machine, no cluster started) over this one. A sweep's cluster runs alternate with "
+          "one process's ('one process in turns s'; 'in turns': the speed-up over their median): beside "
+          "a cluster, its workers idle, one process has run slower than alone. GPU s: the many searches' batches' kernel time, summed over "
           "the GPUs that ran them (a sweep's: none listed); busiest worker s: the compute time of the worker "
           "that computed longest in the median run (Dask's task stream). Every run's result is compared.", "",
           *harness.markdown_table(["workload", "GPUs", "how", "s", "runs s", "speed-up", "one process in turns s",
-                                   "GPU s", "busiest worker s", "result"],
+                                   "in turns", "GPU s", "busiest worker s", "result"],
                                   [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}",
                                     _list(r.get("times_s", [r["s"]])), f"{r['speedup']:.2f}",
                                     _list(r.get("one_in_turns_s", [])),
+                                    "" if r.get("speedup_in_turns") is None else f"{r['speedup_in_turns']:.2f}",
                                     "" if r.get("gpu_s") is None else f"{r['gpu_s']:.2f}",
                                     "" if r.get("busiest_s") is None else f"{r['busiest_s']:.2f}", r["result"]]
-                                   for r in rows], right={1, 3, 5, 7, 8})]
+                                   for r in rows], right={1, 3, 5, 7, 8, 9})]
     harness.write_results(args.out, args.name, env, vars(args), rows, md, "Scale-out over GPUs through Dask")
 
 
