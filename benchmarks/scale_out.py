@@ -259,11 +259,14 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
     with Session(g) as held:  # one process keeps the graph on its GPU across its sweeps, as each worker does
         run_sweep(g, source, first, repeats=1, session=held)  # compiles, the graph on the GPU; not timed
-        here = lambda: _clocked(lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, session=held))  # noqa: E731
+        def here():
+            return _clocked(lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, session=held))
+
         (one, base), ones, bases = _timed(args.runs, here)
         same = all(key(b) == key(base) and all(p.ok for p in b.points) for b in bases)
         rows.append({"workload": label, "gpus": 1, "how": "one process", "s": one, "times_s": ones, "speedup": 1.0,
-                     "runs_s": _runs_s(base), "result": "the reference" if same else "WRONG: one process's points differ"})
+                     "runs_s": _runs_s(base),
+                     "result": "the reference" if same else "WRONG: one process's points differ"})
         print(f"  sweep: one process {one:.2f} s (runs {_list(ones)}); runs {_runs_s(base):.2f} s", flush=True)
         for n in args.gpus:
             with _cluster(n, args.smoke) as c:
@@ -347,9 +350,10 @@ def write(args, env: dict, rows: list) -> None:
           "of 64 sources, or of each sweep point once); speed-up: one process's median (without Dask, on one "
           "GPU of the same machine, no cluster started) over this one. A sweep's cluster runs alternate with "
           "one process's ('one process in turns s'; 'in turns': the speed-up over their median): beside "
-          "a cluster, its workers idle, one process has run slower than alone. GPU s: the many searches' batches' kernel time, summed over "
-          "the GPUs that ran them (a sweep's: none listed); busiest worker s: the compute time of the worker "
-          "that computed longest in the median run (Dask's task stream). Every run's result is compared.", "",
+          "a cluster, its workers idle, one process has run slower than alone. GPU s: the many searches' "
+          "batches' kernel time, summed over the GPUs that ran them (a sweep's: none listed); busiest worker "
+          "s: the compute time of the worker that computed longest in the median run (Dask's task stream). "
+          "Every run's result is compared.", "",
           *harness.markdown_table(["workload", "GPUs", "how", "s", "runs s", "speed-up", "one process in turns s",
                                    "in turns", "GPU s", "busiest worker s", "result"],
                                   [[r["workload"], r["gpus"], r["how"], f"{r['s']:.2f}",

@@ -603,9 +603,9 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
 
     The points go out in guided chunks (`guided`: the first of 1/(2 x workers) of the points, the
     last of one), dealt so that each worker gets as many points (`deal`), each free to go to
-    another (a worker that dies, one that falls behind). A task a point cost each point a task's scheduling and set-up, about 2-4 ms
-    on a GPU host beside a Kronecker 22 point's 8 ms; a chunk pays it once, and its points are
-    reported together when it ends."""
+    another (a worker that dies, one that falls behind). A task a point cost each point a task's
+    scheduling and set-up, about 2-4 ms on a GPU host beside a Kronecker 22 point's 8 ms; a chunk
+    pays it once, and its points are reported together when it ends."""
     import time
 
     from distributed import as_completed
@@ -666,4 +666,5 @@ def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats:
 
 
 __all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "cpu_shares", "deal", "default_chunks",
-           "forget", "guided", "merge", "on_every_worker", "pin_process", "split", "warm", "warm_sweep", "worker_addresses", "worker_count"]
+           "forget", "guided", "merge", "on_every_worker", "pin_process", "split", "warm", "warm_sweep",
+           "worker_addresses", "worker_count"]

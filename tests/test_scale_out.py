@@ -2,6 +2,7 @@
 of 2 worker processes; results identical to one process's, a killed worker's chunk run again."""
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -274,7 +275,7 @@ def test_a_worker_keeps_every_thread_of_its_process_on_its_cores():
 
     cpu = min(os.sched_getaffinity(0))
     code = f"""
-import os, threading, time
+import os, threading
 from explorer import scale_out
 stop = threading.Event()
 before = threading.Thread(target=stop.wait); before.start()
@@ -285,7 +286,7 @@ print(sorted({{c for t in os.listdir("/proc/self/task") for c in os.sched_getaff
 stop.set(); before.join()
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "PYTHONPATH": os.getcwd()})
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == [f"[{cpu}]", f"[{cpu}]"]  # a thread started later; every thread, the earlier too
 
