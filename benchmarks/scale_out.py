@@ -197,10 +197,13 @@ def _timed(runs: int, fn):
     return sorted(out, key=lambda x: x[0])[(len(out) - 1) // 2], [x for x, _ in out], [v for _, v in out]
 
 
-def _timed_watched(runs: int, cluster, profile: bool, fn):
+def _timed_watched(runs: int, cluster, profile: bool, fn, before=None):
     """_timed of fn() over `cluster`, each run clocked inside Dask's task stream watch: (the median
-    run's (seconds, (value, what the watch saw)), every run's seconds, every (value, seen))."""
+    run's (seconds, (value, what the watch saw)), every run's seconds, every (value, seen)).
+    `before()`, if given, runs ahead of each run, outside its clock and its watch."""
     def watched():
+        if before is not None:
+            before()
         with _watched(cluster, profile) as seen:
             s, value = _clocked(fn)
         return s, (value, seen)
@@ -272,14 +275,10 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
             with _cluster(n, args.smoke) as c:
                 warm_sweep(c, g, source, first, run_point=run_point)  # every worker: kernels, graph; untimed
                 turns = []  # one process's sweeps in turns with the cluster's: a host's speed drifts over a call
-
-                def turn():
-                    turns.append(here()[0])
-                    with _watched(c, args.profile) as seen:
-                        t, value = _clocked(lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c))
-                    return t, (value, seen)
-
-                (s, (res, seen)), times, results = _timed(args.runs, turn)
+                (s, (res, seen)), times, results = _timed_watched(
+                    args.runs, c, args.profile,
+                    lambda: run_sweep(g, source, plan, repeats=args.sweep_repeats, client=c),
+                    before=lambda: turns.append(here()[0]))
                 if args.profile:
                     print(_point_profile(c, g, source, plan), flush=True)
             ok = all(key(r) == key(base) and all(p.ok for p in r.points) for r, _ in results)
