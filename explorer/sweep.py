@@ -127,7 +127,7 @@ class BFSProblem:
         """A run `device` (its DeviceCheck) passed where it ran: by that. Else the first run of a point
         by reference.check_result (Graph500 rules), the others by their distances; every run in full
         where the device checked it (and it failed there) or could not (its technique's arrays are
-        the host's, or renumbered)."""
+        the host's)."""
         if result.distances is None:
             return result.validation == "ok", device.message
         if first or device is not None:
@@ -596,8 +596,8 @@ def run_sweep(graph: CSRGraph, source, plan: SweepPlan, *, repeats: int = 3, war
     """Run every point of `plan` on `graph` from `source`: `warmup` untimed runs (default: one on a
     GPU, none on the simulator, whose kernels need no compiling), then `repeats` timed runs,
     instrumentation off. Every BFS run is checked where it ran (reference.on_device: the tree's
-    rules and the distances); one that fails there, or whose technique keeps its result on the host
-    or renumbered, by reference.check_result in full. Every run of a shortest-path point by
+    rules and the distances); one that fails there, or whose technique keeps its result on the host,
+    by reference.check_result in full. Every run of a shortest-path point by
     reference.sssp.check_sssp_result. The reference (the CPU BFS, scipy) is computed once a graph
     and source, and kept with the graph for its next sweep. A point that
     fails (a knob rule, a device limit, an error) is kept with its error: one bad setting does not

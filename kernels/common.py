@@ -1,5 +1,6 @@
 """What the kernel families share besides their operators: the set-up kernels every technique
-uses (fills, the source), the sum of an array's rows, the compile options of kernels that run in
+uses (fills, the source), results of a renumbered graph mapped back to its own ids, the sum of an
+array's rows, the compile options of kernels that run in
 blocks of 1024 threads, the two-row counters a level clears for the next, and the co-resident
 blocks of a cooperative launch.
 Each technique keeps its own counter slots in its own module (kernels/topdown.py,
@@ -32,12 +33,17 @@ def coresident_blocks(kernel, args, threads, shared):
     again (about 1 ms a run for the named tuples of a grid search's arrays)."""
     typeof = getattr(kernel, "typeof_pyval", None)  # the simulator keeps no overloads
     if typeof is None:
-        key = None
-    elif len(kernel.overloads) == 1:
-        key = next(iter(kernel.overloads))
-    else:
-        key = tuple(typeof(a) for a in args)
-    return int(kernel.overloads[key].max_cooperative_grid_blocks(threads, shared))
+        return int(kernel.overloads[None].max_cooperative_grid_blocks(threads, shared))
+    key = next(iter(kernel.overloads)) if len(kernel.overloads) == 1 else tuple(typeof(a) for a in args)
+    overload = kernel.overloads[key]
+    at = (overload, threads, shared, cuda.get_current_device().id)
+    fits = _FITS.get(at)
+    if fits is None:  # an occupancy query each run costs tens of µs: the answer is the build's, a device's
+        fits = _FITS[at] = int(overload.max_cooperative_grid_blocks(threads, shared))
+    return fits
+
+
+_FITS: dict = {}  # (overload, threads, shared bytes, device) -> coresident_blocks
 
 
 @cuda.jit(cache=True)
@@ -65,6 +71,21 @@ def set_source(dist: V32, parent: V32, frontier: V32, stamp: V32, source: I64):
         parent[source] = source
         frontier[0] = source
         stamp[source] = 0
+
+
+@cuda.jit(cache=True)
+def to_graph_ids(dist: V32, parent: V32, rank: V32, perm: V32, out_dist: V32, out_parent: V32):
+    """Distances and parents of a search in a renumbered graph (explorer.graphs.prepare: vertex v is
+    rank[v] there, new number u is perm[u]) -> by the graph's own vertices, parents too: where the
+    search left them, so a check on the device and the copy back need no pass on the host."""
+    v = cuda.grid(1)
+    stride = cuda.gridsize(1)
+    while v < rank.shape[0]:
+        u = rank[v]
+        out_dist[v] = dist[u]
+        p = parent[u]
+        out_parent[v] = perm[p] if p >= 0 else -1
+        v += stride
 
 
 @cuda.jit(cache=True)

@@ -95,6 +95,15 @@ def test_preparation_is_kept_with_the_graph_and_timed():
     assert prep.prepare(g, "auto") is prep.prepare(g, "degree")  # auto resolves, and is kept as what it is
 
 
+def test_auto_is_resolved_once_a_graph(monkeypatch):
+    """Each run prepares its graph: auto's test (a sort of the degrees) is made once, not every run."""
+    g = graphs.generate("kronecker", scale=6, edge_factor=4, seed=9)
+    tested = []
+    monkeypatch.setattr(prep, "skewed", lambda graph: tested.append(graph) or True)
+    assert prep.prepare(g, "auto") is prep.prepare(g, "auto") is prep.prepare(g, "degree")
+    assert len(tested) == 1
+
+
 def test_results_are_mapped_back_to_the_graphs_own_numbers(kron):
     """Every order gives the graph's own answer, though each searches in its own numbering."""
     source = int(np.argmax(kron.degrees()))

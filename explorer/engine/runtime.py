@@ -129,6 +129,12 @@ class Runtime:
 
         return cuda.pinned_array(shape, dtype)
 
+    def mapped_array(self, shape, dtype):
+        """Host memory a kernel reads and writes while it runs (pinned, mapped into the GPU's space)."""
+        from numba import cuda
+
+        return cuda.mapped_array(shape, dtype)
+
     def to_device(self, array: np.ndarray):
         from numba import cuda
 
@@ -182,6 +188,8 @@ class SimulatorRuntime(Runtime):
     def host_array(self, shape, dtype):
         return np.zeros(shape, dtype)
 
+    mapped_array = host_array
+
     def prepare(self, launch, on_compile) -> None:
         pass  # nothing is compiled
 
@@ -225,7 +233,7 @@ class CPURuntime(Runtime):
     def device_array(self, shape, dtype):
         return np.empty(shape, dtype)
 
-    host_array = SimulatorRuntime.host_array
+    host_array = mapped_array = SimulatorRuntime.host_array
 
     def to_device(self, array):
         return array

@@ -114,14 +114,15 @@ class BufferPool:
         self.runtime = runtime
         self.arrays = arrays
 
-    def buffer(self, name: str, shape, dtype, host: bool = False):
-        """A device (or, with host=True, pinned host) array of this shape and type."""
+    def buffer(self, name: str, shape, dtype, host: bool | str = False):
+        """A device array of this shape and type; with host=True pinned host memory, with
+        host="mapped" host memory a kernel reads and writes while it runs."""
         key = (name, host)
         shape = shape if isinstance(shape, tuple) else (shape,)
         arr = self.arrays.get(key)
         if arr is None or arr.shape != shape or arr.dtype != dtype:
             rt = self.runtime
-            arr = rt.host_array(shape, dtype) if host else rt.device_array(shape, dtype)
+            arr = (rt.mapped_array if host == "mapped" else rt.host_array if host else rt.device_array)(shape, dtype)
             self.arrays[key] = arr
         return arr
 

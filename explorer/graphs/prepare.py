@@ -19,8 +19,8 @@ parents at once, and the lowest set bit of the first non-zero AND is the lowest-
 `head[v]` repeats v's first pair (0: no in-neighbours) so that a warp reads 32 vertices' first
 pairs in one coalesced load.
 
-Results of a search on the prepared graph are in its numbering: `PreparedGraph.to_graph_ids` maps
-distances and parents back to the graph's own vertices.
+Results of a search on the prepared graph are in its numbering: kernels.common.to_graph_ids maps
+distances and parents back to the graph's own vertices, on the device (`rank` and `perm`).
 """
 from __future__ import annotations
 
@@ -68,14 +68,6 @@ class PreparedGraph:
 
     def new_id(self, v: int) -> int:
         return int(v) if self.rank is None else int(self.rank[v])
-
-    def to_graph_ids(self, dist: np.ndarray, parent: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Distances and parents indexed by new numbers -> by the graph's vertices, parents too."""
-        if self.perm is None:
-            return dist, parent
-        d = dist[self.rank]
-        p = parent[self.rank]
-        return d, np.where(p >= 0, self.perm[np.maximum(p, 0)], -1).astype(np.int32)
 
 
 def skewed(graph) -> bool:
@@ -270,8 +262,10 @@ def prepare(graph, order: str = "auto", status=None) -> PreparedGraph:
     status = status or (lambda msg: None)
     with _LOCK:
         per_graph = _CACHE.setdefault(graph, {})
-        if order == "auto":  # resolved once a graph, and kept under the order it resolves to
-            order = per_graph.setdefault("auto", "degree" if skewed(graph) else "none")
+        if order == "auto":  # resolved once a graph (a sort of its degrees), kept under the order it resolves to
+            if "auto" not in per_graph:
+                per_graph["auto"] = "degree" if skewed(graph) else "none"
+            order = per_graph["auto"]
         hit = per_graph.get(order)
         if hit is None:
             t = time.perf_counter()

@@ -34,7 +34,7 @@ class RunContext:
     status: Callable[[str], None]
     session: Any = None  # engine.session.Session: for arrays derived from the graph
 
-    def buffer(self, name: str, shape, dtype, host: bool = False):
+    def buffer(self, name: str, shape, dtype, host: bool | str = False):
         return self.pool.buffer(name, shape, dtype, host)
 
     def view(self, name: str, base, lo: int, hi: int):

@@ -189,6 +189,7 @@ class BitmapDirection(BFSTechnique):
     )
 
     def kernel_signatures(self, knobs, instrument: bool) -> list:
+        from kernels import common
         from kernels.bitmap_direction import kernel as kk
 
         # The graph decides which search runs (a graph that one block pulls: the block kernel; one of
@@ -198,7 +199,7 @@ class BitmapDirection(BFSTechnique):
         searches = (kk.search_kernel(bool(instrument), regs), kk.block_kernel(bool(instrument), regs))
         if knobs.cluster:
             searches += (kk.search_kernel(bool(instrument), regs, True),)
-        return declared(*searches, kk.bitmap_clear, kk.bitmap_start)
+        return declared(*searches, kk.bitmap_clear, kk.bitmap_start, common.to_graph_ids)  # the last: renumbered
 
     def start(self, ctx: RunContext) -> LevelLoop:
         return _Loop(ctx)
@@ -316,20 +317,20 @@ class _Loop(LevelLoop):
             ctx.buffer("bd_heavy_start", heavy, np.int64), ctx.buffer("bd_ctr", L.CTR_SIZE, np.int64),
             ctx.buffer("bd_rows", LOG_ROWS * L.LOG_FIELDS, np.int64))
         self.dist, self.parent = self.search.dist, self.search.parent
+        self.graph_ids = None  # the result by the graph's own vertices, once mapped (device_result)
         self.small, shared_words, qcap = block_memory(n, 0 < prep.n_pull <= k.one_block_vertices,
                                                       ctx.limits.shared_room, k.block_visited)
         self.shared = 4 * L.block_words(n, self.small, shared_words, qcap)  # bytes of dynamic shared memory
         self.params = L.Params(*map(int, (n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree,
                                           k.solo_pairs, LOG_ROWS, self.small, shared_words, qcap)))  # int64, as declared
         self.gpu = rt.kind == "gpu"
-        if self.gpu:  # host memory the GPU writes: the host reads the levels while the kernel runs
+        # Host memory the kernel writes: the host reads the levels while the kernel runs.
+        self.log = ctx.buffer("bd_log", L.log_size(LOG_ROWS), np.int64, host="mapped")
+        self.log[:] = 0  # the pool's buffer comes back from the last run with its rows in it
+        if self.gpu:
             from numba import cuda
 
-            self.log = cuda.mapped_array(L.log_size(LOG_ROWS), np.int64)
-            self.log[:] = 0  # pinned memory comes back from earlier runs with their rows in it
             self.ended = cuda.event(timing=False)
-        else:
-            self.log = np.zeros(L.log_size(LOG_ROWS), np.int64)
         state = ctx.view("bd_state", self.search.ctr, L.STATE, L.STATE + L.NUM_T)
         self.readback = (state, ctx.buffer("bd_state", L.NUM_T, np.int64, host=True))
 
@@ -342,14 +343,15 @@ class _Loop(LevelLoop):
         m_f = int(prep.offsets[source + 1] - prep.offsets[source])
         m_u = int(prep.offsets[-1])
         bu, narrow, left = L.decide(False, m_f, m_u, 1, 0, n, k.alpha, k.beta, k.narrow_edges, self.small)
-        st = np.zeros(L.NUM_T, np.int64)
+        st = ctx.buffer("bd_start", L.NUM_T, np.int64, host="mapped")  # bitmap_start reads it where it is
+        st[:] = 0
         st[L.T_SIZE], st[L.T_BU], st[L.T_NARROW] = 1, int(bu), int(narrow)
         st[L.T_MF], st[L.T_MU], st[L.T_MU_LEFT] = m_f, m_u, left
         st[L.T_QUEUE], st[L.T_BITS] = 1, 1
         # The source in the tree and queue 0 (common.set_source, dist again for its stamp: there are none),
         # then in the bitmaps, with the first launch's state.
         ctx.launch_now(common.set_source, 1, 1, 0, self.dist, self.parent, self.search.queues[0], self.dist, source)
-        ctx.launch_now(kk.bitmap_start, 1, 1, 0, self.search, source, rt.to_device(st))
+        ctx.launch_now(kk.bitmap_start, 1, 1, 0, self.search, source, st)
 
         # A small graph: the whole search in one block, an ordinary launch; a graph of at most
         # cluster_arcs arcs: one cluster; else the cooperative grid.
@@ -463,7 +465,19 @@ class _Loop(LevelLoop):
 
     def result(self):
         rt = self.ctx.runtime
-        return self.prep.to_graph_ids(rt.to_host(self.dist), rt.to_host(self.parent))
+        return tuple(rt.to_host(a) for a in self.device_result())
 
     def device_result(self):
-        return (self.dist, self.parent) if self.prep.perm is None else None  # renumbered: by the host
+        """(distances, parents) by the graph's own vertices, on the device: a renumbered search's
+        mapped there once (common.to_graph_ids; untimed, after the search)."""
+        if self.prep.perm is None:
+            return self.dist, self.parent
+        if self.graph_ids is None:
+            from kernels import common
+
+            ctx, n = self.ctx, self.ctx.graph.num_vertices
+            rank, perm = ctx.derived(f"bitmap-direction-ids:{self.prep.order}", lambda _: (self.prep.rank, self.prep.perm))
+            self.graph_ids = ctx.buffer("bd_graph_dist", n, np.int32), ctx.buffer("bd_graph_parent", n, np.int32)
+            ctx.launch_now(common.to_graph_ids, max(1, -(-n // 256)), 256, 0, self.dist, self.parent, rank, perm,
+                           *self.graph_ids)
+        return self.graph_ids
