@@ -8,8 +8,9 @@ Workloads (each timed on a GPUCluster of the first N GPUs, one worker a GPU, aft
 run of 64 sources on every worker of that cluster that sends the graph and loads the kernels):
   betweenness   exact betweenness of --bc-graph (every vertex a source), warp-thread;
   closeness     --closeness-sources sampled sources (seed 1) of --closeness-graph, bit-parallel;
-  sweep         direction-optimizing over an 8 x 8 grid of alpha and beta on --sweep-graph from its
-                max-degree vertex, --sweep-repeats timed runs a point (each point on one GPU). One
+  sweep         --sweep-technique (direction-optimizing or bitmap-direction) over an 8 x 8 grid of alpha
+                and beta on --sweep-graph from its max-degree vertex (a grid's centre),
+                --sweep-repeats timed runs a point (each point on one GPU). One
                 process holds the graph on its GPU across its sweeps (a Session), as a worker does;
                 the reference distances are computed once, in the untimed first sweep. Each
                 cluster's sweeps alternate with one process's, shown beside (the speed-up is over
@@ -255,10 +256,10 @@ def sweep(args, rows: list, g, source: int) -> None:  # source: a vertex 0..n-1
     from explorer.sweep import plan_sweep, run_point, run_sweep
 
     side = 3 if args.smoke else len(ALPHAS)  # the simulator's sweeps are small
-    plan = plan_sweep("direction-optimizing", {"alpha": list(ALPHAS[:side]), "beta": list(BETAS[:side])})
-    label = (f"sweep of {args.sweep_graph}: direction-optimizing alpha x beta, {len(plan.points)} points x "
-             f"{args.sweep_repeats} runs")
-    first = plan_sweep("direction-optimizing", {"alpha": [ALPHAS[0]], "beta": [BETAS[0]]})  # alpha, beta: run-time values
+    tech = args.sweep_technique
+    plan = plan_sweep(tech, {"alpha": list(ALPHAS[:side]), "beta": list(BETAS[:side])})
+    label = f"sweep of {args.sweep_graph}: {tech} alpha x beta, {len(plan.points)} points x {args.sweep_repeats} runs"
+    first = plan_sweep(tech, {"alpha": [ALPHAS[0]], "beta": [BETAS[0]]})  # alpha, beta: run-time values
     key = lambda r: [(p.knobs, p.ok, p.levels, p.error) for p in r.points]  # noqa: E731
     with Session(g) as held:  # one process keeps the graph on its GPU across its sweeps, as each worker does
         run_sweep(g, source, first, repeats=1, session=held)  # compiles, the graph on the GPU; not timed
@@ -301,6 +302,7 @@ def main(argv=None) -> int:
     ap.add_argument("--closeness-graph", default="kron22")
     ap.add_argument("--closeness-sources", type=int, default=16384)
     ap.add_argument("--sweep-graph", default="kron20")
+    ap.add_argument("--sweep-technique", default="direction-optimizing", choices=["direction-optimizing", "bitmap-direction"])
     ap.add_argument("--sweep-repeats", type=int, default=3)
     ap.add_argument("--runs", type=int, default=1, metavar="N",
                     help="timed runs of each workload a configuration: the median (of an even count, the lower "
