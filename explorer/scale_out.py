@@ -420,18 +420,6 @@ def guided(sources: np.ndarray, workers: int, multiple: int = 1, fewest: int = F
     return out
 
 
-def deal(chunks: list[tuple[int, int]], workers: int) -> list[int]:
-    """The worker (0..workers-1) each [lo, hi) chunk goes to: the largest first, each to the worker
-    with the fewest rows so far. Dealt in turn, guided chunks gave the first of 4 workers 20 of 64
-    sweep points and the last 13: the sweep waited on the first."""
-    load = [0] * max(1, workers)
-    out = [0] * len(chunks)
-    for c in sorted(range(len(chunks)), key=lambda c: chunks[c][0] - chunks[c][1]):  # largest first
-        w = out[c] = load.index(min(load))
-        load[w] += chunks[c][1] - chunks[c][0]
-    return out
-
-
 def _row_multiple(method) -> int:
     return 64 if str(method).startswith("bit") else 1  # MS-BFS: whole 64-bit words
 
@@ -601,12 +589,15 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
     SweepPoint, device)` as points finish. `stop()` True (asked every POLL_S) cancels the points not
     yet finished; returns whether it did.
 
-    The points go out in guided chunks (`guided`: the first of 1/(2 x workers) of the points, the
-    last of one), dealt so that each worker gets as many points (`deal`), each free to go to
-    another (a worker that dies, one that falls behind). A task a point cost each point a task's
-    scheduling and set-up, about 2-4 ms on a GPU host beside a Kronecker 22 point's 8 ms; a chunk
-    pays it once, and its points are reported together when it ends."""
+    The points go out in chunks (`sweep_chunks`: guided sizes over a spread order of the points),
+    AHEAD a worker at a time: a worker that ends a chunk gets the next, so one whose points cost
+    more (a plan's neighbours share knob values, and so costs) gets fewer, and the last chunks,
+    of one point, even out the end. Each chunk may still go to another worker (one that dies). A
+    task a point cost each point a task's scheduling and set-up, about 2-4 ms on a GPU host beside a
+    Kronecker 22 point's 5 ms; a chunk pays it once, and its points are reported together when it
+    ends."""
     import time
+    from collections import deque
 
     from distributed import as_completed
 
@@ -615,24 +606,49 @@ def run_sweep_points(client, graph, source: int, plan, expected: np.ndarray, *, 
     if not workers:
         raise RuntimeError(f"the sweep's cluster has no workers ({client.scheduler.address}): start some, or wait "
                            "for them to join")
-    chunks = guided(np.arange(len(plan.points)), len(workers))
-    futures = {client.submit(_sweep_points, run_point, g, source, plan, lo, hi, exp, repeats, warmup, limits,
-                             pure=False, workers=[workers[w]], allow_other_workers=True): lo
-               for (lo, hi), w in zip(chunks, deal(chunks, len(workers)))}
-    ready = as_completed(list(futures), with_results=True)  # each chunk's points fetched as it finishes
-    while not ready.is_empty():
+    pending = deque(sweep_chunks(len(plan.points), len(workers)))
+    out: dict = {}  # future -> (its points, the worker it was sent to)
+    ready = as_completed(with_results=True)  # each chunk's points fetched as it finishes
+
+    def send(worker) -> None:
+        points = pending.popleft()
+        fut = client.submit(_sweep_points, run_point, g, source, plan, points, exp, repeats, warmup, limits,
+                            pure=False, workers=[worker], allow_other_workers=True)
+        out[fut] = (points, worker)
+        ready.add(fut)
+
+    for worker in workers * AHEAD:
+        if pending:
+            send(worker)
+    while out:
         if stop is not None and stop():
-            client.cancel([f for f in futures if not f.done()])
+            pending.clear()
+            client.cancel(list(out))
             return True
         if not ready.has_ready():
             time.sleep(POLL_S)
             continue
         for fut, results in ready.next_batch(block=False):
-            for k, result in enumerate(results):
-                on_point(futures[fut] + k, *result)
+            points, worker = out.pop(fut)
+            for i, result in zip(points, results):
+                on_point(i, *result)
             fut.release()
+            if pending:
+                send(worker)
     return False
 
+
+def sweep_chunks(points: int, workers: int) -> list[list[int]]:
+    """A sweep's points (0..points-1) in chunks: `guided` sizes over the points in a spread order (a
+    fixed shuffle), so that a chunk does not hold one row of the plan's grid, whose points share a
+    knob value and often a cost."""
+    order = np.random.default_rng(0).permutation(points)
+    return [order[lo:hi].tolist() for lo, hi in guided(order, workers)]
+
+
+#: Chunks a sweep keeps on each worker at once: one running, one waiting behind it, so that a worker
+#: never idles for the round trip that brings its next chunk.
+AHEAD = 2
 
 #: How often a sweep over workers looks for finished points and asks its stop(): a point of a large
 #: graph takes about 0.08 s, and the sweep's last one is not waited for longer than this.
@@ -651,20 +667,20 @@ def _reference_sent(client, expected):
 _SENT_REFERENCE: dict = {}  # client id -> (the last sweep reference sent to it, its future)
 
 
-def _sweep_points(run_point, graph, source: int, plan, lo: int, hi: int, expected, repeats: int, warmup: int,
+def _sweep_points(run_point, graph, source: int, plan, points: list, expected, repeats: int, warmup: int,
                   limits) -> list:
     graph = _fetched(graph)
     with _GPU:
         _on_worker()
         session = _session(graph)
         return [run_point(graph, source, plan, plan.points[i], repeats=repeats, warmup=warmup, limits=limits,
-                          session=session, expected=expected) for i in range(lo, hi)]
+                          session=session, expected=expected) for i in points]
 
 
 def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats: int, warmup: int, limits):
-    return _sweep_points(run_point, graph, source, plan, i, i + 1, expected, repeats, warmup, limits)[0]
+    return _sweep_points(run_point, graph, source, plan, [i], expected, repeats, warmup, limits)[0]
 
 
-__all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "cpu_shares", "deal", "default_chunks",
+__all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "cpu_shares", "default_chunks",
            "forget", "guided", "merge", "on_every_worker", "pin_process", "split", "warm", "warm_sweep",
            "worker_addresses", "worker_count"]

@@ -243,19 +243,17 @@ def test_the_default_chunks_shrink_so_the_run_ends_on_small_ones():
                                                                    (12288, 16384)]
 
 
-def test_chunks_are_dealt_so_each_worker_gets_as_many_rows():
-    from explorer.scale_out import deal
+def test_a_sweeps_chunks_hold_every_point_once_spread_over_the_plan():
+    """Guided sizes over a fixed shuffle: a chunk of an 8 x 8 grid's points is not one row of it."""
+    from explorer.scale_out import sweep_chunks
 
-    for k, workers in ((64, 4), (64, 2), (7, 3), (262144, 4), (3, 4)):
-        chunks = guided(np.arange(k), workers)
-        dealt = deal(chunks, workers)
-        assert len(dealt) == len(chunks) and set(dealt) <= set(range(workers))
-        load = [sum(hi - lo for (lo, hi), w in zip(chunks, dealt) if w == x) for x in range(workers)]
-        assert sum(load) == k
-        assert max(load) - min(load) <= max(hi - lo for lo, hi in chunks[-workers:]), (k, workers, load)
-    # in turn, 4 workers got 20, 16, 15 and 13 of a 64-point sweep's guided chunks
-    chunks = guided(np.arange(64), 4)
-    assert max(sum(hi - lo for (lo, hi), w in zip(chunks, deal(chunks, 4)) if w == x) for x in range(4)) <= 17
+    for points, workers in ((64, 4), (64, 2), (7, 3), (3, 4), (1, 1)):
+        chunks = sweep_chunks(points, workers)
+        assert sorted(i for c in chunks for i in c) == list(range(points))
+        assert [len(c) for c in chunks] == [hi - lo for lo, hi in guided(np.arange(points), workers)]
+    assert sweep_chunks(64, 4) == sweep_chunks(64, 4)  # the same order each time
+    first = sweep_chunks(64, 4)[0]
+    assert len(first) == 8 and len({i // 8 for i in first}) > 2 and len({i % 8 for i in first}) > 2
 
 
 def test_each_worker_gets_cores_of_its_own():
@@ -434,6 +432,42 @@ def _slow_point(graph, source, plan, point, **_):
 
     time.sleep(0.5)
     return SweepPoint(dict(point), [1.0], [1.0], 1, True, "ok"), {}
+
+
+def _uneven_point(graph, source, plan, point, **_):
+    """On a worker: a sweep point that takes 0.3 s on the first worker to run one (a marker file
+    names it), 0.02 s on the other; the device names the worker."""
+    import time
+
+    from distributed import get_worker
+
+    from explorer.sweep import SweepPoint
+
+    me = get_worker().address
+    marker = Path(point["marker"])
+    try:
+        with marker.open("x") as f:
+            f.write(me)
+    except FileExistsError:
+        pass
+    time.sleep(0.3 if marker.read_text() == me else 0.02)
+    return SweepPoint(dict(point), [1.0], [1.0], 1, True, "ok"), {"worker": me}
+
+
+def test_a_worker_that_ends_its_chunks_sooner_gets_more_of_the_sweep(cluster, graph, tmp_path):
+    import dataclasses
+
+    from explorer.scale_out import run_sweep_points
+
+    sys.modules.setdefault("test_scale_out", sys.modules[__name__])
+    points = [{"block_threads": 32, "marker": str(tmp_path / "slow")}] * 16
+    plan = dataclasses.replace(plan_sweep("topdown-queue", {"block_threads": [32]}), points=points)
+    ran = []
+    run_sweep_points(cluster.client, graph, 0, plan, np.zeros(graph.num_vertices), repeats=1, warmup=0, limits=None,
+                     on_point=lambda i, sp, dev: ran.append((i, dev["worker"])), run_point=_uneven_point)
+    assert sorted(i for i, _ in ran) == list(range(16))
+    slow = (tmp_path / "slow").read_text()
+    assert sum(w == slow for _, w in ran) < sum(w != slow for _, w in ran)
 
 
 def test_stop_cancels_the_sweep_points_not_yet_finished(cluster, graph):
