@@ -153,6 +153,33 @@ def test_a_row_the_record_cannot_hold_is_refused_naming_its_fields(problem):
            else SSSPRun(Fake(), g, 0, NoKnobs(), weighting(g), None))
     with pytest.raises(RecordError, match=r"technique 'fake' returned a row with fields \['frontier_in', 'made_up'\]"):
         run.complete()
+    if problem == "bfs":  # a declared extra the row lacks
+        from explorer.stats import Extra
+
+        Fake.extras = (Extra("words", "words tested"),)
+        with pytest.raises(RecordError, match=r"technique 'fake' returned a row without its extra 'words'"):
+            BFSRun(Fake(), g, 0, NoKnobs(), True, None).complete()
+
+
+def test_a_record_made_for_a_level_is_the_one_its_constructor_makes():
+    """LevelStats.made (the engine's, for every level) builds what LevelStats(...) builds, frozen the
+    same, and refuses a row without a required field as the constructor does."""
+    import dataclasses
+
+    from explorer.stats import Direction, Kernel, LevelStats
+
+    row = dict(frontier_in=3, edges_examined=None, discovered=2, frontier_out=2, dup_generated=None, dup_detected=0,
+               dup_undetected=None, kernel="cluster", direction="bottom-up", launches=0)
+    made = LevelStats.made(4, "bitmap-direction", 0.25, {"words_tested": 7}, dict(row))
+    built = LevelStats(level=4, technique="bitmap-direction", time_ms=0.25, extras={"words_tested": 7}, **row)
+    assert made == built and repr(made) == repr(built) and made.as_row() == built.as_row()
+    assert made.kernel is Kernel.CLUSTER and made.direction is Direction.BOTTOM_UP and made.words_tested == 7
+    plain = LevelStats.made(0, "x", 0.0, {}, {k: v for k, v in row.items() if k not in ("direction", "launches")})
+    assert plain.direction is Direction.TOP_DOWN and plain.launches == 1  # the defaults
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        made.level = 5
+    with pytest.raises(TypeError, match=r"missing the fields \['frontier_out'\]"):
+        LevelStats.made(0, "x", 0.0, {}, {k: v for k, v in row.items() if k != "frontier_out"})
 
 
 def test_instrumentation_off_marks_counts_unmeasured():

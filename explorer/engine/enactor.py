@@ -163,7 +163,8 @@ class EnactedRun(WalkedOnce[Rec, Res]):
         self._status = on_status or (lambda msg: None)
         self.runtime = for_technique(impl.runtimes).with_limits(limits)
         self.session = session
-        self._declared = frozenset(e.name for e in impl.extras)
+        self._declared = tuple(e.name for e in impl.extras)
+        self._name = impl.name
 
     @property
     def technique(self):
@@ -194,16 +195,20 @@ class EnactedRun(WalkedOnce[Rec, Res]):
         return loop.result()
 
     def _records(self, batch: Batch, ms: float, first: int) -> list:
+        # Made for every level of every run (a thousand a run on a long graph): kept lean.
         rows = batch.rows
         shares = [1.0] if batch.weights is None and len(rows) == 1 else level_shares(batch.weights, len(rows))
         out = []
         for i, row in enumerate(rows):
-            extras = {k: row.pop(k) for k in self._declared if k in row}
-            if len(extras) != len(self._declared) or not self._core_row.issuperset(row):
+            try:
+                extras = {k: row.pop(k) for k in self._declared}
+            except KeyError as missing:
+                raise RecordError(f"technique {self._name!r} returned a row without its extra {missing.args[0]!r} "
+                                  f"(it declares {sorted(self._declared)})") from None
+            if not self._core_row.issuperset(row):
                 raise RecordError(
-                    f"technique {self.impl.name!r} returned a row with fields {sorted(row)} and extras "
-                    f"{sorted(extras)}; it declares extras {sorted(self._declared)} (the enactor adds the "
-                    "index, technique and time_ms)")
+                    f"technique {self._name!r} returned a row with fields {sorted([*row, *extras])}; it declares "
+                    f"extras {sorted(self._declared)} (the enactor adds the index, technique and time_ms)")
             out.append(self._record(first + i, float(ms * shares[i]), extras, row))
         return out
 
@@ -247,7 +252,7 @@ class BFSRun(EnactedRun[LevelStats, RunResult]):
                           status=self.status, session=session)
 
     def _record(self, index: int, time_ms: float, extras: dict, row: dict) -> LevelStats:
-        return LevelStats(level=index, technique=self.impl.name, time_ms=time_ms, extras=extras, **row)
+        return LevelStats.made(index, self._name, time_ms, extras, row)
 
     def _finish(self, ctx, outcome, levels: list, elapsed_ms: float) -> RunResult:
         from ..reference import traversed_edges
