@@ -439,7 +439,7 @@ def test_the_host_reads_levels_while_the_launch_runs():
     from explorer.techniques.bitmap_direction import _Loop
 
     loop = object.__new__(_Loop)
-    loop.L, loop.gpu, loop.ended, loop.first_row, loop.cluster = L, True, _Event(), True, 0
+    loop.L, loop.gpu, loop.ended, loop.first_row, loop.wide_kernel = L, True, _Event(), True, Kernel.MULTI_BLOCK
     loop.ctx = type("Ctx", (), {"instrument": True})()
     loop.log = np.zeros(L.log_size(8), np.int64)
     loop.log[L.H_GT0] = 1_000_000

@@ -36,7 +36,7 @@ import numpy as np
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, measured
+from .base import Batch, BFSTechnique, LevelLoop, RunContext
 from .operators.frontier import declared
 
 SECTION = "Beamer et al. SC'12 §4; BLEST (Elbek & Kaya 2025) §4"
@@ -356,6 +356,7 @@ class _Loop(LevelLoop):
         # A small graph: the whole search in one block, an ordinary launch; a graph of at most
         # cluster_arcs arcs: one cluster; else the cooperative grid.
         self.cluster = 0 if self.small or g.num_arcs > k.cluster_arcs else k.cluster
+        self.wide_kernel = Kernel.CLUSTER if self.cluster else Kernel.MULTI_BLOCK  # what a level not one block's ran
         regs = kk.registers(k.block_threads)
         if self.small:
             self.kernel = kk.block_kernel(bool(ctx.instrument), regs)
@@ -414,10 +415,12 @@ class _Loop(LevelLoop):
         while True:
             running = self._running()  # first: a launch that has ended has published what it will
             count = int(log[L.H_PUBLISHED])
-            while seen < count:
-                r = log[L.H_SIZE + seen * L.LOG_FIELDS:L.H_SIZE + (seen + 1) * L.LOG_FIELDS].tolist()
-                yield self._level(r, prev)
-                seen, prev = seen + 1, r
+            if seen < count:  # the rows published since the last poll, read at once
+                rows = log[L.H_SIZE + seen * L.LOG_FIELDS:L.H_SIZE + count * L.LOG_FIELDS]
+                for r in rows.reshape(-1, L.LOG_FIELDS).tolist():
+                    yield self._level(r, prev)
+                    prev = r
+                seen = count
             if not running:
                 break
             time.sleep(0)  # let other threads (a plot) run between polls
@@ -437,20 +440,26 @@ class _Loop(LevelLoop):
 
     def _level(self, r: list, prev: list | None) -> tuple[float, Batch]:
         """A log row as a level's record and its device time (from the previous row's end, or the
-        launch's start)."""
-        L, log, inst = self.L, self.log, self.ctx.instrument
-        gt0, clk0 = (prev[L.R_GT], prev[L.R_CLOCK]) if prev else (int(log[L.H_GT0]), int(log[L.H_CLK0]))
+        launch's start). Made for every level (a thousand a run on a long graph, while the launch
+        runs): plain lookups, one dict."""
+        L = self.L
+        if prev:
+            gt0, clk0 = prev[L.R_GT], prev[L.R_CLOCK]
+        else:
+            gt0, clk0 = int(self.log[L.H_GT0]), int(self.log[L.H_CLK0])
         bu = bool(r[L.R_BU])
-        row = dict(
-            frontier_in=r[L.R_FRONTIER], edges_examined=measured(inst, r[L.R_EXAMINED]) if bu else r[L.R_EXAMINED],
-            discovered=r[L.R_NEXT], frontier_out=r[L.R_NEXT],  # one claim a vertex: no duplicates
-            dup_generated=measured(inst, 0), dup_detected=0, dup_undetected=measured(inst, 0),
-            kernel=Kernel.SINGLE_BLOCK if r[L.R_NARROW] else Kernel.CLUSTER if self.cluster else Kernel.MULTI_BLOCK,
-            direction=Direction.BOTTOM_UP if bu else Direction.TOP_DOWN, launches=1 if self.first_row else 0,
-            frontier_form="bitmap" if bu else "queue", frontier_converted=bool(r[L.R_CONVERTED]),
-            words_tested=measured(inst, r[L.R_WORDS]), candidates_found=measured(inst, r[L.R_CANDS]),
-            vertices_checked=measured(inst, r[L.R_CHECKED]), m_f=r[L.R_MF], m_u=r[L.R_MU],
-            heavy_vertices=r[L.R_HEAVY], cycles=max(0, r[L.R_CLOCK] - clk0))
+        inst = bool(self.ctx.instrument)  # counts the run did not measure are None (base.measured)
+        nxt = r[L.R_NEXT]
+        row = {
+            "frontier_in": r[L.R_FRONTIER], "edges_examined": r[L.R_EXAMINED] if inst or not bu else None,
+            "discovered": nxt, "frontier_out": nxt,  # one claim a vertex: no duplicates
+            "dup_generated": 0 if inst else None, "dup_detected": 0, "dup_undetected": 0 if inst else None,
+            "kernel": Kernel.SINGLE_BLOCK if r[L.R_NARROW] else self.wide_kernel,
+            "direction": Direction.BOTTOM_UP if bu else Direction.TOP_DOWN, "launches": 1 if self.first_row else 0,
+            "frontier_form": "bitmap" if bu else "queue", "frontier_converted": bool(r[L.R_CONVERTED]),
+            "words_tested": r[L.R_WORDS] if inst else None, "candidates_found": r[L.R_CANDS] if inst else None,
+            "vertices_checked": r[L.R_CHECKED] if inst else None, "m_f": r[L.R_MF], "m_u": r[L.R_MU],
+            "heavy_vertices": r[L.R_HEAVY], "cycles": max(0, r[L.R_CLOCK] - clk0)}
         self.first_row = False
         return max(0, r[L.R_GT] - gt0) / 1e6, Batch([row])
 
