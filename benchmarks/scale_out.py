@@ -302,7 +302,8 @@ def main(argv=None) -> int:
     ap.add_argument("--closeness-graph", default="kron22")
     ap.add_argument("--closeness-sources", type=int, default=16384)
     ap.add_argument("--sweep-graph", default="kron20")
-    ap.add_argument("--sweep-technique", default="direction-optimizing", choices=["direction-optimizing", "bitmap-direction"])
+    ap.add_argument("--sweep-technique", default="direction-optimizing",
+                    choices=["direction-optimizing", "bitmap-direction"])
     ap.add_argument("--sweep-repeats", type=int, default=3)
     ap.add_argument("--runs", type=int, default=1, metavar="N",
                     help="timed runs of each workload a configuration: the median (of an even count, the lower "

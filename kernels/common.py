@@ -1,8 +1,7 @@
 """What the kernel families share besides their operators: the set-up kernels every technique
 uses (fills, the source), results of a renumbered graph mapped back to its own ids, the sum of an
-array's rows, the compile options of kernels that run in
-blocks of 1024 threads, the two-row counters a level clears for the next, and the co-resident
-blocks of a cooperative launch.
+array's rows, the compile options of kernels that run in blocks of 1024 threads, the two-row
+counters a level clears for the next, and the co-resident blocks of a cooperative launch.
 Each technique keeps its own counter slots in its own module (kernels/topdown.py,
 kernels/bfs4k/layout.py)."""
 from numba import cuda

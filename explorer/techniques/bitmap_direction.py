@@ -485,7 +485,8 @@ class _Loop(LevelLoop):
             from kernels import common
 
             ctx, n = self.ctx, self.ctx.graph.num_vertices
-            rank, perm = ctx.derived(f"bitmap-direction-ids:{self.prep.order}", lambda _: (self.prep.rank, self.prep.perm))
+            prep = self.prep
+            rank, perm = ctx.derived(f"bitmap-direction-ids:{prep.order}", lambda _: (prep.rank, prep.perm))
             self.graph_ids = ctx.buffer("bd_graph_dist", n, np.int32), ctx.buffer("bd_graph_parent", n, np.int32)
             ctx.launch_now(common.to_graph_ids, max(1, -(-n // 256)), 256, 0, self.dist, self.parent, rank, perm,
                            *self.graph_ids)
