@@ -22,8 +22,8 @@ Blazingly Efficient BFS using Tensor Cores", 2025), with parents as well as dist
   level from the kernel's start); the run's elapsed time is the launch's CUDA events. A search of
   more than LOG_ROWS levels goes on in another launch from the state the last one saved.
 
-Results are in the graph's own numbering (the prepared numbering is mapped back when the answer
-is read). The tensor cores' AND + popc (BLEST's mma b1) is not used: a pull step's cost is its
+Results are in the graph's own numbering (the prepared numbering is mapped back on the device after
+the search, untimed, where a check there can read it). The tensor cores' AND + popc (BLEST's mma b1) is not used: a pull step's cost is its
 loads (a pair and a frontier word), not the AND, which is one integer instruction.
 """
 from __future__ import annotations
