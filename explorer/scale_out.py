@@ -682,5 +682,5 @@ def _sweep_point(run_point, graph, source: int, plan, i: int, expected, repeats:
 
 
 __all__ = ["GPUCluster", "DistributedManyRun", "GraphRef", "check_client", "cpu_shares", "default_chunks",
-           "forget", "guided", "merge", "on_every_worker", "pin_process", "split", "warm", "warm_sweep",
-           "worker_addresses", "worker_count"]
+           "forget", "guided", "merge", "on_every_worker", "pin_process", "split", "sweep_chunks", "warm",
+           "warm_sweep", "worker_addresses", "worker_count"]
