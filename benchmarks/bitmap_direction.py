@@ -20,7 +20,8 @@ Sections (each writes results/<GPU>/bitmap-direction-SECTION[-TAG].{json,md} thr
               the 1000 x 1000 grid from its centre): graph preparation by vertex order (seconds,
               pairs per arc), then each configuration of --configs (harness.measure: median of
               --repeats uninstrumented runs after a warm-up, every run checked), BLEST and Gunrock
-              on the same graph and source (harness.run_peer; their own clocks); with --before,
+              on the same graph and source (harness.run_peer; their own clocks), and BLEST on the
+              GPU's clock alone (harness.BLEST_DEVICE, where built); with --before,
               this project's best configuration of another technique on that graph (before_configs():
               the techniques and settings of BEFORE's numbers) measured beside them the same way.
   roots       Kronecker scale 22, --roots random roots of non-zero degree (Graph500: each search timed
@@ -457,7 +458,7 @@ def section_table(b: Bench) -> None:
         if b.args.peers:
             os.environ.setdefault("BLEST_JACCARD", "0")  # a social graph in its own order (BLEST's README)
             with harness.PeerGraph(g) as pg:
-                for peer in harness.PEERS.values():
+                for peer in (*harness.PEERS.values(), harness.BLEST_DEVICE):
                     m = harness.run_peer(peer, pg, source, expected, runs=b.args.repeats)
                     rows.append({**common, **m.row()})
                     print(f"  {peer.name:48s} {_line(m)}", flush=True)
@@ -488,9 +489,11 @@ def table_markdown(rows: list[dict], args) -> list[str]:
     for r in rows:
         by_graph.setdefault(r["graph"], []).append(r)
     out = [f"Median of {args.repeats} runs a configuration (every run checked; peers: their own clocks and their "
-           "distances checked). ms.", ""]
+           "distances checked). BLEST, device clock: the same kernels timed by CUDA events around the launch, "
+           "queued with the stream held, so without the host's launch call, which ours and BLEST's own clock "
+           "include: not a clock to compare ours with, it shows how much of BLEST's is its host's. ms.", ""]
     measured = any(r.get("before") for r in rows)
-    head = ["graph", "levels", "ours best (configuration)", "ours defaults", "BLEST", "Gunrock",
+    head = ["graph", "levels", "ours best (configuration)", "ours defaults", "BLEST", "BLEST, device clock", "Gunrock",
             "before, this call (configuration)" if measured else "before (H100, earlier)",
             "BLEST / ours", *(["before / ours"] if measured else []), "every result right"]
     table, ratios = [], []
@@ -504,6 +507,7 @@ def table_markdown(rows: list[dict], args) -> list[str]:
         bf = next((r for r in rs if r.get("before") and r.get("median_ms") is not None and r.get("correct")), None)
         if ratio:
             ratios.append(bl / best["median_ms"])
+        bd = peer.get(harness.BLEST_DEVICE.name, {})
         wrong = [r["config"] for r in rs if r.get("wrong")]
         failed = [r["config"] for r in rs if r.get("error") and not r.get("wrong")]
         status = (f"**WRONG**: {', '.join(wrong)}" if wrong else
@@ -511,10 +515,11 @@ def table_markdown(rows: list[dict], args) -> list[str]:
         levels = next((r["levels"] for r in rs if r.get("levels")), None)
         table.append([name, levels, f"{best['median_ms']:.4f} ({best['config']})" if best else "-",
                       dflt and dflt["median_ms"], bl or peer.get("BLEST", {}).get("skipped"),
+                      bd.get("median_ms") or bd.get("skipped") or bd.get("error"),
                       peer.get("Gunrock", {}).get("median_ms") or peer.get("Gunrock", {}).get("skipped"),
                       (f"{bf['median_ms']} ({bf['config'].removeprefix('before: ')})" if bf else "-") if measured
                       else BEFORE.get(name), ratio, *([_versus(bf, best)] if measured else []), status])
-    out += harness.markdown_table(head, table, {1, 3, 4, 5, 6, 7, 8} if measured else {1, 3, 4, 5, 6, 7})
+    out += harness.markdown_table(head, table, set(range(1, len(head) - 1)) - {2})
     if ratios:
         gm = float(np.exp(np.mean(np.log(ratios))))
         out += ["", f"Geometric mean of BLEST / ours over {len(ratios)} graphs: **{gm:.2f}** (above 1: ours faster)."]

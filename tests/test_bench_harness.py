@@ -138,6 +138,9 @@ d.tofile(dist)
 ms = {{"block": 2.0, "merge": 1.0}}.get(args[3] if len(args) == 5 else "", 0.5)
 print(("gunrock lb=x " if len(args) == 5 else "") + f"median_ms={{ms}} min_ms={{ms / 2}}"
       + (f" max_ms={{ms * 2}}" if len(args) == 5 else f" levels={{int(d.max()) + 1}}"))
+import os
+if os.environ.get("BLEST_DEVICE_CLOCK") == "1":  # as benchmarks/yardsticks/blest/device_clock.cu
+    print("device_median_ms=0.3 device_min_ms=0.2 device_max_ms=0.4")
 """
 
 
@@ -163,6 +166,20 @@ def test_a_peer_runs_from_its_binary_and_its_distances_are_checked(tmp_path):
         raw = np.fromfile(pg.csr, np.int32)
         assert raw[0] == g.num_vertices and raw[1] == g.num_arcs and (raw[2:3 + raw[0]] == g.offsets).all()
     assert not pg.csr.exists()  # the CSR's folder is removed
+
+
+def test_blests_device_clock_is_read_from_its_own_line_with_its_switch_set(tmp_path):
+    """BLEST_DEVICE's times are the device clock's line, which its driver prints only with
+    BLEST_DEVICE_CLOCK=1 (set for its runs); its own clock's line is not taken for it."""
+    g = harness.load("grid1000", small=True)
+    expected = harness.reference(g, 12)
+    fake = _fake(tmp_path, "blest")
+    with harness.PeerGraph(g) as pg:
+        m = harness.run_peer(harness.BLEST_DEVICE._replace(binary=fake.binary), pg, 12, expected, runs=3)
+        assert m.ok and m.summary_ms == (0.3, 0.2, 0.4)
+        m = harness.run_peer(harness.BLEST_DEVICE._replace(binary=fake.binary, env=()), pg, 12, expected)
+        assert not m.ok and "exit 0" in m.error
+        assert harness.run_peer(fake, pg, 12, expected).summary_ms == (0.5, 0.25, None)
 
 
 def test_a_peer_without_its_binary_or_on_a_directed_graph_is_skipped_with_a_note(tmp_path):

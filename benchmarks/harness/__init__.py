@@ -5,7 +5,7 @@
 arrays), so those are the only lines that know explorer's entry points.
 """
 from .graphs import GRAPHS, GraphSpec, UnknownGraph, centre, check_names, load, source_of, spec
-from .peers import BLEST, GUNROCK, PEERS, Peer, PeerGraph, run_peer, write_csr
+from .peers import BLEST, BLEST_DEVICE, GUNROCK, PEERS, Peer, PeerGraph, run_peer, write_csr
 from .record import FIELDS, RESULTS, describe, environment, gpu_kind, markdown_table, write_results
 from .runs import (THRESHOLD_METHOD, Check, Measurement, Timed, check, check_distances, check_sssp,
                    check_tree_levels, measure, measure_roots, multisearch_methods, reference, reference_sssp,
@@ -14,7 +14,7 @@ from .runs import (THRESHOLD_METHOD, Check, Measurement, Timed, check, check_dis
 
 __all__ = [
     "GRAPHS", "GraphSpec", "UnknownGraph", "centre", "check_names", "load", "source_of", "spec",
-    "BLEST", "GUNROCK", "PEERS", "Peer", "PeerGraph", "run_peer", "write_csr",
+    "BLEST", "BLEST_DEVICE", "GUNROCK", "PEERS", "Peer", "PeerGraph", "run_peer", "write_csr",
     "FIELDS", "RESULTS", "describe", "environment", "gpu_kind", "markdown_table", "write_results",
     "THRESHOLD_METHOD", "multisearch_methods", "Check", "Measurement", "Timed", "check", "check_distances",
     "check_tree_levels", "measure", "measure_roots", "reference", "runs_overlap", "scipy_bfs", "spread", "start_bfs",

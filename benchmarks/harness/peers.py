@@ -15,6 +15,12 @@ is gunrock::bfs::run's own timer (median of its runs after one warm-up). Neither
 reordering or building its data structure. The environment passes through to them:
 BLEST_JACCARD=0 keeps a social graph in its own order instead of BLEST's Jaccard reordering, which
 takes minutes on large social graphs.
+
+BLEST_DEVICE (not in PEERS: benchmarks/bitmap_direction.py's table runs it beside them) is BLEST's
+driver built with benchmarks/yardsticks/blest/device_clock.cu (`.blest/bfs_blest_device`): the
+same kernels timed by CUDA events around the launch, queued with the stream held, so without the
+host's launch call and synchronize, which BLEST's own clock and ours include: how much of BLEST's
+time is its host's.
 """
 from __future__ import annotations
 
@@ -37,6 +43,8 @@ class Peer(NamedTuple):
     binary: Path
     variants: tuple  # Gunrock's load-balancing strategies (the best is reported); () for one way
     how: str  # one line: what it is
+    env: tuple = ()  # (name, value) pairs set for its runs
+    clock: str = ""  # the prefix of the times it reports: "" its own clock, "device_" the device clock
 
     def command(self, csr: Path, source: int, runs: int, dist: Path, variant: str | None) -> list[str]:
         if self.variants:
@@ -48,9 +56,16 @@ BLEST = Peer("BLEST", ROOT / ".blest" / "bfs_blest", (),
              "BLEST (Elbek & Kaya 2025): one cooperative kernel, bit-packed adjacency, tensor-core pull steps")
 GUNROCK = Peer("Gunrock", ROOT / ".gunrock" / "bfs_bin", ("block", "merge", "thread"),
                "Gunrock essentials BFS, best of its block-mapped, merge-path and thread-mapped advance")
+BLEST_DEVICE = Peer("BLEST, device clock", ROOT / ".blest" / "bfs_blest_device", (),
+                    "BLEST's kernels on the GPU's clock alone: CUDA events around its launch, queued with the stream "
+                    "held",
+                    env=(("BLEST_DEVICE_CLOCK", "1"),), clock="device_")
 PEERS = {p.name: p for p in (BLEST, GUNROCK)}
 
-_TIMES = re.compile(r"median_ms=([0-9.eE+-]+)\s+min_ms=([0-9.eE+-]+)(?:\s+max_ms=([0-9.eE+-]+))?")
+
+def _times(clock: str) -> re.Pattern:
+    return re.compile(rf"(?:^|\s){clock}median_ms=([0-9.eE+-]+)\s+{clock}min_ms=([0-9.eE+-]+)"
+                      rf"(?:\s+{clock}max_ms=([0-9.eE+-]+))?")
 
 
 def write_csr(path: Path | str, offsets, indices) -> None:
@@ -124,11 +139,12 @@ def run_peer(peer: Peer, pg: PeerGraph, source: int, expected, *, runs: int = 11
         dist = pg.csr.with_name(f"{peer.name}-{variant or 'dist'}.out")
         cmd = peer.command(pg.path(), source, runs, dist, variant)
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
+                               env={**os.environ, **dict(peer.env)} if peer.env else None)
         except subprocess.TimeoutExpired:
             tried[variant or peer.name] = f"more than {timeout_s:g} s"
             continue
-        found = _TIMES.search(p.stdout)
+        found = _times(peer.clock).search(p.stdout)
         if p.returncode != 0 or not found:
             tail = (p.stderr.strip().splitlines() or ["no output"])[-1]
             tried[variant or peer.name] = f"exit {p.returncode}: {tail}"
