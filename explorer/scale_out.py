@@ -355,7 +355,7 @@ def on_workers(client, graph) -> GraphRef:
 
     key = (client.id, id(graph))
     held = _SENT.get(key)
-    if held is None or held[0] is not graph or held[1].status in ("cancelled", "error", "lost"):
+    if not _still_sent(held, graph):
         if held is not None:
             _unpublish(client, held[2])
         ref = GraphRef(f"bfs4k-graph-{uuid.uuid4().hex}")
@@ -364,6 +364,11 @@ def on_workers(client, graph) -> GraphRef:
         held = (graph, fut, ref)
         _SENT[key] = held
     return held[2]
+
+
+def _still_sent(held: tuple | None, obj) -> bool:
+    """Whether `held` ((object, its future on the cluster, ...) or None) still holds `obj` there."""
+    return held is not None and held[0] is obj and held[1].status not in ("cancelled", "error", "lost")
 
 
 def _unpublish(client, ref: GraphRef) -> None:
@@ -659,7 +664,7 @@ def _reference_sent(client, expected):
     """The sweep's reference answer on the workers, sent once for as long as the caller keeps it
     (explorer.sweep keeps a graph's last): each worker's device check of it is made once too."""
     held = _SENT_REFERENCE.get(client.id)
-    if held is None or held[0] is not expected or held[1].status in ("cancelled", "error", "lost"):
+    if not _still_sent(held, expected):
         held = _SENT_REFERENCE[client.id] = (expected, sent(client, expected))
     return held[1]
 
