@@ -191,6 +191,23 @@ def test_bottom_up_takes_the_lowest_numbered_parent_and_counts_its_words(kron):
         assert all(lv.words_tested == lv.candidates_found == lv.vertices_checked == 0 for lv in td)
 
 
+@pytest.mark.parametrize("blocks", [1, 2])
+def test_a_pull_deals_every_word_to_one_warp(blocks):
+    """More words than the warps load in one round (32 a warp): each warp takes every warps-th word,
+    32 at a time; every unvisited vertex below n_pull is checked once a bottom-up level."""
+    g = graphs.generate("kronecker", scale=12, edge_factor=4, seed=3)  # 4,096 vertices: 128 words
+    source = int(np.argmax(g.degrees()))
+    n_pull = prep.prepare(g, "none").n_pull
+    assert n_pull > 32 * 32 * blocks  # a second round for every warp, or most
+    levels, r = _run(g, source, {**GRID, "order": "none", "alpha": 1_000_000, "beta": 1_000_000,
+                                 "max_blocks": blocks}, instrument=True)
+    d = r.distances[:n_pull]
+    pulled = [lv for lv in levels if lv.direction is BU]
+    assert pulled
+    for lv in pulled:
+        assert lv.vertices_checked == int(((d == -1) | (d > lv.level)).sum())
+
+
 def test_counts_not_measured_are_none_and_the_rest_stays(kron):
     source = int(np.argmax(kron.degrees()))
     on, _ = _run(kron, source, {**GRID, "alpha": 1_000_000})

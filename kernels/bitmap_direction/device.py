@@ -437,8 +437,8 @@ def _finish_word(g, s, bits, lv1, w, vis, found_state, acc, instrument):
 def bottom_up(g, s, p, bits, lv1, me, team, acc, instrument):
     """A bottom-up level over the team, on bits = (fr, cur, nb, visited): the frontier bitmap row
     fr[cur:], the next one fr[nb:] (clear) and the visited bitmap (global memory, or a block's
-    shared copies). A warp takes up to 32 words of the visited bitmap with one load (fewer when
-    there are fewer than 32 a warp) and goes through those with unvisited vertices (0..n_pull-1),
+    shared copies). Each warp takes every warps-th word of the visited bitmap, up to 32 with one
+    load, and goes through those with unvisited vertices (0..n_pull-1),
     two at a time so that their loads are in flight together; a vertex's lane tests its first pairs
     alone (_after_head), its warp the rest of a long list. The parent is the frontier in-neighbour
     of lowest number. Collective."""
@@ -446,12 +446,15 @@ def bottom_up(g, s, p, bits, lv1, me, team, acc, instrument):
     lane = cuda.laneid
     words = (p.n_pull + WARP_SIZE - 1) // WARP_SIZE
     warps = team // WARP_SIZE
-    span = min(WARP_SIZE, max(1, words // warps))  # words a warp takes at a time: every warp has some
-    w0 = (me // WARP_SIZE) * span
-    while w0 < words:  # warp-uniform
-        wi = w0 + lane
+    wid = me // WARP_SIZE
+    # Words dealt round the warps (word w to warp w % warps): each warp's words are spread over the
+    # whole numbering, so the costly ones (a degree order's middle, say) are shared evenly, and no
+    # warp has more than one word more than another (the level ends with its slowest warp).
+    k0 = int64(0)
+    while wid + k0 * warps < words:  # warp-uniform
+        wi = wid + (k0 + lane) * warps
         mine = uint32(0xFFFFFFFF)
-        if lane < span and wi < words:
+        if wi < words:
             mine = bits[3][wi]
             tail = p.n_pull - wi * WARP_SIZE
             if tail < WARP_SIZE:  # vertices from n_pull on never pull: as if visited
@@ -468,8 +471,8 @@ def bottom_up(g, s, p, bits, lv1, me, team, acc, instrument):
             vis2 = uint32(cuda.shfl_sync(FULL_MASK, int64(mine), max(j2, 0)))
             if j2 < 0:
                 vis2 = uint32(0xFFFFFFFF)
-            w = w0 + j
-            w2 = w0 + max(j2, 0)
+            w = wid + (k0 + j) * warps
+            w2 = wid + (k0 + max(j2, 0)) * warps
             va = w * WARP_SIZE + lane
             vb = w2 * WARP_SIZE + lane
             # Both words' first pairs, then both frontier words: four loads, two round trips.
@@ -482,7 +485,7 @@ def bottom_up(g, s, p, bits, lv1, me, team, acc, instrument):
             _finish_word(g, s, bits, lv1, w, vis, a, acc, instrument)
             if j2 >= 0:
                 _finish_word(g, s, bits, lv1, w2, vis2, b, acc, instrument)
-        w0 += warps * span
+        k0 += WARP_SIZE
 
 
 # ---------------------------------------------------------------------------------- frontier forms
