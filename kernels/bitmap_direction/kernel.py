@@ -14,8 +14,8 @@ block holds:
   flat range over the grid after a barrier; claims by an atomic OR on the visited bitmap, which
   also set the next frontier's bit; each block stages its new queue entries and appends them with
   one atomic. A queue-less frontier (after a bottom-up level) is first converted from its bitmap.
-* bottom-up in the grid: a warp per visited word; each unvisited vertex ANDs its bit-packed
-  in-adjacency with the frontier bitmap.
+* bottom-up in the grid: the visited bitmap's words dealt round the warps; each unvisited vertex
+  ANDs its bit-packed in-adjacency with the frontier bitmap.
 
 `search_kernel(instrument, registers, cluster=True)` is the same search launched as one
 thread-block cluster (a graph of at most cluster_arcs arcs): every grid barrier is the cluster's
