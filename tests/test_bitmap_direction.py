@@ -9,7 +9,7 @@ import threading
 import numpy as np
 import pytest
 
-from explorer import graphs
+from explorer import backend, graphs
 from explorer.api import run_bfs
 from explorer.graphs import prepare as prep
 from explorer.knobs import KnobError
@@ -239,6 +239,28 @@ def test_a_top_down_level_examines_its_frontier_rows(kron, threads):
                 assert lv.edges_examined == int(deg[r.distances == lv.level].sum()), (knobs, lv.level)
                 checked += lv.level > 0
     assert checked >= 4  # levels after the first
+
+
+@pytest.mark.skipif(not backend.current().is_simulator, reason="spies on a device function: the simulator runs its Python")
+def test_grid_claims_read_the_visited_word_first_once_a_level_has_pulled(monkeypatch, kron):
+    """The grid's top-down claims read a visited word before its atomic only after a bottom-up level
+    (most edges then meet visited vertices); before it they go straight to the atomic."""
+    from kernels.bitmap_direction import device as D
+
+    real, seen = D.claim, set()
+
+    def spy(g, s, has, v, u, lv1, sink, acc):
+        if sink[12]:  # count_mf: the grid's claims (the block levels' sum the next rows after their barrier)
+            seen.add((int(lv1) - 1, bool(sink[1])))
+        return real(g, s, has, v, u, lv1, sink, acc)
+
+    monkeypatch.setattr(D, "claim", spy)
+    source = int(np.argmax(kron.degrees()))
+    levels, _ = _run(kron, source, {**GRID, "alpha": 4, "beta": 1})
+    pulled = [any(lv.direction is BU for lv in levels[:i]) for i in range(len(levels))]
+    grid_td = {i for i, lv in enumerate(levels) if lv.direction is TD and lv.kernel is Kernel.MULTI_BLOCK}
+    assert {i for i, _ in seen} == grid_td and {False, True} <= {pulled[i] for i in grid_td}
+    assert all(pre == pulled[i] for i, pre in seen)
 
 
 def test_heavy_vertices_and_the_one_launch(kron):

@@ -618,6 +618,8 @@ def next_level(st, counts, p, rows, leader, narrow):
     st[L.T_PREV] = size
     st[L.T_SIZE] = nsize
     st[L.T_BU] = 1 if next_bu else 0
+    if bu:
+        st[L.T_PULLED] = 1
     st[L.T_NARROW] = 1 if next_narrow else 0
     if not bu:
         st[L.T_QCUR] = 1 - st[L.T_QCUR]  # the next queue is the current one now

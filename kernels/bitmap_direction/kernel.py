@@ -11,8 +11,9 @@ block holds:
   at a grid barrier. Narrow levels of such a graph are top-down only and leave the frontier
   bitmaps alone (the grid's first level after them clears what it needs).
 * top-down in the grid: edge-discover warps over the frontier queue, heavy vertices' edges as one
-  flat range over the grid after a barrier; claims by an atomic OR on the visited bitmap, which
-  also set the next frontier's bit; each block stages its new queue entries and appends them with
+  flat range over the grid after a barrier; claims by an atomic OR on the visited bitmap (after a
+  read of the word once a level has pulled, when most edges meet visited vertices), which also set
+  the next frontier's bit; each block stages its new queue entries and appends them with
   one atomic. A queue-less frontier (after a bottom-up level) is first converted from its bitmap.
 * bottom-up in the grid: the visited bitmap's words dealt round the warps; each unvisited vertex
   ANDs its bit-packed in-adjacency with the frontier bitmap.
@@ -201,7 +202,12 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
                     barrier(grid, cluster)
                     if tid == 0:
                         st[L.T_CONV] = 1
-                sink = (s.visited, True, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE, stc, 0, True)
+                # Once a level has pulled, most vertices are visited and most edges meet visited ones:
+                # reading the word first spares their atomics. Before, most meet unvisited vertices
+                # (the search is growing, or a mesh's or road's frontier moves on) and the read would
+                # be one more round trip on each claim's path.
+                sink = (s.visited, st[L.T_PULLED] != 0, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE,
+                        stc, 0, True)
                 D.top_down(g, s, p, src, st[L.T_SIZE], int32(lv + 1), (me, team, s.ctr, slot + L.C_HEAVY), sink, acc)
                 if timed:
                     D.mark(s.rows, st[L.T_NLEV], 1, t0)

@@ -124,6 +124,7 @@ T_CONV = 13  # 1: this level converted its frontier first
 T_PUB = 14  # when the log was last published (the device's nanosecond clock)
 T_PUBLISHED = 15  # rows published so far by this launch
 T_PUBLISH = 16  # 1: block 0 publishes the rows logged since after this level
+T_PULLED = 17  # 1: a bottom-up level has run (the grid's top-down claims read the visited word first)
 NUM_T = 20
 STOP_NO, STOP_DONE, STOP_FULL = 0, 1, 2
 
