@@ -250,7 +250,7 @@ def test_grid_claims_read_the_visited_word_first_once_a_level_has_pulled(monkeyp
     real, seen = D.claim, set()
 
     def spy(g, s, has, v, u, lv1, sink, acc):
-        if sink[12]:  # count_mf: the grid's claims (the block levels' sum the next rows after their barrier)
+        if sink[12]:  # count_mf: the grid's claims (the block levels sum the next rows after their barrier)
             seen.add((int(lv1) - 1, bool(sink[1])))
         return real(g, s, has, v, u, lv1, sink, acc)
 
