@@ -20,6 +20,8 @@
 #               roots, the counts' cost
 #   bitmap-phases  bitmap-direction: the floor, a level's phases (a timing build), streamed levels
 #   fuzz        random graphs, roots and knobs, every result checked
+#   warp-samples  where the 1000² grid's cluster kernels wait (bitmap-direction's, BFS-4K's): ncu's
+#               warp-state samples by stall reason and instruction (benchmarks.tools.warp_samples)
 #   sssp        weighted shortest paths beside scipy and Gunrock's SSSP (.gunrock/sssp_bin), Floyd-Warshall
 #   scale       many searches and a sweep over 1, 2 and 4 GPUs through Dask (a 4-GPU host; dask and
 #               distributed carried as wheels where missing)
@@ -80,6 +82,13 @@ for part in "$@"; do
         scale) bench scale-out 570 scale_out --gpus 1 2 4 ;;
         fuzz) run fuzz 420 python3 -m benchmarks.tools.fuzz --runs 1500 --multi 0.2 --seed "$(date +%s)" \
                   --seconds 380 --json "$out/fuzz.json" ;;
+        warp-samples)
+            run warp-samples-bitmap 240 python3 -m benchmarks.tools.warp_samples --out "$out" --graph grid1000 \
+                --source centre --knobs '{"cluster": 16, "cluster_arcs": 1099511627776, "one_block_vertices": 0}' \
+                --kernel bitmap_cluster --name warp-samples-grid1000-bitmap-direction-cluster
+            run warp-samples-bfs4k 240 python3 -m benchmarks.tools.warp_samples --out "$out" --graph grid1000 \
+                --source centre --technique bfs4k --kernel bfs4k_cluster --name warp-samples-grid1000-bfs4k-cluster \
+                --knobs "$(python3 -c 'import json; from benchmarks.bfs import TUNED_CLUSTER; print(json.dumps(TUNED_CLUSTER))')" ;;
         notebooks) run notebooks 300 python3 -m benchmarks.tools.notebooks --out "$out/notebooks" ;;
         *) echo "unknown part $part (see the head of benchmarks/run_on_gpu.sh)" ;;
     esac

@@ -226,3 +226,41 @@ def test_the_auto_benchmark_puts_auto_beside_the_oracle(tmp_path):
     assert all(r["correct"] for r in rows) and by["auto"]["chosen"] and by["auto"]["choose_us"] > 0
     md = next(tmp_path.glob("*/auto-smoke.md")).read_text()
     assert "| grid1000 |" in md and "Geometric mean of auto / oracle over 1 graphs" in md
+
+
+_PAGE = '''"Kernel Name","search[abi:v1](Graph)",
+"Address","Source","# Samples","Instructions Executed","stall_barrier","stall_long_sb","stall_no_inst","stall_barrier (Not Issued)"
+"0x7f00","      BAR.SYNC.DEFER_BLOCKING 0x0","30","100","30","0","0","30"
+"0x7f10","      LDG.E R2, [R4.64]","5","100","0","4","1","0"
+"Kernel Name","__cuda_sm20_div_s64",
+"Address","Source","# Samples","Instructions Executed","stall_barrier","stall_long_sb","stall_no_inst","stall_barrier (Not Issued)"
+"0x9f00","      IMAD R1, R2, R3, RZ","5","1,000","0","0","5","0"
+'''
+
+
+def test_warp_samples_are_summed_by_reason_over_every_function(tmp_path):
+    """The profiler tool reads ncu's exported source page (a header a function), sums each stall
+    reason over every instruction (the not-issued columns are a subset, left out) and ranks the
+    instructions; a file that is not such a page is named with what to export instead."""
+    from benchmarks.tools import warp_samples as ws
+
+    page = tmp_path / "page.csv"
+    page.write_text(_PAGE)
+    rows = ws.read_source_page(page)
+    assert len(rows) == 3
+    assert ws.stall_reasons(rows) == [("barrier", 30), ("no_inst", 6), ("long_sb", 4)]
+    top = ws.top_instructions(rows, 2)
+    assert [(t["sass"], t["samples"], t["executed"]) for t in top] == [("BAR.SYNC.DEFER_BLOCKING 0x0", 30, 100),
+                                                                      ("LDG.E R2, [R4.64]", 5, 100)]
+    assert top[1]["reasons"] == [("long_sb", 4), ("no_inst", 1)]
+    result, md = ws.summary(rows, 1)
+    assert [r["share"] for r in result if r["kind"] == "reason"] == [0.75, 0.15, 0.1]
+    assert "| barrier | 30 | 75.0 % |" in md
+    details = tmp_path / "details.csv"
+    details.write_text('"ID","Section Name","Metric Name","Metric Value"\n"0","WarpStateStats","Stall","3"\n')
+    with pytest.raises(ws.PageError, match="--page source --csv --print-source sass"):
+        ws.read_source_page(details)
+    short = tmp_path / "short.csv"
+    short.write_text(_PAGE.replace('"0x7f10","      LDG.E R2, [R4.64]","5",', '"0x7f10","5",'))
+    with pytest.raises(ws.PageError, match="short.csv, line 4: 7 fields where the header has 8"):
+        ws.read_source_page(short)
