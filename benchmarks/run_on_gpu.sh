@@ -84,11 +84,12 @@ for part in "$@"; do
                   --seconds 380 --json "$out/fuzz.json" ;;
         warp-samples)
             run warp-samples-bitmap 240 python3 -m benchmarks.tools.warp_samples --out "$out" --graph grid1000 \
-                --source centre --knobs '{"cluster": 16, "cluster_arcs": 1099511627776, "one_block_vertices": 0}' \
+                --source centre --knobs cluster=16 cluster_arcs=1099511627776 one_block_vertices=0 \
                 --kernel bitmap_cluster --name warp-samples-grid1000-bitmap-direction-cluster
+            # BFS-4K tuned in its cluster form: the knobs as KNOB=VALUE words
             run warp-samples-bfs4k 240 python3 -m benchmarks.tools.warp_samples --out "$out" --graph grid1000 \
                 --source centre --technique bfs4k --kernel bfs4k_cluster --name warp-samples-grid1000-bfs4k-cluster \
-                --knobs "$(python3 -c 'import json; from benchmarks.bfs import TUNED_CLUSTER; print(json.dumps(TUNED_CLUSTER))')" ;;
+                --knobs $(python3 -c 'from benchmarks.bfs import TUNED_CLUSTER as k; print(*(f"{n}={v}" for n, v in k.items()))') ;;
         notebooks) run notebooks 300 python3 -m benchmarks.tools.notebooks --out "$out/notebooks" ;;
         *) echo "unknown part $part (see the head of benchmarks/run_on_gpu.sh)" ;;
     esac

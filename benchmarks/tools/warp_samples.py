@@ -1,7 +1,7 @@
 """Where a search kernel's warps wait: Nsight Compute's warp-state samples, by reason and by instruction.
 
     python3 -m benchmarks.tools.warp_samples --graph grid1000 --source centre \\
-        --technique bitmap-direction --knobs '{"cluster": 16, "cluster_arcs": 1099511627776}' \\
+        --technique bitmap-direction --knobs cluster=16 cluster_arcs=1099511627776 \\
         --kernel bitmap_cluster --name warp-samples-grid1000-bitmap-cluster [--out DIR]
     python3 -m benchmarks.tools.warp_samples --summarize PAGE.csv    (no GPU needed)
 
@@ -126,7 +126,7 @@ def _profile(args) -> int:
     if ncu is None:
         sys.exit("warp_samples: ncu (Nsight Compute) is not on the PATH")
     child = [sys.executable, "-m", "benchmarks.tools.warp_samples", "--search", "--graph", args.graph,
-             "--technique", args.technique, "--knobs", json.dumps(args.knobs)]
+             "--technique", args.technique, "--knobs", *(f"{k}={v}" for k, v in args.knobs.items())]
     if args.source is not None:
         child += ["--source", str(args.source)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,12 +154,14 @@ def _profile(args) -> int:
 
 
 def main(argv=None) -> int:
+    from explorer.ui.cli_input import parse_knob_values
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graph", help="a benchmark graph (benchmarks.harness)")
     ap.add_argument("--source", help="the source: a vertex, or a rule of benchmarks.harness.source_of "
                     "('centre' for the grids); the graph's benchmark source when left out")
     ap.add_argument("--technique", default="bitmap-direction")
-    ap.add_argument("--knobs", default="{}", help="the technique's knobs as a JSON object")
+    ap.add_argument("--knobs", nargs="*", default=[], metavar="KNOB=VALUE", help="the technique's knobs")
     ap.add_argument("--kernel", help="the profiled kernel: a part of its name (e.g. bitmap_cluster)")
     ap.add_argument("--name", default="warp-samples", help="the results' file name (NAME.json, NAME.md)")
     ap.add_argument("--out", type=Path, help="results folder (default benchmarks/results)")
@@ -176,12 +178,10 @@ def main(argv=None) -> int:
         return 0
     if not args.graph:
         ap.error("--graph is needed (or --summarize)")
-    try:
-        args.knobs = json.loads(args.knobs)
-    except json.JSONDecodeError as e:
-        ap.error(f"--knobs is not a JSON object: {e}")
-    if not isinstance(args.knobs, dict):
-        ap.error("--knobs must be a JSON object, e.g. '{\"cluster\": 16}'")
+    try:  # an unknown technique or knob, a bad value: named here, not from inside ncu
+        args.knobs = parse_knob_values(args.technique, args.knobs)  # typed and range-checked, as the CLI's
+    except ValueError as e:
+        ap.error(str(e))
     if args.source is not None and args.source.lstrip("-").isdigit():
         args.source = int(args.source)
     if args.search:
