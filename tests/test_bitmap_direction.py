@@ -289,6 +289,28 @@ def test_narrow_levels_run_in_one_block_and_the_grid_takes_over():
     assert first_grid.direction is BU and first_grid.frontier_converted
 
 
+@pytest.mark.parametrize("path", [4, 5, 6])
+def test_the_grid_after_narrow_levels_starts_from_clear_bitmap_rows(path):
+    """Grid levels (a star, pulling, then pushing), narrow levels (a path) and the grid again: three
+    vertices that pull two, then a push from them after converting the bitmap. Every level's
+    frontier is the BFS's own, so no bitmap row the first grid stretch wrote leaks into the second
+    (the grid's first level after narrow ones clears the rows it writes and reads). Three path
+    lengths: every alignment of the rows, which rotate over three."""
+    a = 30
+    end = a + path  # the path's last vertex; then Q (3 vertices), each joined to both of R, each with a pendant
+    q, r = end + 1 + np.arange(3), end + 4 + np.arange(2)
+    src = np.r_[np.zeros(a, int), np.arange(a, end), np.full(3, end), np.repeat(q, 2), r]
+    dst = np.r_[np.arange(1, a + 1), np.arange(a + 1, end + 1), q, np.tile(r, 3), end + 6 + np.arange(2)]
+    g = graphs.from_edges(src, dst, directed=False, name="star, path, diamonds")
+    knobs = {**SMALL, "narrow_edges": 8, "alpha": 100, "beta": 1, "one_block_vertices": 0, "order": "none"}
+    levels, res = _run(g, 0, knobs)
+    assert [lv.frontier_in for lv in levels] == np.bincount(res.distances[res.distances >= 0]).tolist()
+    kinds = [lv.kernel for lv in levels]
+    after = kinds.index(Kernel.MULTI_BLOCK, kinds.index(Kernel.SINGLE_BLOCK))  # the grid's first level after
+    assert kinds[0] is Kernel.MULTI_BLOCK and levels[after].direction is BU
+    assert levels[after + 1].direction is TD and levels[after + 1].frontier_converted
+
+
 def test_a_small_graph_runs_every_level_in_one_block(kron):
     """At most one_block_vertices vertices that pull: every level in block 0, bottom-up ones too, the
     bitmaps kept there; the rule still chooses each level's direction."""
