@@ -10,13 +10,19 @@ shared memory is then addressed by 32-bit shared-window addresses:
 ``cluster_sync()``                   every thread of the cluster's blocks arrives; writes before
                                      it (any block's shared memory, global memory) are seen after
                                      it. Collective: every thread of every block, uniformly.
-``smem_addr(array, i)``              address of element i of a 1-D shared int32 array (uint32);
-                                     ``+ 4 * k`` moves k elements
+``smem_addr(array, i)``              address of element i of a 1-D shared int32 or int64 array
+                                     (uint32); ``+ 4 * k`` (``+ 8 * k``) moves k elements
 ``cluster_map(addr, rank)``          the same location in block ``rank`` of the cluster
 ``cluster_load(addr)``               the int32 there (never moved across a barrier)
 ``cluster_or(addr, bits)``           atomic OR into it; the old value (int32)
 ``cluster_add(addr, x)``             atomic add into it; the old value (int32)
 ``cluster_store(addr, x)``           write the int32 x there
+``cluster_load64(addr)``, ``cluster_add64(addr, x)``   the same for an int64 there (8-byte aligned)
+``counter_add(counter, at, x)``      atomic add of x to int64 counter ``at``, the old value: counter
+                                     is a global (or shared) array, or the cluster address of an int64
+                                     shared array (element ``at`` is 8 * at further on): one kernel's
+                                     code counts into either, its type choosing at compile time
+``counter_load(counter, at)``        counter ``at``'s value, either kind
 
 Only shared memory laid out alike in every block (the same arrays, in the same order) maps
 meaningfully between blocks: that is the case for one kernel's blocks.
@@ -25,14 +31,16 @@ meaningfully between blocks: that is the case for one kernel's blocks.
 # The Python bodies are what the simulator runs (kernels.cudasim.cluster); on a GPU each name gets
 # the inline-PTX overload below.
 from .cudasim import simulator_enabled as _simulator_enabled
-from .cudasim.cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_store,
-                              cluster_sync, smem_addr)
+from .cudasim.cluster import (cluster_add, cluster_add64, cluster_load, cluster_load64, cluster_map, cluster_or,
+                              cluster_rank, cluster_store, cluster_sync, counter_add, counter_load, smem_addr)
 
-__all__ = ["cluster_add", "cluster_load", "cluster_map", "cluster_or", "cluster_rank", "cluster_store",
-           "cluster_sync", "smem_addr"]
+__all__ = ["cluster_add", "cluster_add64", "cluster_load", "cluster_load64", "cluster_map", "cluster_or",
+           "cluster_rank", "cluster_store", "cluster_sync", "counter_add", "counter_load", "smem_addr"]
 
 if not _simulator_enabled():
     from llvmlite import ir as _ir
+    from numba import cuda as _cuda
+    from numba import uint32 as _uint32
     from numba.cuda import cgutils as _cgutils
     from numba.cuda import types as _types
     from numba.cuda.extending import intrinsic as _intrinsic
@@ -73,7 +81,7 @@ if not _simulator_enabled():
 
     @_intrinsic
     def _addr(typingctx, array, i):
-        if not (isinstance(array, _types.Array) and array.ndim == 1 and array.dtype == _types.int32
+        if not (isinstance(array, _types.Array) and array.ndim == 1 and array.dtype in (_types.int32, _types.int64)
                 and _int_args(i)):
             return None
 
@@ -128,6 +136,31 @@ if not _simulator_enabled():
     _or = _atomic("or.b32")
     _add = _atomic("add.u32")
 
+    _I64 = _ir.IntType(64)
+
+    @_intrinsic
+    def _load64(typingctx, addr):
+        if not _int_args(addr):
+            return None
+
+        def codegen(context, builder, sig, args):
+            return _asm(builder, _I64, "ld.shared::cluster.u64 $0, [$1];", "=l,r,~{memory}",
+                        [_u32(builder, args[0])], True)
+
+        return _types.int64(addr), codegen
+
+    @_intrinsic
+    def _add64(typingctx, addr, x):
+        if not _int_args(addr, x):
+            return None
+
+        def codegen(context, builder, sig, args):
+            x64 = context.cast(builder, args[1], sig.args[1], _types.int64)
+            return _asm(builder, _I64, "atom.shared::cluster.add.u64 $0, [$1], $2;", "=l,r,l,~{memory}",
+                        [_u32(builder, args[0]), x64], True)
+
+        return _types.int64(addr, x), codegen
+
     @_intrinsic
     def _store(typingctx, addr, x):
         if not _int_args(addr, x):
@@ -167,6 +200,30 @@ if not _simulator_enabled():
     @_overload(cluster_add, target="cuda")
     def _cluster_add_cuda(addr, x):
         return lambda addr, x: _add(addr, x)
+
+    @_overload(cluster_load64, target="cuda")
+    def _cluster_load64_cuda(addr):
+        return lambda addr: _load64(addr)
+
+    @_overload(cluster_add64, target="cuda")
+    def _cluster_add64_cuda(addr, x):
+        return lambda addr, x: _add64(addr, x)
+
+    @_overload(counter_add, target="cuda")
+    def _counter_add_cuda(counter, at, x):
+        if isinstance(counter, _types.Array):
+            return lambda counter, at, x: _cuda.atomic.add(counter, at, x)
+        if isinstance(counter, _types.Integer):
+            return lambda counter, at, x: _add64(_uint32(counter) + _uint32(8 * at), x)
+        return None
+
+    @_overload(counter_load, target="cuda")
+    def _counter_load_cuda(counter, at):
+        if isinstance(counter, _types.Array):
+            return lambda counter, at: counter[at]
+        if isinstance(counter, _types.Integer):
+            return lambda counter, at: _load64(_uint32(counter) + _uint32(8 * at))
+        return None
 
     @_overload(cluster_store, target="cuda")
     def _cluster_store_cuda(addr, x):

@@ -4,7 +4,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from numba import config as numba_config
-from numba import cuda, int32
+from numba import cuda, int32, int64
 
 from benchmarks.yardsticks import plain_cluster
 from explorer import graphs
@@ -12,6 +12,7 @@ from explorer.engine.launcher import Launcher, PlainLauncher
 from explorer.reference import cpu_bfs, validate
 from kernels import cudasim
 from kernels.cluster import (cluster_add, cluster_load, cluster_map, cluster_or, cluster_rank, cluster_store,
+                             counter_add, counter_load,
                              cluster_sync, smem_addr)
 
 SIM = bool(numba_config.ENABLE_CUDASIM)
@@ -89,6 +90,38 @@ def test_cluster_add_and_store_deal_entries_out(launcher, C):
     got = out.copy_to_host()
     assert got[C, 0] == C * threads  # every thread took one slot
     assert sorted(got[:C].ravel().tolist()) == list(range(C * threads))  # each id stored once, somewhere
+
+
+@cuda.jit
+def k_counters(glob, out):
+    """Every thread adds a value past 2**32 to int64 counter 1 of block 0's shared memory and of a
+    global array through counter_add (its old values summed), then block 0 reads both back."""
+    sh = cuda.shared.array(3, int64)
+    tid = cuda.threadIdx.x
+    rank = cluster_rank()
+    if tid < 3:
+        sh[tid] = 0
+    cluster_sync()
+    x = (int64(1) << 33) + rank * cuda.blockDim.x + tid
+    shared_at = cluster_map(smem_addr(sh, 0), 0)
+    counter_add(shared_at, 1, x)
+    counter_add(glob, 1, x)
+    cluster_sync()
+    if rank == 0 and tid == 0:
+        out[0] = counter_load(shared_at, 1)
+        out[1] = counter_load(glob, 1)
+        out[2] = counter_load(shared_at, 0) + counter_load(shared_at, 2)  # the neighbours untouched
+    cluster_sync()
+
+
+@pytest.mark.parametrize("C", [1, 2])
+def test_counters_add_64_bits_in_shared_or_global_memory(launcher, C):
+    threads = 32
+    glob = cuda.to_device(np.zeros(3, np.int64))
+    out = cuda.to_device(np.full(3, -1, np.int64))
+    launcher.cluster(k_counters, C, C, threads, 0, glob, out)
+    want = sum((1 << 33) + i for i in range(C * threads))
+    assert out.copy_to_host().tolist() == [want, want, 0]
 
 
 @pytest.mark.skipif(not SIM, reason="simulator's error messages")

@@ -9,6 +9,7 @@ import numpy as np
 from numba import cuda, int32, int64, uint32, uint64
 
 from .. import cudasim as _sim
+from ..cluster import counter_add, counter_load
 from ..primitives import (FULL_MASK, WARP_SIZE, clock64, warp_exclusive_scan_total, warp_inclusive_scan,
                           uidx, warp_search_owner, warp_sum)
 from . import layout as L
@@ -97,9 +98,10 @@ def block_total(ws, set_, f):
 @cuda.jit(device=True)
 def flush(acc, ws, stc, stage, dst, ctr, slot, instrument):
     """The end of a grid phase, by the whole block: its counts into ctr's slot (warp 0 sums the
-    warps' sums: one global atomic a block and field), and the queue entries it staged into dst
-    after one atomic on the slot's C_NEXT. Two block barriers when it staged nothing (bottom-up),
-    three otherwise."""
+    warps' sums: one atomic a block and field; ctr: the global counts, or a cluster's in block 0's
+    shared memory, kernels.cluster.counter_add), and the queue entries it staged into dst after
+    one atomic on the slot's C_NEXT. Two block barriers when it staged nothing (bottom-up), three
+    otherwise."""
     warp_counts(acc, ws, 0, instrument)
     cuda.syncthreads()
     tid = cuda.threadIdx.x
@@ -109,9 +111,9 @@ def flush(acc, ws, stc, stage, dst, ctr, slot, instrument):
             if f < L.FIRST_INSTRUMENTED or instrument:
                 t = block_total(ws, 0, f)
                 if tid == 0 and t != 0:
-                    cuda.atomic.add(ctr, slot + f, t)
+                    counter_add(ctr, slot + f, t)
         if tid == 0 and valid > 0:
-            stc[L.S_BASE] = int32(cuda.atomic.add(ctr, slot + L.C_NEXT, int64(valid)))
+            stc[L.S_BASE] = int32(counter_add(ctr, slot + L.C_NEXT, int64(valid)))
     if valid > 0:
         cuda.syncthreads()
         base = int64(stc[L.S_BASE])
@@ -134,7 +136,8 @@ def claim(g, s, has, v, u, lv1, sink, acc):
     word before the atomic, which spares atomics where most edges meet visited vertices), the next
     frontier's bitmap row bits[nb:] (when write_bits), the next queue: up to `cap` entries staged in
     shared memory (stage, counted by 32-bit shared atomics at stc[sat + S_STAGED], stc[sat +
-    S_VALID]), the rest into dst at the tail tail[at] (one atomic a warp); count_mf: add the
+    S_VALID]), the rest into dst at the tail tail[at] (one atomic a warp; tail: an array, or a
+    cluster's counts in block 0's shared memory, kernels.cluster.counter_add); count_mf: add the
     claimed vertex's out-degree to acc[A_MF] (the block levels sum the next frontier's rows after
     the barrier instead: no load on the claim's path). Collective over the warp."""
     vis, precheck, bits, nb, write_bits, dst, tail, at, stage, cap, stc, sat, count_mf = sink
@@ -163,7 +166,7 @@ def claim(g, s, has, v, u, lv1, sink, acc):
             here = pos + count <= cap
             if not here:
                 cuda.atomic.min(stc, sat + L.S_VALID, int32(pos))  # the stage holds entries below pos only
-                pos = int64(cuda.atomic.add(tail, at, count))
+                pos = int64(counter_add(tail, at, count))
         pos = cuda.shfl_sync(FULL_MASK, pos, 0)
         here = cuda.shfl_sync(FULL_MASK, int32(here), 0) != 0
         if won:
@@ -223,7 +226,7 @@ def list_heavy(s, p, u, deg, hc, hat):
         excl, total = warp_exclusive_scan_total(deg if big else int64(0))
         old = int64(0)
         if cuda.laneid == 0:
-            old = cuda.atomic.add(hc, hat, (int64(cuda.popc(uint32(votes))) << L.HEAVY_SHIFT) | total)
+            old = counter_add(hc, hat, (int64(cuda.popc(uint32(votes))) << L.HEAVY_SHIFT) | total)
         old = cuda.shfl_sync(FULL_MASK, old, 0)
         if big:
             k = (old >> L.HEAVY_SHIFT) + cuda.popc(uint32(votes) & cuda.lanemask_lt())
@@ -561,17 +564,18 @@ def load_state(st, ctr, at):
 
 @cuda.jit(device=True)
 def level_counts(res, bu):
-    """A level's counts for next_level from its slot res (global or shared): (size of the next
-    frontier, the m_f the rule sees, the edges examined, tests, vertices checked, heavy vertices),
-    every field loaded before any is used, so that the loads are in flight together."""
-    found = res[L.A_FOUND]
-    nxt = res[L.C_NEXT]
-    mf = res[L.A_MF]
-    examined = res[L.A_EXAMINED]
-    edges = res[L.A_EDGES]
-    tests = res[L.A_TESTS]
-    checked = res[L.A_CHECKED]
-    hv = res[L.C_HEAVY]
+    """A level's counts for next_level from its slot res (a slice of the global counts, or the
+    cluster address of a cluster's: kernels.cluster.counter_load): (size of the next frontier, the
+    m_f the rule sees, the edges examined, tests, vertices checked, heavy vertices), every field
+    loaded before any is used, so that the loads are in flight together."""
+    found = counter_load(res, L.A_FOUND)
+    nxt = counter_load(res, L.C_NEXT)
+    mf = counter_load(res, L.A_MF)
+    examined = counter_load(res, L.A_EXAMINED)
+    edges = counter_load(res, L.A_EDGES)
+    tests = counter_load(res, L.A_TESTS)
+    checked = counter_load(res, L.A_CHECKED)
+    hv = counter_load(res, L.C_HEAVY)
     if bu:  # GAP: after a bottom-up level the rule sees m_f = 1
         return found, int64(1), edges, tests, checked, int64(0)
     return nxt, mf, examined, tests, checked, hv >> L.HEAVY_SHIFT

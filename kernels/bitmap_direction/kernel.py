@@ -20,7 +20,9 @@ block holds:
 
 `search_kernel(instrument, registers, cluster=True)` is the same search launched as one
 thread-block cluster (a graph of at most cluster_arcs arcs): every grid barrier is the cluster's
-hardware barrier, and the blocks wait for block 0's narrow levels in it instead of polling.
+hardware barrier, and the blocks wait for block 0's narrow levels in it instead of polling. Its
+levels count into block 0's shared memory instead of s.ctr (kernels.cluster.counter_add), so the
+flush's atomic and the next level's reads of the counts go to another SM, not to global memory.
 
 `block_kernel(instrument, registers)` returns `bitmap_block(g, s, p, log)`: a small graph's whole
 search (Params.small) in one block, every level a block level, bottom-up ones too; an ordinary
@@ -43,7 +45,7 @@ from numba import cuda, int32, int64, uint32
 
 from .. import cudasim as _sim
 from ..args import I64, V64
-from ..cluster import cluster_sync
+from ..cluster import cluster_map, cluster_sync, counter_load, smem_addr
 from ..primitives import clock64
 from . import block as B
 from . import device as D
@@ -102,8 +104,34 @@ def barrier(grid, cluster):
         grid.sync()
 
 
+@cuda.jit(device=True)
+def _global_counts(ctr, cs):
+    return ctr
+
+
+@cuda.jit(device=True)
+def _cluster_counts(ctr, cs):
+    return cluster_map(smem_addr(cs, 0), 0)  # block 0's
+
+
+@cuda.jit(device=True)
+def _global_level_counts(ctr, cnt, slot, bu):
+    return D.level_counts(ctr[slot:slot + L.SLOT], bu)
+
+
+@cuda.jit(device=True)
+def _cluster_level_counts(ctr, cnt, slot, bu):
+    return D.level_counts(cnt + uint32(8 * slot), bu)
+
+
 @functools.cache
 def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool):
+    # A cluster counts its levels in block 0's shared memory, the grid in s.ctr; each build compiles
+    # only its own helpers, so the grid's code is what it would be without clusters.
+    counts_of = _cluster_counts if cluster else _global_counts
+    level_counts = _cluster_level_counts if cluster else _global_level_counts
+    cs_size = 3 * L.SLOT + 1 if cluster else 1  # the count slots, then the level's heavy count as read
+
     def bitmap_search(g: GraphArrays, s: SearchArrays, p: Params, log: V64):
         # `registers`, `phases` and `cluster` are read here so that they are cells of this closure:
         # the disk cache keys on those (not on max_registers), and a 128-register build must not load
@@ -117,16 +145,20 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
         stage = cuda.shared.array(STAGE, int32)
         qc = cuda.shared.array(QC, int32)
         hv = cuda.shared.array(3, int64)
+        cs = cuda.shared.array(cs_size, int64)  # a cluster's count slots (block 0's)
         tid = cuda.threadIdx.x
         block0 = cuda.blockIdx.x == 0
         leader = block0 and tid == 0
         words = (p.n + 31) // 32
+        cnt = counts_of(s.ctr, cs)
         acc = cuda.local.array(NUM_ACC, int64)
         for f in range(NUM_ACC):
             acc[f] = 0
         zero = int64(0)
         if tid < STC:
             stc[tid] = L.STAGE if tid == L.S_VALID else 0
+        if cluster and tid < 3 * L.SLOT:
+            cs[tid] = 0
         if tid == 0:
             D.load_state(st, s.ctr, L.STATE)
             for f in (L.T_NLEV, L.T_PUB, L.T_PUBLISHED, L.T_PUBLISH, L.T_STOP):
@@ -137,6 +169,8 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
             log[L.H_CLK0] = clock64()
             t0[0] = clock64()
         cuda.syncthreads()
+        if cluster:  # block 0's counts are clear before any block adds to them
+            cluster_sync()
         while True:
             if st[L.T_NARROW] != 0:
                 if block0:
@@ -166,6 +200,8 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
                 if leader:
                     for f in range(3 * L.SLOT):
                         s.ctr[f] = 0
+                        if cluster:
+                            cs[f] = 0
                 D.clear_row(s.fronts, nb, words, me, team)
                 if bu:
                     D.clear_row(s.fronts, cur, words, me, team)
@@ -178,6 +214,8 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
             elif leader:
                 for f in range(L.SLOT):
                     s.ctr[((lv + 1) % 3) * L.SLOT + f] = 0
+                    if cluster:
+                        cs[((lv + 1) % 3) * L.SLOT + f] = 0
             D.clear_row(s.fronts, ((lv + 2) % 3) * words, words, me, team)
             dst = s.queues[1 - qcur]
             counts = (zero, zero, zero, zero, zero, zero)  # the level's, loaded by thread 0 (level_counts)
@@ -188,14 +226,14 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
                 D.bottom_up(g, s, p, (s.fronts, cur, nb, s.visited), int32(lv + 1), me, team, acc, instrument)
                 if timed:
                     D.mark(s.rows, st[L.T_NLEV], 1, t0)
-                D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
+                D.flush(acc, ws, stc, stage, dst, cnt, slot, instrument)
                 if timed:
                     D.mark(s.rows, st[L.T_NLEV], 2, t0)
                 barrier(grid, cluster)
                 if timed:
                     D.mark(s.rows, st[L.T_NLEV], 3, t0)
                 if tid == 0:
-                    counts = D.level_counts(s.ctr[slot:slot + L.SLOT], bu)
+                    counts = level_counts(s.ctr, cnt, slot, bu)
             else:
                 if st[L.T_QUEUE] == 0:  # after a bottom-up level: the frontier into a queue first
                     D.bits_to_queue(s.fronts, cur, words, src, s.ctr, slot + L.C_QUEUED, me, team)
@@ -206,26 +244,32 @@ def _search_kernel(instrument: bool, registers: int, phases: bool, cluster: bool
                 # reading the word first spares their atomics. Before, most meet unvisited vertices
                 # (the search is growing, or a mesh's or road's frontier moves on) and the read would
                 # be one more round trip on each claim's path.
-                sink = (s.visited, st[L.T_PULLED] != 0, s.fronts, nb, True, dst, s.ctr, slot + L.C_NEXT, stage, STAGE,
+                sink = (s.visited, st[L.T_PULLED] != 0, s.fronts, nb, True, dst, cnt, slot + L.C_NEXT, stage, STAGE,
                         stc, 0, True)
-                D.top_down(g, s, p, src, st[L.T_SIZE], int32(lv + 1), (me, team, s.ctr, slot + L.C_HEAVY), sink, acc)
+                D.top_down(g, s, p, src, st[L.T_SIZE], int32(lv + 1), (me, team, cnt, slot + L.C_HEAVY), sink, acc)
                 if timed:
                     D.mark(s.rows, st[L.T_NLEV], 1, t0)
-                D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
+                D.flush(acc, ws, stc, stage, dst, cnt, slot, instrument)
                 if timed:
                     D.mark(s.rows, st[L.T_NLEV], 2, t0)
                 barrier(grid, cluster)
                 if timed:
                     D.mark(s.rows, st[L.T_NLEV], 3, t0)
                 if tid == 0:  # loaded beside `packed`: one round trip for both unless heavy vertices follow
-                    counts = D.level_counts(s.ctr[slot:slot + L.SLOT], bu)
-                packed = s.ctr[slot + L.C_HEAVY]
+                    counts = level_counts(s.ctr, cnt, slot, bu)
+                    if cluster:
+                        cs[3 * L.SLOT] = counter_load(cnt, slot + L.C_HEAVY)
+                if cluster:  # the block reads the heavy count thread 0 loaded, not block 0's memory
+                    cuda.syncthreads()
+                    packed = cs[3 * L.SLOT]
+                else:
+                    packed = s.ctr[slot + L.C_HEAVY]
                 if packed != 0:  # the same value in every thread: all take this barrier or none
                     D.heavy(g, s, packed, int32(lv + 1), (me, team), sink, acc)
-                    D.flush(acc, ws, stc, stage, dst, s.ctr, slot, instrument)
+                    D.flush(acc, ws, stc, stage, dst, cnt, slot, instrument)
                     barrier(grid, cluster)
                     if tid == 0:
-                        counts = D.level_counts(s.ctr[slot:slot + L.SLOT], bu)
+                        counts = level_counts(s.ctr, cnt, slot, bu)
             if timed:
                 D.mark(s.rows, st[L.T_NLEV], 4, t0)
             if tid == 0:

@@ -127,10 +127,10 @@ class _ClusterBlock:
         arena = self._shared.arenas[self._first + self.rank]
         if not isinstance(array, np.ndarray):  # global arrays are the simulator's device arrays
             raise ValueError("smem_addr: the array is not in this block's shared memory")
-        if array.ndim != 1 or array.dtype != np.int32:
-            raise TypeError("smem_addr takes a one-dimensional int32 shared array")
+        if array.ndim != 1 or array.dtype not in (np.int32, np.int64):
+            raise TypeError("smem_addr takes a one-dimensional int32 or int64 shared array")
         offset = array.ctypes.data + int(i) * array.strides[0] - arena.ctypes.data
-        if not 0 <= offset <= len(arena) - 4:
+        if not 0 <= offset <= len(arena) - array.itemsize:
             raise ValueError("smem_addr: the array element is not in this block's shared memory")
         return offset
 
@@ -139,14 +139,16 @@ class _ClusterBlock:
             raise IndexError(f"cluster_map: rank {int(rank)} outside the cluster of {self.size} blocks")
         return (int(rank) + 1) << _RANK_SHIFT | int(addr) & ((1 << _RANK_SHIFT) - 1)
 
-    def _word(self, addr):
+    def _word(self, addr, dtype=np.int32):
         addr = int(addr)
         rank = (addr >> _RANK_SHIFT) - 1
         offset = addr & ((1 << _RANK_SHIFT) - 1)
-        words = self._shared.arenas[self._first + (self.rank if rank < 0 else rank)].view(np.int32)
-        if offset % 4 or offset // 4 >= len(words):
+        size = np.dtype(dtype).itemsize
+        arena = self._shared.arenas[self._first + (self.rank if rank < 0 else rank)]
+        words = arena[:len(arena) // size * size].view(dtype)
+        if offset % size or offset // size >= len(words):
             raise ValueError(f"shared-memory address {addr:#x} is misaligned or past the block's shared memory")
-        return words, offset // 4
+        return words, offset // size
 
     def load(self, addr):
         words, i = self._word(addr)
@@ -168,6 +170,19 @@ class _ClusterBlock:
         with addlock:
             old = words[i]
             words[i] = old + np.int32(x)
+        return old
+
+    def load64(self, addr):
+        words, i = self._word(addr, np.int64)
+        return words[i]
+
+    def fetch_add64(self, addr, x):
+        from numba.cuda.simulator.kernelapi import addlock
+
+        words, i = self._word(addr, np.int64)
+        with addlock:
+            old = words[i]
+            words[i] = old + np.int64(x)
         return old
 
     def store(self, addr, x):
@@ -264,6 +279,28 @@ def cluster_or(addr, bits):
 
 def cluster_add(addr, x):
     return np.int32(cluster_of_thread().fetch_add(addr, x))
+
+
+def cluster_load64(addr):
+    return np.int64(cluster_of_thread().load64(addr))
+
+
+def cluster_add64(addr, x):
+    return np.int64(cluster_of_thread().fetch_add64(addr, x))
+
+
+def counter_add(counter, at, x):
+    if isinstance(counter, (int, np.integer)):  # a cluster address: int64 counters in shared memory
+        return cluster_add64(np.uint32(counter) + np.uint32(8 * at), x)
+    from numba.cuda.simulator.kernelapi import FakeCUDAAtomic
+
+    return FakeCUDAAtomic().add(counter, at, x)
+
+
+def counter_load(counter, at):
+    if isinstance(counter, (int, np.integer)):
+        return cluster_load64(np.uint32(counter) + np.uint32(8 * at))
+    return counter[at]
 
 
 def cluster_store(addr, x):
