@@ -105,20 +105,31 @@ if not _simulator_enabled():
 
         return _types.uint32(addr, rank), codegen
 
-    @_intrinsic
-    def _load(typingctx, addr):
-        if not _int_args(addr):
-            return None
+    # A width's LLVM type, PTX register class and Numba type: the 32-bit forms and the 64-bit ones.
+    _WIDTH = {32: (_I32, "r", _types.int32), 64: (_ir.IntType(64), "l", _types.int64)}
 
-        def codegen(context, builder, sig, args):
-            # side_effect and the clobber: a load after a barrier must stay after it.
-            return _asm(builder, _I32, "ld.shared::cluster.u32 $0, [$1];", "=r,r,~{memory}",
-                        [_u32(builder, args[0])], True)
+    def _loader(bits):
+        """An intrinsic (addr) -> the int of `bits` bits at a distributed shared-memory address."""
+        ir_type, reg, nb_type = _WIDTH[bits]
 
-        return _types.int32(addr), codegen
+        @_intrinsic
+        def load(typingctx, addr):
+            if not _int_args(addr):
+                return None
 
-    def _atomic(op):
-        """An intrinsic (addr, x) -> old int32 for the PTX atomic `op` on distributed shared memory."""
+            def codegen(context, builder, sig, args):
+                # side_effect and the clobber: a load after a barrier must stay after it.
+                return _asm(builder, ir_type, f"ld.shared::cluster.u{bits} $0, [$1];", f"={reg},r,~{{memory}}",
+                            [_u32(builder, args[0])], True)
+
+            return nb_type(addr), codegen
+
+        return load
+
+    def _atomic(op, bits=32):
+        """An intrinsic (addr, x) -> the old int of `bits` bits for the PTX atomic `op` on distributed
+        shared memory."""
+        ir_type, reg, nb_type = _WIDTH[bits]
 
         @_intrinsic
         def atom(typingctx, addr, x):
@@ -126,40 +137,19 @@ if not _simulator_enabled():
                 return None
 
             def codegen(context, builder, sig, args):
-                return _asm(builder, _I32, f"atom.shared::cluster.{op} $0, [$1], $2;", "=r,r,r,~{memory}",
-                            [_u32(builder, args[0]), _u32(builder, args[1])], True)
+                x = (_u32(builder, args[1]) if bits == 32
+                     else context.cast(builder, args[1], sig.args[1], _types.int64))
+                return _asm(builder, ir_type, f"atom.shared::cluster.{op} $0, [$1], $2;",
+                            f"={reg},r,{reg},~{{memory}}", [_u32(builder, args[0]), x], True)
 
-            return _types.int32(addr, x), codegen
+            return nb_type(addr, x), codegen
 
         return atom
 
+    _load, _load64 = _loader(32), _loader(64)
     _or = _atomic("or.b32")
     _add = _atomic("add.u32")
-
-    _I64 = _ir.IntType(64)
-
-    @_intrinsic
-    def _load64(typingctx, addr):
-        if not _int_args(addr):
-            return None
-
-        def codegen(context, builder, sig, args):
-            return _asm(builder, _I64, "ld.shared::cluster.u64 $0, [$1];", "=l,r,~{memory}",
-                        [_u32(builder, args[0])], True)
-
-        return _types.int64(addr), codegen
-
-    @_intrinsic
-    def _add64(typingctx, addr, x):
-        if not _int_args(addr, x):
-            return None
-
-        def codegen(context, builder, sig, args):
-            x64 = context.cast(builder, args[1], sig.args[1], _types.int64)
-            return _asm(builder, _I64, "atom.shared::cluster.add.u64 $0, [$1], $2;", "=l,r,l,~{memory}",
-                        [_u32(builder, args[0]), x64], True)
-
-        return _types.int64(addr, x), codegen
+    _add64 = _atomic("add.u64", 64)
 
     @_intrinsic
     def _store(typingctx, addr, x):

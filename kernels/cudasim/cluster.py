@@ -150,8 +150,8 @@ class _ClusterBlock:
             raise ValueError(f"shared-memory address {addr:#x} is misaligned or past the block's shared memory")
         return words, offset // size
 
-    def load(self, addr):
-        words, i = self._word(addr)
+    def load(self, addr, dtype=np.int32):
+        words, i = self._word(addr, dtype)
         return words[i]
 
     def fetch_or(self, addr, bits):
@@ -163,26 +163,13 @@ class _ClusterBlock:
             words[i] = old | np.int32(bits)
         return old
 
-    def fetch_add(self, addr, x):
+    def fetch_add(self, addr, x, dtype=np.int32):
         from numba.cuda.simulator.kernelapi import addlock  # the lock of cuda.atomic.add
 
-        words, i = self._word(addr)
+        words, i = self._word(addr, dtype)
         with addlock:
             old = words[i]
-            words[i] = old + np.int32(x)
-        return old
-
-    def load64(self, addr):
-        words, i = self._word(addr, np.int64)
-        return words[i]
-
-    def fetch_add64(self, addr, x):
-        from numba.cuda.simulator.kernelapi import addlock
-
-        words, i = self._word(addr, np.int64)
-        with addlock:
-            old = words[i]
-            words[i] = old + np.int64(x)
+            words[i] = old + dtype(x)
         return old
 
     def store(self, addr, x):
@@ -282,11 +269,11 @@ def cluster_add(addr, x):
 
 
 def cluster_load64(addr):
-    return np.int64(cluster_of_thread().load64(addr))
+    return np.int64(cluster_of_thread().load(addr, np.int64))
 
 
 def cluster_add64(addr, x):
-    return np.int64(cluster_of_thread().fetch_add64(addr, x))
+    return np.int64(cluster_of_thread().fetch_add(addr, x, np.int64))
 
 
 def counter_add(counter, at, x):
