@@ -125,6 +125,14 @@ CONFIGS = {
                                 ("one cluster of 16, bottom-up throughout", 16, {"alpha": 1_000_000, "beta": 1_000_000}),
                                 ("one cluster of 8, bottom-up throughout", 8, {"alpha": 1_000_000, "beta": 1_000_000}))]
         for kind_ in ("large", "small", "high")},
+    # heavy_degree on the large graphs: a frontier vertex of moderate degree (the uniform graph's, about
+    # 64) walked by its own warp rather than in the flat heavy range.
+    "heavy": {kind_: [("defaults", {})] + [
+        (label, {**base, "heavy_degree": h})
+        for blabel, base in (("blocks of 1024", {"block_threads": 1024}),
+                             ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000}))
+        for label, h in ((blabel, 32), (f"{blabel}, heavy_degree 128", 128), (f"{blabel}, heavy_degree 4,096", 4096))]
+        for kind_ in ("large", "small", "high")},
     # Knobs every version of the technique has (another checkout's code, run by this script).
     "common": {
         "large": [("defaults", {}), ("bottom-up to the end (beta 10^6)", {"beta": 1_000_000})],
