@@ -120,3 +120,18 @@ def test_sigterm_ends_the_fuzz_with_the_summary_of_the_runs_done(monkeypatch, tm
     assert calls == [0, 1, 2] and len(report["runs"]) == 2 and report["stopped"] == "stopped by SIGTERM"
     assert report["counts"] == {"ok": 2, "refused": 0, "wrong": 0, "error": 0}
     assert "fuzz: 2 of 9 runs (stopped by SIGTERM): 2 ok" in capsys.readouterr().out
+
+
+def test_fuzz_draws_from_the_graphs_named_and_refuses_an_unknown_one(tmp_path, capsys):
+    import pytest
+
+    out = tmp_path / "fuzz.json"
+    names = ["gen:grid2d:rows=4,cols=5", "bfs4k_fig2.txt"]
+    argv = ["--runs", "5", "--seed", "2", "--technique", "topdown-queue", "--technique", "cpu-topdown"]
+    assert _main([*argv, *(a for n in names for a in ("--graph", n)), "--json", str(out)]) == 0
+    runs = json.loads(out.read_text())["runs"]
+    assert all(r["outcome"] == "ok" for r in runs) and {r["graph"] for r in runs} <= set(names)
+    assert {r["vertices"] for r in runs if r["graph"] == names[0]} <= {20}
+    with pytest.raises(SystemExit):
+        _main([*argv, "--graph", "no-such-graph.mtx"])
+    assert "--graph: unknown graph 'no-such-graph.mtx'" in capsys.readouterr().err

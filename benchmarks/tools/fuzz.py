@@ -2,6 +2,7 @@
 
     python3 -m benchmarks.tools.fuzz --runs 500 [--seed 1] [--technique bfs4k ...] [--multi 0.2] [--json OUT.json]
     python3 -m benchmarks.tools.fuzz --simulator --runs 60
+    python3 -m benchmarks.tools.fuzz --graph luxembourg_osm --graph my_graph.mtx --runs 300
 
 What the conformance suite does on named graphs with declared knob grids, on graphs and knob
 settings nobody chose: each run draws a graph family and its size (random arcs with or without
@@ -14,6 +15,10 @@ sweep's runs trust (explorer.reference.on_device) agrees: it passes the tree and
 distance off. A setting still refused (more shared memory than the device has, say) is counted as
 refused, with its message; anything else that goes wrong is a failure, printed with what
 reproduces it. Exit status 1 when any run failed.
+
+--graph NAME (repeatable) draws each run's graph from these instead: a benchmark graph's name, a
+sample graph, a graph file or gen:KIND:param=value,... (as `bfs4k run` reads one), each loaded
+once; the root is still drawn from its vertices of degree >= 1, the technique and knobs as above.
 
 --multi SHARE makes that share of the runs many searches at once (`run_many`, all-sources
 distances from up to 70 random sources by a random method or "auto", T, word size, direction,
@@ -81,6 +86,19 @@ def random_graph(rng: np.random.Generator, small: bool):
             f"kronecker scale={s} edge_factor={ef} seed={seed}")
 
 
+def named_graphs(names: list[str]):
+    """A draw_graph over these graphs (benchmarks.harness.load's names), each loaded once, up front:
+    an unknown name fails before any run."""
+    harness.check_names(names)
+    loaded = {name: harness.load(name) for name in dict.fromkeys(names)}
+
+    def draw(rng: np.random.Generator, small: bool):
+        name = list(loaded)[int(rng.integers(len(loaded)))]
+        return loaded[name], name
+
+    return draw
+
+
 def random_knobs(impl, rng: np.random.Generator, simulator: bool) -> dict:
     from explorer.sweep import random_value
 
@@ -106,11 +124,11 @@ def _allowed(spec, value) -> bool:
     return True
 
 
-def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool) -> dict:
+def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool, draw_graph=random_graph) -> dict:
     from explorer.knobs import KnobError
     from explorer.techniques import implementation, make_knobs
 
-    g, desc = random_graph(rng, simulator)
+    g, desc = draw_graph(rng, simulator)
     tech = techs[int(rng.integers(len(techs)))]
     knobs = {}  # "auto" sets its own
     if tech != AUTO:
@@ -173,10 +191,10 @@ def device_check_disagrees(g, source: int, expected, r) -> str | None:
     return None
 
 
-def one_multi_run(i: int, rng: np.random.Generator, simulator: bool) -> dict:
+def one_multi_run(i: int, rng: np.random.Generator, simulator: bool, draw_graph=random_graph) -> dict:
     """run_many's "distances" (every source's BFS levels) by a random method and settings, each
     row checked against the CPU BFS from that source."""
-    g, desc = random_graph(rng, simulator)
+    g, desc = draw_graph(rng, simulator)
     methods = [*harness.multisearch_methods(), AUTO]
     method = methods[int(rng.integers(len(methods)))]
     n = g.num_vertices
@@ -220,6 +238,9 @@ def main(argv=None) -> int:
     ap.add_argument("--multi", type=float, default=0.0, metavar="SHARE",
                     help="this share of the runs (0..1) are run_many searches (all-sources distances by a "
                     "random method), checked against the CPU BFS from each source")
+    ap.add_argument("--graph", action="append", metavar="NAME",
+                    help="draw each run's graph from these (repeatable): a benchmark graph's name, a sample "
+                    "graph, a graph file or gen:KIND:param=value,...; default: a random family and size a run")
     ap.add_argument("--json", type=Path, help="write every run's case and outcome here")
     ap.add_argument("--seconds", type=float, default=None, metavar="S",
                     help="start no run after S seconds: the summary (and --json) covers the runs done")
@@ -237,6 +258,10 @@ def main(argv=None) -> int:
     info = backend.select("simulator" if args.simulator else "gpu")
     techs = ([AUTO if t.strip().lower() == AUTO else Technique.parse(t).value for t in args.technique]
              if args.technique else [*(t.value for t in implemented_techniques()), AUTO])
+    try:
+        args.draw_graph = named_graphs(args.graph) if args.graph else random_graph
+    except harness.UnknownGraph as err:
+        ap.error(f"--graph: {err}")
     rng = np.random.default_rng(args.seed)
     print(f"fuzz: {args.runs} runs, seed {args.seed}, on {info.describe()}", flush=True)
     results, t0 = [], time.perf_counter()
@@ -267,12 +292,14 @@ def _stopped(signum, frame):
 def _fuzz_one(i: int, rng, techs: list, args, results: list) -> None:
     """Run i (one search, or many at once by --multi's share), its outcome appended to results."""
     multi = args.multi > 0 and rng.random() < args.multi
-    res = one_multi_run(i, rng, args.simulator) if multi else one_run(i, rng, techs, args.simulator)
+    res = (one_multi_run(i, rng, args.simulator, args.draw_graph) if multi
+           else one_run(i, rng, techs, args.simulator, args.draw_graph))
     results.append(res)
     if res["outcome"] in ("wrong", "error"):
         print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "
               f"instrument={res['instrument']}: {res['message']} (the same graph again: --seed {args.seed} "
-              f"--runs {i + 1}{''.join(f' --technique {t}' for t in args.technique or ())})", flush=True)
+              f"--runs {i + 1}{''.join(f' --technique {t}' for t in args.technique or ())}"
+              f"{''.join(f' --graph {g}' for g in args.graph or ())})", flush=True)
         if "traceback" in res:
             print(res["traceback"], flush=True)
 
