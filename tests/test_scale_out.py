@@ -436,7 +436,9 @@ def _slow_point(graph, source, plan, point, **_):
 
 def _uneven_point(graph, source, plan, point, **_):
     """On a worker: a sweep point that takes 0.3 s on the first worker to run one (a marker file
-    names it), 0.02 s on the other; the device names the worker."""
+    names it), 0.02 s on the other; the device names the worker. The slow worker's points start
+    once the fast one has started its first, so that a worker slow to start on a busy machine does
+    not decide the race."""
     import time
 
     from distributed import get_worker
@@ -444,13 +446,20 @@ def _uneven_point(graph, source, plan, point, **_):
     from explorer.sweep import SweepPoint
 
     me = get_worker().address
-    marker = Path(point["marker"])
+    marker, fast = Path(point["marker"]), Path(point["marker"] + "-fast")
     try:
         with marker.open("x") as f:
             f.write(me)
     except FileExistsError:
         pass
-    time.sleep(0.3 if marker.read_text() == me else 0.02)
+    if marker.read_text() == me:
+        deadline = time.monotonic() + 60
+        while not fast.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)
+    else:
+        fast.touch()
+        time.sleep(0.02)
     return SweepPoint(dict(point), [1.0], [1.0], 1, True, "ok"), {"worker": me}
 
 
