@@ -117,12 +117,17 @@ class RelaxLoop:
         self.paths = Paths(self.dist, self.parent, self.packed_words)
         self.marks = Marks(stamp, far, vclass)
         self.bounds = Bounds(0, float(np.inf), w.scalar(w.floor))
-        self.heavy_degree = int(heavy_degree) if heavy_degree and int(g.degrees().max(initial=0)) >= heavy_degree else 0
+        deg = g.degrees()
+        self.heavy_degree = int(heavy_degree) if heavy_degree and int(deg.max(initial=0)) >= heavy_degree else 0
         hv = ctx.buffer("sssp.heavy_vertices", n if self.heavy_degree else 1, np.int32)
         ho = ctx.buffer("sssp.heavy_offsets", n if self.heavy_degree else 1, np.int64)
         self.heavy = Heavy(self.heavy_degree, int(k3), hv, ho,
                            ctx.view("sssp.heavy_counter", self.counters, L.HEAVY_COUNTER, L.HEAVY_COUNTER + 1))
         self.res_blocks = max(1, ctx.limits.res_threads // B)
+        # The heavy grid's warps walk 32 x K3 arcs a round (a grid-stride loop): no more of them than
+        # the heavy vertices' arcs fill in one round, so a small graph launches a few blocks.
+        heavy_arcs = int(deg[deg >= self.heavy_degree].sum()) if self.heavy_degree else 0
+        self.heavy_blocks = min(self.res_blocks, blocks_for(32 * -(-heavy_arcs // (32 * int(k3))), B))
         # Set-up: every vertex unreached, the source (or every vertex: the virtual source) at 0.
         virtual = ctx.source < 0
         ctx.launch_now(sssp_fill, blocks_for(n, 256), 256, 0, self.paths, self.marks, w.scalar(np.inf), virtual,
@@ -167,7 +172,7 @@ class RelaxLoop:
         go(self.kernels.sssp_relax, blocks_for(self.size * self.W, self.B), self.B, 0, *args)
         self.launches = 2
         if self.heavy_degree:
-            go(self.kernels.sssp_heavy, self.res_blocks, self.B, 0, *args)
+            go(self.kernels.sssp_heavy, self.heavy_blocks, self.B, 0, *args)
             self.launches += 1
 
     def _launch_single(self, go) -> None:
