@@ -242,6 +242,46 @@ def test_a_top_down_level_examines_its_frontier_rows(kron, threads):
 
 
 @pytest.mark.skipif(not backend.current().is_simulator, reason="spies on a device function: the simulator runs its Python")
+def test_a_top_down_level_tries_every_frontier_edge_once(monkeypatch, kron):
+    """A warp whose rows each fit their share of its lanes walks them W lanes a row, with no scan;
+    the others 32 edges a round after a scan of their degrees: either way each edge out of a
+    top-down level's frontier is tried once (the heavy vertices' too), in the block levels and the
+    grid's. The grid and the Kronecker graph take both walks."""
+    from kernels.bitmap_direction import device as D
+
+    real_claim, real_scan = D.claim, D.warp_inclusive_scan
+    tried, scanned = [], []
+
+    def claim(g, s, has, v, u, lv1, sink, acc):
+        if has:
+            tried.append((int(lv1) - 1, int(u), int(v)))
+        return real_claim(g, s, has, v, u, lv1, sink, acc)
+
+    def scan(deg):  # walk's only scan: the rows it walks 32 edges a round
+        scanned.append(int(deg))
+        return real_scan(deg)
+
+    monkeypatch.setattr(D, "claim", claim)
+    monkeypatch.setattr(D, "warp_inclusive_scan", scan)
+    grid = graphs.generate("grid2d", rows=9, cols=11)
+    walked = []
+    for g, source, knobs in ((grid, 0, SMALL), (grid, 50, {**SMALL, "block_threads": 64}),
+                             (grid, 0, {**GRID, "max_blocks": 2}),
+                             (kron, int(np.argmax(kron.degrees())), {**SMALL, "heavy_degree": 32}),
+                             (kron, 3, {**GRID, "alpha": 1})):
+        tried.clear()
+        scanned.clear()
+        levels, r = _run(g, source, {**knobs, "order": "none"})
+        ptr, idx = g.offsets, g.indices
+        want = sorted((lv.level, u, int(v)) for lv in levels if lv.direction is TD
+                      for u in np.flatnonzero(r.distances == lv.level) for v in idx[ptr[u]:ptr[u + 1]])
+        assert sorted(tried) == want, knobs
+        walked.append((sum(scanned) < len(want), sum(scanned) > 0))  # (some short, some 32 a round)
+    assert all(s for s, _ in walked[:3]) and any(e for _, e in walked[:3])
+    assert walked[3][1] and walked[4][1]
+
+
+@pytest.mark.skipif(not backend.current().is_simulator, reason="spies on a device function: the simulator runs its Python")
 def test_grid_claims_read_the_visited_word_first_once_a_level_has_pulled(monkeypatch, kron):
     """The grid's top-down claims read a visited word before its atomic only after a bottom-up level
     (most edges then meet visited vertices); before it they go straight to the atomic."""

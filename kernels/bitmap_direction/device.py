@@ -187,8 +187,18 @@ def spread(size, warps):
 
 @cuda.jit(device=True)
 def walk(g, s, u, beg, deg, lv1, sink, acc):
-    """The warp's lanes' rows (u, its first edge, its degree; 0 for none) walked by the whole warp,
-    32 edges a round (BFS-4K's edge-discover: each lane finds the row its edge is in). Collective."""
+    """The warp's lanes' rows (u, its first edge, its degree; 0 for none) walked by the whole warp:
+    `walk_short` when every row fits its share of the lanes, else 32 edges a round (BFS-4K's
+    edge-discover: each lane finds the row its edge is in). Collective."""
+    held = cuda.ballot_sync(FULL_MASK, deg != 0)
+    if held == 0:
+        return
+    # Lanes 0..last hold the rows (the callers fill them from lane 0): W = 32 >> ceil(log2(last + 1))
+    # lanes a row.
+    wshift = int32(cuda.clz(int32(31 - cuda.clz(int32(held))))) - int32(27)
+    if cuda.all_sync(FULL_MASK, deg <= (int64(1) << wshift)):
+        walk_short(g, s, u, beg, deg, wshift, lv1, sink, acc)
+        return
     lane = cuda.laneid
     incl = warp_inclusive_scan(deg)
     total = cuda.shfl_sync(FULL_MASK, incl, WARP_SIZE - 1)
@@ -206,6 +216,24 @@ def walk(g, s, u, beg, deg, lv1, sink, acc):
             v = g.indices[uidx(o_beg + (k - o_excl))]
         claim(g, s, has, v, o_u, lv1, sink, acc)
         done += WARP_SIZE
+
+
+@cuda.jit(device=True)
+def walk_short(g, s, u, beg, deg, wshift, lv1, sink, acc):
+    """`walk` of rows of at most W = 2**wshift edges each, held by lanes below 32 / W: W lanes a row,
+    one round (BFS-4K's virtual warps), with no scan and no search on the level's path (a road's or
+    a mesh's short rows). Collective."""
+    lane = cuda.laneid
+    owner = lane >> wshift
+    o_u = cuda.shfl_sync(FULL_MASK, u, owner)
+    o_beg = cuda.shfl_sync(FULL_MASK, beg, owner)
+    o_deg = cuda.shfl_sync(FULL_MASK, int32(deg), owner)
+    k = lane & ((int32(1) << wshift) - int32(1))
+    has = k < o_deg
+    v = int32(0)
+    if has:
+        v = g.indices[uidx(o_beg + k)]
+    claim(g, s, has, v, o_u, lv1, sink, acc)
 
 
 @cuda.jit(device=True)
