@@ -288,24 +288,22 @@ def resources(cc=(9, 0)) -> list[dict]:
 
     ptxas = Path(os.environ.get("CUDA_HOME") or "/usr/local/cuda") / "bin" / "ptxas"
     rows = []
-    for make in (kk._search_kernel, kk._block_kernel):
-        for inst, regs in ((False, 64), (False, 128), (True, 64)):
-            kernel = make(inst, regs, False)
-            ptx, _ = cuda.compile_ptx(kernel.py_func, signature(kernel), cc=cc, lineinfo=False)
-            with tempfile.TemporaryDirectory() as tmp:
-                src = Path(tmp) / "k.ptx"
-                src.write_text(ptx)
-                # -c: the grid barrier's device runtime is linked at load time, not here
-                res = subprocess.run([str(ptxas), f"-arch=sm_{cc[0]}{cc[1]}", "-v", "-c", f"--maxrregcount={regs}",
-                                      "-o", str(Path(tmp) / "k.cubin"), str(src)], capture_output=True, text=True)
-            info = " ".join(res.stderr.split())
-            num = lambda pat: int(m.group(1)) if (m := re.search(pat, info)) else None  # noqa: E731
-            rows.append({"kernel": kernel.py_func.__name__, "instrument": inst, "max_registers": regs,
-                         "registers": num(r"Used (\d+) registers"), "stack_bytes": num(r"(\d+) bytes stack frame"),
-                         "spill_stores": num(r"(\d+) bytes spill stores"), "spill_loads": num(r"(\d+) bytes spill loads"),
-                         "shared_atomics_64": len(re.findall(r"atom\.shared\.\w+\.[us]64", ptx)),
-                         "ptxas": "ok" if res.returncode == 0 else info[-300:]})
-            print(f"  {rows[-1]}", flush=True)
+    for kernel, inst, regs, cluster in _builds(kk):
+        ptx, _ = cuda.compile_ptx(kernel.py_func, signature(kernel), cc=cc, lineinfo=False)
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / "k.ptx"
+            src.write_text(ptx)
+            # -c: the grid barrier's device runtime is linked at load time, not here
+            res = subprocess.run([str(ptxas), f"-arch=sm_{cc[0]}{cc[1]}", "-v", "-c", f"--maxrregcount={regs}",
+                                  "-o", str(Path(tmp) / "k.cubin"), str(src)], capture_output=True, text=True)
+        info = " ".join(res.stderr.split())
+        num = lambda pat: int(m.group(1)) if (m := re.search(pat, info)) else None  # noqa: E731
+        rows.append({"kernel": kernel.py_func.__name__, "cluster": cluster, "instrument": inst, "max_registers": regs,
+                     "registers": num(r"Used (\d+) registers"), "stack_bytes": num(r"(\d+) bytes stack frame"),
+                     "spill_stores": num(r"(\d+) bytes spill stores"), "spill_loads": num(r"(\d+) bytes spill loads"),
+                     "shared_atomics_64": len(re.findall(r"atom\.shared\.\w+\.[us]64", ptx)),
+                     "ptxas": "ok" if res.returncode == 0 else info[-300:]})
+        print(f"  {rows[-1]}", flush=True)
     return rows
 
 
@@ -319,14 +317,20 @@ def section_compile(b: Bench) -> None:
 
     if b.args.smoke:
         return
-    builds = [(False, 64, False), (False, 128, False), (True, 64, False)]
-    for inst, regs, phases in builds:
-        for make in (kk._search_kernel, kk._block_kernel):
-            kernel = make(inst, regs, phases)
-            t = time.perf_counter()
-            kernel.compile(signature(kernel))
-            print(f"  {kernel.py_func.__name__} instrument={inst} registers={regs} phases={phases}: "
-                  f"{time.perf_counter() - t:.1f} s", flush=True)
+    for kernel, inst, regs, cluster in _builds(kk):
+        t = time.perf_counter()
+        kernel.compile(signature(kernel))
+        print(f"  {kernel.py_func.__name__} cluster={cluster} instrument={inst} registers={regs}: "
+              f"{time.perf_counter() - t:.1f} s", flush=True)
+
+
+def _builds(kk) -> list:
+    """(kernel, instrument, registers, cluster) of each build the sections launch: the grid's search,
+    its one-cluster form and the small graphs' block, for blocks of 1024 threads (64 registers) and
+    512 (128), the counts off and on; no timing build."""
+    return [(make(inst, regs, False, *extra), inst, regs, bool(extra and extra[0]))
+            for make, extra in ((kk._search_kernel, (False,)), (kk._search_kernel, (True,)), (kk._block_kernel, ()))
+            for inst in (False, True) for regs in (64, 128)]
 
 
 # ---------------------------------------------------------------------------------- phases
