@@ -246,7 +246,8 @@ def test_a_top_down_level_tries_every_frontier_edge_once(monkeypatch, kron):
     """A warp whose rows each fit their share of its lanes walks them W lanes a row, with no scan;
     the others 32 edges a round after a scan of their degrees: either way each edge out of a
     top-down level's frontier is tried once (the heavy vertices' too), in the block levels and the
-    grid's. The grid and the Kronecker graph take both walks."""
+    grid's. The grid's rows and a row of 32 edges take the first; one edge more and the Kronecker
+    graph's rows the second."""
     from kernels.bitmap_direction import device as D
 
     real_claim, real_scan = D.claim, D.warp_inclusive_scan
@@ -263,10 +264,13 @@ def test_a_top_down_level_tries_every_frontier_edge_once(monkeypatch, kron):
 
     monkeypatch.setattr(D, "claim", claim)
     monkeypatch.setattr(D, "warp_inclusive_scan", scan)
-    grid = graphs.generate("grid2d", rows=9, cols=11)
-    walked = []
-    for g, source, knobs in ((grid, 0, SMALL), (grid, 50, {**SMALL, "block_threads": 64}),
-                             (grid, 0, {**GRID, "max_blocks": 2}),
+    grid = graphs.generate("grid2d", rows=13, cols=13)
+    star = [graphs.from_edges(np.zeros(d, np.int64), np.arange(1, d + 1), num_vertices=d + 1, name=f"star{d}")
+            for d in (32, 33)]  # the source's row alone in its warp: W = 32
+    walked = []  # the grid's centre: its frontier fills a warp's 32 lanes (W = 1)
+    for g, source, knobs in ((grid, 0, SMALL), (grid, 84, SMALL), (grid, 84, {**SMALL, "block_threads": 64}),
+                             (grid, 0, {**GRID, "max_blocks": 2}), (star[0], 0, {**SMALL, "heavy_degree": 4096}),
+                             (star[1], 0, {**SMALL, "heavy_degree": 4096}),
                              (kron, int(np.argmax(kron.degrees())), {**SMALL, "heavy_degree": 32}),
                              (kron, 3, {**GRID, "alpha": 1})):
         tried.clear()
@@ -276,9 +280,8 @@ def test_a_top_down_level_tries_every_frontier_edge_once(monkeypatch, kron):
         want = sorted((lv.level, u, int(v)) for lv in levels if lv.direction is TD
                       for u in np.flatnonzero(r.distances == lv.level) for v in idx[ptr[u]:ptr[u + 1]])
         assert sorted(tried) == want, knobs
-        walked.append((sum(scanned) < len(want), sum(scanned) > 0))  # (some short, some 32 a round)
-    assert all(s for s, _ in walked[:3]) and any(e for _, e in walked[:3])
-    assert walked[3][1] and walked[4][1]
+        walked.append((sum(scanned) < len(want), sum(scanned) > 0))  # (some W a row, some 32 a round)
+    assert all(s for s, _ in walked[:5]) and all(e for _, e in walked[5:])
 
 
 @pytest.mark.skipif(not backend.current().is_simulator, reason="spies on a device function: the simulator runs its Python")
