@@ -65,9 +65,10 @@ ONE_BLOCK_VERTICES = KnobSpec(
 HEAVY_DEGREE = KnobSpec(
     "heavy_degree", "top-down: a frontier vertex of at least this degree has its edges walked by the whole team (the "
     "grid, or the narrow levels' block) as one flat range after the others, each warp an equal run (BFS-4K's heavy "
-    "vertices without a child launch); the others by their warp (edge-discover), whose 32 vertices' edges it "
-    "walks alone (on an H200, 128 made the uniform random graph, of degree about 64, 4.6 % faster with blocks of "
-    "1024: benchmarks/results/NVIDIA_H200/bitmap-direction-table-heavy.md)", 32, low=32, high=1 << 30,
+    "vertices without a child launch); the others by their warp, which walks its 32 vertices' edges alone: W "
+    "lanes a row when every row fits its share of the lanes (virtual warps), else 32 edges a round "
+    "(edge-discover). On an H200, 128 made the uniform random graph, of degree about 64, 4.6 % faster with blocks of "
+    "1024 (benchmarks/results/NVIDIA_H200/bitmap-direction-table-heavy.md)", 32, low=32, high=1 << 30,
     section="BFS-4K §5.3")
 SOLO_PAIRS = KnobSpec(
     "solo_pairs", "bottom-up: adjacency pairs (32 candidates each) an unvisited vertex's lane tests alone, four at a "
