@@ -33,6 +33,7 @@ there, so its times are one GPU's; points spread over the workers.
 """
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -115,6 +116,17 @@ def dask_workers(client) -> str:
 NO_MALLOC_TRIM = {"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}
 
 
+def _keep_lost_workers(cluster) -> None:
+    """Leave a lost worker to its nanny, which starts another. A SpecCluster (LocalCUDACluster is one)
+    closes the nanny of a worker not back within distributed.deploy.lost-worker-timeout (15 s; meant
+    for a batch job whose machine went away), and a new worker process on a busy machine (Numba
+    imported, a GPU's context made) can take longer: the cluster lost that worker for good. These
+    nannies live in this process, beside the cluster, so none is lost without it."""
+    from distributed.deploy.cluster import Cluster
+
+    cluster._update_worker_status = functools.partial(Cluster._update_worker_status, cluster)
+
+
 class GPUCluster:
     """Dask workers on this machine, one per GPU (or `workers` CPU processes under the simulator),
     listening on 127.0.0.1 only; `client` is their distributed.Client. Close it (or use `with`)."""
@@ -148,6 +160,7 @@ class GPUCluster:
                     self.cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(self.gpus), threads_per_worker=1,
                                                     host="127.0.0.1", dashboard_address=None,
                                                     silence_logs=logging.ERROR)
+                _keep_lost_workers(self.cluster)
                 self.client = dist.Client(self.cluster)
                 return
         # Dask's profiler reads every thread's stack 100 times a second (sys._current_frames), and
@@ -168,6 +181,7 @@ class GPUCluster:
         with dask.config.set({**ttl, **NO_MALLOC_TRIM}):
             self.cluster = SpecCluster(workers=specs, scheduler={"cls": Scheduler, "options": {
                 "host": "127.0.0.1", "dashboard": False, "dashboard_address": "127.0.0.1:0"}}, silence_logs=logging.ERROR)
+        _keep_lost_workers(self.cluster)
         self.client = dist.Client(self.cluster)
         self.client.wait_for_workers(len(specs), timeout=120)  # chunks spread over all of them from the first run
 
