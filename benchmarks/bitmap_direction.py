@@ -328,9 +328,10 @@ def _builds(kk) -> list:
     """(kernel, instrument, registers, cluster) of each build the sections launch: the grid's search,
     its one-cluster form and the small graphs' block, for blocks of 1024 threads (64 registers) and
     512 (128), the counts off and on; no timing build."""
-    return [(make(inst, regs, False, *extra), inst, regs, bool(extra and extra[0]))
-            for make, extra in ((kk._search_kernel, (False,)), (kk._search_kernel, (True,)), (kk._block_kernel, ()))
-            for inst in (False, True) for regs in (64, 128)]
+    counts_registers = [(inst, regs) for inst in (False, True) for regs in (64, 128)]
+    return ([(kk._search_kernel(inst, regs, False, cluster), inst, regs, cluster)
+             for cluster in (False, True) for inst, regs in counts_registers]
+            + [(kk._block_kernel(inst, regs, False), inst, regs, False) for inst, regs in counts_registers])
 
 
 # ---------------------------------------------------------------------------------- phases
