@@ -281,6 +281,59 @@ def test_calibrate_writes_what_auto_reads(tmp_path, capsys):
     assert data["graphs"][0]["params"] == {"scale": 5, "edge_factor": 4, "seed": 1}
 
 
+def test_an_interrupted_calibration_goes_on_where_it_stopped(monkeypatch, tmp_path, capsys):
+    """--resume: the graphs an interrupted calibration saved are kept, not measured again, and the rest
+    of the ladder is measured; a file of another device, of other candidates or of another ladder is
+    refused, naming what differs, and left as it was."""
+    from explorer.auto import calibrate as cal
+
+    out = tmp_path / "cal.json"
+    names = ("cpu-topdown", "hybrid")
+    flags = ["calibrate", *SIM, "--repeats", "1", "--out", str(out)]
+    picked = [x for n in names for x in ("--candidate", n)]
+
+    class Stop(Exception):
+        pass
+
+    def first_graph_only(c):
+        c.save(out)
+        raise Stop
+
+    with pytest.raises(Stop):
+        cal.calibrate(cal.SMOKE_LADDER, tuple(by_name(n) for n in names), repeats=1, progress=False,
+                      after_graph=first_graph_only)
+    part = Calibration.load(out)
+    assert [g["name"] for g in part.graphs] == [cal.SMOKE_LADDER[0][0]]
+    timed, real = [], cal._time
+    monkeypatch.setattr(cal, "_time", lambda cand, g, *a: timed.append(g.name) or real(cand, g, *a))
+    assert cli.main([*flags, "--smoke", *picked, "--resume"]) == 0, capsys.readouterr()[1]
+    assert "the first 1 kept from" in capsys.readouterr()[0]
+    whole = Calibration.load(out)
+    assert [g["name"] for g in whole.graphs] == [name for name, _, _ in cal.SMOKE_LADDER]
+    assert sorted(set(timed)) == sorted(name for name, _, _ in cal.SMOKE_LADDER[1:]) and len(timed) == 2 * len(names)
+    assert all(whole.times[n][0] == part.times[n][0] for n in names)
+    assert whole.device["resumed_from"] == part.device["date"]
+    whole.device["resumed_from"] = "2026-01-02T03:04:05+00:00"  # a calibration resumed on another day says so
+    label = choose(generate("grid2d", rows=5, cols=5), DeviceLimits.simulator(), "simulator",
+                   model=CostModel(whole)).calibration
+    assert label.endswith(f", 2026-01-02 to {whole.device['date'][:10]}"), label
+
+    part.save(out)
+    text = out.read_text()
+    for argv, message in (([*flags, "--smoke", "--candidate", "hybrid", "--resume"], "it has ['cpu-topdown']"),
+                          ([*flags, *picked, "--resume"], f"graph 1 is {cal.SMOKE_LADDER[0][0]}"),
+                          ([*flags[:-1], str(tmp_path / "none.json"), "--smoke", *picked, "--resume"],
+                           "there is no calibration at")):
+        assert cli.main(argv) != 0
+        assert message in capsys.readouterr()[1]
+    other = json.loads(text)
+    other["device"]["name"] = "Another GPU"
+    out.write_text(json.dumps(other))
+    assert cli.main([*flags, "--smoke", *picked, "--resume"]) != 0
+    assert "measured on Another GPU, not on" in capsys.readouterr()[1]
+    assert json.loads(out.read_text()) == other and not (tmp_path / "none.json").exists()
+
+
 def test_calibrate_refuses_an_unknown_candidate_and_a_simulator_file_auto_would_read(tmp_path, capsys):
     assert cli.main(["calibrate", *SIM, "--smoke", "--candidate", "nope", "--out",
                      str(tmp_path / "c.json")]) != 0

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..knobs import KnobError
 from .candidates import CANDIDATES, Candidate, knob_values
-from .model import Calibration
+from .model import Calibration, CalibrationError
 
 #: (name, generator, its parameters): the families whose best techniques differ (skewed, uniform,
 #: small-world, long thin rings, 2-D and 3-D grids, hubs), each at sizes from a launch's cost to a
@@ -46,9 +46,12 @@ SMOKE_LADDER: tuple[tuple[str, str, dict], ...] = (
 
 def calibrate(ladder=LADDER, candidates: tuple[Candidate, ...] = CANDIDATES, repeats: int = 5, slow: float = 20.0,
               progress: bool = True, say: Callable[[str], None] = print,
-              after_graph: Callable[[Calibration], None] | None = None) -> Calibration:
+              after_graph: Callable[[Calibration], None] | None = None,
+              resume: Calibration | None = None) -> Calibration:
     """Time `candidates` on the `ladder`'s graphs on the selected backend; the Calibration (not saved).
-    `after_graph` gets the calibration of the graphs done so far after each one (the CLI saves it)."""
+    `after_graph` gets the calibration of the graphs done so far after each one (the CLI saves it).
+    `resume`: an interrupted calibration of the same candidates on this device, of the ladder's first
+    graphs (what `after_graph` was given): its graphs are kept and the rest are measured."""
     from tqdm.auto import tqdm
 
     from .. import api, backend
@@ -59,9 +62,18 @@ def calibrate(ladder=LADDER, candidates: tuple[Candidate, ...] = CANDIDATES, rep
     if repeats < 1:
         raise ValueError(f"repeats={repeats}: at least 1")
     info = backend.current()
+    device = info.as_dict()
     times: dict[str, list] = {c.name: [] for c in candidates}
     runs: dict[str, list] = {c.name: [] for c in candidates}
     graphs = []
+    if resume is not None:
+        _check_resumable(resume, ladder, candidates, info.device_name)
+        graphs = list(resume.graphs)
+        times = {n: list(resume.times[n]) for n in times}
+        runs = {n: list(resume.runs.get(n) or [0] * len(graphs)) for n in runs}
+        # when its first graphs were measured (the first start, however often it was resumed)
+        device["resumed_from"] = resume.device.get("resumed_from") or resume.device.get("date", "")
+    ladder = ladder[len(graphs):]
     bar = tqdm(total=len(ladder) * len(candidates), desc="calibrating", unit="run set", disable=not progress)
     for name, kind, params in ladder:
         g = generate(kind, **params)
@@ -84,9 +96,26 @@ def calibrate(ladder=LADDER, candidates: tuple[Candidate, ...] = CANDIDATES, rep
                     best = min(best, statistics.median(ms))
                 bar.update()
         if after_graph is not None:
-            after_graph(Calibration(device=info.as_dict(), graphs=list(graphs), times=times, runs=runs))
+            after_graph(Calibration(device=dict(device), graphs=list(graphs), times=times, runs=runs))
     bar.close()
-    return Calibration(device=info.as_dict(), graphs=graphs, times=times, runs=runs)
+    return Calibration(device=device, graphs=graphs, times=times, runs=runs)
+
+
+def _check_resumable(cal: Calibration, ladder, candidates, device_name: str) -> None:
+    """Raise CalibrationError unless `cal` is this device's, by these candidates, of the ladder's first graphs."""
+    where = cal.origin or "the calibration to resume"
+    if cal.gpu != device_name:
+        raise CalibrationError(f"{where}: measured on {cal.gpu}, not on {device_name}: nothing to resume here")
+    names = {c.name for c in candidates}
+    extra, missing = sorted(set(cal.times) - names), sorted(names - set(cal.times))
+    if extra or missing:
+        differ = [f"it has {extra}"] * bool(extra) + [f"it lacks {missing}"] * bool(missing)
+        raise CalibrationError(f"{where}: its candidates differ from these ({'; '.join(differ)})")
+    for i, g in enumerate(cal.graphs):
+        if i >= len(ladder) or (g.get("name"), g.get("params")) != (ladder[i][0], ladder[i][2]):
+            want = f"{ladder[i][0]} {ladder[i][2]}" if i < len(ladder) else "none (the ladder has ended)"
+            raise CalibrationError(f"{where}: graph {i + 1} is {g.get('name')} {g.get('params')}, "
+                                   f"the ladder's is {want}")
 
 
 def _time(cand: Candidate, g, source, expected, session, repeats: int, cap: float, simulator: bool) -> list[float]:

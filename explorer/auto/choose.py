@@ -156,9 +156,11 @@ def choose(graph, limits, backend_kind: str | None, model: CostModel | None = No
     pick = min(measured, key=measured.get) if measured else order[0]
     cand, knobs, _ = runnable[pick]
     cal = model.calibration
+    first, last = cal.device.get("resumed_from", "")[:10], cal.device.get("date", "?")[:10]
+    when = f"{first} to {last}" if first and first != last else last  # a resumed calibration's days
     return Choice(candidate=cand.name, technique=cand.technique, knobs=knobs.as_dict(),
                   predicted={name: runnable[name][2] for name in order}, excluded=excluded, features=features,
-                  calibration=f"{cal.gpu}, {cal.device.get('date', '?')[:10]}", notes=tuple(notes), measured=measured)
+                  calibration=f"{cal.gpu}, {when}", notes=tuple(notes), measured=measured)
 
 
 def _none_runs(excluded: dict) -> KnobError:

@@ -182,7 +182,7 @@ def _run(args, say, graph, source, tech, knobs) -> int:
 def cmd_calibrate(args) -> int:
     from ..auto import calibrate as cal
     from ..auto.candidates import CANDIDATES, by_name
-    from ..auto.model import user_path
+    from ..auto.model import Calibration, user_path
 
     info = select_backend(args.simulator)
     if info.is_simulator and not args.out:
@@ -192,10 +192,15 @@ def cmd_calibrate(args) -> int:
         check_output_path(args.out, "--out", make_parents=True)
     candidates = tuple(by_name(n) for n in args.candidate) if args.candidate else CANDIDATES
     ladder = cal.SMOKE_LADDER if args.smoke else cal.LADDER
+    resume = None
+    if args.resume:
+        if not out.is_file():
+            raise UsageError(f"--resume: there is no calibration at {out} to go on with")
+        resume = Calibration.load(out)
     print(f"calibrating auto on {info.describe()}: {len(candidates)} candidates on {len(ladder)} graphs, "
-          f"{args.repeats} runs each")
-    # Saved after every graph: an interrupted calibration keeps the graphs it measured.
-    result = cal.calibrate(ladder, candidates, repeats=args.repeats, after_graph=lambda c: c.save(out))
+          f"{args.repeats} runs each" + (f"; the first {len(resume.graphs)} kept from {out}" if resume else ""))
+    # Saved after every graph: an interrupted calibration keeps the graphs it measured (--resume goes on).
+    result = cal.calibrate(ladder, candidates, repeats=args.repeats, after_graph=lambda c: c.save(out), resume=resume)
     for i, g in enumerate(result.graphs):
         ts = {name: t[i] for name, t in result.times.items() if t[i] is not None}
         best = min(ts, key=ts.get) if ts else None
@@ -508,6 +513,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--smoke", action="store_true", help="three graphs of tens of vertices (to try the command)")
     c.add_argument("--simulator", action="store_true", help="on the CUDA simulator (needs --out; auto never reads it)")
     c.add_argument("--out", metavar="PATH", help="write here instead of the cache directory")
+    c.add_argument("--resume", action="store_true",
+                   help="go on with the interrupted calibration at the output path (saved after every graph): "
+                        "the graphs it holds are kept, the rest measured (the same GPU, candidates and ladder)")
     c.set_defaults(func=cmd_calibrate)
 
     sub.add_parser("graphs", help="list sample graphs and generators",
