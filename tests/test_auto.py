@@ -1,5 +1,6 @@
 """`auto`: the features it reads, its cost model, what it may choose, and run_bfs, the CLI and the
 calibration command with it (under the simulator in CI; the same tests on a GPU)."""
+import dataclasses
 import json
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 from explorer import api, backend
 from explorer.auto import AUTO, Calibration, CalibrationError, CostModel, choose
 from explorer.auto.choose import CONTENDERS, TRIAL_RUNS, WITHIN
+from explorer.auto.calibrate import LADDER
 from explorer.auto.candidates import CANDIDATES, SIMULATOR_CAPS, by_name
 from explorer.auto.model import SHIPPED, DEFAULT_GPU, file_name
 from explorer.device import DeviceLimits
@@ -20,7 +22,6 @@ from _support import small_graphs
 
 SMALL = small_graphs()
 SIM = ["--simulator"] if backend.current().is_simulator else []
-SHIPPED_H100 = SHIPPED / file_name(DEFAULT_GPU)
 H100 = DeviceLimits(name=DEFAULT_GPU, sm_count=132, max_threads_per_sm=2048, shared_per_block_optin=227 * 1024,
                     clusters=True)
 
@@ -61,9 +62,11 @@ def test_a_candidate_that_cannot_run_somewhere_is_left_out_there_only():
     assert m.predict(search_features(g1))["a"] > 0  # still predicted, from where it ran
 
 
-def test_the_shipped_calibration_covers_every_candidate_and_its_own_ladder():
-    cal = Calibration.load(SHIPPED_H100)
-    assert cal.gpu == DEFAULT_GPU and set(cal.times) == {c.name for c in CANDIDATES}
+@pytest.mark.parametrize("path", sorted(SHIPPED.glob("*.json")), ids=lambda p: p.stem)
+def test_a_shipped_calibration_covers_every_candidate_and_its_own_ladder(path):
+    cal = Calibration.load(path)
+    assert path.name == file_name(cal.gpu) and set(cal.times) == {c.name for c in CANDIDATES}
+    assert [g["name"] for g in cal.graphs] == [name for name, _, _ in LADDER]
     m = CostModel(cal)
     for i, f in enumerate(cal.features()):  # on a ladder graph the measured best is chosen
         measured = {k: t[i] for k, t in cal.times.items() if t[i] is not None}
@@ -95,6 +98,16 @@ def test_choice_is_deterministic_explained_and_runnable():
     assert "predicted" in text and DEFAULT_GPU in text
     ru = a.runner_up()
     assert ru is not None and ru[1] >= 1.0 and f"{ru[0]} predicted" in text
+
+
+def test_a_runner_up_predicted_faster_than_what_the_trials_chose_is_called_faster():
+    c = choose(SMALL["kron6"], H100, "gpu")
+    first = next(iter(c.predicted))
+    timed = next(n for n in c.predicted if by_name(n).technique != by_name(first).technique)
+    won = dataclasses.replace(c, candidate=timed, technique=by_name(timed).technique, measured={timed: 0.01, first: 0.02})
+    times = c.predicted[timed] / c.predicted[first]
+    assert won.runner_up() == (first, 1 / times)
+    assert f"{first} predicted {times:.2g}x faster" in won.reason() and "slower" not in won.reason()
 
 
 def test_close_contenders_are_timed_once_per_graph_and_the_fastest_kept():

@@ -46,7 +46,8 @@ class Choice:
         return self.predicted[self.candidate]
 
     def runner_up(self) -> tuple[str, float] | None:
-        """The next candidate of another technique, and how many times slower it is predicted."""
+        """The next candidate of another technique, and how many times slower it is predicted (below 1
+        where the trials on the graph chose a candidate the model did not rank first)."""
         tech = {c.name: c.technique for c in CANDIDATES}
         for name, ms in self.predicted.items():
             if tech.get(name) != self.technique:
@@ -60,7 +61,8 @@ class Choice:
                 f"degree skew {f.skew:.3g}; predicted {self.predicted_ms:.3g} ms")
         ru = self.runner_up()
         if ru is not None:
-            text += f"; {ru[0]} predicted {ru[1]:.2g}x slower"
+            name, times = ru
+            text += f"; {name} predicted " + (f"{times:.2g}x slower" if times >= 1 else f"{1 / times:.2g}x faster")
         if self.measured:
             text += "; timed on this graph: " + ", ".join(f"{name} {ms:.3g} ms" for name, ms in self.measured.items())
         return text + f"; calibrated on {self.calibration})" + "".join(f"; {n}" for n in self.notes)

@@ -503,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
     w.set_defaults(func=cmd_warmup)
 
     c = sub.add_parser(
-        "calibrate", formatter_class=fmt, help="time auto's candidates on this GPU (about ten minutes)",
+        "calibrate", formatter_class=fmt, help="time auto's candidates on this GPU (a few minutes)",
         description="Time every configuration `--technique auto` chooses among on a ladder of generated\n"
                     "graphs on this GPU, and store the times in the cache directory under the GPU's name,\n"
                     "where auto reads them from then on (until then it uses the calibration shipped for\n"
