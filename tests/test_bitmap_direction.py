@@ -13,7 +13,7 @@ from explorer import backend, graphs
 from explorer.api import run_bfs
 from explorer.graphs import prepare as prep
 from explorer.knobs import KnobError
-from explorer.reference import check_result, cpu_bfs
+from explorer.reference import bfs_distances, check_result, cpu_bfs
 from explorer.stats import Direction, Kernel
 from kernels.bitmap_direction import layout as L
 
@@ -127,31 +127,53 @@ def test_a_graph_with_original_ids_answers_in_them():
 
 
 # ------------------------------------------------------------------------------ the record
-def test_directions_follow_the_rule_on_the_records_numbers(kron):
-    """Each level's direction and kernel are the rule's (layout.decide) on the record's own m_f, m_u
-    and frontier sizes, and those numbers are what they say."""
-    source = int(np.argmax(kron.degrees()))
-    knobs = {**SMALL, "narrow_edges": 200, "alpha": 4, "beta": 8, "one_block_vertices": 0}
-    levels, r = _run(kron, source, knobs)
-    deg, n = kron.degrees(), kron.num_vertices
+def _follows_the_rule(g, source, knobs, small=False) -> set:
+    """Runs g from source: each level's direction and kernel are the rule's (layout.decide) on the
+    record's own m_f, m_u and frontier sizes, and those numbers are what they say. The (direction,
+    kernel) pairs seen."""
+    levels, r = _run(g, source, knobs)
+    deg, n = g.degrees(), g.num_vertices
     seen = set()
     for i, lv in enumerate(levels):
         if i == 0:
             last_bu, prev_n = False, 0
-            assert (lv.m_f, lv.m_u) == (deg[source], kron.num_arcs)
+            assert (lv.m_f, lv.m_u) == (deg[source], g.num_arcs)
         else:
             prev = levels[i - 1]
             last_bu, prev_n = prev.direction is BU, prev.frontier_in
             # m_f: the new frontier's out-edges after a top-down level, 1 after a bottom-up one (GAP);
             # m_u: less every frontier run top-down.
-            assert lv.m_f == (1 if last_bu else int(deg[r.distances == i].sum()))
-            assert lv.m_u == prev.m_u - (0 if last_bu else prev.m_f)
+            assert lv.m_f == (1 if last_bu else int(deg[r.distances == i].sum())), i
+            assert lv.m_u == prev.m_u - (0 if last_bu else prev.m_f), i
         bu, narrow, _ = L.decide(last_bu, lv.m_f, lv.m_u, lv.frontier_in, prev_n, n, knobs["alpha"], knobs["beta"],
-                                 knobs["narrow_edges"], False)
+                                 knobs["narrow_edges"], small)
         assert (lv.direction is BU) == bu
         assert lv.kernel is (Kernel.SINGLE_BLOCK if narrow else Kernel.MULTI_BLOCK)
         seen.add((lv.direction, lv.kernel))
-    assert {(TD, Kernel.SINGLE_BLOCK), (BU, Kernel.MULTI_BLOCK)} <= seen
+    return seen
+
+
+def test_directions_follow_the_rule_on_the_records_numbers(kron):
+    source = int(np.argmax(kron.degrees()))
+    knobs = {**SMALL, "narrow_edges": 200, "alpha": 4, "beta": 8, "one_block_vertices": 0}
+    assert {(TD, Kernel.SINGLE_BLOCK), (BU, Kernel.MULTI_BLOCK)} <= _follows_the_rule(kron, source, knobs)
+
+
+@pytest.mark.parametrize("one_block_vertices", [0, 1 << 20], ids=["block 0 of the grid", "the small graphs' block"])
+def test_levels_taken_narrow_by_the_bound_keep_the_rules_numbers(one_block_vertices):
+    # Degree <= 4, under heavy_degree: while 4 n_f <= narrow_edges the block leaves the next
+    # frontier's m_f to its expansion; the records' m_f and m_u are still exact, and at the first
+    # level past narrow_edges alpha is set so that the rule goes bottom-up on the exact m_u and
+    # would not on an m_u that still held the frontiers taken by the bound.
+    g = graphs.generate("grid2d", rows=6, cols=7)
+    deg, dist, narrow_edges = g.degrees(), bfs_distances(g, 0), 12
+    m_f = [int(deg[dist == i].sum()) for i in range(dist.max() + 1)]
+    first = next(i for i, m in enumerate(m_f) if m > narrow_edges)
+    assert first >= 3 and all(4 * (dist == i).sum() <= narrow_edges for i in range(1, first))
+    alpha = (g.num_arcs - sum(m_f[:first])) // m_f[first] + 1
+    knobs = {**SMALL, "narrow_edges": narrow_edges, "alpha": alpha, "beta": 18, "one_block_vertices": one_block_vertices}
+    seen = _follows_the_rule(g, 0, knobs, one_block_vertices > 0)
+    assert (TD, Kernel.SINGLE_BLOCK) in seen and BU in {direction for direction, _ in seen}
 
 
 def test_decide_is_gaps_rule():

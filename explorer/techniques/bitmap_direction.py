@@ -324,7 +324,7 @@ class _Loop(LevelLoop):
         self.small, shared_words, qcap = block_memory(n, 0 < prep.n_pull <= k.one_block_vertices,
                                                       ctx.limits.shared_room, k.block_visited)
         self.shared = 4 * L.block_words(n, self.small, shared_words, qcap)  # bytes of dynamic shared memory
-        self.params = L.Params(*map(int, (n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree,
+        self.params = L.Params(*map(int, (n, prep.n_pull, k.alpha, k.beta, k.narrow_edges, k.heavy_degree, g.max_degree,
                                           k.solo_pairs, LOG_ROWS, self.small, shared_words, qcap)))  # int64, as declared
         self.gpu = rt.kind == "gpu"
         # Host memory the kernel writes: the host reads the levels while the kernel runs.

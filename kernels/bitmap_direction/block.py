@@ -1,5 +1,5 @@
-"""bitmap-direction's block levels: levels run by one block with block barriers only, two a level
-(kernels/bitmap_direction/kernel.py runs them: in block 0 of the search's grid while the levels
+"""bitmap-direction's block levels: levels run by one block with block barriers only, one or two a
+level (kernels/bitmap_direction/kernel.py runs them: in block 0 of the search's grid while the levels
 stay narrow, or in the one block of a small graph's launch, every level).
 
 What a level costs here is its dependent memory round trips, so the block keeps what it can in
@@ -8,16 +8,24 @@ shared atomics: one global round trip a round of 32 edges, the adjacency load), 
 its frontier bitmaps too, and the first entries of each frontier queue. A level:
 
 1. the heavy vertices listed at the previous level's end, their edges as one flat range, and the
-   frontier's other rows (edge-discover, `device.walk`), the first of each thread from registers:
-   claims append to the next queue (shared copy, the rest and every entry past its room in global
-   memory) with no load on their path;
-2. a barrier; then each thread loads the rows of its entries of the next frontier: their degree
-   sum is the next level's m_f (the rule's input), its heavy vertices are listed, and its first
-   row stays in registers for step 1 of the next level;
-3. a barrier; every thread applies the rule (layout.decide) to the shared counts and takes the same
+   frontier's other rows (edge-discover, `device.walk`), the first of each thread from registers
+   when step 2 loaded them: claims append to the next queue (shared copy, the rest and every entry
+   past its room in global memory) with no load on their path;
+2. a barrier; then, unless the next frontier's size bounds its m_f under narrow_edges (below), each
+   thread loads the rows of its entries of the next frontier: their degree sum is the next level's
+   m_f (the rule's input), its heavy vertices are listed, and its first row stays in registers for
+   step 1 of the next level; and a barrier;
+3. every thread applies the rule (layout.decide) to the shared counts and takes the same
    decision, so that no barrier hands it out; the keeper, lane 0 of the last warp (the warp the
    frontier's entries reach last, often idle), keeps the search's state (`st`) and logs the level
    off warp 0's path; the block copies the log to the host when due.
+
+Without heavy vertices (a graph whose largest degree is under heavy_degree), a next frontier of
+n_f vertices has at most n_f * max_degree out-edges; when that is at most narrow_edges the rule
+takes the next level narrow and top-down whatever its m_f (layout.decide), so step 2 is left out:
+that level's expansion loads its rows and counts its m_f (its edges examined), from which its
+record's m_f and the m_u left are completed at its end. On a road graph or a mesh that is every
+level: one barrier a level.
 
 A bottom-up level (a small graph's) runs on the shared bitmaps with one barrier; the top-down level
 after it first turns the frontier bitmap into a queue. Counts rotate over three shared slots the
@@ -69,17 +77,17 @@ def load_rows(g, s, p, src, size, team, acc):
 @cuda.jit(device=True)
 def expand(g, s, p, row0, src, size, lv1, team, sink, acc):
     """A top-down level's light rows over the block, each warp taking device.spread entries at a
-    time, the first round's rows from registers (row0, load_rows), the others loaded, and walking
-    their edges (device.walk); rows of heavy_degree or more were listed for `device.heavy`. team =
-    (me, threads). Collective."""
+    time, the first round's rows from registers where load_rows loaded them (row0 = (vertex, first
+    edge, degree, loaded)), the others loaded here, and walking their edges (device.walk); rows of
+    heavy_degree or more were listed for `device.heavy`. team = (me, threads). Collective."""
     me, threads = team
     lane = cuda.laneid
     warps = threads // WARP_SIZE
     per = D.spread(size, warps)
     first = (me // WARP_SIZE) * per
     while first < size:  # warp-uniform
-        if first < warps * per:
-            u, beg, deg = row0
+        if first < warps * per and row0[3]:
+            u, beg, deg, _ = row0
         else:
             i = first + lane
             u = int32(0)
@@ -159,6 +167,9 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
     u0 = int32(0)
     b0 = int64(0)
     d0 = int64(0)
+    rows0 = False  # step 2 loaded the first round's rows (u0, b0, d0)
+    bounded = p.max_degree < p.heavy_degree  # no heavy vertices: the bound (above) can apply
+    late = False  # this frontier's m_f is counted by its own expansion (the bound took it narrow)
     if not bu:  # the first level's rows and heavy vertices, as a level's end finds them
         hk = (lv + 2) % 3
         shq = qs[qb + qcur * qcap:qb + (qcur + 1) * qcap]
@@ -171,6 +182,7 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
                 st[L.T_CONV] = 1
             cuda.syncthreads()
         u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, hv, hk), acc)
+        rows0 = True
         acc[L.A_MF] = 0
         cuda.syncthreads()
 
@@ -192,6 +204,7 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
         if timed:
             D.mark(s.rows, nlev, 0, t0)
         nvalid = int64(0)
+        late_next = False
         if bu:
             D.bottom_up(g, s, p, (bits, cur, nb, bits), lv1, tid, team, acc, instrument)
             D.warp_counts(acc, ws, par, instrument)
@@ -211,7 +224,9 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
             if packed != 0:  # the same in every thread
                 D.heavy(g, s, packed, lv1, (tid, team), sink, acc)
             src = (qs[qb + qcur * qcap:qb + (qcur + 1) * qcap], valid, s.queues[qcur])
-            expand(g, s, p, (u0, b0, d0), src, size, lv1, (tid, team), sink, acc)
+            expand(g, s, p, (u0, b0, d0, rows0), src, size, lv1, (tid, team), sink, acc)
+            if bounded:
+                D.warp_counts(acc, ws, par, instrument)  # A_EXAMINED: this frontier's out-edges
             if timed:
                 D.mark(s.rows, nlev, 1, t0)
             cuda.syncthreads()  # the next queue is complete
@@ -219,14 +234,26 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
                 D.mark(s.rows, nlev, 2, t0)
             nvalid = int64(min(qc[qk + L.Q_STAGED + L.S_STAGED], qc[qk + L.Q_STAGED + L.S_VALID]))
             nsize = nvalid + qc[qk + L.Q_NEXT]
-            u0, b0, d0 = load_rows(g, s, p, (shq_next, nvalid, s.queues[nq]), nsize, (tid, team, hv, k), acc)
-            D.warp_counts(acc, ws, par, instrument)  # A_MF (the next rows), A_EXAMINED (this level's)
+            if late:  # this frontier's m_f, counted: the m_u left loses it now
+                mu -= D.block_total(ws, par, L.A_EXAMINED)
+            # The bound (above): the same in every thread. Not at the launch's last level, whose
+            # successor the next launch starts from the state alone.
+            late_next = bounded and nsize > 0 and nlev + 1 < p.log_rows and nsize * p.max_degree <= p.narrow_edges
+            m_f = int64(0)  # under the bound, decide's answer for any m_f
+            rows0 = not late_next
+            if rows0:
+                u0, b0, d0 = load_rows(g, s, p, (shq_next, nvalid, s.queues[nq]), nsize, (tid, team, hv, k), acc)
+                if bounded:
+                    D.warp_count(acc, ws, par, L.A_MF)
+                else:
+                    D.warp_counts(acc, ws, par, instrument)  # A_MF (the next rows), A_EXAMINED (this level's)
             if timed:
                 D.mark(s.rows, nlev, 3, t0)
-            cuda.syncthreads()  # the next frontier's m_f and heavy vertices are counted
+            if rows0:
+                cuda.syncthreads()  # the next frontier's m_f and heavy vertices are counted
+                m_f = D.block_total(ws, par, L.A_MF)
             if timed:
                 D.mark(s.rows, nlev, 4, t0)
-            m_f = D.block_total(ws, par, L.A_MF)
         next_bu, next_narrow, mu = D.decide(bu, m_f, mu, nsize, size, p.n, p.alpha, p.beta, p.narrow_edges, small)
         stop = nsize == 0 or nlev + 1 >= p.log_rows
         if tid >= team - WARP_SIZE:  # the keeper's warp: the level's record
@@ -234,6 +261,9 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
             tests = D.block_total(ws, par, L.A_TESTS) if instrument else int64(0)
             checked = D.block_total(ws, par, L.A_CHECKED) if instrument else int64(0)
             if keeper:
+                if late:  # the record's m_f and the m_u left, now that the expansion counted it
+                    st[L.T_MF] = examined
+                    st[L.T_MU_LEFT] -= examined
                 heavy_count = int64(0) if bu else hv[hk] >> L.HEAVY_SHIFT
                 D.next_level(st, (nsize, m_f, examined, tests, checked, heavy_count), p, s.rows, True, True)
         if timed:
@@ -241,6 +271,7 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
         if not bu:
             qcur = 1 - qcur
             valid = nvalid
+        late = not bu and late_next
         queued = not bu
         bu = next_bu
         size = nsize
@@ -268,6 +299,7 @@ def block_levels(g, s, p, st, sh, log, clocks, instrument):
                 st[L.T_CONV] = 1
             cuda.syncthreads()
             u0, b0, d0 = load_rows(g, s, p, (shq, valid, s.queues[qcur]), size, (tid, team, hv, hk), acc)
+            rows0 = True
             acc[L.A_MF] = 0
             cuda.syncthreads()
         if timed:

@@ -84,6 +84,17 @@ def warp_counts(acc, ws, set_, instrument):
 
 
 @cuda.jit(device=True)
+def warp_count(acc, ws, set_, f):
+    """warp_counts of field f alone (the warp's other fields in ws left as they are); acc[f] is
+    cleared. Every lane calls it."""
+    cuda.syncwarp(FULL_MASK)
+    x = warp_sum(acc[f])
+    acc[f] = 0
+    if cuda.laneid == 0:
+        ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + cuda.threadIdx.x // WARP_SIZE] = x
+
+
+@cuda.jit(device=True)
 def block_total(ws, set_, f):
     """Field f of the block's counts (warp_counts by every warp, then a barrier), in every lane of
     the calling warp."""

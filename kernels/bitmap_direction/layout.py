@@ -44,7 +44,7 @@ class SearchArrays(NamedTuple):
 
 class Params(NamedTuple):
     """Scalars: vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge bound, the
-    heavy vertices' degree, the pairs a lane tests alone, the log's rows, whether the whole search
+    heavy vertices' degree, the graph's largest out-degree, the pairs a lane tests alone, the log's rows, whether the whole search
     runs in one block (a graph small enough that one block pulls too: the block kernel), and the
     block levels' shared memory (`block_words`): the visited words kept there (0: visited stays in
     global memory) and the entries of each frontier queue copied there."""
@@ -55,6 +55,7 @@ class Params(NamedTuple):
     beta: I64
     narrow_edges: I64
     heavy_degree: I64
+    max_degree: I64
     solo: I64
     log_rows: I64
     small: I64
