@@ -46,8 +46,8 @@ class Params(NamedTuple):
     """Scalars: vertices, the pull range, Beamer's alpha and beta, the narrow levels' edge bound, the
     heavy vertices' degree, the graph's largest out-degree, the pairs a lane tests alone, the log's
     rows, whether the whole search runs in one block (a graph small enough that one block pulls too:
-    the block kernel), and the block levels' shared memory (`block_words`): the visited words kept there (0: visited stays in
-    global memory) and the entries of each frontier queue copied there."""
+    the block kernel), and the block levels' shared memory (`block_words`): the visited words kept
+    there (0: visited stays in global memory) and the entries of each frontier queue copied there."""
 
     n: I64
     n_pull: I64
