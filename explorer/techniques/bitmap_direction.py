@@ -150,9 +150,10 @@ class BitmapDirection(BFSTechnique):
         Extra("candidates_found", "bottom-up: frontier in-neighbours those ANDs showed (a vertex takes the lowest; "
               "at least one a vertex found)", "vertices"),
         Extra("vertices_checked", "bottom-up: unvisited vertices that looked for a parent; 0 top-down", "vertices"),
-        Extra("m_f", "Beamer's m_f as the rule compared it for this level: the frontier's out-edges (1 after a "
-              "bottom-up level, as GAP)", "edges"),
-        Extra("m_u", "Beamer's m_u as the rule compared it: the edges not yet walked top-down", "edges"),
+        Extra("m_f", "Beamer's m_f for this level: the frontier's out-edges (1 after a bottom-up level, as GAP), "
+              "which the rule compared, or, without heavy vertices, its bound: the frontier's size times the largest "
+              "degree, when that was within narrow_edges", "edges"),
+        Extra("m_u", "Beamer's m_u for this level: the edges not yet walked top-down", "edges"),
         Extra("heavy_vertices", "top-down in the grid: frontier vertices whose edges the whole grid walked as one "
               "flat range (knob heavy_degree)", "vertices"),
         Extra("cycles", "the level's SM cycles on block 0's SM (device clock): its share of the launch's time is "
