@@ -118,7 +118,6 @@ def browser(lab, tmp_path_factory):
     options.add_argument(f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}")
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(str(CHROMEDRIVER)))
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": _WATCH_RESTORE_JS})
     driver.set_page_load_timeout(60)
     driver.console = []  # every console entry, read by console_errors(), written out at the end
     try:
@@ -138,43 +137,6 @@ def _own_console(request):
     page check) are read and kept in the log before the next test starts, not charged to it."""
     if "browser" in request.fixturenames:
         console_errors(request.getfixturevalue("browser"))
-
-
-#: Run in every page before its own scripts: sets window.__bfs4kWidgetsAsked once the widget manager
-#: has the kernel's answer to its request for the widgets that exist (ipywidgets' control comm's
-#: update_states, or the comm_info_reply to its comm_info_request for jupyter.widget, which it sends
-#: when the kernel has not imported ipywidgets). A notebook run before that answer races the
-#: manager's restore with the new widgets' own messages, and ipywidgets can lose a model in the race
-#: ("widget model not found": jupyter-widgets/ipywidgets#3549, #4026); a person who waits for the
-#: page to settle never meets it, and the tests wait for this.
-_WATCH_RESTORE_JS = """
-(() => {
-  const Native = window.WebSocket;
-  const text = (d) => typeof d === 'string' ? d : d instanceof ArrayBuffer ? new TextDecoder().decode(d) : '';
-  const asked = new Set();  // msg_ids of the manager's comm_info_requests
-  window.__bfs4kWidgetsAsked = false;
-  window.WebSocket = class extends Native {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (e) => {
-        const t = text(e.data);
-        if (t.includes('"update_states"') ||
-            (t.includes('"comm_info_reply"') && [...asked].some((id) => t.includes(id)))) {
-          window.__bfs4kWidgetsAsked = true;
-        }
-      });
-    }
-    send(data) {
-      const t = text(data);
-      if (t.includes('"comm_info_request"') && t.includes('"jupyter.widget"')) {
-        const id = /"msg_id":\\s*"([^"]+)"/.exec(t);  // the header's: the first part with one
-        if (id) asked.add(id[1]);
-      }
-      return super.send(data);
-    }
-  };
-})();
-"""
 
 
 def console_errors(driver) -> list[str]:
@@ -219,7 +181,7 @@ def open_and_run_all(driver, lab, name: str) -> None:
 
     def ready():
         return not kernel_asked() and driver.find_elements(By.CSS_SELECTOR, f"{PANEL} .jp-CodeCell") and \
-            driver.execute_script("return document.body.textContent.includes('Idle') && window.__bfs4kWidgetsAsked")
+            driver.execute_script("return document.body.textContent.includes('Idle')")
 
     wait_for(f"{name} with its kernel idle", ready, OPEN_TIMEOUT)
     menu_command(driver, "Run", "runmenu:run-all")
