@@ -169,7 +169,7 @@ def test_levels_taken_narrow_by_the_bound_keep_the_rules_numbers(one_block_verti
     deg, dist, narrow_edges = g.degrees(), bfs_distances(g, 0), 12
     m_f = [int(deg[dist == i].sum()) for i in range(dist.max() + 1)]
     first = next(i for i, m in enumerate(m_f) if m > narrow_edges)
-    assert first >= 3 and all(4 * (dist == i).sum() <= narrow_edges for i in range(1, first))
+    assert first >= 3 and all(g.max_degree * (dist == i).sum() <= narrow_edges for i in range(1, first))
     alpha = (g.num_arcs - sum(m_f[:first])) // m_f[first] + 1
     knobs = {**SMALL, "narrow_edges": narrow_edges, "alpha": alpha, "beta": 18, "one_block_vertices": one_block_vertices}
     seen = _follows_the_rule(g, 0, knobs, one_block_vertices > 0)
