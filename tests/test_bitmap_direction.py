@@ -526,6 +526,26 @@ def test_a_search_longer_than_its_log_goes_on_in_another_launch(monkeypatch):
 
 
 @pytest.mark.parametrize("one_block", [0, 1000])
+def test_a_short_search_after_a_long_one_in_the_same_session_reads_only_its_own_rows(one_block):
+    """The session's log comes back from the long search with its published rows in it; the short
+    search publishes none (fewer than L.PUBLISH_LEVELS levels), so its records are its own only if
+    the run starts from an empty header."""
+    from explorer.engine import Session
+
+    n = 2 * L.PUBLISH_LEVELS + 7
+    g = graphs.from_edges(np.r_[np.arange(n - 1), n + np.arange(9)], np.r_[np.arange(1, n), n + np.arange(1, 10)],
+                          directed=False, name="a long path and a short one")
+    knobs = {**SMALL, "one_block_vertices": one_block}
+    fields = ("frontier_in", "discovered", "m_f", "m_u", "launches")
+    with Session(g) as s:
+        long_levels, _ = _run(g, 0, knobs, session=s)
+        short_levels, r = _run(g, n, knobs, session=s)
+    fresh, _ = _run(g, n, knobs)
+    assert len(long_levels) == n and len(short_levels) == 10 and r.distances[n + 9] == 9
+    assert [[getattr(lv, f) for f in fields] for lv in short_levels] == [[getattr(lv, f) for f in fields] for lv in fresh]
+
+
+@pytest.mark.parametrize("one_block", [0, 1000])
 def test_long_searches_publish_their_rows_on_the_way_and_the_host_reads_the_rest(one_block):
     """More levels than L.PUBLISH_LEVELS in the block levels (block 0 of the grid, or a small
     graph's one block): the rows copied to the host on the way and those read after the launch make

@@ -128,8 +128,11 @@ class BitmapDirectionKnobs(KnobSet):
 _A = "Array({}, 1, 'C', False, aligned=True)"
 _V32, _V64, _U64 = _A.format("int32"), _A.format("int64"), _A.format("uint64")
 
-#: Levels one launch may log (the host then launches again, from the saved state).
-LOG_ROWS = 4096
+#: Levels one launch may log (the host then launches again, from the saved state). The GPU idles
+#: from a full log's launch to the next one while the host turns the rows it has not yet handed over
+#: into records (a few µs a row), so a log holds the levels of the longest searches people run (road
+#: networks: thousands to tens of thousands): 6.3 MB of host memory and as much on the device.
+LOG_ROWS = 1 << 15
 #: Entries of each frontier queue a large graph's block levels keep in shared memory, and the
 #: kernels' own shared memory, left out of what the block levels may take.
 QUEUE_COPY = 4096
@@ -330,7 +333,9 @@ class _Loop(LevelLoop):
         self.gpu = rt.kind == "gpu"
         # Host memory the kernel writes: the host reads the levels while the kernel runs.
         self.log = ctx.buffer("bd_log", L.log_size(LOG_ROWS), np.int64, host="mapped")
-        self.log[:] = 0  # the pool's buffer comes back from the last run with its rows in it
+        # The pool's buffer comes back from the last run with its rows in it: the host reads no row
+        # past the count in its header, and the launch stamps its start there.
+        self.log[:L.H_SIZE] = 0
         if self.gpu:
             from numba import cuda
 
