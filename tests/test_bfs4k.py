@@ -113,6 +113,23 @@ def test_cluster_form_across_kernel_switches(C):
     assert r.levels[0].launches == 2 and sum(lv.launches for lv in r.levels) == 2  # one cluster, one commit
 
 
+@pytest.mark.parametrize("C", [1, 2])
+def test_a_single_block_launch_out_of_log_rows_is_continued_by_the_next(monkeypatch, C):
+    # One block logs up to MAX_LOG levels a launch; the cluster form a row a level and block, up to
+    # MAX_LOG_ROWS rows. Logs of 4 levels: the path's 25 levels in 7 launches, the records as one's.
+    from explorer.techniques.operators.bfs4k import levels
+
+    knobs = {"claim": "atomic", "visited": "shared", "cluster": C, "K1": 1, "K4": 0}
+    want = bfs4k(SMALL["path25"], 0, **knobs)
+    monkeypatch.setattr(levels, "MAX_LOG", 4 if C == 1 else 1 << 15)
+    monkeypatch.setattr(levels, "MAX_LOG_ROWS", 1 << 16 if C == 1 else 4 * C)
+    got = bfs4k(SMALL["path25"], 0, **knobs)
+    assert len(got.levels) == 25
+    assert [lv.launches for lv in got.levels] == ([2, 0, 0, 0] * 7)[:25]  # the block (or cluster), its commit
+    fields = ("kernel", "frontier_in", "edges_examined", "discovered", "frontier_out")
+    assert [[getattr(lv, f) for f in fields] for lv in got.levels] == [[getattr(lv, f) for f in fields] for lv in want.levels]
+
+
 def test_heavy_vertex_leaves_the_cluster():
     # Level 1's frontier holds three hubs (degrees 41-71 >= K3 x block = 32): every block of the
     # cluster reads the same statistics and leaves, and the host runs the level with its child grid.

@@ -21,7 +21,10 @@ from . import Technique
 from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights
 from .operators.frontier import counters_cleared, declared, frontier_queues, init_search
 
-MAX_LOG = 4096  # levels one block or grid launch may run (rows of its log)
+#: Levels one block or grid launch may run (rows of its log): between a full log's launch and the
+#: next the GPU waits while the host makes the records, so the longest searches people run (road
+#: networks: thousands to tens of thousands of levels) fit one launch (1 MB).
+MAX_LOG = 1 << 15
 
 
 @dataclass(frozen=True)

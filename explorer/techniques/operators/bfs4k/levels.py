@@ -22,7 +22,12 @@ from ..frontier import frontier_queues, init_search
 from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 
 STATS_THREADS = 256  # block size of the next-frontier statistics kernel and of bfs4k_commit
-MAX_LOG = 4096  # levels one single-block launch may log
+#: Levels one single-block launch may log, and the log's rows (the cluster form logs a row a level
+#: and block): between a full log's launch and the next the GPU waits while the host makes the
+#: records, so the longest searches people run (road networks: thousands to tens of thousands of
+#: levels) fit one launch of one block; at most 8 MB of device memory and as much pinned.
+MAX_LOG = 1 << 15
+MAX_LOG_ROWS = 1 << 16
 #: The largest next frontier (bounded by the level's edges) whose histogram the level kernel's last
 #: block computes with one warp, 32 entries a round, instead of a bfs4k_stats launch.
 FUSED_STATS_MAX = 512
@@ -121,9 +126,10 @@ class BFS4KLevels(LevelLoop):
         self.buf, self.clear = 0, [False, False]  # the buffer the next step writes; which are clear
         self.heavy_v = ctx.buffer("heavy_v", self.heavy_cap, np.int32)
         self.heavy_off = ctx.buffer("heavy_off", self.heavy_cap, np.int64)
-        # Up to MAX_LOG levels a single-block launch (the cluster form: a row per level and block).
-        self.log = ctx.buffer("log", (MAX_LOG * self.C, L.LOG_FIELDS), np.int64)
-        self.log_host = ctx.buffer("log", (MAX_LOG * self.C, L.LOG_FIELDS), np.int64, host=True)
+        # Up to log_levels levels a single-block launch (the cluster form: a row per level and block).
+        self.log_levels = min(MAX_LOG, MAX_LOG_ROWS // self.C)
+        self.log = ctx.buffer("log", (self.log_levels * self.C, L.LOG_FIELDS), np.int64)
+        self.log_host = ctx.buffer("log", (self.log_levels * self.C, L.LOG_FIELDS), np.int64, host=True)
         # The single block's visit log (vertex, parent, level): each vertex is claimed once.
         self.visits = ctx.buffer("visits", 3 * n if self.shared_visited else 3, np.int32)
         init_search(ctx, self.dist, self.parent, self.queues[0], self.stamp, self.stamp2)
@@ -199,7 +205,7 @@ class BFS4KLevels(LevelLoop):
     def _single(self, go) -> None:
         knobs, lay, C = self.ctx.knobs, self.single_layout, self.C
         queues = QueuePair(*self.queues, self.in_a, self.frontier.size, self.capacity, self.level)
-        out = SingleOut(self.hist[self.buf], self.log, self.state[self.buf], self.visits, MAX_LOG)
+        out = SingleOut(self.hist[self.buf], self.log, self.state[self.buf], self.visits, self.log_levels)
         groups = (self.graph, self.tree, self.stamps, queues, out, self.single_knobs)
         if C == 1:
             go(self.kern.single, 1, knobs.single_block_threads, lay.dynamic_bytes, *groups)
