@@ -64,6 +64,13 @@ class Batch:
     weights: Sequence[float] | None = None
 
 
+#: Levels a launch that logs its levels on the device may run before the host launches again from
+#: the state it saved. Between a full log's launch and the next the GPU waits while the host makes
+#: that log's records (a few µs a row), so a log holds the levels of the longest searches people run
+#: (road networks: thousands to tens of thousands of levels) in one launch.
+LAUNCH_LOG_LEVELS = 1 << 15
+
+
 class LevelLoop:
     """A technique's state during one run. The enactor calls, while not `converged`:
     [prepare launch(go) unless compiled_ahead] -> launch(go) [timed] -> read-back of `readback`

@@ -36,7 +36,7 @@ import numpy as np
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Direction, Extra, Kernel
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext
+from .base import LAUNCH_LOG_LEVELS, Batch, BFSTechnique, LevelLoop, RunContext
 from .operators.frontier import declared
 
 SECTION = "Beamer et al. SC'12 §4; BLEST (Elbek & Kaya 2025) §4"
@@ -128,11 +128,9 @@ class BitmapDirectionKnobs(KnobSet):
 _A = "Array({}, 1, 'C', False, aligned=True)"
 _V32, _V64, _U64 = _A.format("int32"), _A.format("int64"), _A.format("uint64")
 
-#: Levels one launch may log (the host then launches again, from the saved state). The GPU idles
-#: from a full log's launch to the next one while the host turns the rows it has not yet handed over
-#: into records (a few µs a row), so a log holds the levels of the longest searches people run (road
-#: networks: thousands to tens of thousands): 6.3 MB of host memory and as much on the device.
-LOG_ROWS = 1 << 15
+#: Levels one launch may log (the host then launches again, from the saved state): 6.3 MB of host
+#: memory and as much on the device.
+LOG_ROWS = LAUNCH_LOG_LEVELS
 #: Entries of each frontier queue a large graph's block levels keep in shared memory, and the
 #: kernels' own shared memory, left out of what the block levels may take.
 QUEUE_COPY = 4096

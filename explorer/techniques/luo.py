@@ -18,13 +18,10 @@ from kernels.args import Graph, QueuePair, Tree
 from ..knobs import POW2_BLOCKS, KnobError, KnobSet, KnobSpec, knob
 from ..stats import Extra, Kernel
 from . import Technique
-from .base import Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights
+from .base import LAUNCH_LOG_LEVELS, Batch, BFSTechnique, LevelLoop, RunContext, cycle_weights
 from .operators.frontier import counters_cleared, declared, frontier_queues, init_search
 
-#: Levels one block or grid launch may run (rows of its log): between a full log's launch and the
-#: next the GPU waits while the host makes the records, so the longest searches people run (road
-#: networks: thousands to tens of thousands of levels) fit one launch (1 MB).
-MAX_LOG = 1 << 15
+MAX_LOG = LAUNCH_LOG_LEVELS  # levels one block or grid launch may run (rows of its log: 1 MB)
 
 
 @dataclass(frozen=True)

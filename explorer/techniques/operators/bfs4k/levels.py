@@ -17,16 +17,14 @@ from kernels.bfs4k.args import MultiPlan, Readback, SingleKnobs, SingleOut
 
 from ....device import blocks_for
 from ....stats import Extra, Kernel
-from ...base import Batch, LevelLoop, RunContext, cycle_weights
+from ...base import LAUNCH_LOG_LEVELS, Batch, LevelLoop, RunContext, cycle_weights
 from ..frontier import frontier_queues, init_search
 from .policy import FrontierStats, multi_block_layout, plan_level, single_block_layout
 
 STATS_THREADS = 256  # block size of the next-frontier statistics kernel and of bfs4k_commit
 #: Levels one single-block launch may log, and the log's rows (the cluster form logs a row a level
-#: and block): between a full log's launch and the next the GPU waits while the host makes the
-#: records, so the longest searches people run (road networks: thousands to tens of thousands of
-#: levels) fit one launch of one block; at most 8 MB of device memory and as much pinned.
-MAX_LOG = 1 << 15
+#: and block: a cluster of 16, 4,096 levels): at most 8 MB of device memory and as much pinned.
+MAX_LOG = LAUNCH_LOG_LEVELS
 MAX_LOG_ROWS = 1 << 16
 #: The largest next frontier (bounded by the level's edges) whose histogram the level kernel's last
 #: block computes with one warp, 32 entries a round, instead of a bfs4k_stats launch.
