@@ -200,7 +200,7 @@ def axis_values(spec: KnobSpec, points: int = POINTS_PER_AXIS) -> list:
         return list(spec.choices)
     if points < 1:
         raise ValueError(f"points={points} must be >= 1")
-    lo, hi = float(spec.low), float(spec.high)
+    lo, hi = _declared_range(spec)
     if points == 1:
         raw = [lo]
     elif lo >= 1 and hi / lo >= 16:
@@ -212,12 +212,22 @@ def axis_values(spec: KnobSpec, points: int = POINTS_PER_AXIS) -> list:
     return list(dict.fromkeys(round(v, 6) for v in raw))
 
 
+def _declared_range(spec: KnobSpec) -> tuple[float, float]:
+    """The knob's numeric range, when a sweep can cover it: an unbounded one (delta-stepping's delta,
+    in the graph's weight units) has no values to take without the user's."""
+    lo, hi = float(spec.low), float(spec.high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise KnobError(f"knob {spec.name}: its range [{spec.low}, {spec.high}] has no end to sweep to: give the "
+                        f"values to sweep (say {spec.name}=1,2,4)")
+    return lo, hi
+
+
 def random_value(spec: KnobSpec, rng: np.random.Generator):
     """One value drawn within the declared range: a choice, or a number (integers inclusive),
     log-uniform when the range spans a factor of 16 or more from low >= 1."""
     if spec.choices is not None:
         return spec.choices[int(rng.integers(len(spec.choices)))]
-    lo, hi = float(spec.low), float(spec.high)
+    lo, hi = _declared_range(spec)
     if lo >= 1 and hi / lo >= 16:
         x = math.exp(rng.uniform(math.log(lo), math.log(hi)))
     else:

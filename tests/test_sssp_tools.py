@@ -113,6 +113,9 @@ def test_the_sweep_layer_runs_a_shortest_path_technique_checked_against_scipy(tm
         plan_sweep("bfs4k", {"K1": [4]}, problem="sssp")
     with pytest.raises(ValueError, match="problem 'apsp' is unknown"):
         plan_sweep("h-bf", {"K1": [4]}, problem="apsp")
+    for mode in ("grid", "random"):  # delta's range has no end: the user's values, not NaN or an overflow
+        with pytest.raises(KnobError, match=r"knob delta: its range \[0.0, inf\] has no end .* give the values"):
+            plan_sweep("delta-stepping", {"delta": None}, problem="sssp", mode=mode, samples=3)
     plan = plan_sweep("delta-stepping", {"delta": [1.0, 4.0]}, problem="sssp", base=SIM)
     result = run_sweep(g, 0, plan, repeats=2)
     assert result.problem == "sssp" and [p.ok for p in result.points] == [True, True]
