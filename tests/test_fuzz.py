@@ -135,3 +135,66 @@ def test_fuzz_draws_from_the_graphs_named_and_refuses_an_unknown_one(tmp_path, c
     with pytest.raises(SystemExit):
         _main([*argv, "--graph", "no-such-graph.mtx"])
     assert "--graph: unknown graph 'no-such-graph.mtx'" in capsys.readouterr().err
+
+
+def test_fuzz_checks_shortest_paths_with_drawn_weights_against_scipy(tmp_path, capsys):
+    """--weighted 1: every run a shortest-path technique on the drawn graph with drawn weights."""
+    out = tmp_path / "fuzz.json"
+    assert _main(["--runs", "3", "--seed", "5", "--weighted", "1", "--graph", "gen:grid2d:rows=3,cols=4",
+                  "--json", str(out)]) == 0
+    runs = json.loads(out.read_text())["runs"]
+    assert len(runs) == 3 and all(r["technique"].startswith("sssp:") for r in runs)
+    assert all(" weights " in r["graph"] for r in runs)
+    assert sum(r["outcome"] == "ok" for r in runs) >= 2 and all(r["outcome"] in ("ok", "refused") for r in runs)
+
+
+def test_fuzz_reports_a_wrong_shortest_path_with_what_reproduces_it(monkeypatch, capsys):
+    real = api.run_sssp
+
+    class Wrong:
+        """A run whose farthest reached vertex is one unit too far."""
+
+        def __init__(self, run):
+            self.run = run
+
+        def __iter__(self):
+            return iter(self.run)
+
+        @property
+        def result(self):
+            r = self.run.result
+            d = r.distances.copy()
+            d[int(np.argmax(np.where(r.reached_mask, d, -1)))] += 1
+            r.distances = d
+            return r
+
+    monkeypatch.setattr(fuzz, "WEIGHTS", (("integer", 1, 9),))
+    monkeypatch.setattr(api, "run_sssp", lambda *a, **k: Wrong(real(*a, **k)))
+    assert _main(["--runs", "1", "--seed", "4", "--weighted", "1", "--graph", "gen:grid2d:rows=3,cols=4"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL run 0: sssp:" in out and "scipy's" in out
+    assert "(the same graph again: --seed 4 --runs 1 --weighted 1 --graph gen:grid2d:rows=3,cols=4)" in out
+
+
+
+def test_a_negative_cycle_from_the_source_must_be_reported(monkeypatch, tmp_path, capsys):
+    """Every weight negative: each edge of the undirected grid is a negative cycle. Bellman-Ford and
+    H-BF must say so (ok), delta-stepping refuse the weights; a run that answers instead is wrong."""
+    import explorer.reference.sssp as ref
+    from explorer.graphs.weights import with_weights
+
+    monkeypatch.setattr(fuzz, "WEIGHTS", (("integer", -5, -1),))
+    argv = ["--runs", "4", "--seed", "3", "--weighted", "1", "--graph", "gen:grid2d:rows=3,cols=4"]
+    out = tmp_path / "fuzz.json"
+    assert _main([*argv, "--json", str(out)]) == 0
+    runs = json.loads(out.read_text())["runs"]
+    found = [r for r in runs if r["outcome"] == "ok"]
+    assert found and all(r["message"] == "negative cycle found, as scipy" for r in found)
+    assert all(r["outcome"] == "refused" and r["technique"] == "sssp:delta-stepping" for r in runs if r not in found)
+    # The technique given positive weights (no cycle) while scipy sees negative ones (a cycle).
+    monkeypatch.setattr(fuzz, "WEIGHTS", (("integer", 1, 9),))
+    real = ref.reference_sssp
+    monkeypatch.setattr(ref, "reference_sssp", lambda g, s, w=None: real(with_weights(g, "integer", -5, -1), s))
+    capsys.readouterr()
+    assert _main(argv[:1] + ["1"] + argv[2:]) == 1
+    assert "no negative cycle reported; scipy finds one reachable from vertex" in capsys.readouterr().out

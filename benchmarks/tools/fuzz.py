@@ -3,6 +3,7 @@
     python3 -m benchmarks.tools.fuzz --runs 500 [--seed 1] [--technique bfs4k ...] [--multi 0.2] [--json OUT.json]
     python3 -m benchmarks.tools.fuzz --simulator --runs 60
     python3 -m benchmarks.tools.fuzz --graph luxembourg_osm --graph my_graph.mtx --runs 300
+    python3 -m benchmarks.tools.fuzz --weighted 0.3 --runs 500
 
 What the conformance suite does on named graphs with declared knob grids, on graphs and knob
 settings nobody chose: each run draws a graph family and its size (random arcs with or without
@@ -24,6 +25,13 @@ once; the root is still drawn from its vertices of degree >= 1, the technique an
 distances from up to 70 random sources by a random method or "auto", T, word size, direction,
 batch size and slots), each search checked against the CPU BFS from its source.
 
+--weighted SHARE makes that share of the runs single-source shortest paths (`run_sssp`): the drawn
+graph with drawn weights (whole numbers from 1, with zeros, or negative ones; reals over a narrow or
+a wide range), a shortest-path technique and its knobs drawn as above, every result checked against
+scipy (explorer.reference.sssp: distances, and parents on shortest paths). Where scipy finds a
+negative cycle reachable from the source, the run must report one; delta-stepping's refusal of
+negative weights counts as refused.
+
 Under the simulator, graphs stay small and the knobs the technique sets for it
 (`simulator_knobs`, thread counts) stay near those values: a block of 1,024 threads is 1,024
 Python threads there.
@@ -32,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import signal
 import sys
 import time
@@ -110,8 +119,40 @@ def random_knobs(impl, rng: np.random.Generator, simulator: bool) -> dict:
             choices = [v for v in (near, lowest, 2 * near) if _allowed(spec, v)]
             knobs[spec.name] = choices[int(rng.integers(len(choices)))]
         elif rng.random() < 0.5:
-            knobs[spec.name] = random_value(spec, rng)
+            bounded = spec.choices is not None or math.isfinite(float(spec.high))
+            knobs[spec.name] = random_value(spec, rng) if bounded else _unbounded_value(spec, rng)
     return knobs
+
+
+def _unbounded_value(spec, rng: np.random.Generator):
+    """A value of a knob whose range has no upper end (delta-stepping's delta, in weight units):
+    its low end (delta 0: the technique's own choice), or log-uniform over 2**-4..2**12 above it."""
+    if rng.random() < 0.25:
+        return spec.low
+    x = max(float(spec.low), float(np.exp2(rng.uniform(-4, 12))))
+    return int(round(x)) if spec.kind is int else round(x, 6)
+
+
+def _draw_knobs(impl, make, rng: np.random.Generator, simulator: bool) -> dict:
+    """Knob settings for impl that its cross-knob rules take (make: its make_knobs), drawn again
+    while they refuse them (up to DRAWS times), so that most runs run."""
+    from explorer.knobs import KnobError
+
+    knobs = {}
+    for _ in range(DRAWS):
+        knobs = random_knobs(impl, rng, simulator)
+        try:
+            make(impl.technique, knobs)
+            break
+        except KnobError:
+            continue
+    return knobs
+
+
+def _source(g, rng: np.random.Generator) -> int:
+    """A vertex of degree >= 1 (any vertex when there is none)."""
+    candidates = np.flatnonzero(g.degrees() >= 1)
+    return int(rng.choice(candidates)) if len(candidates) else int(rng.integers(max(g.num_vertices, 1)))
 
 
 def _allowed(spec, value) -> bool:
@@ -132,17 +173,8 @@ def one_run(i: int, rng: np.random.Generator, techs: list[str], simulator: bool,
     tech = techs[int(rng.integers(len(techs)))]
     knobs = {}  # "auto" sets its own
     if tech != AUTO:
-        impl = implementation(tech)
-        for _ in range(DRAWS):  # a cross-knob rule refuses some draws: draw again, so that most runs run
-            knobs = random_knobs(impl, rng, simulator)
-            try:
-                make_knobs(impl.technique, knobs)
-                break
-            except KnobError:
-                continue
-    deg = g.degrees()
-    candidates = np.flatnonzero(deg >= 1)
-    source = int(rng.choice(candidates)) if len(candidates) else int(rng.integers(max(g.num_vertices, 1)))
+        knobs = _draw_knobs(implementation(tech), make_knobs, rng, simulator)
+    source = _source(g, rng)
     instrument = bool(rng.integers(2))
     case = {"run": i, "graph": desc, "vertices": g.num_vertices, "arcs": g.num_arcs, "technique": tech,
             "knobs": knobs, "source": source, "instrument": instrument}
@@ -228,6 +260,64 @@ def one_multi_run(i: int, rng: np.random.Generator, simulator: bool, draw_graph=
     return {**case, "outcome": "ok", "levels": int(got.max()) + 1 if got.size else 0, "ms": None}
 
 
+#: --weighted runs' weights (explorer.graphs.weights.with_weights: kind, low, high): unit, whole
+#: numbers, whole numbers with zeros (zero-weight cycles), negative ones (negative cycles), reals
+#: over a narrow and over a wide range.
+WEIGHTS = (("integer", 1, 1), ("integer", 1, 100), ("integer", 0, 3), ("integer", -2, 30), ("uniform", 0.5, 10.0),
+           ("uniform", 0.001, 1e6))
+
+
+def one_sssp_run(i: int, rng: np.random.Generator, simulator: bool, draw_graph=random_graph) -> dict:
+    """Single-source shortest paths of the drawn graph with drawn weights (WEIGHTS) by a random
+    shortest-path technique and knobs, checked against scipy; a negative cycle scipy finds from the
+    source must be reported."""
+    from scipy.sparse.csgraph import NegativeCycleError as ScipyNegativeCycle
+
+    from explorer.graphs.weights import with_weights
+    from explorer.knobs import KnobError
+    from explorer.reference.sssp import check_sssp_result, reference_sssp
+    from explorer.sssp import NegativeCycleError, NegativeWeightError, implementation, make_knobs, sssp_techniques
+
+    g, desc = draw_graph(rng, simulator)
+    kind, low, high = WEIGHTS[int(rng.integers(len(WEIGHTS)))]
+    wseed = int(rng.integers(1000))
+    g = with_weights(g, kind, low, high, wseed)
+    techs = [t.value for t in sssp_techniques()]
+    tech = techs[int(rng.integers(len(techs)))]
+    knobs = _draw_knobs(implementation(tech), make_knobs, rng, simulator)
+    source = _source(g, rng)
+    case = {"run": i, "graph": f"{desc}, {kind} weights {low}..{high} seed {wseed}", "vertices": g.num_vertices,
+            "arcs": g.num_arcs, "technique": f"sssp:{tech}", "knobs": knobs, "source": source, "instrument": False}
+    try:
+        expected, _ = reference_sssp(g, source)
+    except ScipyNegativeCycle:
+        expected = None  # a negative cycle reachable from the source
+    try:
+        run = harness.start_sssp(g, source, tech, knobs)
+        list(run)
+        r = run.result
+    except KnobError as err:
+        return {**case, "outcome": "refused", "message": str(err)}
+    except NegativeWeightError as err:
+        if low < 0:
+            return {**case, "outcome": "refused", "message": str(err)}
+        return {**case, "outcome": "wrong", "message": f"refused weights >= {low} as negative: {err}"}
+    except NegativeCycleError as err:
+        if expected is None:
+            return {**case, "outcome": "ok", "levels": None, "ms": None, "message": "negative cycle found, as scipy"}
+        return {**case, "outcome": "wrong", "message": f"reported a negative cycle that scipy does not find: {err}"}
+    except Exception as err:  # noqa: BLE001
+        return {**case, "outcome": "error", "message": f"{type(err).__name__}: {err}",
+                "traceback": traceback.format_exc()}
+    if expected is None:
+        return {**case, "outcome": "wrong", "message": "no negative cycle reported; scipy finds one reachable from "
+                                                       f"vertex {source}"}
+    report = check_sssp_result(g, r, expected=expected)
+    if not report.ok:
+        return {**case, "outcome": "wrong", "message": report.message}
+    return {**case, "outcome": "ok", "levels": len(r.iterations), "ms": r.total_ms}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=200)
@@ -238,6 +328,9 @@ def main(argv=None) -> int:
     ap.add_argument("--multi", type=float, default=0.0, metavar="SHARE",
                     help="this share of the runs (0..1) are run_many searches (all-sources distances by a "
                     "random method), checked against the CPU BFS from each source")
+    ap.add_argument("--weighted", type=float, default=0.0, metavar="SHARE",
+                    help="this share of the runs (0..1) are single-source shortest paths (random weights, a "
+                    "random shortest-path technique and knobs), checked against scipy")
     ap.add_argument("--graph", action="append", metavar="NAME",
                     help="draw each run's graph from these (repeatable): a benchmark graph's name, a sample "
                     "graph, a graph file or gen:KIND:param=value,...; default: a random family and size a run")
@@ -251,6 +344,8 @@ def main(argv=None) -> int:
         ap.error(f"--seconds {args.seconds}: a time limit above 0")
     if not 0 <= args.multi <= 1:
         ap.error(f"--multi {args.multi}: a share from 0 to 1")
+    if not 0 <= args.weighted <= 1:
+        ap.error(f"--weighted {args.weighted}: a share from 0 to 1")
 
     from explorer import backend
     from explorer.techniques import Technique, implemented_techniques
@@ -292,13 +387,16 @@ def _stopped(signum, frame):
 def _fuzz_one(i: int, rng, techs: list, args, results: list) -> None:
     """Run i (one search, or many at once by --multi's share), its outcome appended to results."""
     multi = args.multi > 0 and rng.random() < args.multi
+    weighted = not multi and args.weighted > 0 and rng.random() < args.weighted
     res = (one_multi_run(i, rng, args.simulator, args.draw_graph) if multi
+           else one_sssp_run(i, rng, args.simulator, args.draw_graph) if weighted
            else one_run(i, rng, techs, args.simulator, args.draw_graph))
     results.append(res)
     if res["outcome"] in ("wrong", "error"):
+        shares = "".join(f" --{name} {getattr(args, name):g}" for name in ("multi", "weighted") if getattr(args, name))
         print(f"FAIL run {i}: {res['technique']} on {res['graph']} from {res['source']}, knobs {res['knobs']}, "
               f"instrument={res['instrument']}: {res['message']} (the same graph again: --seed {args.seed} "
-              f"--runs {i + 1}{''.join(f' --technique {t}' for t in args.technique or ())}"
+              f"--runs {i + 1}{shares}{''.join(f' --technique {t}' for t in args.technique or ())}"
               f"{''.join(f' --graph {g}' for g in args.graph or ())})", flush=True)
         if "traceback" in res:
             print(res["traceback"], flush=True)
