@@ -354,3 +354,25 @@ def test_a_gpu_that_refuses_clusters_of_more_than_8_blocks_names_the_knob():
                                         r"\(CUDA_ERROR_NOT_SUPPORTED\): choose a smaller knob cluster"):
         launcher.allow_large_clusters(driver, plan, "the search in clusters of 16 blocks")
     assert calls == [("big-cluster", 1, "kernel", 3)]
+
+
+def test_preparing_compiles_a_kernel_whose_arguments_changed_type(monkeypatch):
+    """A shortest-path kernel takes int64 distances for whole-number weights and float64 for reals:
+    the untimed pass compiles the second variant too, where it once left it to the timed launch
+    (a kernel with a plan was taken for compiled)."""
+    compiled = []
+
+    def compile_overload(kernel, argtypes, on_compile):
+        compiled.append(argtypes)
+        kernel.overloads[argtypes] = FakeKernel(argtypes)
+
+    monkeypatch.setattr(launcher, "compile_overload", compile_overload)
+    disp = FakeDispatcher("k_relax")
+    disp.overloads = {}
+    disp.typeof_pyval = lambda a: getattr(a, "_numba_type_", types.int64)
+    prep = launcher.Launcher().preparing()
+    ints, reals = FakeArray(types.int64), FakeArray(types.float64)
+    prep(disp, 1, 32, 0, ints, 5)
+    prep(disp, 1, 32, 0, ints, 6)  # the same types: nothing to compile
+    prep(disp, 1, 32, 0, reals, 5)
+    assert compiled == [(ints._numba_type_, types.int64), (reals._numba_type_, types.int64)]

@@ -408,10 +408,11 @@ class _Preparing:
         self._on_compile = on_compile
 
     def __call__(self, kernel, blocks, threads, shared, *args) -> None:
-        # A kernel with a plan is compiled; the timed launch re-marshals what changed (a new
-        # type, which no run makes, would be typed and compiled there).
-        if kernel not in self._launcher._plans:
-            self._launcher.prepare(kernel, blocks, threads, shared, *args, on_compile=self._on_compile)
+        # Every time, not only for a kernel without a plan: a kernel's arguments may change type
+        # between runs (a shortest-path run's int64 distances, then another's float64), and the
+        # variant must be compiled here, not in the timed launch. A plan that still fits costs a
+        # re-marshal of what changed, which the timed launch then skips.
+        self._launcher.prepare(kernel, blocks, threads, shared, *args, on_compile=self._on_compile)
 
     def cluster(self, kernel, cluster_size, blocks, threads, shared, *args) -> None:
         self(kernel, blocks, threads, shared, *args)
