@@ -3,6 +3,7 @@ user can call it wrongly."""
 import itertools
 import json
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -365,3 +366,22 @@ def test_the_enactor_prepares_meters_times_reads_and_collects_each_step(compiled
     assert log.events == step * 3
     assert records == [(left, 2.0, x) for left in (2, 1, 0) for x in "ab"]
     assert log.held >= 6 * 0.01
+
+
+def test_compiling_between_steps_is_held_off_the_runs_elapsed_time(monkeypatch):
+    """A step's untimed pass may compile a kernel that step launches first (a shortest-path run's
+    tree pass): the GPU waits for it, so the clock holds it off the run's elapsed time. The first
+    step's comes before the clock starts, and is not held."""
+    from explorer.engine import enactor as enactor_module
+
+    now = [0.0]
+    monkeypatch.setattr(enactor_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    log = _Log(3, compiled_ahead=False)
+
+    def prepare(launch, on_compile):
+        log.events.append("prepare")
+        now[0] += 5.0
+
+    log.prepare = prepare
+    list(Enactor(log, on_compile=None, meter=log).run(log, lambda left, ms: [left]))
+    assert log.events.count("prepare") == 3 and log.held == 10.0

@@ -68,7 +68,8 @@ class Enactor:
     `records(collected, ms)` turns that into the records the run yields. A loop with `streamed()`
     (pairs of a level's device time and its Batch, as the running launch logs them) has its levels
     yielded before the launch ends, then `collect` the rest. `on_compile` hears what
-    the compile-before-timing pass prepares; `meter.begin()`/`meter.end()` bracket each timed
+    the compile-before-timing pass prepares (a pass between steps is held off the run's elapsed
+    time, as the caller's holds are: the GPU waits for it); `meter.begin()`/`meter.end()` bracket each timed
     window (after its read-back)."""
 
     def __init__(self, runtime, on_compile: Callable[..., None], meter=None):
@@ -79,10 +80,15 @@ class Enactor:
 
     def run(self, loop, records: Callable[[Any, float], Iterable]) -> Iterator:
         rt, clock, go, meter = self.runtime, self.clock, self.runtime.launcher, self.meter
+        began = False
         while not loop.converged:
             with STEP_LOCK:
                 if not loop.compiled_ahead:
+                    t = time.perf_counter()
                     rt.prepare(loop.launch, self.on_compile)
+                    if began:  # a kernel first launched by this step compiles while the GPU idles: not the run's time
+                        clock.hold(time.perf_counter() - t)
+                began = True
                 meter.begin()
                 clock.start(go)
                 loop.launch(go)
