@@ -190,6 +190,27 @@ def test_hbf_a_frontier_holding_a_heavy_vertex_runs_on_the_grid_however_small():
     assert steps[0].kernel == "single-block"
 
 
+@pytest.mark.skipif(SIM, reason="the register file's limit is a GPU's: the simulator runs any block")
+@pytest.mark.parametrize("kind", ["integer", "uniform"])
+def test_every_kernel_runs_in_blocks_of_1024_threads(kind):
+    # 1024 threads x 64 registers fill an SM: a kernel compiled to more (H-BF's heavy grid took 76,
+    # Δ-stepping's next-bucket search 66) could not launch such a block at all.
+    g = graphs.generate("kronecker", scale=10, edge_factor=8, seed=3, weights=kind, weight_low=1, weight_high=9)
+    src = int(np.argmax(g.degrees()))
+    big = {"block_threads": 1024}
+    for technique, knobs in (("bellman-ford", {**big, "dedup": "stamp"}),
+                             ("h-bf", {**big, "single_block_threads": 1024, "heavy_degree": 16}),
+                             ("delta-stepping", {**big, "single_block_threads": 1024, "form": "bucketing"}),
+                             ("delta-stepping", {**big, "form": "near-far"})):
+        run = run_sssp(g, src, technique, knobs)
+        steps = list(run)
+        assert check_sssp_result(g, run.result).ok, (technique, knobs)
+        if technique == "h-bf":
+            assert any(s.heavy_vertices for s in steps)
+    apsp = run_apsp(g, "johnson", {"block_threads": 1024}).complete()  # its searches' batch kernel too
+    assert np.allclose(apsp.distances, reference_apsp(g))
+
+
 @pytest.mark.parametrize("technique", ["bellman-ford", "h-bf", "delta-stepping"])
 def test_every_technique_refuses_blocks_larger_than_the_devices(technique):
     from explorer.device import DeviceLimits

@@ -13,6 +13,7 @@ from numba import cuda, int64
 from numba.core import types
 
 from ..args import I64, V32, V64
+from ..common import BLOCK_1024
 from ..primitives import warp_sum
 from .args import F64, WGraph
 
@@ -23,7 +24,7 @@ MF64 = types.float64[:, ::1]
 M8 = types.int8[:, ::1]
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def batch_init(dist: MF64, cur: M8, nxt: M8, sources: V32, row0: I64, inf: F64):
     """Rows 0..k-1: every vertex at inf and unflagged, the row's source (sources[row0 + row]) at 0
     and flagged (grid-stride over the k x n entries)."""
@@ -39,7 +40,7 @@ def batch_init(dist: MF64, cur: M8, nxt: M8, sources: V32, row0: I64, inf: F64):
         x += cuda.gridsize(1)
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def batch_relax(graph: WGraph, dist: MF64, cur: M8, nxt: M8, stats: V64, inf: F64):
     """One step of every search of the batch: a flagged vertex u of row s relaxes its arcs into
     row s; improved vertices are flagged in nxt. The host swaps cur and nxt after the step. Block

@@ -33,6 +33,7 @@ Every improvement of a vertex already queued this iteration is counted as a dupl
 from numba import cuda, int32, int64
 
 from ..args import V64, Heavy
+from ..common import BLOCK_1024
 from ..expand import heavy_entry, heavy_push, heavy_slot
 from ..frontier_ops import NUM_ACC_CLUSTER, flush, no_cluster
 from ..primitives import FULL_MASK, uidx, warp_sum
@@ -162,7 +163,7 @@ def _zero(acc):
         acc[k] = 0
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def sssp_relax(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: Bounds, policy: Policy,
                heavy: Heavy, counters: V64):
     """One iteration: W lanes per frontier entry relax its arcs; a vertex of degree >= the heavy
@@ -207,7 +208,7 @@ def sssp_relax(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: 
     publish(acc, counters)
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def sssp_heavy(graph: WGraph, paths: Paths, marks: Marks, sweep: Sweep, bounds: Bounds, policy: Policy,
                heavy: Heavy, counters: V64):
     """The heavy vertices' arcs as one flat range: each warp walks chunks of 32 x K3 of them, lane

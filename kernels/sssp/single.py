@@ -19,6 +19,7 @@ as the launch began.
 from numba import cuda, int32, int64
 
 from ..args import M64, V64, QueuePair
+from ..common import BLOCK_1024
 from ..frontier_ops import flush, no_cluster
 from ..primitives import FULL_MASK, clock64, uidx
 from ..rules import QLEN, virtual_warp_size
@@ -30,7 +31,7 @@ from .relax import NUM_ACC, _zero, publish, queue_vertex, relax_arc, source_dist
 _vw = cuda.jit(device=True)(virtual_warp_size)
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def sssp_single(graph: WGraph, paths: Paths, marks: Marks, queues: QueuePair, bounds: Bounds, policy: Policy,
                 limits: SingleLimits, counters: V64, log: M64):
     """Iterations of the frontier queues.qa[:size] (qb when not in_a) from iteration queues.level

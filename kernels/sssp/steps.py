@@ -5,6 +5,7 @@ parent made tight (a parent p of v with d(p) + w(p, v) = d(v))."""
 from numba import cuda, int32, int64
 
 from ..args import I64, V32, V64
+from ..common import BLOCK_1024
 from ..frontier_ops import flush, no_cluster
 from ..primitives import uidx, warp_max, warp_sum
 from .args import F64, Marks, Paths, WGraph
@@ -47,7 +48,7 @@ def sssp_source(paths: Paths, source: I64, frontier: V32):
         frontier[0] = source
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def sssp_unpack(paths: Paths, inf: F64):
     """dist and parent from the packed words (PACKED mode, at the end)."""
     i = cuda.grid(1)
@@ -64,7 +65,7 @@ def sssp_unpack(paths: Paths, inf: F64):
         i += stride
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def sssp_parents(graph: WGraph, paths: Paths, inf: F64, source: I64):
     """Every reached vertex but the source gets a tight parent: some u with d(u) + w(u, v) = d(v)
     (any of them; the last writer wins). The distances are final, so one exists: the arc that set
@@ -83,7 +84,7 @@ def sssp_parents(graph: WGraph, paths: Paths, inf: F64, source: I64):
         u += stride
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def delta_far_min(paths: Paths, marks: Marks, lo: I64, delta: F64, counters: V64):
     """The least bucket >= lo holding a far vertex (Davidson et al.'s bucketing: the next non-empty
     bucket), as counters[NEXT_BUCKET] = NO_BUCKET - that bucket (0: none; counters zeroed before)."""
@@ -101,7 +102,7 @@ def delta_far_min(paths: Paths, marks: Marks, lo: I64, delta: F64, counters: V64
         cuda.atomic.max(counters, NEXT_BUCKET, best)
 
 
-@cuda.jit(cache=True)
+@cuda.jit(cache=True, **BLOCK_1024)
 def delta_gather(paths: Paths, marks: Marks, lo: I64, hi: I64, delta: F64, out: V32, capacity: I64,
                  iteration: I64, counters: V64):
     """Buckets lo..hi join the frontier (out): a far vertex in them is queued, one below lo was
