@@ -59,6 +59,12 @@ def lowest_bit(x):
 
 
 # ---------------------------------------------------------------------------------- counts
+@cuda.jit(device=True, inline="always")
+def ws_at(set_, f, warp):
+    """Where ws holds warp `warp`'s sum of field f in set `set_` (layout.WS)."""
+    return (set_ * L.NUM_ACC + f) * L.MAX_WARPS + warp
+
+
 @cuda.jit(device=True)
 def warp_counts(acc, ws, set_, instrument):
     """The warp's accumulators summed over its lanes into ws (lane 0 stores them: a plain store a
@@ -80,7 +86,7 @@ def warp_counts(acc, ws, set_, instrument):
     if cuda.laneid == 0:
         for f in range(L.NUM_ACC):
             if f < L.FIRST_INSTRUMENTED or instrument:
-                ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + warp] = sums[f]
+                ws[ws_at(set_, f, warp)] = sums[f]
 
 
 @cuda.jit(device=True)
@@ -91,7 +97,7 @@ def warp_count(acc, ws, set_, f):
     x = warp_sum(acc[f])
     acc[f] = 0
     if cuda.laneid == 0:
-        ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + cuda.threadIdx.x // WARP_SIZE] = x
+        ws[ws_at(set_, f, cuda.threadIdx.x // WARP_SIZE)] = x
 
 
 @cuda.jit(device=True)
@@ -101,7 +107,7 @@ def block_total(ws, set_, f):
     lane = cuda.laneid
     x = int64(0)
     if lane < cuda.blockDim.x // WARP_SIZE:
-        x = ws[(set_ * L.NUM_ACC + f) * L.MAX_WARPS + lane]
+        x = ws[ws_at(set_, f, lane)]
     cuda.syncwarp(FULL_MASK)  # the lanes' loads apart: converged for the shuffles' fast path
     return warp_sum(x)
 
