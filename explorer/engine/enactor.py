@@ -67,10 +67,10 @@ class Enactor:
     copied back after them, or None) and `collect(ms)` (what the step ran, from the read-back).
     `records(collected, ms)` turns that into the records the run yields. A loop with `streamed()`
     (pairs of a level's device time and its Batch, as the running launch logs them) has its levels
-    yielded before the launch ends, then `collect` the rest. `on_compile` hears what
-    the compile-before-timing pass prepares (a pass between steps is held off the run's elapsed
-    time, as the caller's holds are: the GPU waits for it); `meter.begin()`/`meter.end()` bracket each timed
-    window (after its read-back)."""
+    yielded before the launch ends, then `collect` the rest. `on_compile` hears what the
+    compile-before-timing pass prepares (a pass between steps is held off the run's elapsed time,
+    as the caller's holds are: the GPU waits for it); `meter.begin()`/`meter.end()` bracket each
+    timed window (after its read-back)."""
 
     def __init__(self, runtime, on_compile: Callable[..., None], meter=None):
         self.runtime = runtime
