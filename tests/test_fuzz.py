@@ -198,3 +198,11 @@ def test_a_negative_cycle_from_the_source_must_be_reported(monkeypatch, tmp_path
     capsys.readouterr()
     assert _main(argv[:1] + ["1"] + argv[2:]) == 1
     assert "no negative cycle reported; scipy finds one reachable from vertex" in capsys.readouterr().out
+
+
+def test_shares_of_the_runs_that_sum_past_one_are_refused(capsys):
+    import pytest
+
+    with pytest.raises(SystemExit):
+        _main(["--runs", "1", "--multi", "0.6", "--weighted", "0.5"])
+    assert "--multi 0.6 and --weighted 0.5: shares of the runs that sum to at most 1" in capsys.readouterr().err

@@ -350,6 +350,8 @@ def main(argv=None) -> int:
         ap.error(f"--multi {args.multi}: a share from 0 to 1")
     if not 0 <= args.weighted <= 1:
         ap.error(f"--weighted {args.weighted}: a share from 0 to 1")
+    if args.multi + args.weighted > 1:
+        ap.error(f"--multi {args.multi} and --weighted {args.weighted}: shares of the runs that sum to at most 1")
 
     from explorer import backend
     from explorer.techniques import Technique, implemented_techniques
@@ -391,7 +393,8 @@ def _stopped(signum, frame):
 def _fuzz_one(i: int, rng, techs: list, args, results: list) -> None:
     """Run i (one search, or many at once by --multi's share), its outcome appended to results."""
     multi = args.multi > 0 and rng.random() < args.multi
-    weighted = not multi and args.weighted > 0 and rng.random() < args.weighted
+    # Of the runs that are not multi-searches, the share that makes --weighted the share of all runs.
+    weighted = not multi and args.weighted > 0 and rng.random() < args.weighted / (1 - args.multi)
     res = (one_multi_run(i, rng, args.simulator, args.draw_graph) if multi
            else one_sssp_run(i, rng, args.simulator, args.draw_graph) if weighted
            else one_run(i, rng, techs, args.simulator, args.draw_graph))
