@@ -371,17 +371,24 @@ def test_the_enactor_prepares_meters_times_reads_and_collects_each_step(compiled
 def test_compiling_between_steps_is_held_off_the_runs_elapsed_time(monkeypatch):
     """A step's untimed pass may compile a kernel that step launches first (a shortest-path run's
     tree pass): the GPU waits for it, so the clock holds it off the run's elapsed time. The first
-    step's comes before the clock starts, and is not held."""
+    step's comes before the clock starts, and is not held; a pass that compiles nothing (it only
+    marshals the arguments) is the run's own time."""
     from explorer.engine import enactor as enactor_module
 
-    now = [0.0]
+    now, heard = [0.0], []
     monkeypatch.setattr(enactor_module, "time", SimpleNamespace(perf_counter=lambda: now[0]))
-    log = _Log(3, compiled_ahead=False)
+    log = _Log(4, compiled_ahead=False)
 
-    def prepare(launch, on_compile):
+    def prepare(launch, on_compile):  # steps 1, 2 and 4 compile a kernel (5 s); step 3 marshals (1 s)
         log.events.append("prepare")
+        if log.left == 2:
+            now[0] += 1.0
+            return
+        on_compile("k")
         now[0] += 5.0
+        on_compile("k", "compiled in 5.00 s")
 
     log.prepare = prepare
-    list(Enactor(log, on_compile=None, meter=log).run(log, lambda left, ms: [left]))
-    assert log.events.count("prepare") == 3 and log.held == 10.0
+    list(Enactor(log, on_compile=lambda *a: heard.append(a), meter=log).run(log, lambda left, ms: [left]))
+    assert log.events.count("prepare") == 4 and log.held == 10.0
+    assert heard == [("k",), ("k", "compiled in 5.00 s")] * 3  # the caller still hears every compile

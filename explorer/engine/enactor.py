@@ -68,8 +68,8 @@ class Enactor:
     `records(collected, ms)` turns that into the records the run yields. A loop with `streamed()`
     (pairs of a level's device time and its Batch, as the running launch logs them) has its levels
     yielded before the launch ends, then `collect` the rest. `on_compile` hears what the
-    compile-before-timing pass prepares (a pass between steps is held off the run's elapsed time,
-    as the caller's holds are: the GPU waits for it); `meter.begin()`/`meter.end()` bracket each
+    compile-before-timing pass prepares (a pass between steps that compiles is held off the run's
+    elapsed time, as the caller's holds are: the GPU waits for it); `meter.begin()`/`meter.end()` bracket each
     timed window (after its read-back)."""
 
     def __init__(self, runtime, on_compile: Callable[..., None], meter=None):
@@ -77,6 +77,7 @@ class Enactor:
         self.on_compile = on_compile
         self.meter = meter or _NoMeter()
         self.clock = runtime.clock()
+        self.compiles = 0  # kernels the untimed passes compiled or loaded (told through on_compile)
 
     def run(self, loop, records: Callable[[Any, float], Iterable]) -> Iterator:
         rt, clock, go, meter = self.runtime, self.clock, self.runtime.launcher, self.meter
@@ -84,9 +85,11 @@ class Enactor:
         while not loop.converged:
             with STEP_LOCK:
                 if not loop.compiled_ahead:
-                    t = time.perf_counter()
-                    rt.prepare(loop.launch, self.on_compile)
-                    if began:  # a kernel first launched by this step compiles while the GPU idles: not the run's time
+                    t, compiles = time.perf_counter(), self.compiles
+                    rt.prepare(loop.launch, self._compiling)
+                    # A kernel first launched by this step compiled while the GPU idled: not the
+                    # run's time (the pass's marshalling, when it compiles nothing, is).
+                    if began and self.compiles != compiles:
                         clock.hold(time.perf_counter() - t)
                 began = True
                 meter.begin()
@@ -108,6 +111,12 @@ class Enactor:
                 held = time.perf_counter()
                 yield rec
                 clock.hold(time.perf_counter() - held)
+
+    def _compiling(self, name, outcome=None) -> None:
+        if outcome is not None:
+            self.compiles += 1
+        if self.on_compile is not None:
+            self.on_compile(name, *(() if outcome is None else (outcome,)))
 
     def _read(self, loop) -> tuple:
         """The step's read-back, the end of its metered window, its time and what it ran."""
