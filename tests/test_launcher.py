@@ -358,8 +358,8 @@ def test_a_gpu_that_refuses_clusters_of_more_than_8_blocks_names_the_knob():
 
 def test_preparing_compiles_a_kernel_whose_arguments_changed_type(monkeypatch):
     """A shortest-path kernel takes int64 distances for whole-number weights and float64 for reals:
-    the untimed pass compiles the second variant too, where it once left it to the timed launch
-    (a kernel with a plan was taken for compiled)."""
+    the untimed pass compiles the second variant too, though the kernel has a plan (from the first),
+    rather than leaving it to the timed launch."""
     compiled = []
 
     def compile_overload(kernel, argtypes, on_compile):
