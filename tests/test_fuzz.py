@@ -34,26 +34,27 @@ def test_fuzz_runs_auto_the_default_and_checks_it(tmp_path):
     assert all(r["knobs"] == {} for r in report["runs"])  # auto sets its own
 
 
+class Wrong:
+    """A run whose farthest reached vertex is one too far (a level, or a unit of weight)."""
+
+    def __init__(self, run):
+        self.run = run
+
+    def __iter__(self):
+        return iter(self.run)
+
+    @property
+    def result(self):
+        r = self.run.result
+        d = np.array(r.distances)
+        reached = r.reached_mask if hasattr(r, "reached_mask") else d >= 0  # a shortest path's, or a BFS's -1
+        d[int(np.argmax(np.where(reached, d, -1)))] += 1
+        r.distances = d
+        return r
+
+
 def test_fuzz_reports_a_wrong_answer_with_what_reproduces_it(monkeypatch, capsys):
     real = api.run_bfs
-
-    class Wrong:
-        """A run whose distances are off by one at the farthest vertex."""
-
-        def __init__(self, run):
-            self.run = run
-
-        def __iter__(self):
-            return iter(self.run)
-
-        @property
-        def result(self):
-            r = self.run.result
-            d = np.array(r.distances)
-            d[int(np.argmax(d))] += 1
-            r.distances = d
-            return r
-
     monkeypatch.setattr(api, "run_bfs", lambda *a, **k: Wrong(real(*a, **k)))
     assert _main(["--runs", "2", "--seed", "4", "--technique", "cpu-topdown"]) == 1
     out = capsys.readouterr().out
@@ -150,24 +151,6 @@ def test_fuzz_checks_shortest_paths_with_drawn_weights_against_scipy(tmp_path, c
 
 def test_fuzz_reports_a_wrong_shortest_path_with_what_reproduces_it(monkeypatch, capsys):
     real = api.run_sssp
-
-    class Wrong:
-        """A run whose farthest reached vertex is one unit too far."""
-
-        def __init__(self, run):
-            self.run = run
-
-        def __iter__(self):
-            return iter(self.run)
-
-        @property
-        def result(self):
-            r = self.run.result
-            d = r.distances.copy()
-            d[int(np.argmax(np.where(r.reached_mask, d, -1)))] += 1
-            r.distances = d
-            return r
-
     monkeypatch.setattr(fuzz, "WEIGHTS", (("integer", 1, 9),))
     monkeypatch.setattr(api, "run_sssp", lambda *a, **k: Wrong(real(*a, **k)))
     assert _main(["--runs", "1", "--seed", "4", "--weighted", "1", "--graph", "gen:grid2d:rows=3,cols=4"]) == 1
