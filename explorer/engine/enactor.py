@@ -69,8 +69,8 @@ class Enactor:
     (pairs of a level's device time and its Batch, as the running launch logs them) has its levels
     yielded before the launch ends, then `collect` the rest. `on_compile` hears what the
     compile-before-timing pass prepares (a pass between steps that compiles is held off the run's
-    elapsed time, as the caller's holds are: the GPU waits for it); `meter.begin()`/`meter.end()` bracket each
-    timed window (after its read-back)."""
+    elapsed time, as the caller's holds are: the GPU waits for it); `meter.begin()`/`meter.end()`
+    bracket each timed window (after its read-back)."""
 
     def __init__(self, runtime, on_compile: Callable[..., None], meter=None):
         self.runtime = runtime
@@ -112,11 +112,12 @@ class Enactor:
                 yield rec
                 clock.hold(time.perf_counter() - held)
 
-    def _compiling(self, name, outcome=None) -> None:
-        if outcome is not None:
-            self.compiles += 1
+    def _compiling(self, name, *outcome) -> None:
+        """on_compile, counting the compiles it hears of (`compile_overload` calls it before, with
+        the name alone, and after, with the outcome)."""
+        self.compiles += len(outcome)
         if self.on_compile is not None:
-            self.on_compile(name, *(() if outcome is None else (outcome,)))
+            self.on_compile(name, *outcome)
 
     def _read(self, loop) -> tuple:
         """The step's read-back, the end of its metered window, its time and what it ran."""
